@@ -1,0 +1,117 @@
+//! Per-block and whole-file xxh3-64 checksums, computed while a file is
+//! written and checked by `outcore info --verify`.
+
+use crate::{IoError, SeqReader};
+use std::path::Path;
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+
+
+/// Block size of the per-block checksums recorded in the manifest.
+pub const CHECKSUM_BLOCK_BYTES: u64 = 8 << 20;
+
+/// Checksums of one file: the whole file and each `block_bytes` block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockHashes {
+    pub bytes: u64,
+    pub block_bytes: u64,
+    pub file: u64,
+    pub blocks: Vec<u64>,
+}
+
+/// Streaming hasher: feed bytes in any chunking, get [`BlockHashes`].
+pub struct BlockHasher {
+    block_bytes: u64,
+    whole: Xxh3,
+    block: Xxh3,
+    in_block: u64,
+    total: u64,
+    blocks: Vec<u64>,
+}
+
+impl BlockHasher {
+    pub fn new(block_bytes: u64) -> Self {
+        BlockHasher { block_bytes, whole: Xxh3::new(), block: Xxh3::new(), in_block: 0, total: 0, blocks: Vec::new() }
+    }
+    pub fn update(&mut self, mut data: &[u8]) {
+        self.whole.update(data);
+        self.total += data.len() as u64;
+        while !data.is_empty() {
+            let take = ((self.block_bytes - self.in_block) as usize).min(data.len());
+            self.block.update(&data[..take]);
+            self.in_block += take as u64;
+            data = &data[take..];
+            if self.in_block == self.block_bytes {
+                self.blocks.push(self.block.digest());
+                self.block.reset();
+                self.in_block = 0;
+            }
+        }
+    }
+    pub fn finish(mut self) -> BlockHashes {
+        if self.in_block > 0 || self.blocks.is_empty() {
+            self.blocks.push(if self.in_block > 0 { self.block.digest() } else { xxh3_64(&[]) });
+        }
+        BlockHashes { bytes: self.total, block_bytes: self.block_bytes, file: self.whole.digest(), blocks: self.blocks }
+    }
+}
+
+/// A block whose checksum does not match.
+#[derive(Debug, thiserror::Error)]
+pub enum ChecksumMismatch {
+    #[error("size is {actual} bytes, manifest says {expected}")]
+    Size { expected: u64, actual: u64 },
+    #[error("checksum mismatch in block {block} (bytes {start}..{end})")]
+    Block { block: usize, start: u64, end: u64 },
+    #[error(transparent)]
+    Io(#[from] IoError),
+}
+
+/// Hash a file on disk block by block (reading with O_DIRECT).
+pub fn hash_file_blocks(path: &Path, block_bytes: u64) -> Result<BlockHashes, IoError> {
+    let mut reader = SeqReader::open(path, 4 << 20)?;
+    let mut hasher = BlockHasher::new(block_bytes);
+    while let Some(chunk) = reader.next_chunk()? {
+        hasher.update(chunk);
+    }
+    Ok(hasher.finish())
+}
+
+impl BlockHashes {
+    /// Compare with an expected record; the first differing block is named.
+    pub fn check_against(&self, expected: &BlockHashes) -> Result<(), ChecksumMismatch> {
+        if self.bytes != expected.bytes {
+            return Err(ChecksumMismatch::Size { expected: expected.bytes, actual: self.bytes });
+        }
+        for (i, (a, b)) in self.blocks.iter().zip(&expected.blocks).enumerate() {
+            if a != b {
+                let start = i as u64 * self.block_bytes;
+                return Err(ChecksumMismatch::Block { block: i, start, end: (start + self.block_bytes).min(self.bytes) });
+            }
+        }
+        if self.file != expected.file || self.blocks.len() != expected.blocks.len() {
+            return Err(ChecksumMismatch::Block { block: 0, start: 0, end: self.bytes });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunking_does_not_change_hashes() {
+        let data: Vec<u8> = (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut a = BlockHasher::new(4096);
+        a.update(&data);
+        let mut b = BlockHasher::new(4096);
+        for c in data.chunks(1000) {
+            b.update(c);
+        }
+        let (a, b) = (a.finish(), b.finish());
+        assert_eq!(a, b);
+        assert_eq!(a.blocks.len(), 100_000usize.div_ceil(4096));
+        assert_eq!(a.file, xxh3_64(&data));
+        assert_eq!(a.blocks[1], xxh3_64(&data[4096..8192]));
+    }
+}

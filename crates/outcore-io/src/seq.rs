@@ -1,0 +1,422 @@
+//! Sequential file streams that keep the page cache out of the budget.
+//!
+//! [`SeqReader`] reads a file front to back in aligned chunks on a
+//! background thread (read-ahead of one chunk); [`SeqWriter`] fills aligned
+//! chunks and a background thread writes them while the next one fills,
+//! hashing each block on the way. Both use O_DIRECT where the file system
+//! accepts it (tmpfs does not) and otherwise drop the pages they touched.
+
+use crate::{AlignedBuf, BlockHashes, BlockHasher, IoContext, IoError};
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::thread::JoinHandle;
+
+/// Alignment of offsets, lengths and buffers for O_DIRECT.
+pub const DIRECT_ALIGN: usize = 4096;
+
+fn open_maybe_direct(path: &Path, opts: &OpenOptions) -> io::Result<(File, bool)> {
+    let mut direct = opts.clone();
+    direct.custom_flags(libc::O_DIRECT);
+    match direct.open(path) {
+        Ok(f) => Ok((f, true)),
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Ok((opts.open(path)?, false)),
+        Err(e) => Err(e),
+    }
+}
+
+fn drop_cached(file: &File, offset: u64, len: u64) {
+    unsafe {
+        libc::posix_fadvise(file.as_raw_fd(), offset as i64, len as i64, libc::POSIX_FADV_DONTNEED);
+    }
+}
+
+/// Reads a whole file sequentially in chunks, one chunk ahead.
+pub struct SeqReader {
+    path: PathBuf,
+    len: u64,
+    direct: bool,
+    filled: Receiver<Result<AlignedBuf, IoError>>,
+    recycle: Option<SyncSender<AlignedBuf>>,
+    current: Option<AlignedBuf>,
+    pos: usize,
+    consumed: u64,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl SeqReader {
+    /// Open `path`; memory used is two chunks of `chunk_bytes`.
+    pub fn open(path: &Path, chunk_bytes: usize) -> Result<Self, IoError> {
+        let mut opts = OpenOptions::new();
+        opts.read(true);
+        let (file, direct) = open_maybe_direct(path, &opts).ctx(path, "open")?;
+        let len = file.metadata().ctx(path, "stat")?.len();
+        let chunk = chunk_bytes.max(DIRECT_ALIGN).div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN;
+        let (fill_tx, fill_rx) = sync_channel(2);
+        let (recycle_tx, recycle_rx) = sync_channel::<AlignedBuf>(2);
+        recycle_tx.send(AlignedBuf::new(chunk, DIRECT_ALIGN)).unwrap();
+        recycle_tx.send(AlignedBuf::new(chunk, DIRECT_ALIGN)).unwrap();
+        let thread_path = path.to_path_buf();
+        let thread = std::thread::spawn(move || read_ahead(file, direct, thread_path, fill_tx, recycle_rx));
+        Ok(SeqReader {
+            path: path.to_path_buf(),
+            len,
+            direct,
+            filled: fill_rx,
+            recycle: Some(recycle_tx),
+            current: None,
+            pos: 0,
+            consumed: 0,
+            thread: Some(thread),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    /// File length in bytes at open.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Bytes handed out so far.
+    pub fn position(&self) -> u64 {
+        self.consumed
+    }
+    /// Whether O_DIRECT is in use.
+    pub fn is_direct(&self) -> bool {
+        self.direct
+    }
+
+    fn ensure_current(&mut self) -> Result<bool, IoError> {
+        if let Some(buf) = &self.current {
+            if self.pos < buf.len() {
+                return Ok(true);
+            }
+            let used = self.current.take().unwrap();
+            if let Some(tx) = &self.recycle {
+                let _ = tx.send(used);
+            }
+        }
+        match self.filled.recv() {
+            Ok(Ok(buf)) => {
+                self.current = Some(buf);
+                self.pos = 0;
+                Ok(true)
+            }
+            Ok(Err(e)) => Err(e),
+            Err(_) => Ok(false),
+        }
+    }
+
+    /// The next unread bytes (at most one chunk), or `None` at end of file.
+    pub fn next_chunk(&mut self) -> Result<Option<&[u8]>, IoError> {
+        if !self.ensure_current()? {
+            return Ok(None);
+        }
+        let buf = self.current.as_ref().unwrap();
+        let slice = &buf[self.pos..];
+        self.pos = buf.len();
+        self.consumed += slice.len() as u64;
+        Ok(Some(slice))
+    }
+}
+
+fn read_ahead(file: File, direct: bool, path: PathBuf, filled: SyncSender<Result<AlignedBuf, IoError>>, recycle: Receiver<AlignedBuf>) {
+    let mut offset = 0u64;
+    while let Ok(mut buf) = recycle.recv() {
+        let cap = buf.capacity();
+        let mut n = 0usize;
+        let mut eof = false;
+        while n < cap {
+            match file.read_at(&mut buf.spare()[n..cap], offset + n as u64) {
+                Ok(0) => {
+                    eof = true;
+                    break;
+                }
+                Ok(k) => {
+                    n += k;
+                    if direct && n % DIRECT_ALIGN != 0 {
+                        eof = true; // a short unaligned O_DIRECT read only happens at end of file
+                        break;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let _ = filled.send(Err(IoError::new(&path, format!("read at byte {}", offset + n as u64), e)));
+                    return;
+                }
+            }
+        }
+        if !direct && n > 0 {
+            drop_cached(&file, offset, n as u64);
+        }
+        offset += n as u64;
+        buf.set_len(n);
+        if n > 0 && filled.send(Ok(buf)).is_err() {
+            return;
+        }
+        if eof || n == 0 {
+            return;
+        }
+    }
+}
+
+impl Read for SeqReader {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if !self.ensure_current().map_err(|e| io::Error::other(e.to_string()))? {
+            return Ok(0);
+        }
+        let buf = self.current.as_ref().unwrap();
+        let n = (buf.len() - self.pos).min(out.len());
+        out[..n].copy_from_slice(&buf[self.pos..self.pos + n]);
+        self.pos += n;
+        self.consumed += n as u64;
+        Ok(n)
+    }
+}
+
+impl Drop for SeqReader {
+    fn drop(&mut self) {
+        self.recycle = None;
+        // Unblock the thread if it waits to hand over a chunk.
+        while self.filled.try_recv().is_ok() {}
+        drop(std::mem::replace(&mut self.filled, sync_channel(0).1));
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// What a finished [`SeqWriter`] wrote.
+#[derive(Clone, Debug)]
+pub struct WriteSummary {
+    pub path: PathBuf,
+    pub bytes: u64,
+    pub hashes: BlockHashes,
+}
+
+/// Writes a file sequentially; a background thread writes and hashes full
+/// chunks while the caller fills the next one.
+pub struct SeqWriter {
+    path: PathBuf,
+    chunk: usize,
+    current: AlignedBuf,
+    full: Option<SyncSender<AlignedBuf>>,
+    empty: Receiver<Result<AlignedBuf, IoError>>,
+    thread: Option<JoinHandle<Result<(File, bool, BlockHasher, u64), IoError>>>,
+    written: u64,
+}
+
+impl SeqWriter {
+    /// Create (or truncate) `path`; memory used is three chunks of `chunk_bytes`.
+    pub fn create(path: &Path, chunk_bytes: usize, block_bytes: u64) -> Result<Self, IoError> {
+        let mut opts = OpenOptions::new();
+        opts.write(true).create(true).truncate(true);
+        let (file, direct) = open_maybe_direct(path, &opts).ctx(path, "create")?;
+        let chunk = chunk_bytes.max(DIRECT_ALIGN).div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN;
+        let (full_tx, full_rx) = sync_channel::<AlignedBuf>(1);
+        let (empty_tx, empty_rx) = sync_channel(2);
+        empty_tx.send(Ok(AlignedBuf::new(chunk, DIRECT_ALIGN))).unwrap();
+        let thread_path = path.to_path_buf();
+        let thread = std::thread::spawn(move || write_behind(file, direct, thread_path, block_bytes, full_rx, empty_tx));
+        Ok(SeqWriter {
+            path: path.to_path_buf(),
+            chunk,
+            current: AlignedBuf::new(chunk, DIRECT_ALIGN),
+            full: Some(full_tx),
+            empty: empty_rx,
+            thread: Some(thread),
+            written: 0,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    /// Bytes accepted so far (the file offset of the next byte).
+    pub fn position(&self) -> u64 {
+        self.written
+    }
+
+    fn flush_chunk(&mut self) -> Result<(), IoError> {
+        let next = match self.empty.recv() {
+            Ok(Ok(buf)) => buf,
+            Ok(Err(e)) => return Err(e),
+            Err(_) => return Err(self.thread_error()),
+        };
+        let full = std::mem::replace(&mut self.current, next);
+        self.current.set_len(0);
+        if self.full.as_ref().unwrap().send(full).is_err() {
+            return Err(self.thread_error());
+        }
+        Ok(())
+    }
+
+    fn thread_error(&mut self) -> IoError {
+        match self.thread.take().map(|t| t.join()) {
+            Some(Ok(Err(e))) => e,
+            _ => IoError::new(&self.path, "write", io::Error::other("writer thread stopped")),
+        }
+    }
+
+    /// Append bytes.
+    pub fn write_bytes(&mut self, mut data: &[u8]) -> Result<(), IoError> {
+        while !data.is_empty() {
+            let len = self.current.len();
+            let take = (self.chunk - len).min(data.len());
+            self.current.set_len(len + take);
+            self.current[len..len + take].copy_from_slice(&data[..take]);
+            data = &data[take..];
+            self.written += take as u64;
+            if self.current.len() == self.chunk {
+                self.flush_chunk()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Write the tail, fsync, and return the size and checksums.
+    pub fn finish(mut self) -> Result<WriteSummary, IoError> {
+        let tail = std::mem::replace(&mut self.current, AlignedBuf::new(DIRECT_ALIGN, DIRECT_ALIGN));
+        if !tail.is_empty() && self.full.as_ref().unwrap().send(tail).is_err() {
+            return Err(self.thread_error());
+        }
+        self.full = None;
+        let (file, _direct, hasher, bytes) = match self.thread.take().unwrap().join() {
+            Ok(r) => r?,
+            Err(_) => return Err(IoError::new(&self.path, "write", io::Error::other("writer thread panicked"))),
+        };
+        file.set_len(bytes).ctx(&self.path, "truncate")?;
+        file.sync_all().ctx(&self.path, "fsync")?;
+        Ok(WriteSummary { path: self.path.clone(), bytes, hashes: hasher.finish() })
+    }
+}
+
+fn write_behind(
+    file: File,
+    direct: bool,
+    path: PathBuf,
+    block_bytes: u64,
+    full: Receiver<AlignedBuf>,
+    empty: SyncSender<Result<AlignedBuf, IoError>>,
+) -> Result<(File, bool, BlockHasher, u64), IoError> {
+    let mut hasher = BlockHasher::new(block_bytes);
+    let mut offset = 0u64;
+    while let Ok(mut buf) = full.recv() {
+        let len = buf.len();
+        hasher.update(&buf);
+        // O_DIRECT needs whole aligned blocks: pad the tail, truncate later.
+        let write_len = if direct { len.div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN } else { len };
+        if write_len > len {
+            buf.set_len(write_len);
+            buf[len..].fill(0);
+        }
+        let mut done = 0;
+        while done < write_len {
+            match file.write_at(&buf[done..write_len], offset + done as u64) {
+                Ok(0) => {
+                    let e = io::Error::from_raw_os_error(libc::ENOSPC);
+                    return Err(IoError::new(&path, format!("write at byte {}", offset + done as u64), e));
+                }
+                Ok(k) => done += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(IoError::new(&path, format!("write at byte {}", offset + done as u64), e)),
+            }
+        }
+        if !direct {
+            unsafe {
+                libc::sync_file_range(file.as_raw_fd(), offset as i64, len as i64, libc::SYNC_FILE_RANGE_WRITE | libc::SYNC_FILE_RANGE_WAIT_AFTER);
+            }
+            drop_cached(&file, offset, len as u64);
+        }
+        offset += len as u64;
+        buf.set_len(0);
+        if empty.send(Ok(buf)).is_err() {
+            break;
+        }
+    }
+    Ok((file, direct, hasher, offset))
+}
+
+impl Write for SeqWriter {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        self.write_bytes(data).map_err(|e| io::Error::other(e.to_string()))?;
+        Ok(data.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for SeqWriter {
+    fn drop(&mut self) {
+        self.full = None;
+        while self.empty.try_recv().is_ok() {}
+        if let Some(t) = self.thread.take() {
+            drop(std::mem::replace(&mut self.empty, sync_channel(0).1));
+            let _ = t.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xxhash_rust::xxh3::xxh3_64;
+
+    #[test]
+    fn write_then_read_round_trips_with_unaligned_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let data: Vec<u8> = (0..1_000_003u32).map(|i| (i % 253) as u8).collect();
+        let mut w = SeqWriter::create(&path, 64 << 10, 1 << 16).unwrap();
+        for piece in data.chunks(77_777) {
+            w.write_bytes(piece).unwrap();
+        }
+        let summary = w.finish().unwrap();
+        assert_eq!(summary.bytes, data.len() as u64);
+        assert_eq!(summary.hashes.file, xxh3_64(&data));
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), data.len() as u64);
+
+        let mut r = SeqReader::open(&path, 64 << 10).unwrap();
+        let mut back = Vec::new();
+        while let Some(c) = r.next_chunk().unwrap() {
+            back.extend_from_slice(c);
+        }
+        assert_eq!(back, data);
+
+        let mut r = SeqReader::open(&path, 4096).unwrap();
+        let mut via_read = Vec::new();
+        r.read_to_end(&mut via_read).unwrap();
+        assert_eq!(via_read, data);
+    }
+
+    #[test]
+    fn empty_file_and_missing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("empty");
+        SeqWriter::create(&path, 4096, 4096).unwrap().finish().unwrap();
+        let mut r = SeqReader::open(&path, 4096).unwrap();
+        assert!(r.next_chunk().unwrap().is_none());
+        let err = SeqReader::open(&dir.path().join("nope"), 4096).err().unwrap();
+        assert!(err.to_string().contains("nope: open: No such file"), "{err}");
+    }
+
+    #[test]
+    fn reader_dropped_early_does_not_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let mut w = SeqWriter::create(&path, 4096, 4096).unwrap();
+        w.write_bytes(&vec![1u8; 100_000]).unwrap();
+        w.finish().unwrap();
+        let mut r = SeqReader::open(&path, 4096).unwrap();
+        r.next_chunk().unwrap();
+        drop(r);
+    }
+}
