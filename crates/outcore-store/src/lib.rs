@@ -1,1 +1,25 @@
-pub fn x(){}
+//! The outcore store (DESIGN.md, "The store"): a directory of files plus a
+//! `manifest.json` written last by atomic rename. A directory without a
+//! manifest is incomplete and never opened.
+//!
+//! Layouts are CSR: a 64-bit vertex index whose entries are positions in
+//! the codec's unit, and an adjacency file in a pluggable [`codec`]
+//! encoding; optional f32 weights in adjacency order; an [`idmap`] from
+//! dense internal ids back to the original ids of the input.
+
+pub mod codec;
+mod error;
+pub mod idmap;
+pub mod manifest;
+mod reader;
+mod writer;
+
+pub use codec::{codec_for, Codec, Encoding, IndexUnit};
+pub use error::StoreError;
+pub use idmap::IdMap;
+pub use manifest::{FileRecord, LayoutRecord, Manifest, FORMAT_NAME, FORMAT_VERSION};
+pub use reader::{AdjacencyScan, Layout, Store};
+pub use writer::{CsrWriter, StoreWriter};
+
+/// Chunk size of the sequential readers and writers used by the store.
+pub const STREAM_CHUNK_BYTES: usize = 1 << 20;

@@ -1,0 +1,63 @@
+//! Dense internal ids to the original ids of the input, and back. Import
+//! relabels by rank: dense id i is the i-th smallest original id, so the
+//! order of ids is preserved and the map is one sorted array (or nothing,
+//! when the input ids were already 0..V-1).
+
+use crate::StoreError;
+use outcore_io::{Budget, Reservation, SeqReader};
+use std::path::Path;
+
+pub enum IdMap {
+    Identity { vertices: u64 },
+    Sorted { ids: Vec<u64>, _charge: Reservation },
+}
+
+impl IdMap {
+    /// Load the map of a store (8 bytes per vertex, charged to `budget`).
+    pub fn load(dir: &Path, kind: &str, vertices: u64, budget: &Budget) -> Result<Self, StoreError> {
+        match kind {
+            "identity" => Ok(IdMap::Identity { vertices }),
+            "sorted" => {
+                let charge = budget.reserve("id map", vertices * 8)?;
+                let path = dir.join("idmap");
+                let mut reader = SeqReader::open(&path, crate::STREAM_CHUNK_BYTES)?;
+                let mut ids = Vec::with_capacity(vertices as usize);
+                let mut carry = Vec::new();
+                while let Some(chunk) = reader.next_chunk()? {
+                    carry.extend_from_slice(chunk);
+                    let whole = carry.len() / 8 * 8;
+                    ids.extend(carry[..whole].chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())));
+                    carry.drain(..whole);
+                }
+                if ids.len() as u64 != vertices || !carry.is_empty() {
+                    return Err(StoreError::invalid(&path, format!("holds {} ids, manifest says {vertices}", ids.len())));
+                }
+                Ok(IdMap::Sorted { ids, _charge: charge })
+            }
+            other => Err(StoreError::invalid(dir.join("manifest.json"), format!("unknown id_map kind '{other}'"))),
+        }
+    }
+
+    pub fn vertices(&self) -> u64 {
+        match self {
+            IdMap::Identity { vertices } => *vertices,
+            IdMap::Sorted { ids, .. } => ids.len() as u64,
+        }
+    }
+
+    /// Original id of dense vertex `v`.
+    pub fn original(&self, v: u64) -> u64 {
+        match self {
+            IdMap::Identity { .. } => v,
+            IdMap::Sorted { ids, .. } => ids[v as usize],
+        }
+    }
+
+    /// Dense id of original id `id`, if the graph has that vertex.
+    pub fn dense(&self, id: u64) -> Option<u64> {
+        match self {
+            IdMap::Identity { vertices } => (id < *vertices).then_some(id),
+            IdMap::Sorted { ids, .. } => ids.binary_search(&id).ok().map(|i| i as u64),
+        }
+    }
+}

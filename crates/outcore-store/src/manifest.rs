@@ -1,0 +1,99 @@
+//! `manifest.json`: what a store holds and the checksums of every file.
+
+use crate::{Encoding, IndexUnit, StoreError};
+use outcore_io::BlockHashes;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+pub const FORMAT_NAME: &str = "outcore-store";
+pub const FORMAT_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    pub format: String,
+    pub version: u32,
+    pub vertices: u64,
+    /// Edges of the graph: arcs if directed, undirected edges (a self loop
+    /// once) if not.
+    pub edges: u64,
+    /// Entries of the `out` adjacency (each undirected non-loop edge twice).
+    pub arcs: u64,
+    pub self_loops: u64,
+    pub directed: bool,
+    pub weighted: bool,
+    /// `identity` (original id = dense id) or `sorted` (file `idmap`: the
+    /// original ids, ascending, one u64 LE per dense id).
+    pub id_map: String,
+    /// Layout name (`out`, `in`) to its files and encoding.
+    pub layouts: BTreeMap<String, LayoutRecord>,
+    /// Every file of the store with its size and checksums.
+    pub files: BTreeMap<String, FileRecord>,
+    /// How the store was made (input, format, flags): informational.
+    #[serde(default)]
+    pub provenance: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct LayoutRecord {
+    pub encoding: Encoding,
+    pub index_unit: IndexUnit,
+    pub index: String,
+    pub adjacency: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FileRecord {
+    pub bytes: u64,
+    /// xxh3-64 of the whole file, 16 hex digits.
+    pub xxh3: String,
+    pub block_bytes: u64,
+    /// xxh3-64 of each `block_bytes` block.
+    pub blocks: Vec<String>,
+}
+
+impl FileRecord {
+    pub fn from_hashes(h: &BlockHashes) -> Self {
+        FileRecord {
+            bytes: h.bytes,
+            xxh3: format!("{:016x}", h.file),
+            block_bytes: h.block_bytes,
+            blocks: h.blocks.iter().map(|b| format!("{b:016x}")).collect(),
+        }
+    }
+    pub fn to_hashes(&self, path: &Path) -> Result<BlockHashes, StoreError> {
+        let parse = |s: &str| u64::from_str_radix(s, 16).map_err(|_| StoreError::invalid(path, format!("bad checksum '{s}' in manifest")));
+        Ok(BlockHashes {
+            bytes: self.bytes,
+            block_bytes: self.block_bytes,
+            file: parse(&self.xxh3)?,
+            blocks: self.blocks.iter().map(|b| parse(b)).collect::<Result<_, _>>()?,
+        })
+    }
+}
+
+impl Manifest {
+    pub fn read(dir: &Path) -> Result<Self, StoreError> {
+        let path = dir.join("manifest.json");
+        if !dir.is_dir() {
+            return Err(StoreError::invalid(dir, "no such store directory"));
+        }
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(StoreError::invalid(dir, "not a complete outcore store (no manifest.json); re-run the import"))
+            }
+            Err(e) => return Err(outcore_io::IoError::new(&path, "read", e).into()),
+        };
+        let m: Manifest = serde_json::from_str(&text).map_err(|e| StoreError::invalid(&path, format!("line {}: {e}", e.line())))?;
+        if m.format != FORMAT_NAME {
+            return Err(StoreError::invalid(&path, format!("format is '{}', expected '{FORMAT_NAME}'", m.format)));
+        }
+        if m.version != FORMAT_VERSION {
+            return Err(StoreError::invalid(&path, format!("store format version {} is not supported (this outcore reads version {FORMAT_VERSION})", m.version)));
+        }
+        Ok(m)
+    }
+}

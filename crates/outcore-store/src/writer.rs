@@ -1,0 +1,220 @@
+//! Writing a store: every file goes into a hidden staging directory beside
+//! the target; `commit` writes `manifest.json` by atomic rename and only
+//! then moves the directory into place. A store that fails half-way (bad
+//! input, full disk, a crash) leaves no directory under the target name.
+
+use crate::{codec_for, Codec, Encoding, FileRecord, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES};
+use outcore_io::{IoContext, SeqWriter, WriteSummary, CHECKSUM_BLOCK_BYTES};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub struct StoreWriter {
+    target: PathBuf,
+    staging: PathBuf,
+    force: bool,
+    files: BTreeMap<String, FileRecord>,
+    committed: bool,
+}
+
+impl StoreWriter {
+    /// Start a store at `target`. Fails if `target` exists, unless `force`
+    /// (the old store is then replaced only when the new one is complete).
+    pub fn create(target: &Path, force: bool) -> Result<Self, StoreError> {
+        if target.exists() && !force {
+            return Err(StoreError::invalid(target, "already exists; choose another output or pass --force to replace it"));
+        }
+        let name = target.file_name().ok_or_else(|| StoreError::invalid(target, "not a valid store path"))?;
+        let parent = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        if !parent.is_dir() {
+            return Err(StoreError::invalid(&parent, "parent directory does not exist"));
+        }
+        let staging = parent.join(format!(".{}.partial-{}", name.to_string_lossy(), std::process::id()));
+        if staging.exists() {
+            std::fs::remove_dir_all(&staging).ctx(&staging, "remove stale staging directory")?;
+        }
+        std::fs::create_dir(&staging).ctx(&staging, "create directory")?;
+        Ok(StoreWriter { target: target.to_path_buf(), staging, force, files: BTreeMap::new(), committed: false })
+    }
+
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+    /// Where files are written until commit (also usable for scratch files).
+    pub fn staging_dir(&self) -> &Path {
+        &self.staging
+    }
+
+    /// A new file of the store.
+    pub fn file(&self, name: &str) -> Result<SeqWriter, StoreError> {
+        Ok(SeqWriter::create(&self.staging.join(name), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?)
+    }
+
+    /// Finish a file made by [`StoreWriter::file`] and record its checksums.
+    pub fn finish_file(&mut self, writer: SeqWriter) -> Result<WriteSummary, StoreError> {
+        let name = writer.path().file_name().unwrap().to_string_lossy().into_owned();
+        let summary = writer.finish()?;
+        self.files.insert(name, FileRecord::from_hashes(&summary.hashes));
+        Ok(summary)
+    }
+
+    /// Write the manifest (atomically), then move the store into place.
+    pub fn commit(mut self, mut manifest: Manifest) -> Result<PathBuf, StoreError> {
+        manifest.files = std::mem::take(&mut self.files);
+        let json = serde_json::to_string_pretty(&manifest).expect("manifest serializes");
+        let tmp = self.staging.join("manifest.json.tmp");
+        let fin = self.staging.join("manifest.json");
+        {
+            use std::io::Write;
+            let mut f = std::fs::File::create(&tmp).ctx(&tmp, "create")?;
+            f.write_all(json.as_bytes()).ctx(&tmp, "write")?;
+            f.sync_all().ctx(&tmp, "fsync")?;
+        }
+        std::fs::rename(&tmp, &fin).ctx(&fin, "rename")?;
+        sync_dir(&self.staging)?;
+        let mut old = None;
+        if self.target.exists() {
+            if !self.force {
+                return Err(StoreError::invalid(&self.target, "appeared while importing; not replaced (pass --force)"));
+            }
+            let aside = self.staging.with_extension("old");
+            std::fs::rename(&self.target, &aside).ctx(&self.target, "move old store aside")?;
+            old = Some(aside);
+        }
+        std::fs::rename(&self.staging, &self.target).ctx(&self.target, "rename staging directory into place")?;
+        self.committed = true;
+        if let Some(parent) = self.target.parent() {
+            if !parent.as_os_str().is_empty() {
+                sync_dir(parent)?;
+            }
+        }
+        if let Some(aside) = old {
+            std::fs::remove_dir_all(&aside).ctx(&aside, "remove replaced store")?;
+        }
+        Ok(self.target.clone())
+    }
+}
+
+fn sync_dir(dir: &Path) -> Result<(), StoreError> {
+    std::fs::File::open(dir).and_then(|d| d.sync_all()).ctx(dir, "fsync directory")?;
+    Ok(())
+}
+
+impl Drop for StoreWriter {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.staging);
+        }
+    }
+}
+
+/// Writes one CSR layout from edges arriving sorted by (source, target).
+pub struct CsrWriter {
+    name: String,
+    codec: &'static dyn Codec,
+    vertices: u64,
+    index: SeqWriter,
+    adjacency: SeqWriter,
+    weights: Option<SeqWriter>,
+    next_vertex: u64,
+    current: Option<u64>,
+    neighbours: Vec<u64>,
+    list_weights: Vec<f32>,
+    position: u64,
+    arcs: u64,
+    scratch: Vec<u8>,
+}
+
+impl CsrWriter {
+    pub fn new(store: &StoreWriter, name: &str, encoding: Encoding, vertices: u64, weighted: bool) -> Result<Self, StoreError> {
+        let codec = codec_for(encoding);
+        if vertices > codec.max_vertices() {
+            return Err(StoreError::invalid(store.target(), format!("encoding {} holds at most {} vertices, the graph has {vertices}; use --encoding raw64", encoding.name(), codec.max_vertices())));
+        }
+        Ok(CsrWriter {
+            name: name.to_string(),
+            codec,
+            vertices,
+            index: store.file(&format!("{name}.index"))?,
+            adjacency: store.file(&format!("{name}.adj"))?,
+            weights: if weighted { Some(store.file(&format!("{name}.weights"))?) } else { None },
+            next_vertex: 0,
+            current: None,
+            neighbours: Vec::new(),
+            list_weights: Vec::new(),
+            position: 0,
+            arcs: 0,
+            scratch: Vec::with_capacity(1 << 16),
+        })
+    }
+
+    /// Add edge `source -> target`; calls must come sorted by (source, target).
+    #[inline]
+    pub fn push(&mut self, source: u64, target: u64, weight: f32) -> Result<(), StoreError> {
+        if self.current != Some(source) {
+            self.flush_list()?;
+            debug_assert!(source >= self.next_vertex, "edges out of order");
+            self.write_empty_until(source)?;
+            self.current = Some(source);
+        }
+        self.neighbours.push(target);
+        if self.weights.is_some() {
+            self.list_weights.push(weight);
+        }
+        Ok(())
+    }
+
+    fn write_empty_until(&mut self, vertex: u64) -> Result<(), StoreError> {
+        let entry = self.position.to_le_bytes();
+        while self.next_vertex < vertex {
+            self.index.write_bytes(&entry)?;
+            self.next_vertex += 1;
+        }
+        Ok(())
+    }
+
+    fn flush_list(&mut self) -> Result<(), StoreError> {
+        let Some(v) = self.current.take() else { return Ok(()) };
+        self.index.write_bytes(&self.position.to_le_bytes())?;
+        self.next_vertex = v + 1;
+        self.scratch.clear();
+        self.position = self.codec.encode(v, &self.neighbours, self.position, &mut self.scratch);
+        self.adjacency.write_bytes(&self.scratch)?;
+        if let Some(w) = &mut self.weights {
+            for x in &self.list_weights {
+                w.write_bytes(&x.to_le_bytes())?;
+            }
+        }
+        self.arcs += self.neighbours.len() as u64;
+        self.neighbours.clear();
+        self.list_weights.clear();
+        Ok(())
+    }
+
+    /// Entries written so far.
+    pub fn arcs(&self) -> u64 {
+        self.arcs + self.neighbours.len() as u64
+    }
+
+    /// Close the files; returns the layout record and the number of arcs.
+    pub fn finish(mut self, store: &mut StoreWriter) -> Result<(LayoutRecord, u64), StoreError> {
+        self.flush_list()?;
+        self.write_empty_until(self.vertices)?;
+        self.index.write_bytes(&self.position.to_le_bytes())?;
+        let record = LayoutRecord {
+            encoding: self.codec.encoding(),
+            index_unit: self.codec.index_unit(),
+            index: format!("{}.index", self.name),
+            adjacency: format!("{}.adj", self.name),
+            weights: self.weights.as_ref().map(|_| format!("{}.weights", self.name)),
+        };
+        store.finish_file(self.index)?;
+        store.finish_file(self.adjacency)?;
+        if let Some(w) = self.weights {
+            store.finish_file(w)?;
+        }
+        Ok((record, self.arcs))
+    }
+}
