@@ -1,1 +1,19 @@
-pub fn x(){}
+//! The `ingest` layer of outcore: input parsers, graph generators, the
+//! external sort, and `import`, which turns an edge stream of any size
+//! into a store within a memory budget (DESIGN.md, "Layers").
+//!
+//! DESIGN.md draws ingest at the bottom of the stack; here it sits above
+//! `store`, because import writes stores and the store layer must not
+//! depend on parsers. Nothing below it imports it.
+
+pub mod error;
+pub mod formats;
+pub mod generate;
+pub mod ids;
+pub mod import;
+pub mod input;
+pub mod sort;
+
+pub use error::IngestError;
+pub use formats::Format;
+pub use import::{import_file, import_from, ImportOptions, ImportReport, NoProgress, Progress, SelfLoops};

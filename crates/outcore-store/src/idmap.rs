@@ -8,15 +8,15 @@ use outcore_io::{Budget, Reservation, SeqReader};
 use std::path::Path;
 
 pub enum IdMap {
-    Identity { vertices: u64 },
+    Identity { vertices: u64, base: u64 },
     Sorted { ids: Vec<u64>, _charge: Reservation },
 }
 
 impl IdMap {
     /// Load the map of a store (8 bytes per vertex, charged to `budget`).
-    pub fn load(dir: &Path, kind: &str, vertices: u64, budget: &Budget) -> Result<Self, StoreError> {
+    pub fn load(dir: &Path, kind: &str, base: u64, vertices: u64, budget: &Budget) -> Result<Self, StoreError> {
         match kind {
-            "identity" => Ok(IdMap::Identity { vertices }),
+            "identity" => Ok(IdMap::Identity { vertices, base }),
             "sorted" => {
                 let charge = budget.reserve("id map", vertices * 8)?;
                 let path = dir.join("idmap");
@@ -40,7 +40,7 @@ impl IdMap {
 
     pub fn vertices(&self) -> u64 {
         match self {
-            IdMap::Identity { vertices } => *vertices,
+            IdMap::Identity { vertices, .. } => *vertices,
             IdMap::Sorted { ids, .. } => ids.len() as u64,
         }
     }
@@ -48,7 +48,7 @@ impl IdMap {
     /// Original id of dense vertex `v`.
     pub fn original(&self, v: u64) -> u64 {
         match self {
-            IdMap::Identity { .. } => v,
+            IdMap::Identity { base, .. } => v + base,
             IdMap::Sorted { ids, .. } => ids[v as usize],
         }
     }
@@ -56,7 +56,7 @@ impl IdMap {
     /// Dense id of original id `id`, if the graph has that vertex.
     pub fn dense(&self, id: u64) -> Option<u64> {
         match self {
-            IdMap::Identity { vertices } => (id < *vertices).then_some(id),
+            IdMap::Identity { vertices, base } => (id >= *base && id - base < *vertices).then(|| id - base),
             IdMap::Sorted { ids, .. } => ids.binary_search(&id).ok().map(|i| i as u64),
         }
     }

@@ -25,6 +25,10 @@ pub struct Manifest {
     /// `identity` (original id = dense id) or `sorted` (file `idmap`: the
     /// original ids, ascending, one u64 LE per dense id).
     pub id_map: String,
+    /// With `identity`: original id = dense id + `id_base` (1 for METIS and
+    /// Matrix Market, whose ids start at 1).
+    #[serde(default)]
+    pub id_base: u64,
     /// Layout name (`out`, `in`) to its files and encoding.
     pub layouts: BTreeMap<String, LayoutRecord>,
     /// Every file of the store with its size and checksums.

@@ -38,6 +38,8 @@ impl Store {
 
     /// The layout called `name` (`out` or `in`).
     pub fn layout(&self, name: &str) -> Result<Layout, StoreError> {
+        // An undirected graph's in-edges are its out-edges.
+        let name = if name == "in" && !self.manifest.directed { "out" } else { name };
         let record = self.manifest.layouts.get(name).ok_or_else(|| {
             StoreError::invalid(&self.dir, format!("has no '{name}' layout (it has: {}); re-import with --layouts out,{name}", self.manifest.layouts.keys().cloned().collect::<Vec<_>>().join(", ")))
         })?;
@@ -45,7 +47,7 @@ impl Store {
     }
 
     pub fn id_map(&self, budget: &Budget) -> Result<IdMap, StoreError> {
-        IdMap::load(&self.dir, &self.manifest.id_map, self.manifest.vertices, budget)
+        IdMap::load(&self.dir, &self.manifest.id_map, self.manifest.id_base, self.manifest.vertices, budget)
     }
 
     /// Bytes on disk of each layout (index + adjacency + weights).

@@ -60,6 +60,12 @@ impl StoreWriter {
         Ok(summary)
     }
 
+    /// Record a file written into the staging directory by other means.
+    pub fn record(&mut self, summary: &WriteSummary) {
+        let name = summary.path.file_name().unwrap().to_string_lossy().into_owned();
+        self.files.insert(name, FileRecord::from_hashes(&summary.hashes));
+    }
+
     /// Write the manifest (atomically), then move the store into place.
     pub fn commit(mut self, mut manifest: Manifest) -> Result<PathBuf, StoreError> {
         manifest.files = std::mem::take(&mut self.files);

@@ -1,0 +1,415 @@
+//! `outcore import`: parse -> external sort by (source, target) in
+//! original ids -> deduplicate -> relabel by rank -> CSR layouts.
+//!
+//! Relabelling by rank keeps the order of ids, so edges sorted by original
+//! ids are already sorted by dense ids and one sort serves the out-layout.
+//! Only when the id range is too sparse for the bitmap does the importer
+//! fall back to two extra sorts (relabel targets, then sources, by joins).
+
+use crate::error::{IngestError, Result};
+use crate::formats::{self, Declared, EdgeSink, Format, ParseOptions, SinkError, SinkResult};
+use crate::ids::{DenseIds, IdCollector, IdJoin};
+use crate::sort::{weight_from_key, weight_key, ExternalSorter, Key64, Merged, SortRecord, WideEdge};
+use outcore_io::Budget;
+use outcore_store::{CsrWriter, Encoding, Manifest, StoreWriter, FORMAT_NAME, FORMAT_VERSION};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelfLoops {
+    Keep,
+    Drop,
+}
+
+#[derive(Clone, Debug)]
+pub struct ImportOptions {
+    pub format: Option<Format>,
+    /// `Some(false)` = `--undirected` (symmetrize); `None` = the format's default (directed for edge lists).
+    pub directed: Option<bool>,
+    /// Read and keep edge weights.
+    pub weighted: bool,
+    /// Drop weights the format carries.
+    pub unweighted: bool,
+    /// Collapse parallel edges, keeping the smallest weight.
+    pub dedup: bool,
+    pub self_loops: SelfLoops,
+    /// Also build the in-edge CSR (directed graphs).
+    pub in_layout: bool,
+    pub encoding: Option<Encoding>,
+    /// Declare vertices 0..N (ids must be below N; isolated ones kept).
+    pub num_vertices: Option<u64>,
+    pub force: bool,
+    /// The memory budget in bytes.
+    pub memory: u64,
+    /// Bytes for the sort buffers (default: half the budget).
+    pub sort_buffer: Option<u64>,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions {
+            format: None,
+            directed: None,
+            weighted: false,
+            unweighted: false,
+            dedup: true,
+            self_loops: SelfLoops::Keep,
+            in_layout: false,
+            encoding: None,
+            num_vertices: None,
+            force: false,
+            memory: 1 << 30,
+            sort_buffer: None,
+        }
+    }
+}
+
+/// Progress of a long step; the CLI draws bars, tests ignore it.
+pub trait Progress: Sync {
+    fn begin(&self, phase: &str, total: u64, bytes: bool);
+    fn set(&self, position: u64);
+    fn end(&self);
+}
+
+pub struct NoProgress;
+impl Progress for NoProgress {
+    fn begin(&self, _: &str, _: u64, _: bool) {}
+    fn set(&self, _: u64) {}
+    fn end(&self) {}
+}
+
+/// What an import did.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct ImportReport {
+    pub store: PathBuf,
+    pub vertices: u64,
+    pub edges: u64,
+    pub arcs: u64,
+    pub self_loops: u64,
+    pub directed: bool,
+    pub weighted: bool,
+    pub input_bytes: u64,
+    pub input_edges: u64,
+    pub self_loops_dropped: u64,
+    pub duplicates_removed: u64,
+    pub sort_runs: u64,
+    pub spilled_bytes: u64,
+    pub merge_passes: u64,
+    pub seconds: f64,
+    pub peak_budget_bytes: u64,
+}
+
+/// A producer of edges: a parser or a generator. Called again if the
+/// import restarts with wide records.
+pub type EdgeSource<'a> = dyn Fn(&mut dyn EdgeSink, &mut dyn FnMut(Arc<AtomicU64>, u64, bool)) -> Result<()> + 'a;
+
+/// Import a file.
+pub fn import_file(input: &Path, target: &Path, opts: &ImportOptions, progress: &dyn Progress) -> Result<ImportReport> {
+    if !input.exists() {
+        return Err(IngestError::file(input, "no such file"));
+    }
+    let format = match opts.format.or_else(|| Format::from_path(input)) {
+        Some(f) => f,
+        None => return Err(IngestError::file(input, "cannot tell the format from the file name; pass --format (text, el, wel, mtx, metis, graphalytics, bin32, bin64)")),
+    };
+    let parse_opts = ParseOptions { weighted: opts.weighted };
+    let source = |sink: &mut dyn EdgeSink, p: &mut dyn FnMut(Arc<AtomicU64>, u64, bool)| formats::parse(input, format, &parse_opts, sink, p);
+    let mut provenance = BTreeMap::new();
+    provenance.insert("input".into(), input.display().to_string());
+    provenance.insert("format".into(), format.name().into());
+    import_from(&source, target, opts, provenance, progress)
+}
+
+/// Import from any edge source (parsers and generators).
+pub fn import_from(source: &EdgeSource, target: &Path, opts: &ImportOptions, provenance: BTreeMap<String, String>, progress: &dyn Progress) -> Result<ImportReport> {
+    let start = Instant::now();
+    let mut store = StoreWriter::create(target, opts.force)?;
+    let budget = Budget::new(opts.memory);
+    let _io = budget.reserve("I/O buffers of import", IO_OVERHEAD)?;
+    let narrow = !opts.weighted;
+    let result = if narrow {
+        match run::<Key64>(source, &mut store, opts, &budget, progress) {
+            Err(IngestError::NeedWide) => run::<WideEdge>(source, &mut store, opts, &budget, progress),
+            r => r,
+        }
+    } else {
+        run::<WideEdge>(source, &mut store, opts, &budget, progress)
+    };
+    let (mut manifest, mut report) = result?;
+    for (k, v) in provenance {
+        manifest.provenance.insert(k, v);
+    }
+    manifest.provenance.insert("dedup".into(), opts.dedup.to_string());
+    manifest.provenance.insert("self_loops".into(), format!("{:?}", opts.self_loops).to_lowercase());
+    report.store = store.commit(manifest)?;
+    report.seconds = start.elapsed().as_secs_f64();
+    report.peak_budget_bytes = budget.peak();
+    Ok(report)
+}
+
+/// Fixed allowance for the input reader, run writers and store writers.
+const IO_OVERHEAD: u64 = 16 << 20;
+
+/// An edge record the sorter can carry.
+trait EdgeRecord: SortRecord {
+    fn pack(source: u64, target: u64, weight: u32) -> Option<Self>;
+    fn unpack(&self) -> (u64, u64, u32);
+}
+
+impl EdgeRecord for Key64 {
+    #[inline]
+    fn pack(s: u64, t: u64, _w: u32) -> Option<Self> {
+        (s >> 32 == 0 && t >> 32 == 0).then_some(Key64(s << 32 | t))
+    }
+    #[inline]
+    fn unpack(&self) -> (u64, u64, u32) {
+        (self.0 >> 32, self.0 & 0xffff_ffff, weight_key(1.0))
+    }
+}
+
+impl EdgeRecord for WideEdge {
+    #[inline]
+    fn pack(source: u64, target: u64, weight: u32) -> Option<Self> {
+        Some(WideEdge { source, target, weight })
+    }
+    #[inline]
+    fn unpack(&self) -> (u64, u64, u32) {
+        (self.source, self.target, self.weight)
+    }
+}
+
+struct ImportSink<'a, E: EdgeRecord> {
+    opts: &'a ImportOptions,
+    budget: &'a Budget,
+    dir: PathBuf,
+    progress: &'a dyn Progress,
+    input_position: Arc<Mutex<Option<Arc<AtomicU64>>>>,
+    sorter: Option<ExternalSorter<E>>,
+    ids: Option<IdCollector>,
+    directed: bool,
+    weighted: bool,
+    vertex_list: bool,
+    input_edges: u64,
+    loops_dropped: u64,
+}
+
+impl<E: EdgeRecord> EdgeSink for ImportSink<'_, E> {
+    fn declare(&mut self, d: &Declared) -> SinkResult {
+        self.directed = match (self.opts.directed, d.directed) {
+            (Some(true), Some(false)) => return Err(SinkError::Reject("this input is undirected by definition; --directed cannot apply".into())),
+            (Some(false), Some(true)) => return Err(SinkError::Reject("this input declares a directed graph; --undirected conflicts with it".into())),
+            (Some(x), _) | (None, Some(x)) => x,
+            (None, None) => true,
+        };
+        self.weighted = (self.opts.weighted || d.weighted) && !self.opts.unweighted;
+        if self.weighted && std::mem::size_of::<E>() == 8 {
+            return Err(SinkError::Abort(IngestError::NeedWide));
+        }
+        self.vertex_list = d.vertex_list;
+        let ids = match (d.vertex_range, self.opts.num_vertices) {
+            (Some((first, count)), _) => IdCollector::Range { first, count },
+            (None, Some(n)) if !d.vertex_list => IdCollector::Range { first: 0, count: n },
+            _ => IdCollector::bitmap(self.budget.available() / 4),
+        };
+        self.ids = Some(ids);
+        let memory = self.opts.sort_buffer.unwrap_or(self.budget.available() / 2);
+        self.sorter = Some(ExternalSorter::new(&self.dir, "edges", self.budget, memory, self.opts.dedup)?);
+        Ok(())
+    }
+
+    fn vertex(&mut self, id: u64) -> SinkResult {
+        self.ids.as_mut().unwrap().observe(id, self.budget, &self.dir)
+    }
+
+    fn vertices_done(&mut self) -> SinkResult {
+        if self.vertex_list {
+            self.ids.as_mut().unwrap().close();
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn edge(&mut self, s: u64, t: u64, w: f32) -> SinkResult {
+        self.input_edges += 1;
+        if self.input_edges & 0xffff == 0 {
+            if let Some(p) = &*self.input_position.lock().unwrap() {
+                self.progress.set(p.load(Ordering::Relaxed));
+            }
+        }
+        let ids = self.ids.as_mut().unwrap();
+        ids.observe(s, self.budget, &self.dir)?;
+        ids.observe(t, self.budget, &self.dir)?;
+        if s == t && self.opts.self_loops == SelfLoops::Drop {
+            self.loops_dropped += 1;
+            return Ok(());
+        }
+        let wk = weight_key(w);
+        let sorter = self.sorter.as_mut().unwrap();
+        sorter.push(E::pack(s, t, wk).ok_or(SinkError::Abort(IngestError::NeedWide))?)?;
+        if !self.directed && s != t {
+            sorter.push(E::pack(t, s, wk).ok_or(SinkError::Abort(IngestError::NeedWide))?)?;
+        }
+        Ok(())
+    }
+}
+
+fn run<E: EdgeRecord>(source: &EdgeSource, store: &mut StoreWriter, opts: &ImportOptions, budget: &Budget, progress: &dyn Progress) -> Result<(Manifest, ImportReport)> {
+    let dir = store.staging_dir().to_path_buf();
+    let position = Arc::new(Mutex::new(None));
+    let mut sink = ImportSink::<E> {
+        opts,
+        budget,
+        dir: dir.clone(),
+        progress,
+        input_position: position.clone(),
+        sorter: None,
+        ids: None,
+        directed: true,
+        weighted: false,
+        vertex_list: false,
+        input_edges: 0,
+        loops_dropped: 0,
+    };
+    let mut input_bytes = 0u64;
+    source(&mut sink, &mut |pos, total, bytes| {
+        progress.begin("parse + sort", total, bytes);
+        if bytes {
+            input_bytes += total;
+        }
+        *position.lock().unwrap() = Some(pos);
+    })?;
+    progress.end();
+    let (Some(sorter), Some(ids)) = (sink.sorter.take(), sink.ids.take()) else {
+        return Err(IngestError::Usage("input declared no graph".into()));
+    };
+    let (directed, weighted) = (sink.directed, sink.weighted);
+    let records_in = sorter.stats.records_in;
+
+    let dense = ids.finish(&dir.join("idmap"), budget)?;
+    let vertices = dense.count();
+    let encoding = opts.encoding.unwrap_or(Encoding::raw_for(vertices));
+    let mut merged = sorter.finish()?;
+    let mut sort_stats = merged.stats.clone();
+    let mut extra = Vec::new();
+
+    progress.begin("relabel + write", records_in, false);
+    let mut in_sorter: Option<ExternalSorter<E>> = None;
+    if directed && opts.in_layout {
+        let memory = budget.available().saturating_sub(IO_OVERHEAD) / 2;
+        in_sorter = Some(ExternalSorter::new(&dir, "in-edges", budget, memory, false)?);
+    }
+    let mut out = CsrWriter::new(store, "out", encoding, vertices, weighted)?;
+    let mut self_loops = 0u64;
+    let mut arcs_seen = 0u64;
+    let mut emit = |s: u64, t: u64, wk: u32| -> Result<()> {
+        self_loops += (s == t) as u64;
+        out.push(s, t, weight_from_key(wk))?;
+        if let Some(ins) = &mut in_sorter {
+            ins.push(E::pack(t, s, wk).ok_or(IngestError::NeedWide)?)?;
+        }
+        arcs_seen += 1;
+        if arcs_seen & 0xfffff == 0 {
+            progress.set(arcs_seen);
+        }
+        Ok(())
+    };
+    if dense.in_memory() {
+        while let Some(r) = merged.next()? {
+            let (s, t, w) = r.unpack();
+            emit(dense.rank(s), dense.rank(t), w)?;
+        }
+        drop(merged);
+    } else {
+        let DenseIds::External { path, .. } = &dense else { unreachable!() };
+        let by_target = relabel_sources(merged, path, &dir, budget, "relabel-1")?;
+        extra.push(by_target.stats.clone());
+        let mut by_source = relabel_sources(by_target, path, &dir, budget, "relabel-2")?;
+        extra.push(by_source.stats.clone());
+        while let Some(r) = by_source.next()? {
+            emit(r.source, r.target, r.weight)?;
+        }
+    }
+    let (out_record, arcs) = out.finish(store)?;
+    progress.end();
+    let mut layouts = BTreeMap::new();
+    layouts.insert("out".to_string(), out_record);
+    if let Some(ins) = in_sorter {
+        let mut m = ins.finish()?;
+        extra.push(m.stats.clone());
+        let mut w = CsrWriter::new(store, "in", encoding, vertices, weighted)?;
+        while let Some(r) = m.next()? {
+            let (s, t, wk) = r.unpack();
+            w.push(s, t, weight_from_key(wk))?;
+        }
+        drop(m);
+        let (rec, _) = w.finish(store)?;
+        layouts.insert("in".to_string(), rec);
+    }
+    let (id_map, id_base) = match &dense {
+        DenseIds::Identity { base, .. } => ("identity", *base),
+        DenseIds::Rank { summary, .. } | DenseIds::External { summary, .. } => {
+            store.record(summary);
+            ("sorted", 0)
+        }
+    };
+    for s in &extra {
+        sort_stats.runs += s.runs;
+        sort_stats.spilled_bytes += s.spilled_bytes;
+        sort_stats.merge_passes += s.merge_passes;
+    }
+    let edges = if directed { arcs } else { (arcs - self_loops) / 2 + self_loops };
+    let pushed = records_in;
+    let manifest = Manifest {
+        format: FORMAT_NAME.into(),
+        version: FORMAT_VERSION,
+        vertices,
+        edges,
+        arcs,
+        self_loops,
+        directed,
+        weighted,
+        id_map: id_map.into(),
+        id_base,
+        layouts,
+        files: BTreeMap::new(),
+        provenance: BTreeMap::new(),
+    };
+    let report = ImportReport {
+        store: PathBuf::new(),
+        vertices,
+        edges,
+        arcs,
+        self_loops,
+        directed,
+        weighted,
+        input_bytes,
+        input_edges: sink.input_edges,
+        self_loops_dropped: sink.loops_dropped,
+        duplicates_removed: pushed - arcs,
+        sort_runs: sort_stats.runs,
+        spilled_bytes: sort_stats.spilled_bytes,
+        merge_passes: sort_stats.merge_passes,
+        seconds: 0.0,
+        peak_budget_bytes: 0,
+    };
+    Ok((manifest, report))
+}
+
+/// Relabel the sources of a stream sorted by source (original ids) by a
+/// join with the id file, and sort the result by (target, source): the
+/// next call relabels what were the targets.
+fn relabel_sources<E: EdgeRecord>(mut merged: Merged<E>, idmap: &Path, dir: &Path, budget: &Budget, name: &str) -> Result<Merged<WideEdge>> {
+    let memory = budget.available().saturating_sub(IO_OVERHEAD) / 2;
+    let mut sorter = ExternalSorter::<WideEdge>::new(dir, name, budget, memory, false)?;
+    let mut join = IdJoin::open(idmap)?;
+    while let Some(r) = merged.next()? {
+        let (s, t, w) = r.unpack();
+        sorter.push(WideEdge { source: t, target: join.rank_of(s)?, weight: w })?;
+    }
+    drop(merged);
+    sorter.finish()
+}
+

@@ -1,0 +1,479 @@
+//! External merge sort in bounded memory. Records collect in a buffer;
+//! a full buffer is sorted (in parallel), deduplicated if asked, delta-
+//! and varint-encoded and spilled as a run by a background thread while
+//! the next buffer fills. `finish` merges the runs k-way, in several
+//! passes when the budget cannot hold a reader for every run.
+
+use crate::error::{IngestError, Result};
+use outcore_io::{Budget, Reservation, SeqReader, SeqWriter};
+use rayon::slice::ParallelSliceMut;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+
+/// A fixed-size record that can be sorted and stored delta-encoded.
+pub trait SortRecord: Copy + Ord + Send + Sync + 'static {
+    /// Upper bound of one encoded record.
+    const MAX_ENCODED: usize;
+    const ZERO: Self;
+    /// Append `self`, knowing the previous record of the run (not greater).
+    fn encode(&self, prev: &Self, out: &mut Vec<u8>);
+    fn decode(prev: &Self, bytes: &[u8], pos: &mut usize) -> Self;
+    /// Records that describe the same edge (kept once when deduplicating:
+    /// the first in sort order wins).
+    fn same(&self, other: &Self) -> bool;
+}
+
+#[inline]
+pub fn put_varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+#[inline]
+pub fn get_varint(bytes: &[u8], pos: &mut usize) -> u64 {
+    let mut v = 0u64;
+    let mut shift = 0;
+    loop {
+        let b = bytes[*pos];
+        *pos += 1;
+        v |= ((b & 0x7f) as u64) << shift;
+        if b < 0x80 {
+            return v;
+        }
+        shift += 7;
+    }
+}
+
+/// A u64 key: a packed edge `source << 32 | target` or a plain id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Key64(pub u64);
+
+impl SortRecord for Key64 {
+    const MAX_ENCODED: usize = 10;
+    const ZERO: Self = Key64(0);
+    #[inline]
+    fn encode(&self, prev: &Self, out: &mut Vec<u8>) {
+        put_varint(self.0 - prev.0, out);
+    }
+    #[inline]
+    fn decode(prev: &Self, bytes: &[u8], pos: &mut usize) -> Self {
+        Key64(prev.0 + get_varint(bytes, pos))
+    }
+    #[inline]
+    fn same(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+/// An edge with 64-bit ids and a weight stored as an order-preserving key
+/// (see [`weight_key`]), so duplicates keep their smallest weight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct WideEdge {
+    pub source: u64,
+    pub target: u64,
+    pub weight: u32,
+}
+
+/// Map an f32 to a u32 whose unsigned order is the float order.
+#[inline]
+pub fn weight_key(w: f32) -> u32 {
+    let b = w.to_bits();
+    if b & 0x8000_0000 != 0 {
+        !b
+    } else {
+        b | 0x8000_0000
+    }
+}
+
+#[inline]
+pub fn weight_from_key(k: u32) -> f32 {
+    f32::from_bits(if k & 0x8000_0000 != 0 { k & 0x7fff_ffff } else { !k })
+}
+
+impl SortRecord for WideEdge {
+    const MAX_ENCODED: usize = 24;
+    const ZERO: Self = WideEdge { source: 0, target: 0, weight: 0 };
+    #[inline]
+    fn encode(&self, prev: &Self, out: &mut Vec<u8>) {
+        let ds = self.source - prev.source;
+        put_varint(ds, out);
+        put_varint(if ds == 0 { self.target - prev.target } else { self.target }, out);
+        out.extend_from_slice(&self.weight.to_le_bytes());
+    }
+    #[inline]
+    fn decode(prev: &Self, bytes: &[u8], pos: &mut usize) -> Self {
+        let ds = get_varint(bytes, pos);
+        let t = get_varint(bytes, pos);
+        let weight = u32::from_le_bytes(bytes[*pos..*pos + 4].try_into().unwrap());
+        *pos += 4;
+        if ds == 0 {
+            WideEdge { source: prev.source, target: prev.target + t, weight }
+        } else {
+            WideEdge { source: prev.source + ds, target: t, weight }
+        }
+    }
+    #[inline]
+    fn same(&self, other: &Self) -> bool {
+        self.source == other.source && self.target == other.target
+    }
+}
+
+/// Counters for reports and tests.
+#[derive(Clone, Debug, Default)]
+pub struct SortStats {
+    pub records_in: u64,
+    pub runs: u64,
+    pub spilled_bytes: u64,
+    pub merge_passes: u64,
+}
+
+fn sort_run<R: SortRecord>(buf: &mut Vec<R>, dedup: bool) {
+    buf.par_sort_unstable();
+    if dedup {
+        buf.dedup_by(|b, a| a.same(b));
+    }
+}
+
+fn write_run<R: SortRecord>(path: &Path, records: &[R]) -> Result<u64> {
+    let mut w = SeqWriter::create(path, 1 << 20, u64::MAX)?;
+    let mut out = Vec::with_capacity(1 << 20);
+    let mut prev = R::ZERO;
+    for r in records {
+        r.encode(&prev, &mut out);
+        prev = *r;
+        if out.len() >= (1 << 20) - R::MAX_ENCODED {
+            w.write_bytes(&out)?;
+            out.clear();
+        }
+    }
+    w.write_bytes(&out)?;
+    Ok(w.finish()?.bytes)
+}
+
+type SpillHandle = JoinHandle<Result<u64>>;
+
+pub struct ExternalSorter<R: SortRecord> {
+    dir: PathBuf,
+    name: String,
+    budget: Budget,
+    _charge: Reservation,
+    buf: Vec<R>,
+    capacity: usize,
+    dedup: bool,
+    runs: Vec<PathBuf>,
+    spill: Option<SpillHandle>,
+    pub stats: SortStats,
+}
+
+impl<R: SortRecord> ExternalSorter<R> {
+    /// A sorter whose two buffers take `memory` bytes of `budget`; runs go
+    /// to `dir` as `<name>-<n>.run`.
+    pub fn new(dir: &Path, name: &str, budget: &Budget, memory: u64, dedup: bool) -> Result<Self> {
+        let size = std::mem::size_of::<R>() as u64;
+        let minimum = 2 * 1024 * size;
+        let memory = memory.max(minimum);
+        let charge = budget.reserve(&format!("sort buffers ({name})"), memory)?;
+        let capacity = (memory / (2 * size)) as usize;
+        Ok(ExternalSorter {
+            dir: dir.to_path_buf(),
+            name: name.to_string(),
+            budget: budget.clone(),
+            _charge: charge,
+            buf: Vec::with_capacity(capacity.min(1 << 20)),
+            capacity,
+            dedup,
+            runs: Vec::new(),
+            spill: None,
+            stats: SortStats::default(),
+        })
+    }
+
+    #[inline]
+    pub fn push(&mut self, r: R) -> Result<()> {
+        if self.buf.len() == self.capacity {
+            self.spill()?;
+        }
+        self.buf.push(r);
+        self.stats.records_in += 1;
+        Ok(())
+    }
+
+    fn wait_spill(&mut self) -> Result<()> {
+        if let Some(h) = self.spill.take() {
+            let bytes = h.join().map_err(|_| IngestError::Usage("sort thread panicked".into()))??;
+            self.stats.spilled_bytes += bytes;
+        }
+        Ok(())
+    }
+
+    fn spill(&mut self) -> Result<()> {
+        self.wait_spill()?;
+        let mut full = std::mem::replace(&mut self.buf, Vec::with_capacity(self.capacity));
+        let path = self.dir.join(format!("{}-{}.run", self.name, self.runs.len()));
+        self.runs.push(path.clone());
+        self.stats.runs += 1;
+        let dedup = self.dedup;
+        self.spill = Some(std::thread::spawn(move || {
+            sort_run(&mut full, dedup);
+            write_run(&path, &full)
+        }));
+        Ok(())
+    }
+
+    /// Sort what is left and return the records in order.
+    pub fn finish(mut self) -> Result<Merged<R>> {
+        if self.runs.is_empty() {
+            let mut buf = std::mem::take(&mut self.buf);
+            sort_run(&mut buf, self.dedup);
+            let charge = self.budget.reserve(&format!("sorted records ({})", self.name), (buf.capacity() * std::mem::size_of::<R>()) as u64);
+            let stats = self.stats.clone();
+            drop(self);
+            return Ok(Merged { source: Source::Memory(buf.into_iter(), charge?), last: None, dedup: false, stats });
+        }
+        if !self.buf.is_empty() {
+            self.spill()?;
+        }
+        self.wait_spill()?;
+        self.buf = Vec::new();
+        let runs = std::mem::take(&mut self.runs);
+        let (budget, dir, name, dedup) = (self.budget.clone(), self.dir.clone(), self.name.clone(), self.dedup);
+        let mut stats = self.stats.clone();
+        drop(self); // release the sort buffers before the merge takes its readers
+        let (runs, chunk, charge) = reduce_runs::<R>(runs, &budget, &dir, &name, dedup, &mut stats)?;
+        stats.merge_passes += 1;
+        let merger = RunMerger::open(&runs, chunk, charge)?;
+        Ok(Merged { source: Source::Runs(merger), last: None, dedup, stats })
+    }
+}
+
+impl<R: SortRecord> Drop for ExternalSorter<R> {
+    fn drop(&mut self) {
+        let _ = self.wait_spill();
+        for r in &self.runs {
+            let _ = std::fs::remove_file(r);
+        }
+    }
+}
+
+/// Reader chunk for `k` runs within what the budget has left: each run
+/// reader holds two chunks in its `SeqReader` and one in its window.
+fn merge_chunk(budget: &Budget, k: usize) -> usize {
+    let per_run = budget.available() / (4 * k as u64).max(1);
+    (per_run.min(1 << 20) as usize / 4096 * 4096).max(0)
+}
+
+const MIN_MERGE_CHUNK: usize = 16 << 10;
+
+/// Merge groups of runs until one merge can read all that remain.
+fn reduce_runs<R: SortRecord>(mut runs: Vec<PathBuf>, budget: &Budget, dir: &Path, name: &str, dedup: bool, stats: &mut SortStats) -> Result<(Vec<PathBuf>, usize, Reservation)> {
+    let mut generation = 0;
+    loop {
+        let chunk = merge_chunk(budget, runs.len());
+        if chunk >= MIN_MERGE_CHUNK || runs.len() <= 2 {
+            let chunk = chunk.max(4096);
+            let charge = budget.reserve(&format!("merge readers ({name})"), (4 * chunk * runs.len()) as u64)?;
+            return Ok((runs, chunk, charge));
+        }
+        let fan_in = ((budget.available() / (4 * MIN_MERGE_CHUNK as u64)) as usize).max(2);
+        if fan_in < 2 || budget.available() < 8 * MIN_MERGE_CHUNK as u64 {
+            return Err(budget.reserve("two merge readers", 8 * MIN_MERGE_CHUNK as u64).unwrap_err().into());
+        }
+        generation += 1;
+        stats.merge_passes += 1;
+        let mut next = Vec::new();
+        for (i, group) in runs.chunks(fan_in).enumerate() {
+            if group.len() == 1 {
+                next.push(group[0].clone());
+                continue;
+            }
+            let charge = budget.reserve("merge readers", (4 * MIN_MERGE_CHUNK * group.len()) as u64)?;
+            let merger = RunMerger::<R>::open(group, MIN_MERGE_CHUNK, charge)?;
+            let mut merged = Merged { source: Source::Runs(merger), last: None, dedup, stats: SortStats::default() };
+            let path = dir.join(format!("{name}-m{generation}-{i}.run"));
+            let mut w = SeqWriter::create(&path, MIN_MERGE_CHUNK * 4, u64::MAX)?;
+            let mut out = Vec::with_capacity(MIN_MERGE_CHUNK * 4);
+            let mut prev = R::ZERO;
+            while let Some(r) = merged.next()? {
+                r.encode(&prev, &mut out);
+                prev = r;
+                if out.len() >= MIN_MERGE_CHUNK * 4 - R::MAX_ENCODED {
+                    w.write_bytes(&out)?;
+                    out.clear();
+                }
+            }
+            w.write_bytes(&out)?;
+            stats.spilled_bytes += w.finish()?.bytes;
+            drop(merged);
+            next.push(path);
+        }
+        runs = next;
+    }
+}
+
+struct RunReader<R> {
+    path: PathBuf,
+    reader: SeqReader,
+    window: Vec<u8>,
+    pos: usize,
+    eof: bool,
+    prev: R,
+}
+
+impl<R: SortRecord> RunReader<R> {
+    fn next(&mut self) -> Result<Option<R>> {
+        if self.window.len() - self.pos < R::MAX_ENCODED && !self.eof {
+            self.window.drain(..self.pos);
+            self.pos = 0;
+            match self.reader.next_chunk()? {
+                Some(c) => self.window.extend_from_slice(c),
+                None => self.eof = true,
+            }
+        }
+        if self.pos >= self.window.len() {
+            return Ok(None);
+        }
+        let r = R::decode(&self.prev, &self.window, &mut self.pos);
+        self.prev = r;
+        Ok(Some(r))
+    }
+}
+
+impl<R> Drop for RunReader<R> {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+struct RunMerger<R: SortRecord> {
+    readers: Vec<RunReader<R>>,
+    heap: BinaryHeap<Reverse<(R, usize)>>,
+    _charge: Reservation,
+}
+
+impl<R: SortRecord> RunMerger<R> {
+    fn open(runs: &[PathBuf], chunk: usize, charge: Reservation) -> Result<Self> {
+        let mut readers = Vec::with_capacity(runs.len());
+        for path in runs {
+            let reader = SeqReader::open(path, chunk)?;
+            readers.push(RunReader { path: path.clone(), reader, window: Vec::with_capacity(chunk + R::MAX_ENCODED), pos: 0, eof: false, prev: R::ZERO });
+        }
+        let mut heap = BinaryHeap::with_capacity(runs.len());
+        for (i, r) in readers.iter_mut().enumerate() {
+            if let Some(rec) = r.next()? {
+                heap.push(Reverse((rec, i)));
+            }
+        }
+        Ok(RunMerger { readers, heap, _charge: charge })
+    }
+
+    #[inline]
+    fn next(&mut self) -> Result<Option<R>> {
+        let Some(mut top) = self.heap.peek_mut() else { return Ok(None) };
+        let Reverse((rec, i)) = *top;
+        match self.readers[i].next()? {
+            Some(next) => top.0 = (next, i),
+            None => {
+                std::collections::binary_heap::PeekMut::pop(top);
+            }
+        }
+        Ok(Some(rec))
+    }
+}
+
+enum Source<R: SortRecord> {
+    Memory(std::vec::IntoIter<R>, #[allow(dead_code)] Reservation),
+    Runs(RunMerger<R>),
+}
+
+/// The sorted output of an [`ExternalSorter`].
+pub struct Merged<R: SortRecord> {
+    source: Source<R>,
+    last: Option<R>,
+    dedup: bool,
+    pub stats: SortStats,
+}
+
+impl<R: SortRecord> Merged<R> {
+    #[inline]
+    pub fn next(&mut self) -> Result<Option<R>> {
+        loop {
+            let r = match &mut self.source {
+                Source::Memory(it, _) => it.next(),
+                Source::Runs(m) => m.next()?,
+            };
+            let Some(r) = r else { return Ok(None) };
+            if self.dedup {
+                if let Some(last) = &self.last {
+                    if last.same(&r) {
+                        continue;
+                    }
+                }
+                self.last = Some(r);
+            }
+            return Ok(Some(r));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn sort_all<R: SortRecord + std::fmt::Debug>(records: &[R], memory: u64, budget_total: u64, dedup: bool) -> (Vec<R>, SortStats) {
+        let dir = tempfile::tempdir().unwrap();
+        let budget = Budget::new(budget_total);
+        let mut s = ExternalSorter::new(dir.path(), "t", &budget, memory, dedup).unwrap();
+        for r in records {
+            s.push(*r).unwrap();
+        }
+        let mut m = s.finish().unwrap();
+        let mut out = Vec::new();
+        while let Some(r) = m.next().unwrap() {
+            out.push(r);
+        }
+        let stats = m.stats.clone();
+        drop(m);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "runs left behind");
+        (out, stats)
+    }
+
+    #[test]
+    fn many_runs_and_multi_pass_merge() {
+        let records: Vec<Key64> = (0..200_000u64).map(|i| Key64(i.wrapping_mul(0x9E3779B97F4A7C15) % 50_000)).collect();
+        // 32 KiB of sort buffers -> ~100 runs; 1 MiB budget forces merge passes.
+        let (out, stats) = sort_all(&records, 32 << 10, 1 << 20, true);
+        let mut expect: Vec<Key64> = records.clone();
+        expect.sort();
+        expect.dedup();
+        assert_eq!(out, expect);
+        assert!(stats.runs > 50, "{stats:?}");
+        assert!(stats.merge_passes >= 2, "{stats:?}");
+    }
+
+    proptest! {
+        #[test]
+        fn wide_edges_sort_and_dedup_keeping_smallest_weight(
+            edges in prop::collection::vec((0u64..1000, 0u64..1000, -5.0f32..5.0), 0..3000),
+            dedup in any::<bool>(),
+        ) {
+            let records: Vec<WideEdge> = edges.iter().map(|&(s, t, w)| WideEdge { source: s << 30, target: t, weight: weight_key(w) }).collect();
+            let (out, _) = sort_all(&records, 16 << 10, 64 << 20, dedup);
+            let mut expect = records.clone();
+            expect.sort();
+            if dedup { expect.dedup_by(|b, a| a.same(b)); }
+            prop_assert_eq!(&out, &expect);
+            if dedup {
+                for r in &out {
+                    let min = edges.iter().filter(|e| e.0 << 30 == r.source && e.1 == r.target).map(|e| e.2).fold(f32::INFINITY, f32::min);
+                    prop_assert_eq!(weight_from_key(r.weight), min);
+                }
+            }
+        }
+    }
+}
