@@ -1,1 +1,11 @@
-pub fn x(){}
+//! outcore algorithms. Each algorithm lives in its own file beside a plain
+//! in-memory reference version ([`reference`]) that its tests use as an
+//! oracle. Algorithms never open files: they read a store through the
+//! store layer's scans (and, in later layers, through the engines).
+
+pub mod degrees;
+pub mod graph;
+pub mod reference;
+
+pub use degrees::{degree_summary, DegreeSummary};
+pub use graph::MemGraph;

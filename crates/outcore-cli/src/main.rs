@@ -1,1 +1,66 @@
-fn main(){}
+//! `outcore`: the command-line interface, a thin layer over the library
+//! crates (ripgrep-style). Each subcommand lives in its own module.
+
+mod demo;
+mod generate;
+mod import;
+mod info;
+mod progress;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "outcore", version, about = "Graph analytics and graph store for graphs larger than memory")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Import an edge list or graph file into a store (external memory).
+    Import(import::Args),
+    /// Generate a synthetic graph (Kronecker/Graph500, uniform, Watts-Strogatz).
+    Generate(generate::Args),
+    /// Describe a store: counts, degrees, bytes per layout; --verify checksums.
+    Info(info::Args),
+    /// Generate, import and analyse a Kronecker graph under a memory budget.
+    Demo(demo::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Import(a) => import::run(a),
+        Command::Generate(a) => generate::run(a),
+        Command::Info(a) => info::run(a),
+        Command::Demo(a) => demo::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            let msg = format!("{e:#}").replace('\n', " ");
+            eprintln!("error: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `--memory` values: `512M`, `2G`, ...
+pub fn parse_memory(s: &str) -> Result<u64, String> {
+    outcore_io::parse_size(s)
+}
+
+/// `1234567` -> `1,234,567`.
+pub fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

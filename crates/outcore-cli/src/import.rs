@@ -1,0 +1,145 @@
+//! `outcore import INPUT -o STORE`.
+
+use crate::progress::Bars;
+use anyhow::{bail, Result};
+use outcore_ingest::{import_file, Format, ImportOptions, ImportReport, SelfLoops};
+use outcore_store::Encoding;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Input file (.txt/.el/.wel/.mtx/.graph/.e/.v/.properties/.bin32/.bin64, optionally .gz/.zst).
+    pub input: PathBuf,
+    /// Store directory to create.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub graph: GraphFlags,
+    /// Input format, if the extension does not tell: text, el, wel, mtx, metis, graphalytics, bin32, bin64.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Read the third column as an edge weight (f32).
+    #[arg(long, conflicts_with = "unweighted")]
+    pub weighted: bool,
+    /// Drop weights the input carries.
+    #[arg(long)]
+    pub unweighted: bool,
+    /// Declare vertices 0..N: ids must be below N; vertices without edges are kept.
+    #[arg(long)]
+    pub num_vertices: Option<u64>,
+    /// Print a JSON summary instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Flags shared by `import` and `generate --store`.
+#[derive(clap::Args, Clone)]
+pub struct GraphFlags {
+    /// Treat edges as directed.
+    #[arg(long, conflicts_with = "undirected")]
+    pub directed: bool,
+    /// Treat edges as undirected: store both directions of every edge.
+    #[arg(long)]
+    pub undirected: bool,
+    /// Keep parallel edges instead of collapsing them (the smallest weight wins when collapsing).
+    #[arg(long)]
+    pub keep_duplicates: bool,
+    /// Self loops: keep or drop.
+    #[arg(long, default_value = "keep", value_parser = ["keep", "drop"])]
+    pub self_loops: String,
+    /// Layouts to build: out, or out,in (in-edge CSR, directed graphs).
+    #[arg(long, default_value = "out", value_delimiter = ',')]
+    pub layouts: Vec<String>,
+    /// Adjacency encoding: raw32 or raw64 (default: raw32 when ids fit).
+    #[arg(long)]
+    pub encoding: Option<String>,
+    /// Memory budget, page cache included (e.g. 512M, 4G).
+    #[arg(long, default_value = "1G", value_parser = crate::parse_memory)]
+    pub memory: u64,
+    /// Sort buffer size (default: half the budget); small values force many sort runs.
+    #[arg(long, value_parser = crate::parse_memory)]
+    pub sort_buffer: Option<u64>,
+    /// Replace an existing store.
+    #[arg(long)]
+    pub force: bool,
+}
+
+impl GraphFlags {
+    pub fn options(&self, default_directed: Option<bool>) -> Result<ImportOptions> {
+        let mut in_layout = false;
+        for l in &self.layouts {
+            match l.as_str() {
+                "out" => {}
+                "in" => in_layout = true,
+                other => bail!("unknown layout '{other}' (this version builds: out, in)"),
+            }
+        }
+        let encoding = match &self.encoding {
+            Some(e) => Some(Encoding::from_name(e).ok_or_else(|| anyhow::anyhow!("unknown encoding '{e}' (raw32, raw64)"))?),
+            None => None,
+        };
+        Ok(ImportOptions {
+            directed: if self.directed {
+                Some(true)
+            } else if self.undirected {
+                Some(false)
+            } else {
+                default_directed
+            },
+            dedup: !self.keep_duplicates,
+            self_loops: if self.self_loops == "drop" { SelfLoops::Drop } else { SelfLoops::Keep },
+            in_layout,
+            encoding,
+            force: self.force,
+            memory: self.memory,
+            sort_buffer: self.sort_buffer,
+            ..Default::default()
+        })
+    }
+}
+
+pub fn run(a: Args) -> Result<ExitCode> {
+    let mut opts = a.graph.options(None)?;
+    opts.format = match &a.format {
+        Some(f) => Some(Format::from_name(f).ok_or_else(|| anyhow::anyhow!("unknown format '{f}' (text, el, wel, mtx, metis, graphalytics, bin32, bin64)"))?),
+        None => None,
+    };
+    opts.weighted = a.weighted;
+    opts.unweighted = a.unweighted;
+    opts.num_vertices = a.num_vertices;
+    let bars = Bars::new(a.json);
+    let report = import_file(&a.input, &a.output, &opts, &bars)?;
+    print_report(&report, a.json);
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn print_report(r: &ImportReport, json: bool) {
+    if json {
+        let mut v = serde_json::to_value(r).unwrap();
+        v["peak_rss_bytes"] = serde_json::json!(outcore_io::peak_rss_bytes());
+        println!("{}", serde_json::to_string_pretty(&v).unwrap());
+        return;
+    }
+    let rate = if r.seconds > 0.0 { r.input_bytes as f64 / r.seconds / 1e6 } else { 0.0 };
+    println!(
+        "imported {} vertices, {} {} edges{} into {} in {:.2} s ({:.1} MB/s of input)",
+        crate::grouped(r.vertices),
+        crate::grouped(r.edges),
+        if r.directed { "directed" } else { "undirected" },
+        if r.weighted { " (weighted)" } else { "" },
+        r.store.display(),
+        r.seconds,
+        rate
+    );
+    println!(
+        "  {} input edges, {} duplicates collapsed, {} self loops kept, {} dropped; {} sort runs, {} spilled, {} merge passes",
+        crate::grouped(r.input_edges),
+        crate::grouped(r.duplicates_removed),
+        crate::grouped(r.self_loops),
+        crate::grouped(r.self_loops_dropped),
+        r.sort_runs,
+        outcore_io::format_bytes(r.spilled_bytes),
+        r.merge_passes
+    );
+}

@@ -1,0 +1,128 @@
+//! `outcore info STORE [--json] [--verify]`.
+
+use anyhow::Result;
+use outcore_algorithms::{degree_summary, DegreeSummary};
+use outcore_io::{format_bytes, Budget};
+use outcore_store::{IdMap, Store};
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct Args {
+    pub store: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Re-hash every file and compare with the manifest's checksums.
+    #[arg(long)]
+    pub verify: bool,
+    /// How many highest-degree vertices to list.
+    #[arg(long, default_value_t = 5)]
+    pub top: usize,
+    /// Memory budget (the in-degree count of directed graphs needs 4 bytes per vertex).
+    #[arg(long, default_value = "1G", value_parser = crate::parse_memory)]
+    pub memory: u64,
+}
+
+pub fn run(a: Args) -> Result<ExitCode> {
+    let store = Store::open(&a.store)?;
+    let m = store.manifest();
+    let budget = Budget::new(a.memory);
+    let degrees = degree_summary(&store, a.top, true, &budget)?;
+    let ids = store.id_map(&budget)?;
+    let original_top = |top: &[(u64, u64)]| top.iter().map(|&(v, d)| (ids.original(v), d)).collect::<Vec<_>>();
+    let verify = a.verify.then(|| store.verify());
+    let bad: Vec<String> = verify.iter().flatten().filter_map(|(f, r)| r.as_ref().err().map(|e| format!("{}: {e}", a.store.join(f).display()))).collect();
+
+    let layouts: serde_json::Map<String, serde_json::Value> = m
+        .layouts
+        .iter()
+        .map(|(name, l)| {
+            let adj = m.files[&l.adjacency].bytes;
+            let total = store.layout_bytes(name);
+            let per_edge = |b: u64| if m.arcs == 0 { 0.0 } else { b as f64 * 8.0 / m.arcs as f64 };
+            (
+                name.clone(),
+                json!({
+                    "encoding": l.encoding.name(),
+                    "bytes": total,
+                    "index_bytes": m.files[&l.index].bytes,
+                    "adjacency_bytes": adj,
+                    "weights_bytes": l.weights.as_ref().map(|w| m.files[w].bytes),
+                    "bits_per_edge": per_edge(adj),
+                    "bits_per_edge_with_index": per_edge(m.files[&l.index].bytes + adj),
+                }),
+            )
+        })
+        .collect();
+    if a.json {
+        let mut d = serde_json::to_value(&degrees)?;
+        d["out"]["top"] = json!(original_top(&degrees.out.top));
+        if let Some(i) = &degrees.r#in {
+            d["in"]["top"] = json!(original_top(&i.top));
+        }
+        let total: u64 = m.files.values().map(|f| f.bytes).sum();
+        let out = json!({
+            "store": a.store,
+            "vertices": m.vertices, "edges": m.edges, "arcs": m.arcs, "self_loops": m.self_loops,
+            "directed": m.directed, "weighted": m.weighted,
+            "id_map": m.id_map, "id_base": m.id_base,
+            "bytes": total,
+            "layouts": layouts,
+            "degrees": d,
+            "verify": verify.as_ref().map(|_| json!({"ok": bad.is_empty(), "errors": bad})),
+            "provenance": m.provenance,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        print_text(&a, &store, &degrees, &ids, &layouts);
+        if let Some(v) = &verify {
+            if bad.is_empty() {
+                println!("verify      all {} files match their checksums", v.len());
+            }
+        }
+    }
+    if !bad.is_empty() {
+        anyhow::bail!("{}", bad.join("; "));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_text(a: &Args, store: &Store, d: &DegreeSummary, ids: &IdMap, layouts: &serde_json::Map<String, serde_json::Value>) {
+    let m = store.manifest();
+    let g = crate::grouped;
+    println!("store       {}", a.store.display());
+    println!("vertices    {}", g(m.vertices));
+    println!(
+        "edges       {} {} ({} adjacency entries, {} self loops){}",
+        g(m.edges),
+        if m.directed { "directed" } else { "undirected" },
+        g(m.arcs),
+        g(m.self_loops),
+        if m.weighted { ", weighted" } else { "" }
+    );
+    let id_desc = match m.id_map.as_str() {
+        "identity" => format!("identity (original id = dense id + {})", m.id_base),
+        _ => format!("sorted (original ids {}..={})", ids.original(0), ids.original(m.vertices.saturating_sub(1))),
+    };
+    println!("id map      {id_desc}");
+    for (name, l) in layouts {
+        println!(
+            "layout {name:<4} {}: {} ({:.2} bits/edge adjacency, {:.2} with index)",
+            l["encoding"].as_str().unwrap(),
+            format_bytes(l["bytes"].as_u64().unwrap()),
+            l["bits_per_edge"].as_f64().unwrap(),
+            l["bits_per_edge_with_index"].as_f64().unwrap()
+        );
+    }
+    let show = |label: &str, s: &outcore_algorithms::degrees::DegreeStats| {
+        println!("{label:<11} min {} max {} mean {:.2}, {} with degree 0", g(s.min), g(s.max), s.mean, g(s.zero));
+        let top: Vec<String> = s.top.iter().map(|&(v, deg)| format!("{} ({})", ids.original(v), g(deg))).collect();
+        println!("{:<11} {}", format!("top {}", s.top.len()), top.join(", "));
+    };
+    show(if m.directed { "out-degree" } else { "degree" }, &d.out);
+    if let Some(i) = &d.r#in {
+        show("in-degree", i);
+    }
+}
