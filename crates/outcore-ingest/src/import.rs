@@ -298,7 +298,7 @@ fn run<E: EdgeRecord>(source: &EdgeSource, store: &mut StoreWriter, opts: &Impor
     progress.begin("relabel + write", records_in, false);
     let mut in_sorter: Option<ExternalSorter<E>> = None;
     if directed && opts.in_layout {
-        let memory = budget.available().saturating_sub(IO_OVERHEAD) / 2;
+        let memory = budget.available() / 2;
         in_sorter = Some(ExternalSorter::new(&dir, "in-edges", budget, memory, false)?);
     }
     let mut out = CsrWriter::new(store, "out", encoding, vertices, weighted)?;
@@ -402,7 +402,7 @@ fn run<E: EdgeRecord>(source: &EdgeSource, store: &mut StoreWriter, opts: &Impor
 /// join with the id file, and sort the result by (target, source): the
 /// next call relabels what were the targets.
 fn relabel_sources<E: EdgeRecord>(mut merged: Merged<E>, idmap: &Path, dir: &Path, budget: &Budget, name: &str) -> Result<Merged<WideEdge>> {
-    let memory = budget.available().saturating_sub(IO_OVERHEAD) / 2;
+    let memory = budget.available() / 2;
     let mut sorter = ExternalSorter::<WideEdge>::new(dir, name, budget, memory, false)?;
     let mut join = IdJoin::open(idmap)?;
     while let Some(r) = merged.next()? {

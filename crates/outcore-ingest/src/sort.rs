@@ -260,10 +260,11 @@ impl<R: SortRecord> Drop for ExternalSorter<R> {
     }
 }
 
-/// Reader chunk for `k` runs within what the budget has left: each run
-/// reader holds two chunks in its `SeqReader` and one in its window.
+/// Reader chunk for `k` runs within half of what the budget has left (the
+/// other half stays for whoever consumes the merge): each run reader holds
+/// two chunks in its `SeqReader`, one in its window, and slack.
 fn merge_chunk(budget: &Budget, k: usize) -> usize {
-    let per_run = budget.available() / (4 * k as u64).max(1);
+    let per_run = budget.available() / 2 / (4 * k as u64).max(1);
     (per_run.min(1 << 20) as usize / 4096 * 4096).max(0)
 }
 
@@ -279,7 +280,7 @@ fn reduce_runs<R: SortRecord>(mut runs: Vec<PathBuf>, budget: &Budget, dir: &Pat
             let charge = budget.reserve(&format!("merge readers ({name})"), (4 * chunk * runs.len()) as u64)?;
             return Ok((runs, chunk, charge));
         }
-        let fan_in = ((budget.available() / (4 * MIN_MERGE_CHUNK as u64)) as usize).max(2);
+        let fan_in = ((budget.available() / 2 / (4 * MIN_MERGE_CHUNK as u64)) as usize).max(2);
         if fan_in < 2 || budget.available() < 8 * MIN_MERGE_CHUNK as u64 {
             return Err(budget.reserve("two merge readers", 8 * MIN_MERGE_CHUNK as u64).unwrap_err().into());
         }

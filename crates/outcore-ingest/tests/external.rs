@@ -1,0 +1,84 @@
+//! Import in external memory: a tiny budget that forces many sort runs
+//! (and, for sparse 64-bit ids, the join-based relabel) must give exactly
+//! the store that a large budget gives.
+
+mod common;
+
+use common::*;
+use outcore_ingest::{import_file, ImportOptions, NoProgress};
+
+fn import_with(input: &std::path::Path, opts: ImportOptions) -> (tempfile::TempDir, outcore_ingest::ImportReport) {
+    let dir = tempfile::tempdir().unwrap();
+    let r = import_file(input, &dir.path().join("store"), &opts, &NoProgress).unwrap();
+    (dir, r)
+}
+
+#[test]
+fn tiny_budget_gives_a_byte_identical_store() {
+    for (file, directed, layouts_in) in [("MIT8.edgelist", false, false), ("wiki-Vote.txt", true, true), ("CA-CondMat.txt", false, false)] {
+        let input = shared().join("real").join(file);
+        let base = ImportOptions { directed: Some(directed), in_layout: layouts_in, ..Default::default() };
+        let (big, rbig) = import_with(&input, ImportOptions { memory: 1 << 30, ..base.clone() });
+        let (small, rsmall) = import_with(&input, ImportOptions { memory: 24 << 20, sort_buffer: Some(64 << 10), ..base });
+        assert_eq!(rbig.sort_runs, 0, "{file}: large budget sorts in memory");
+        assert!(rsmall.sort_runs >= 20, "{file}: only {} runs", rsmall.sort_runs);
+        let (a, b) = (store_files(&big.path().join("store")), store_files(&small.path().join("store")));
+        assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+        for (name, bytes) in &a {
+            assert!(bytes == &b[name], "{file}: {name} differs between budgets");
+        }
+    }
+}
+
+/// Ids spread over 2^60 cannot use the rank bitmap: import falls back to
+/// the external id sort and relabels by joins, with wide sort records.
+#[test]
+fn sparse_64bit_ids_use_the_external_relabel() {
+    let src = shared().join("real/p2p-Gnutella05.txt");
+    let plain = read_edge_list(&src, true, false);
+    let spread = |id: u64| id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 4;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("sparse.el");
+    let mut text = String::new();
+    let mut want = Expected::new();
+    for &(u, v) in plain.arcs.keys() {
+        text += &format!("{} {}\n", spread(u), spread(v));
+        want.add(spread(u), spread(v), 1.0, true);
+    }
+    std::fs::write(&file, text).unwrap();
+    for (memory, sort_buffer) in [(1u64 << 30, None), (24 << 20, Some(32 << 10))] {
+        let out = dir.path().join(format!("s{memory}"));
+        let r = import_file(&file, &out, &ImportOptions { memory, sort_buffer, in_layout: true, ..Default::default() }, &NoProgress).unwrap();
+        let got = dump_store(&out);
+        assert_eq!(got.vertices, want.vertices);
+        assert!(got.arcs == want.arcs, "adjacency differs at memory {memory}");
+        let m = outcore_store::Store::open(&out).unwrap().manifest().clone();
+        assert_eq!(m.id_map, "sorted");
+        if sort_buffer.is_some() {
+            assert!(r.sort_runs > 10, "{r:?}");
+        }
+        // in-layout is the exact transpose
+        let store = outcore_store::Store::open(&out).unwrap();
+        let mut scan = store.layout("in").unwrap().scan().unwrap();
+        let mut transposed = 0;
+        let ids = store.id_map(&outcore_io::Budget::unlimited()).unwrap();
+        while let Some((v, nbrs, _)) = scan.next_list().unwrap() {
+            for &s in nbrs {
+                assert!(want.arcs.contains_key(&(ids.original(s), ids.original(v))));
+                transposed += 1;
+            }
+        }
+        assert_eq!(transposed, want.arcs.len());
+    }
+}
+
+#[test]
+fn budget_too_small_is_refused_with_the_minimum() {
+    let input = shared().join("real/power.graph");
+    let dir = tempfile::tempdir().unwrap();
+    let err = import_file(&input, &dir.path().join("s"), &ImportOptions { memory: 4 << 20, ..Default::default() }, &NoProgress).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("memory budget") && msg.contains("use --memory"), "{msg}");
+    assert!(!dir.path().join("s").exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "staging left behind");
+}
