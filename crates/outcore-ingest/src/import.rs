@@ -99,6 +99,10 @@ pub struct ImportReport {
     pub spilled_bytes: u64,
     pub merge_passes: u64,
     pub seconds: f64,
+    /// Parsing, sorting and spilling runs.
+    pub parse_seconds: f64,
+    /// Merging runs, relabelling and writing the layouts.
+    pub write_seconds: f64,
     pub peak_budget_bytes: u64,
 }
 
@@ -273,6 +277,7 @@ fn run<E: EdgeRecord>(source: &EdgeSource, store: &mut StoreWriter, opts: &Impor
         input_edges: 0,
         loops_dropped: 0,
     };
+    let phase = Instant::now();
     let mut input_bytes = 0u64;
     source(&mut sink, &mut |pos, total, bytes| {
         progress.begin("parse + sort", total, bytes);
@@ -289,9 +294,11 @@ fn run<E: EdgeRecord>(source: &EdgeSource, store: &mut StoreWriter, opts: &Impor
     let records_in = sorter.stats.records_in;
 
     let dense = ids.finish(&dir.join("idmap"), budget)?;
+    let mut merged = sorter.finish()?;
+    let parse_seconds = phase.elapsed().as_secs_f64();
+    let phase = Instant::now();
     let vertices = dense.count();
     let encoding = opts.encoding.unwrap_or(Encoding::raw_for(vertices));
-    let mut merged = sorter.finish()?;
     let mut sort_stats = merged.stats.clone();
     let mut extra = Vec::new();
 
@@ -393,6 +400,8 @@ fn run<E: EdgeRecord>(source: &EdgeSource, store: &mut StoreWriter, opts: &Impor
         spilled_bytes: sort_stats.spilled_bytes,
         merge_passes: sort_stats.merge_passes,
         seconds: 0.0,
+        parse_seconds,
+        write_seconds: phase.elapsed().as_secs_f64(),
         peak_budget_bytes: 0,
     };
     Ok((manifest, report))

@@ -10,6 +10,7 @@ use rayon::slice::ParallelSliceMut;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
 /// A fixed-size record that can be sorted and stored delta-encoded.
@@ -23,6 +24,53 @@ pub trait SortRecord: Copy + Ord + Send + Sync + 'static {
     /// Records that describe the same edge (kept once when deduplicating:
     /// the first in sort order wins).
     fn same(&self, other: &Self) -> bool;
+    /// Whether [`SortRecord::sort`] needs a scratch buffer as large as the data.
+    const NEEDS_SCRATCH: bool = false;
+    /// Sort a run; `scratch` is empty unless `NEEDS_SCRATCH`.
+    fn sort(records: &mut [Self], _scratch: &mut Vec<Self>) {
+        records.par_sort_unstable();
+    }
+}
+
+/// LSD radix sort of u64 keys, one byte per pass; passes over bytes that
+/// are equal in every key (the high bytes of small ids) are skipped.
+pub fn radix_sort_u64(keys: &mut [u64], scratch: &mut Vec<u64>) {
+    let n = keys.len();
+    if n < 1 << 14 {
+        keys.sort_unstable();
+        return;
+    }
+    let mut hist = vec![[0usize; 256]; 8];
+    for &k in keys.iter() {
+        for (d, h) in hist.iter_mut().enumerate() {
+            h[((k >> (8 * d)) & 0xff) as usize] += 1;
+        }
+    }
+    scratch.clear();
+    scratch.resize(n, 0);
+    let mut in_scratch = false;
+    for (d, h) in hist.iter().enumerate() {
+        if h.iter().any(|&c| c == n) {
+            continue;
+        }
+        let mut offsets = [0usize; 256];
+        let mut sum = 0;
+        for b in 0..256 {
+            offsets[b] = sum;
+            sum += h[b];
+        }
+        let (from, to): (&[u64], &mut [u64]) = if in_scratch { (&scratch[..], &mut keys[..]) } else { (&keys[..], &mut scratch[..]) };
+        let shift = 8 * d;
+        for &k in from {
+            let b = ((k >> shift) & 0xff) as usize;
+            to[offsets[b]] = k;
+            offsets[b] += 1;
+        }
+        in_scratch = !in_scratch;
+    }
+    if in_scratch {
+        keys.copy_from_slice(scratch);
+    }
 }
 
 #[inline]
@@ -51,6 +99,7 @@ pub fn get_varint(bytes: &[u8], pos: &mut usize) -> u64 {
 
 /// A u64 key: a packed edge `source << 32 | target` or a plain id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(transparent)]
 pub struct Key64(pub u64);
 
 impl SortRecord for Key64 {
@@ -67,6 +116,18 @@ impl SortRecord for Key64 {
     #[inline]
     fn same(&self, other: &Self) -> bool {
         self.0 == other.0
+    }
+    const NEEDS_SCRATCH: bool = true;
+    fn sort(records: &mut [Self], scratch: &mut Vec<Self>) {
+        // Key64 is repr(transparent) over u64: sort the keys as integers.
+        let keys: &mut [u64] = unsafe { std::slice::from_raw_parts_mut(records.as_mut_ptr() as *mut u64, records.len()) };
+        let mut raw = {
+            let mut v = std::mem::ManuallyDrop::new(std::mem::take(scratch));
+            unsafe { Vec::from_raw_parts(v.as_mut_ptr() as *mut u64, v.len(), v.capacity()) }
+        };
+        radix_sort_u64(keys, &mut raw);
+        let mut raw = std::mem::ManuallyDrop::new(raw);
+        *scratch = unsafe { Vec::from_raw_parts(raw.as_mut_ptr() as *mut Key64, raw.len(), raw.capacity()) };
     }
 }
 
@@ -132,8 +193,8 @@ pub struct SortStats {
     pub merge_passes: u64,
 }
 
-fn sort_run<R: SortRecord>(buf: &mut Vec<R>, dedup: bool) {
-    buf.par_sort_unstable();
+fn sort_run<R: SortRecord>(buf: &mut Vec<R>, scratch: &mut Vec<R>, dedup: bool) {
+    R::sort(buf, scratch);
     if dedup {
         buf.dedup_by(|b, a| a.same(b));
     }
@@ -155,7 +216,8 @@ fn write_run<R: SortRecord>(path: &Path, records: &[R]) -> Result<u64> {
     Ok(w.finish()?.bytes)
 }
 
-type SpillHandle = JoinHandle<Result<u64>>;
+/// A spill in flight returns its buffers for reuse, and the run's size.
+type SpillHandle<R> = JoinHandle<Result<(Vec<R>, Vec<R>, u64)>>;
 
 pub struct ExternalSorter<R: SortRecord> {
     dir: PathBuf,
@@ -163,28 +225,32 @@ pub struct ExternalSorter<R: SortRecord> {
     budget: Budget,
     _charge: Reservation,
     buf: Vec<R>,
+    /// The second buffer and the radix scratch, while no spill holds them.
+    spare: Option<(Vec<R>, Vec<R>)>,
     capacity: usize,
     dedup: bool,
     runs: Vec<PathBuf>,
-    spill: Option<SpillHandle>,
+    spill: Option<SpillHandle<R>>,
     pub stats: SortStats,
 }
 
 impl<R: SortRecord> ExternalSorter<R> {
-    /// A sorter whose two buffers take `memory` bytes of `budget`; runs go
-    /// to `dir` as `<name>-<n>.run`.
+    /// A sorter whose buffers (two, plus a scratch for radix-sorted
+    /// records) take `memory` bytes of `budget`; runs go to `dir` as
+    /// `<name>-<n>.run`.
     pub fn new(dir: &Path, name: &str, budget: &Budget, memory: u64, dedup: bool) -> Result<Self> {
         let size = std::mem::size_of::<R>() as u64;
-        let minimum = 2 * 1024 * size;
-        let memory = memory.max(minimum);
+        let buffers = 2 + R::NEEDS_SCRATCH as u64;
+        let memory = memory.max(buffers * 1024 * size);
         let charge = budget.reserve(&format!("sort buffers ({name})"), memory)?;
-        let capacity = (memory / (2 * size)) as usize;
+        let capacity = (memory / (buffers * size)) as usize;
         Ok(ExternalSorter {
             dir: dir.to_path_buf(),
             name: name.to_string(),
             budget: budget.clone(),
             _charge: charge,
             buf: Vec::with_capacity(capacity.min(1 << 20)),
+            spare: Some((Vec::new(), Vec::new())),
             capacity,
             dedup,
             runs: Vec::new(),
@@ -205,22 +271,29 @@ impl<R: SortRecord> ExternalSorter<R> {
 
     fn wait_spill(&mut self) -> Result<()> {
         if let Some(h) = self.spill.take() {
-            let bytes = h.join().map_err(|_| IngestError::Usage("sort thread panicked".into()))??;
+            let (buf, scratch, bytes) = h.join().map_err(|_| IngestError::Usage("sort thread panicked".into()))??;
             self.stats.spilled_bytes += bytes;
+            self.spare = Some((buf, scratch));
         }
         Ok(())
     }
 
     fn spill(&mut self) -> Result<()> {
         self.wait_spill()?;
-        let mut full = std::mem::replace(&mut self.buf, Vec::with_capacity(self.capacity));
+        let (mut next, mut scratch) = self.spare.take().expect("spare buffers");
+        next.clear();
+        if next.capacity() < self.capacity {
+            next.reserve_exact(self.capacity - next.capacity());
+        }
+        let mut full = std::mem::replace(&mut self.buf, next);
         let path = self.dir.join(format!("{}-{}.run", self.name, self.runs.len()));
         self.runs.push(path.clone());
         self.stats.runs += 1;
         let dedup = self.dedup;
         self.spill = Some(std::thread::spawn(move || {
-            sort_run(&mut full, dedup);
-            write_run(&path, &full)
+            sort_run(&mut full, &mut scratch, dedup);
+            let bytes = write_run(&path, &full)?;
+            Ok((full, scratch, bytes))
         }));
         Ok(())
     }
@@ -229,7 +302,9 @@ impl<R: SortRecord> ExternalSorter<R> {
     pub fn finish(mut self) -> Result<Merged<R>> {
         if self.runs.is_empty() {
             let mut buf = std::mem::take(&mut self.buf);
-            sort_run(&mut buf, self.dedup);
+            let (_, mut scratch) = self.spare.take().unwrap();
+            sort_run(&mut buf, &mut scratch, self.dedup);
+            drop(scratch);
             let charge = self.budget.reserve(&format!("sorted records ({})", self.name), (buf.capacity() * std::mem::size_of::<R>()) as u64);
             let stats = self.stats.clone();
             drop(self);
@@ -240,6 +315,7 @@ impl<R: SortRecord> ExternalSorter<R> {
         }
         self.wait_spill()?;
         self.buf = Vec::new();
+        self.spare = None;
         let runs = std::mem::take(&mut self.runs);
         let (budget, dir, name, dedup) = (self.budget.clone(), self.dir.clone(), self.name.clone(), self.dedup);
         let mut stats = self.stats.clone();
@@ -247,7 +323,7 @@ impl<R: SortRecord> ExternalSorter<R> {
         let (runs, chunk, charge) = reduce_runs::<R>(runs, &budget, &dir, &name, dedup, &mut stats)?;
         stats.merge_passes += 1;
         let merger = RunMerger::open(&runs, chunk, charge)?;
-        Ok(Merged { source: Source::Runs(merger), last: None, dedup, stats })
+        Ok(Merged::piped(merger, dedup, stats))
     }
 }
 
@@ -294,7 +370,7 @@ fn reduce_runs<R: SortRecord>(mut runs: Vec<PathBuf>, budget: &Budget, dir: &Pat
             }
             let charge = budget.reserve("merge readers", (4 * MIN_MERGE_CHUNK * group.len()) as u64)?;
             let merger = RunMerger::<R>::open(group, MIN_MERGE_CHUNK, charge)?;
-            let mut merged = Merged { source: Source::Runs(merger), last: None, dedup, stats: SortStats::default() };
+            let mut merged = Merged::piped(merger, dedup, SortStats::default());
             let path = dir.join(format!("{name}-m{generation}-{i}.run"));
             let mut w = SeqWriter::create(&path, MIN_MERGE_CHUNK * 4, u64::MAX)?;
             let mut out = Vec::with_capacity(MIN_MERGE_CHUNK * 4);
@@ -386,9 +462,14 @@ impl<R: SortRecord> RunMerger<R> {
     }
 }
 
+/// Records per block handed from the merge thread to the consumer.
+const PIPE_BLOCK: usize = 1 << 16;
+
 enum Source<R: SortRecord> {
     Memory(std::vec::IntoIter<R>, #[allow(dead_code)] Reservation),
-    Runs(RunMerger<R>),
+    /// A thread merges the runs (and deduplicates) into blocks, so merging
+    /// and whatever consumes the records run on separate cores.
+    Pipe { blocks: Receiver<Result<Vec<R>>>, recycle: SyncSender<Vec<R>>, block: Vec<R>, pos: usize, thread: Option<JoinHandle<()>> },
 }
 
 /// The sorted output of an [`ExternalSorter`].
@@ -400,12 +481,69 @@ pub struct Merged<R: SortRecord> {
 }
 
 impl<R: SortRecord> Merged<R> {
+    fn piped(mut merger: RunMerger<R>, dedup: bool, stats: SortStats) -> Self {
+        let (tx, rx) = sync_channel::<Result<Vec<R>>>(3);
+        let (recycle_tx, recycle_rx) = sync_channel::<Vec<R>>(4);
+        let thread = std::thread::spawn(move || {
+            let mut last: Option<R> = None;
+            loop {
+                let mut block = recycle_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(PIPE_BLOCK));
+                block.clear();
+                let mut done = false;
+                while block.len() < PIPE_BLOCK {
+                    match merger.next() {
+                        Ok(Some(r)) => {
+                            if dedup {
+                                if let Some(l) = &last {
+                                    if l.same(&r) {
+                                        continue;
+                                    }
+                                }
+                                last = Some(r);
+                            }
+                            block.push(r);
+                        }
+                        Ok(None) => {
+                            done = true;
+                            break;
+                        }
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                            return;
+                        }
+                    }
+                }
+                if !block.is_empty() && tx.send(Ok(block)).is_err() {
+                    return;
+                }
+                if done {
+                    return;
+                }
+            }
+        });
+        Merged { source: Source::Pipe { blocks: rx, recycle: recycle_tx, block: Vec::new(), pos: 0, thread: Some(thread) }, last: None, dedup: false, stats }
+    }
+
     #[inline]
     pub fn next(&mut self) -> Result<Option<R>> {
         loop {
             let r = match &mut self.source {
                 Source::Memory(it, _) => it.next(),
-                Source::Runs(m) => m.next()?,
+                Source::Pipe { blocks, recycle, block, pos, .. } => {
+                    if *pos == block.len() {
+                        match blocks.recv() {
+                            Ok(Ok(b)) => {
+                                let used = std::mem::replace(block, b);
+                                let _ = recycle.try_send(used);
+                                *pos = 0;
+                            }
+                            Ok(Err(e)) => return Err(e),
+                            Err(_) => return Ok(None),
+                        }
+                    }
+                    *pos += 1;
+                    Some(block[*pos - 1])
+                }
             };
             let Some(r) = r else { return Ok(None) };
             if self.dedup {
@@ -417,6 +555,18 @@ impl<R: SortRecord> Merged<R> {
                 self.last = Some(r);
             }
             return Ok(Some(r));
+        }
+    }
+}
+
+impl<R: SortRecord> Drop for Merged<R> {
+    fn drop(&mut self) {
+        if let Source::Pipe { blocks, thread, .. } = &mut self.source {
+            // Disconnect so the merge thread stops, then wait for it (it owns run files).
+            drop(std::mem::replace(blocks, sync_channel(0).1));
+            if let Some(t) = thread.take() {
+                let _ = t.join();
+            }
         }
     }
 }
@@ -455,6 +605,18 @@ mod tests {
         assert_eq!(out, expect);
         assert!(stats.runs > 50, "{stats:?}");
         assert!(stats.merge_passes >= 2, "{stats:?}");
+    }
+
+    #[test]
+    fn radix_sort_matches_std_sort() {
+        for (n, mask) in [(100_000usize, u64::MAX), (70_000, 0xffff_0000_ffff), (50_000, 0xff00), (20_000, 0)] {
+            let mut keys: Vec<u64> = (0..n as u64).map(|i| crate::generate::hash64(i) & mask).collect();
+            let mut want = keys.clone();
+            want.sort_unstable();
+            let mut scratch = Vec::new();
+            radix_sort_u64(&mut keys, &mut scratch);
+            assert_eq!(keys, want, "n={n} mask={mask:x}");
+        }
     }
 
     proptest! {
