@@ -6,10 +6,13 @@
 //! Only when the id range is too sparse for the bitmap does the importer
 //! fall back to two extra sorts (relabel targets, then sources, by joins).
 
+use crate::bucket::BucketSorter;
 use crate::error::{IngestError, Result};
 use crate::formats::{self, Declared, EdgeSink, Format, ParseOptions, SinkError, SinkResult};
 use crate::ids::{DenseIds, IdCollector, IdJoin};
-use crate::sort::{weight_from_key, weight_key, ExternalSorter, Key64, Merged, SortRecord, WideEdge};
+use crate::sort::{
+    weight_from_key, weight_key, ExternalSorter, Key64, Merged, SortRecord, WideEdge,
+};
 use outcore_io::Budget;
 use outcore_store::{CsrWriter, Encoding, Manifest, StoreWriter, FORMAT_NAME, FORMAT_VERSION};
 use std::collections::BTreeMap;
@@ -96,6 +99,8 @@ pub struct ImportReport {
     pub self_loops_dropped: u64,
     pub duplicates_removed: u64,
     pub sort_runs: u64,
+    /// Source-range buckets of the bucketed path (0 when runs were sorted).
+    pub buckets: u64,
     pub spilled_bytes: u64,
     pub merge_passes: u64,
     pub seconds: f64,
@@ -108,10 +113,16 @@ pub struct ImportReport {
 
 /// A producer of edges: a parser or a generator. Called again if the
 /// import restarts with wide records.
-pub type EdgeSource<'a> = dyn Fn(&mut dyn EdgeSink, &mut dyn FnMut(Arc<AtomicU64>, u64, bool)) -> Result<()> + 'a;
+pub type EdgeSource<'a> =
+    dyn Fn(&mut dyn EdgeSink, &mut dyn FnMut(Arc<AtomicU64>, u64, bool)) -> Result<()> + 'a;
 
 /// Import a file.
-pub fn import_file(input: &Path, target: &Path, opts: &ImportOptions, progress: &dyn Progress) -> Result<ImportReport> {
+pub fn import_file(
+    input: &Path,
+    target: &Path,
+    opts: &ImportOptions,
+    progress: &dyn Progress,
+) -> Result<ImportReport> {
     if !input.exists() {
         return Err(IngestError::file(input, "no such file"));
     }
@@ -119,8 +130,12 @@ pub fn import_file(input: &Path, target: &Path, opts: &ImportOptions, progress: 
         Some(f) => f,
         None => return Err(IngestError::file(input, "cannot tell the format from the file name; pass --format (text, el, wel, mtx, metis, graphalytics, bin32, bin64)")),
     };
-    let parse_opts = ParseOptions { weighted: opts.weighted };
-    let source = |sink: &mut dyn EdgeSink, p: &mut dyn FnMut(Arc<AtomicU64>, u64, bool)| formats::parse(input, format, &parse_opts, sink, p);
+    let parse_opts = ParseOptions {
+        weighted: opts.weighted,
+    };
+    let source = |sink: &mut dyn EdgeSink, p: &mut dyn FnMut(Arc<AtomicU64>, u64, bool)| {
+        formats::parse(input, format, &parse_opts, sink, p)
+    };
     let mut provenance = BTreeMap::new();
     provenance.insert("input".into(), input.display().to_string());
     provenance.insert("format".into(), format.name().into());
@@ -128,7 +143,13 @@ pub fn import_file(input: &Path, target: &Path, opts: &ImportOptions, progress: 
 }
 
 /// Import from any edge source (parsers and generators).
-pub fn import_from(source: &EdgeSource, target: &Path, opts: &ImportOptions, provenance: BTreeMap<String, String>, progress: &dyn Progress) -> Result<ImportReport> {
+pub fn import_from(
+    source: &EdgeSource,
+    target: &Path,
+    opts: &ImportOptions,
+    provenance: BTreeMap<String, String>,
+    progress: &dyn Progress,
+) -> Result<ImportReport> {
     let start = Instant::now();
     let mut store = StoreWriter::create(target, opts.force)?;
     let budget = Budget::new(opts.memory);
@@ -136,7 +157,9 @@ pub fn import_from(source: &EdgeSource, target: &Path, opts: &ImportOptions, pro
     let narrow = !opts.weighted;
     let result = if narrow {
         match run::<Key64>(source, &mut store, opts, &budget, progress) {
-            Err(IngestError::NeedWide) => run::<WideEdge>(source, &mut store, opts, &budget, progress),
+            Err(IngestError::NeedWide) => {
+                run::<WideEdge>(source, &mut store, opts, &budget, progress)
+            }
             r => r,
         }
     } else {
@@ -146,8 +169,13 @@ pub fn import_from(source: &EdgeSource, target: &Path, opts: &ImportOptions, pro
     for (k, v) in provenance {
         manifest.provenance.insert(k, v);
     }
-    manifest.provenance.insert("dedup".into(), opts.dedup.to_string());
-    manifest.provenance.insert("self_loops".into(), format!("{:?}", opts.self_loops).to_lowercase());
+    manifest
+        .provenance
+        .insert("dedup".into(), opts.dedup.to_string());
+    manifest.provenance.insert(
+        "self_loops".into(),
+        format!("{:?}", opts.self_loops).to_lowercase(),
+    );
     report.store = store.commit(manifest)?;
     report.seconds = start.elapsed().as_secs_f64();
     report.peak_budget_bytes = budget.peak();
@@ -177,7 +205,11 @@ impl EdgeRecord for Key64 {
 impl EdgeRecord for WideEdge {
     #[inline]
     fn pack(source: u64, target: u64, weight: u32) -> Option<Self> {
-        Some(WideEdge { source, target, weight })
+        Some(WideEdge {
+            source,
+            target,
+            weight,
+        })
     }
     #[inline]
     fn unpack(&self) -> (u64, u64, u32) {
@@ -192,6 +224,8 @@ struct ImportSink<'a, E: EdgeRecord> {
     progress: &'a dyn Progress,
     input_position: Arc<Mutex<Option<Arc<AtomicU64>>>>,
     sorter: Option<ExternalSorter<E>>,
+    /// Used instead of `sorter` when the vertex range is declared.
+    buckets: Option<BucketSorter>,
     ids: Option<IdCollector>,
     directed: bool,
     weighted: bool,
@@ -203,8 +237,16 @@ struct ImportSink<'a, E: EdgeRecord> {
 impl<E: EdgeRecord> EdgeSink for ImportSink<'_, E> {
     fn declare(&mut self, d: &Declared) -> SinkResult {
         self.directed = match (self.opts.directed, d.directed) {
-            (Some(true), Some(false)) => return Err(SinkError::Reject("this input is undirected by definition; --directed cannot apply".into())),
-            (Some(false), Some(true)) => return Err(SinkError::Reject("this input declares a directed graph; --undirected conflicts with it".into())),
+            (Some(true), Some(false)) => {
+                return Err(SinkError::Reject(
+                    "this input is undirected by definition; --directed cannot apply".into(),
+                ))
+            }
+            (Some(false), Some(true)) => {
+                return Err(SinkError::Reject(
+                    "this input declares a directed graph; --undirected conflicts with it".into(),
+                ))
+            }
             (Some(x), _) | (None, Some(x)) => x,
             (None, None) => true,
         };
@@ -218,14 +260,46 @@ impl<E: EdgeRecord> EdgeSink for ImportSink<'_, E> {
             (None, Some(n)) if !d.vertex_list => IdCollector::Range { first: 0, count: n },
             _ => IdCollector::bitmap(self.budget.available() / 4),
         };
+        let bucketed = match &ids {
+            IdCollector::Range { count, .. } => {
+                !self.weighted
+                    && *count <= 1 << 32
+                    && self.opts.dedup
+                    && self.opts.sort_buffer.is_none()
+            }
+            _ => false,
+        };
+        if bucketed {
+            let IdCollector::Range { count, .. } = ids else {
+                unreachable!()
+            };
+            let guess = d.edges_hint.unwrap_or(count * 8) * if self.directed { 1 } else { 2 };
+            self.buckets = Some(BucketSorter::new(
+                &self.dir,
+                "edges",
+                count,
+                guess,
+                self.budget,
+            )?);
+        } else {
+            let memory = self.opts.sort_buffer.unwrap_or(self.budget.available() / 2);
+            self.sorter = Some(ExternalSorter::new(
+                &self.dir,
+                "edges",
+                self.budget,
+                memory,
+                self.opts.dedup,
+            )?);
+        }
         self.ids = Some(ids);
-        let memory = self.opts.sort_buffer.unwrap_or(self.budget.available() / 2);
-        self.sorter = Some(ExternalSorter::new(&self.dir, "edges", self.budget, memory, self.opts.dedup)?);
         Ok(())
     }
 
     fn vertex(&mut self, id: u64) -> SinkResult {
-        self.ids.as_mut().unwrap().observe(id, self.budget, &self.dir)
+        self.ids
+            .as_mut()
+            .unwrap()
+            .observe(id, self.budget, &self.dir)
     }
 
     fn vertices_done(&mut self) -> SinkResult {
@@ -250,6 +324,17 @@ impl<E: EdgeRecord> EdgeSink for ImportSink<'_, E> {
             self.loops_dropped += 1;
             return Ok(());
         }
+        if let Some(b) = &mut self.buckets {
+            let IdCollector::Range { first, .. } = ids else {
+                unreachable!()
+            };
+            let (s, t) = (s - *first, t - *first);
+            b.push(s, t)?;
+            if !self.directed && s != t {
+                b.push(t, s)?;
+            }
+            return Ok(());
+        }
         let wk = weight_key(w);
         let sorter = self.sorter.as_mut().unwrap();
         sorter.push(E::pack(s, t, wk).ok_or(SinkError::Abort(IngestError::NeedWide))?)?;
@@ -260,7 +345,13 @@ impl<E: EdgeRecord> EdgeSink for ImportSink<'_, E> {
     }
 }
 
-fn run<E: EdgeRecord>(source: &EdgeSource, store: &mut StoreWriter, opts: &ImportOptions, budget: &Budget, progress: &dyn Progress) -> Result<(Manifest, ImportReport)> {
+fn run<E: EdgeRecord>(
+    source: &EdgeSource,
+    store: &mut StoreWriter,
+    opts: &ImportOptions,
+    budget: &Budget,
+    progress: &dyn Progress,
+) -> Result<(Manifest, ImportReport)> {
     let dir = store.staging_dir().to_path_buf();
     let position = Arc::new(Mutex::new(None));
     let mut sink = ImportSink::<E> {
@@ -270,6 +361,7 @@ fn run<E: EdgeRecord>(source: &EdgeSource, store: &mut StoreWriter, opts: &Impor
         progress,
         input_position: position.clone(),
         sorter: None,
+        buckets: None,
         ids: None,
         directed: true,
         weighted: false,
@@ -287,6 +379,27 @@ fn run<E: EdgeRecord>(source: &EdgeSource, store: &mut StoreWriter, opts: &Impor
         *position.lock().unwrap() = Some(pos);
     })?;
     progress.end();
+    if let Some(buckets) = sink.buckets.take() {
+        let IdCollector::Range { first, count } = sink.ids.take().unwrap() else {
+            unreachable!()
+        };
+        let parse_seconds = phase.elapsed().as_secs_f64();
+        return write_bucketed(
+            buckets,
+            store,
+            opts,
+            budget,
+            progress,
+            (first, count),
+            sink.directed,
+            (
+                input_bytes,
+                sink.input_edges,
+                sink.loops_dropped,
+                parse_seconds,
+            ),
+        );
+    }
     let (Some(sorter), Some(ids)) = (sink.sorter.take(), sink.ids.take()) else {
         return Err(IngestError::Usage("input declared no graph".into()));
     };
@@ -306,7 +419,9 @@ fn run<E: EdgeRecord>(source: &EdgeSource, store: &mut StoreWriter, opts: &Impor
     let mut in_sorter: Option<ExternalSorter<E>> = None;
     if directed && opts.in_layout {
         let memory = budget.available() / 2;
-        in_sorter = Some(ExternalSorter::new(&dir, "in-edges", budget, memory, false)?);
+        in_sorter = Some(ExternalSorter::new(
+            &dir, "in-edges", budget, memory, false,
+        )?);
     }
     let mut out = CsrWriter::new(store, "out", encoding, vertices, weighted)?;
     let mut self_loops = 0u64;
@@ -330,7 +445,9 @@ fn run<E: EdgeRecord>(source: &EdgeSource, store: &mut StoreWriter, opts: &Impor
         }
         drop(merged);
     } else {
-        let DenseIds::External { path, .. } = &dense else { unreachable!() };
+        let DenseIds::External { path, .. } = &dense else {
+            unreachable!()
+        };
         let by_target = relabel_sources(merged, path, &dir, budget, "relabel-1")?;
         extra.push(by_target.stats.clone());
         let mut by_source = relabel_sources(by_target, path, &dir, budget, "relabel-2")?;
@@ -367,9 +484,57 @@ fn run<E: EdgeRecord>(source: &EdgeSource, store: &mut StoreWriter, opts: &Impor
         sort_stats.spilled_bytes += s.spilled_bytes;
         sort_stats.merge_passes += s.merge_passes;
     }
-    let edges = if directed { arcs } else { (arcs - self_loops) / 2 + self_loops };
+    let mut layouts_done = layouts;
     let pushed = records_in;
-    let manifest = Manifest {
+    let layouts = std::mem::take(&mut layouts_done);
+    let manifest = build_manifest(
+        vertices,
+        arcs,
+        self_loops,
+        directed,
+        weighted,
+        (id_map, id_base),
+        layouts,
+    );
+    let report = ImportReport {
+        store: PathBuf::new(),
+        vertices,
+        edges: manifest.edges,
+        arcs,
+        self_loops,
+        directed,
+        weighted,
+        input_bytes,
+        input_edges: sink.input_edges,
+        self_loops_dropped: sink.loops_dropped,
+        duplicates_removed: pushed - arcs,
+        sort_runs: sort_stats.runs,
+        buckets: 0,
+        spilled_bytes: sort_stats.spilled_bytes,
+        merge_passes: sort_stats.merge_passes,
+        seconds: 0.0,
+        parse_seconds,
+        write_seconds: phase.elapsed().as_secs_f64(),
+        peak_budget_bytes: 0,
+    };
+    Ok((manifest, report))
+}
+
+fn build_manifest(
+    vertices: u64,
+    arcs: u64,
+    self_loops: u64,
+    directed: bool,
+    weighted: bool,
+    (id_map, id_base): (&str, u64),
+    layouts: BTreeMap<String, outcore_store::LayoutRecord>,
+) -> Manifest {
+    let edges = if directed {
+        arcs
+    } else {
+        (arcs - self_loops) / 2 + self_loops
+    };
+    Manifest {
         format: FORMAT_NAME.into(),
         version: FORMAT_VERSION,
         vertices,
@@ -383,22 +548,88 @@ fn run<E: EdgeRecord>(source: &EdgeSource, store: &mut StoreWriter, opts: &Impor
         layouts,
         files: BTreeMap::new(),
         provenance: BTreeMap::new(),
-    };
-    let report = ImportReport {
-        store: PathBuf::new(),
+    }
+}
+
+/// The bucketed path: ids are `first..first+count`, records unweighted.
+#[allow(clippy::too_many_arguments)]
+fn write_bucketed(
+    buckets: BucketSorter,
+    store: &mut StoreWriter,
+    opts: &ImportOptions,
+    budget: &Budget,
+    progress: &dyn Progress,
+    (first, vertices): (u64, u64),
+    directed: bool,
+    (input_bytes, input_edges, loops_dropped, parse_seconds): (u64, u64, u64, f64),
+) -> Result<(Manifest, ImportReport)> {
+    let phase = Instant::now();
+    let encoding = opts.encoding.unwrap_or(Encoding::raw_for(vertices));
+    let records = buckets.records();
+    let bucket_count = buckets_count(&buckets);
+    let dir = store.staging_dir().to_path_buf();
+    let mut in_buckets = None;
+    let mut out = CsrWriter::new(store, "out", encoding, vertices, false)?;
+    let (mut arcs, mut self_loops) = (0u64, 0u64);
+    progress.begin("sort + write", records, false);
+    let mut in_created = false;
+    buckets.finish(opts.dedup, |s, list| {
+        if directed && opts.in_layout && !in_created {
+            // created after pass 1 released its buffers
+            in_buckets = Some(BucketSorter::new(
+                &dir, "in-edges", vertices, records, budget,
+            )?);
+            in_created = true;
+        }
+        out.push_list(s, list)?;
+        arcs += list.len() as u64;
+        self_loops += list.binary_search(&s).is_ok() as u64;
+        if let Some(ib) = &mut in_buckets {
+            for &t in list {
+                ib.push(t, s)?;
+            }
+        }
+        if arcs & 0xfffff < list.len() as u64 {
+            progress.set(arcs);
+        }
+        Ok(())
+    })?;
+    let (out_record, _) = out.finish(store)?;
+    progress.end();
+    let mut layouts = BTreeMap::new();
+    layouts.insert("out".to_string(), out_record);
+    if directed && opts.in_layout {
+        let mut w = CsrWriter::new(store, "in", encoding, vertices, false)?;
+        if let Some(ib) = in_buckets {
+            ib.finish(false, |t, list| Ok(w.push_list(t, list)?))?;
+        }
+        layouts.insert("in".to_string(), w.finish(store)?.0);
+    }
+    let manifest = build_manifest(
         vertices,
-        edges,
         arcs,
         self_loops,
         directed,
-        weighted,
+        false,
+        ("identity", first),
+        layouts,
+    );
+    let report = ImportReport {
+        store: PathBuf::new(),
+        vertices,
+        edges: manifest.edges,
+        arcs,
+        self_loops,
+        directed,
+        weighted: false,
         input_bytes,
-        input_edges: sink.input_edges,
-        self_loops_dropped: sink.loops_dropped,
-        duplicates_removed: pushed - arcs,
-        sort_runs: sort_stats.runs,
-        spilled_bytes: sort_stats.spilled_bytes,
-        merge_passes: sort_stats.merge_passes,
+        input_edges,
+        self_loops_dropped: loops_dropped,
+        duplicates_removed: records - arcs,
+        sort_runs: 0,
+        buckets: bucket_count,
+        spilled_bytes: records * 8,
+        merge_passes: 0,
         seconds: 0.0,
         parse_seconds,
         write_seconds: phase.elapsed().as_secs_f64(),
@@ -407,18 +638,31 @@ fn run<E: EdgeRecord>(source: &EdgeSource, store: &mut StoreWriter, opts: &Impor
     Ok((manifest, report))
 }
 
+fn buckets_count(b: &BucketSorter) -> u64 {
+    b.bucket_count()
+}
+
 /// Relabel the sources of a stream sorted by source (original ids) by a
 /// join with the id file, and sort the result by (target, source): the
 /// next call relabels what were the targets.
-fn relabel_sources<E: EdgeRecord>(mut merged: Merged<E>, idmap: &Path, dir: &Path, budget: &Budget, name: &str) -> Result<Merged<WideEdge>> {
+fn relabel_sources<E: EdgeRecord>(
+    mut merged: Merged<E>,
+    idmap: &Path,
+    dir: &Path,
+    budget: &Budget,
+    name: &str,
+) -> Result<Merged<WideEdge>> {
     let memory = budget.available() / 2;
     let mut sorter = ExternalSorter::<WideEdge>::new(dir, name, budget, memory, false)?;
     let mut join = IdJoin::open(idmap)?;
     while let Some(r) = merged.next()? {
         let (s, t, w) = r.unpack();
-        sorter.push(WideEdge { source: t, target: join.rank_of(s)?, weight: w })?;
+        sorter.push(WideEdge {
+            source: t,
+            target: join.rank_of(s)?,
+            weight: w,
+        })?;
     }
     drop(merged);
     sorter.finish()
 }
-

@@ -6,6 +6,7 @@
 //! `store`, because import writes stores and the store layer must not
 //! depend on parsers. Nothing below it imports it.
 
+mod bucket;
 pub mod error;
 pub mod formats;
 pub mod generate;
@@ -16,4 +17,6 @@ pub mod sort;
 
 pub use error::IngestError;
 pub use formats::Format;
-pub use import::{import_file, import_from, ImportOptions, ImportReport, NoProgress, Progress, SelfLoops};
+pub use import::{
+    import_file, import_from, ImportOptions, ImportReport, NoProgress, Progress, SelfLoops,
+};

@@ -6,7 +6,7 @@
 //! hashing each block on the way. Both use O_DIRECT where the file system
 //! accepts it (tmpfs does not) and otherwise drop the pages they touched.
 
-use crate::{AlignedBuf, BlockHashes, BlockHasher, IoContext, IoError};
+use crate::{AlignedBuf, BlockHasher, BlockHashes, IoContext, IoError};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
@@ -18,7 +18,9 @@ use std::thread::JoinHandle;
 /// Alignment of offsets, lengths and buffers for O_DIRECT.
 pub const DIRECT_ALIGN: usize = 4096;
 
-fn open_maybe_direct(path: &Path, opts: &OpenOptions) -> io::Result<(File, bool)> {
+/// Open with `opts` plus O_DIRECT, or without it where the file system
+/// refuses it (tmpfs); the flag says which.
+pub fn open_maybe_direct(path: &Path, opts: &OpenOptions) -> io::Result<(File, bool)> {
     let mut direct = opts.clone();
     direct.custom_flags(libc::O_DIRECT);
     match direct.open(path) {
@@ -30,7 +32,12 @@ fn open_maybe_direct(path: &Path, opts: &OpenOptions) -> io::Result<(File, bool)
 
 fn drop_cached(file: &File, offset: u64, len: u64) {
     unsafe {
-        libc::posix_fadvise(file.as_raw_fd(), offset as i64, len as i64, libc::POSIX_FADV_DONTNEED);
+        libc::posix_fadvise(
+            file.as_raw_fd(),
+            offset as i64,
+            len as i64,
+            libc::POSIX_FADV_DONTNEED,
+        );
     }
 }
 
@@ -57,10 +64,15 @@ impl SeqReader {
         let chunk = chunk_bytes.max(DIRECT_ALIGN).div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN;
         let (fill_tx, fill_rx) = sync_channel(2);
         let (recycle_tx, recycle_rx) = sync_channel::<AlignedBuf>(2);
-        recycle_tx.send(AlignedBuf::new(chunk, DIRECT_ALIGN)).unwrap();
-        recycle_tx.send(AlignedBuf::new(chunk, DIRECT_ALIGN)).unwrap();
+        recycle_tx
+            .send(AlignedBuf::new(chunk, DIRECT_ALIGN))
+            .unwrap();
+        recycle_tx
+            .send(AlignedBuf::new(chunk, DIRECT_ALIGN))
+            .unwrap();
         let thread_path = path.to_path_buf();
-        let thread = std::thread::spawn(move || read_ahead(file, direct, thread_path, fill_tx, recycle_rx));
+        let thread =
+            std::thread::spawn(move || read_ahead(file, direct, thread_path, fill_tx, recycle_rx));
         Ok(SeqReader {
             path: path.to_path_buf(),
             len,
@@ -127,7 +139,13 @@ impl SeqReader {
     }
 }
 
-fn read_ahead(file: File, direct: bool, path: PathBuf, filled: SyncSender<Result<AlignedBuf, IoError>>, recycle: Receiver<AlignedBuf>) {
+fn read_ahead(
+    file: File,
+    direct: bool,
+    path: PathBuf,
+    filled: SyncSender<Result<AlignedBuf, IoError>>,
+    recycle: Receiver<AlignedBuf>,
+) {
     let mut offset = 0u64;
     while let Ok(mut buf) = recycle.recv() {
         let cap = buf.capacity();
@@ -148,7 +166,11 @@ fn read_ahead(file: File, direct: bool, path: PathBuf, filled: SyncSender<Result
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    let _ = filled.send(Err(IoError::new(&path, format!("read at byte {}", offset + n as u64), e)));
+                    let _ = filled.send(Err(IoError::new(
+                        &path,
+                        format!("read at byte {}", offset + n as u64),
+                        e,
+                    )));
                     return;
                 }
             }
@@ -167,9 +189,50 @@ fn read_ahead(file: File, direct: bool, path: PathBuf, filled: SyncSender<Result
     }
 }
 
+impl SeqReader {
+    /// Read a whole file of little-endian u64s, calling `f` on each.
+    pub fn for_each_u64(
+        path: &Path,
+        mut f: impl FnMut(u64) -> Result<(), IoError>,
+    ) -> Result<(), IoError> {
+        let mut reader = SeqReader::open(path, 1 << 20)?;
+        let mut carry = [0u8; 8];
+        let mut have = 0usize;
+        while let Some(mut chunk) = reader.next_chunk()? {
+            if have > 0 {
+                let take = (8 - have).min(chunk.len());
+                carry[have..have + take].copy_from_slice(&chunk[..take]);
+                have += take;
+                chunk = &chunk[take..];
+                if have < 8 {
+                    continue;
+                }
+                f(u64::from_le_bytes(carry))?;
+            }
+            let whole = chunk.len() / 8 * 8;
+            for x in chunk[..whole].chunks_exact(8) {
+                f(u64::from_le_bytes(x.try_into().unwrap()))?;
+            }
+            have = chunk.len() - whole;
+            carry[..have].copy_from_slice(&chunk[whole..]);
+        }
+        if have != 0 {
+            return Err(IoError::new(
+                path,
+                "read",
+                io::Error::other(format!("{have} trailing bytes after the last 8-byte value")),
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl Read for SeqReader {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        if !self.ensure_current().map_err(|e| io::Error::other(e.to_string()))? {
+        if !self
+            .ensure_current()
+            .map_err(|e| io::Error::other(e.to_string()))?
+        {
             return Ok(0);
         }
         let buf = self.current.as_ref().unwrap();
@@ -222,9 +285,13 @@ impl SeqWriter {
         let chunk = chunk_bytes.max(DIRECT_ALIGN).div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN;
         let (full_tx, full_rx) = sync_channel::<AlignedBuf>(1);
         let (empty_tx, empty_rx) = sync_channel(2);
-        empty_tx.send(Ok(AlignedBuf::new(chunk, DIRECT_ALIGN))).unwrap();
+        empty_tx
+            .send(Ok(AlignedBuf::new(chunk, DIRECT_ALIGN)))
+            .unwrap();
         let thread_path = path.to_path_buf();
-        let thread = std::thread::spawn(move || write_behind(file, direct, thread_path, block_bytes, full_rx, empty_tx));
+        let thread = std::thread::spawn(move || {
+            write_behind(file, direct, thread_path, block_bytes, full_rx, empty_tx)
+        });
         Ok(SeqWriter {
             path: path.to_path_buf(),
             chunk,
@@ -261,7 +328,11 @@ impl SeqWriter {
     fn thread_error(&mut self) -> IoError {
         match self.thread.take().map(|t| t.join()) {
             Some(Ok(Err(e))) => e,
-            _ => IoError::new(&self.path, "write", io::Error::other("writer thread stopped")),
+            _ => IoError::new(
+                &self.path,
+                "write",
+                io::Error::other("writer thread stopped"),
+            ),
         }
     }
 
@@ -283,18 +354,31 @@ impl SeqWriter {
 
     /// Write the tail, fsync, and return the size and checksums.
     pub fn finish(mut self) -> Result<WriteSummary, IoError> {
-        let tail = std::mem::replace(&mut self.current, AlignedBuf::new(DIRECT_ALIGN, DIRECT_ALIGN));
+        let tail = std::mem::replace(
+            &mut self.current,
+            AlignedBuf::new(DIRECT_ALIGN, DIRECT_ALIGN),
+        );
         if !tail.is_empty() && self.full.as_ref().unwrap().send(tail).is_err() {
             return Err(self.thread_error());
         }
         self.full = None;
         let (file, _direct, hasher, bytes) = match self.thread.take().unwrap().join() {
             Ok(r) => r?,
-            Err(_) => return Err(IoError::new(&self.path, "write", io::Error::other("writer thread panicked"))),
+            Err(_) => {
+                return Err(IoError::new(
+                    &self.path,
+                    "write",
+                    io::Error::other("writer thread panicked"),
+                ))
+            }
         };
         file.set_len(bytes).ctx(&self.path, "truncate")?;
         file.sync_all().ctx(&self.path, "fsync")?;
-        Ok(WriteSummary { path: self.path.clone(), bytes, hashes: hasher.finish() })
+        Ok(WriteSummary {
+            path: self.path.clone(),
+            bytes,
+            hashes: hasher.finish(),
+        })
     }
 }
 
@@ -312,7 +396,11 @@ fn write_behind(
         let len = buf.len();
         hasher.update(&buf);
         // O_DIRECT needs whole aligned blocks: pad the tail, truncate later.
-        let write_len = if direct { len.div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN } else { len };
+        let write_len = if direct {
+            len.div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN
+        } else {
+            len
+        };
         if write_len > len {
             buf.set_len(write_len);
             buf[len..].fill(0);
@@ -322,16 +410,31 @@ fn write_behind(
             match file.write_at(&buf[done..write_len], offset + done as u64) {
                 Ok(0) => {
                     let e = io::Error::from_raw_os_error(libc::ENOSPC);
-                    return Err(IoError::new(&path, format!("write at byte {}", offset + done as u64), e));
+                    return Err(IoError::new(
+                        &path,
+                        format!("write at byte {}", offset + done as u64),
+                        e,
+                    ));
                 }
                 Ok(k) => done += k,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(IoError::new(&path, format!("write at byte {}", offset + done as u64), e)),
+                Err(e) => {
+                    return Err(IoError::new(
+                        &path,
+                        format!("write at byte {}", offset + done as u64),
+                        e,
+                    ))
+                }
             }
         }
         if !direct {
             unsafe {
-                libc::sync_file_range(file.as_raw_fd(), offset as i64, len as i64, libc::SYNC_FILE_RANGE_WRITE | libc::SYNC_FILE_RANGE_WAIT_AFTER);
+                libc::sync_file_range(
+                    file.as_raw_fd(),
+                    offset as i64,
+                    len as i64,
+                    libc::SYNC_FILE_RANGE_WRITE | libc::SYNC_FILE_RANGE_WAIT_AFTER,
+                );
             }
             drop_cached(&file, offset, len as u64);
         }
@@ -346,7 +449,8 @@ fn write_behind(
 
 impl Write for SeqWriter {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        self.write_bytes(data).map_err(|e| io::Error::other(e.to_string()))?;
+        self.write_bytes(data)
+            .map_err(|e| io::Error::other(e.to_string()))?;
         Ok(data.len())
     }
     fn flush(&mut self) -> io::Result<()> {
@@ -401,11 +505,19 @@ mod tests {
     fn empty_file_and_missing_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("empty");
-        SeqWriter::create(&path, 4096, 4096).unwrap().finish().unwrap();
+        SeqWriter::create(&path, 4096, 4096)
+            .unwrap()
+            .finish()
+            .unwrap();
         let mut r = SeqReader::open(&path, 4096).unwrap();
         assert!(r.next_chunk().unwrap().is_none());
-        let err = SeqReader::open(&dir.path().join("nope"), 4096).err().unwrap();
-        assert!(err.to_string().contains("nope: open: No such file"), "{err}");
+        let err = SeqReader::open(&dir.path().join("nope"), 4096)
+            .err()
+            .unwrap();
+        assert!(
+            err.to_string().contains("nope: open: No such file"),
+            "{err}"
+        );
     }
 
     #[test]

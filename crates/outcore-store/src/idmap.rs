@@ -14,27 +14,38 @@ pub enum IdMap {
 
 impl IdMap {
     /// Load the map of a store (8 bytes per vertex, charged to `budget`).
-    pub fn load(dir: &Path, kind: &str, base: u64, vertices: u64, budget: &Budget) -> Result<Self, StoreError> {
+    pub fn load(
+        dir: &Path,
+        kind: &str,
+        base: u64,
+        vertices: u64,
+        budget: &Budget,
+    ) -> Result<Self, StoreError> {
         match kind {
             "identity" => Ok(IdMap::Identity { vertices, base }),
             "sorted" => {
                 let charge = budget.reserve("id map", vertices * 8)?;
                 let path = dir.join("idmap");
-                let mut reader = SeqReader::open(&path, crate::STREAM_CHUNK_BYTES)?;
                 let mut ids = Vec::with_capacity(vertices as usize);
-                let mut carry = Vec::new();
-                while let Some(chunk) = reader.next_chunk()? {
-                    carry.extend_from_slice(chunk);
-                    let whole = carry.len() / 8 * 8;
-                    ids.extend(carry[..whole].chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())));
-                    carry.drain(..whole);
+                SeqReader::for_each_u64(&path, |id| {
+                    ids.push(id);
+                    Ok(())
+                })?;
+                if ids.len() as u64 != vertices {
+                    return Err(StoreError::invalid(
+                        &path,
+                        format!("holds {} ids, manifest says {vertices}", ids.len()),
+                    ));
                 }
-                if ids.len() as u64 != vertices || !carry.is_empty() {
-                    return Err(StoreError::invalid(&path, format!("holds {} ids, manifest says {vertices}", ids.len())));
-                }
-                Ok(IdMap::Sorted { ids, _charge: charge })
+                Ok(IdMap::Sorted {
+                    ids,
+                    _charge: charge,
+                })
             }
-            other => Err(StoreError::invalid(dir.join("manifest.json"), format!("unknown id_map kind '{other}'"))),
+            other => Err(StoreError::invalid(
+                dir.join("manifest.json"),
+                format!("unknown id_map kind '{other}'"),
+            )),
         }
     }
 
@@ -56,7 +67,9 @@ impl IdMap {
     /// Dense id of original id `id`, if the graph has that vertex.
     pub fn dense(&self, id: u64) -> Option<u64> {
         match self {
-            IdMap::Identity { vertices, base } => (id >= *base && id - base < *vertices).then(|| id - base),
+            IdMap::Identity { vertices, base } => {
+                (id >= *base && id - base < *vertices).then(|| id - base)
+            }
             IdMap::Sorted { ids, .. } => ids.binary_search(&id).ok().map(|i| i as u64),
         }
     }

@@ -47,7 +47,10 @@ impl Format {
     ];
 
     pub fn from_name(name: &str) -> Option<Format> {
-        Self::NAMES.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
+        Self::NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, f)| *f)
     }
     pub fn name(self) -> &'static str {
         Self::NAMES.iter().find(|(_, f)| *f == self).unwrap().0
@@ -56,7 +59,10 @@ impl Format {
     /// Guess from the file name; `.gz`/`.zst` suffixes are looked through.
     pub fn from_path(path: &Path) -> Option<Format> {
         let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
-        let name = name.strip_suffix(".gz").or_else(|| name.strip_suffix(".zst")).unwrap_or(&name);
+        let name = name
+            .strip_suffix(".gz")
+            .or_else(|| name.strip_suffix(".zst"))
+            .unwrap_or(&name);
         let ext = name.rsplit_once('.').map(|(_, e)| e)?;
         Some(match ext {
             "txt" | "tsv" | "csv" | "snap" | "edges" | "edgelist" => Format::Text,
@@ -83,6 +89,8 @@ pub struct Declared {
     pub vertex_range: Option<(u64, u64)>,
     /// Vertices are listed explicitly (`declare_vertex`) before the edges.
     pub vertex_list: bool,
+    /// About how many edges follow, if the format tells (sizes buffers).
+    pub edges_hint: Option<u64>,
 }
 
 /// Why the sink refused something.
@@ -120,7 +128,13 @@ pub struct ParseOptions {
 }
 
 /// Parse `path` as `format` into `sink`. `progress` counts input bytes read.
-pub fn parse(path: &Path, format: Format, opts: &ParseOptions, sink: &mut dyn EdgeSink, progress: &mut dyn FnMut(Arc<AtomicU64>, u64, bool)) -> Result<()> {
+pub fn parse(
+    path: &Path,
+    format: Format,
+    opts: &ParseOptions,
+    sink: &mut dyn EdgeSink,
+    progress: &mut dyn FnMut(Arc<AtomicU64>, u64, bool),
+) -> Result<()> {
     match format {
         Format::Text => text::parse(path, 2, opts.weighted, sink, progress),
         Format::El => text::parse(path, 2, opts.weighted, sink, progress),

@@ -7,12 +7,22 @@ use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-pub fn parse(path: &Path, min_cols: usize, weighted: bool, sink: &mut dyn EdgeSink, progress: &mut dyn FnMut(Arc<AtomicU64>, u64, bool)) -> Result<()> {
+pub fn parse(
+    path: &Path,
+    min_cols: usize,
+    weighted: bool,
+    sink: &mut dyn EdgeSink,
+    progress: &mut dyn FnMut(Arc<AtomicU64>, u64, bool),
+) -> Result<()> {
     let input = Input::open(path)?;
     progress(input.progress(), input.file_bytes, true);
     let mut lines = Lines::new(input);
     let mut buf = Vec::new();
-    sink.declare(&Declared { weighted, ..Default::default() }).map_err(|e| at_line(path, 0, e))?;
+    sink.declare(&Declared {
+        weighted,
+        ..Default::default()
+    })
+    .map_err(|e| at_line(path, 0, e))?;
     sink.vertices_done().map_err(|e| at_line(path, 0, e))?;
     let need = if weighted { 3 } else { min_cols };
     while lines.next_line(&mut buf)? {
@@ -25,7 +35,10 @@ pub fn parse(path: &Path, min_cols: usize, weighted: bool, sink: &mut dyn EdgeSi
             if line.iter().all(|c| c.is_ascii_whitespace()) {
                 continue;
             }
-            return Err(lines.err(format!("expected {need} columns (source target{}), found 1", if need == 3 { " weight" } else { "" })));
+            return Err(lines.err(format!(
+                "expected {need} columns (source target{}), found 1",
+                if need == 3 { " weight" } else { "" }
+            )));
         };
         let c = f.next();
         let source = parse_u64(a).map_err(|r| lines.err(r))?;
@@ -39,7 +52,8 @@ pub fn parse(path: &Path, min_cols: usize, weighted: bool, sink: &mut dyn EdgeSi
             1.0
         };
         let line_no = lines.line;
-        sink.edge(source, target, weight).map_err(|e| at_line(path, line_no, e))?;
+        sink.edge(source, target, weight)
+            .map_err(|e| at_line(path, line_no, e))?;
     }
     Ok(())
 }

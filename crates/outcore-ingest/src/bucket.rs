@@ -1,0 +1,427 @@
+//! Bucketed import for a declared vertex range (generators, `--num-vertices`,
+//! METIS, Matrix Market): edges are scattered by source range into bucket
+//! files (one sequential write), then each bucket is read back, counting-
+//! sorted by source and each neighbour list sorted on its own (one
+//! sequential read, linear work apart from the short per-list sorts). A
+//! bucket that turns out larger than memory is sorted by the run sorter.
+//!
+//! Records are packed `source << 32 | target` in dense ids, so this path
+//! serves unweighted graphs of at most 2^32 vertices.
+
+use crate::error::Result;
+use crate::sort::{ExternalSorter, Key64};
+use outcore_io::{
+    open_maybe_direct, AlignedBuf, Budget, IoContext, IoError, Reservation, SeqReader, DIRECT_ALIGN,
+};
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::thread::JoinHandle;
+
+struct Bucket {
+    path: PathBuf,
+    file: std::sync::Arc<File>,
+    direct: bool,
+    buf: AlignedBuf,
+    written: u64,
+    records: u64,
+}
+
+/// Threads writing bucket buffers, i.e. writes in flight.
+const WRITERS: usize = 3;
+
+/// log2 of the most sources one bucket covers.
+const MAX_SPAN_BITS: u32 = 15;
+
+type WriteJob = (std::sync::Arc<File>, bool, PathBuf, u64, AlignedBuf);
+
+/// Scatters packed edges into per-source-range bucket files.
+pub struct BucketSorter {
+    dir: PathBuf,
+    name: String,
+    shift: u32,
+    buckets: Vec<Bucket>,
+    buffer_bytes: usize,
+    jobs: Option<SyncSender<WriteJob>>,
+    free: Receiver<std::result::Result<AlignedBuf, IoError>>,
+    writers: Vec<JoinHandle<()>>,
+    budget: Budget,
+    _charge: Reservation,
+    records: u64,
+}
+
+impl BucketSorter {
+    /// `vertices` dense ids, about `records_hint` records; buckets sized so
+    /// that one fits in half of what the budget has left.
+    pub fn new(
+        dir: &Path,
+        name: &str,
+        vertices: u64,
+        records_hint: u64,
+        budget: &Budget,
+    ) -> Result<Self> {
+        let pass2 = (budget.available() / 2).max(1 << 20);
+        // each bucket is read into memory with room for its sorted copy
+        let wanted = (records_hint * 16).div_ceil(pass2).max(1);
+        let buckets_max = (1u64 << 16).min(vertices.max(1));
+        let count = wanted
+            .min(buckets_max)
+            .next_power_of_two()
+            .min(buckets_max.next_power_of_two());
+        // at most 2^15 sources per bucket, so its counters stay in cache
+        let shift = (64 - (vertices.max(2) - 1).leading_zeros())
+            .saturating_sub(count.trailing_zeros())
+            .min(MAX_SPAN_BITS);
+        let count = ((vertices.max(1) - 1) >> shift) + 1;
+        let pass1 = budget.available() / 2;
+        let in_flight = 2 * WRITERS as u64;
+        let per = (pass1 / (count + in_flight)).clamp(DIRECT_ALIGN as u64 * 4, 1 << 20) as usize
+            / DIRECT_ALIGN
+            * DIRECT_ALIGN;
+        let charge = budget.reserve(
+            &format!("bucket buffers ({name})"),
+            per as u64 * (count + in_flight),
+        )?;
+        let mut buckets = Vec::with_capacity(count as usize);
+        for b in 0..count {
+            let path = dir.join(format!("{name}-{b}.bucket"));
+            let mut opts = OpenOptions::new();
+            opts.write(true).create(true).truncate(true);
+            let (file, direct) = open_maybe_direct(&path, &opts).ctx(&path, "create")?;
+            buckets.push(Bucket {
+                path,
+                file: std::sync::Arc::new(file),
+                direct,
+                buf: AlignedBuf::new(per, DIRECT_ALIGN),
+                written: 0,
+                records: 0,
+            });
+        }
+        // WRITERS threads keep that many writes in flight (O_DIRECT writes are synchronous).
+        let (jobs_tx, jobs_rx) = sync_channel::<WriteJob>(WRITERS);
+        let jobs_rx = std::sync::Arc::new(std::sync::Mutex::new(jobs_rx));
+        let (free_tx, free_rx) = sync_channel(2 * WRITERS + 1);
+        for _ in 0..2 * WRITERS {
+            free_tx
+                .send(Ok(AlignedBuf::new(per, DIRECT_ALIGN)))
+                .unwrap();
+        }
+        let writers = (0..WRITERS)
+            .map(|_| {
+                let (jobs_rx, free_tx) = (jobs_rx.clone(), free_tx.clone());
+                std::thread::spawn(move || loop {
+                    let job = jobs_rx.lock().unwrap().recv();
+                    let Ok((file, direct, path, offset, mut buf)) = job else {
+                        return;
+                    };
+                    {
+                        let len = buf.len();
+                        let padded = if direct {
+                            len.div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN
+                        } else {
+                            len
+                        };
+                        buf.set_len(padded);
+                        buf[len..].fill(0);
+                        let r = file
+                            .write_all_at(&buf, offset)
+                            .map_err(|e| IoError::new(&path, format!("write at byte {offset}"), e));
+                        buf.set_len(0);
+                        let failed = r.is_err();
+                        if free_tx.send(r.map(|_| buf)).is_err() || failed {
+                            return;
+                        }
+                    }
+                })
+            })
+            .collect();
+        Ok(BucketSorter {
+            dir: dir.to_path_buf(),
+            name: name.to_string(),
+            shift,
+            buckets,
+            buffer_bytes: per,
+            jobs: Some(jobs_tx),
+            free: free_rx,
+            writers,
+            budget: budget.clone(),
+            _charge: charge,
+            records: 0,
+        })
+    }
+
+    pub fn bucket_count(&self) -> u64 {
+        self.buckets.len() as u64
+    }
+
+    /// Records pushed so far.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    #[inline]
+    pub fn push(&mut self, source: u64, target: u64) -> Result<()> {
+        let b = (source >> self.shift) as usize;
+        let bucket = &mut self.buckets[b];
+        let len = bucket.buf.len();
+        bucket.buf.set_len(len + 8);
+        bucket.buf[len..len + 8].copy_from_slice(&(source << 32 | target).to_le_bytes());
+        bucket.records += 1;
+        self.records += 1;
+        if len + 8 == self.buffer_bytes {
+            self.flush(b)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self, b: usize) -> Result<()> {
+        let fresh = match self.free.recv() {
+            Ok(r) => r?,
+            Err(_) => {
+                return Err(IoError::new(
+                    &self.buckets[b].path,
+                    "write",
+                    std::io::Error::other("bucket writer stopped"),
+                )
+                .into())
+            }
+        };
+        let bucket = &mut self.buckets[b];
+        let full = std::mem::replace(&mut bucket.buf, fresh);
+        let offset = bucket.written;
+        bucket.written += full.len() as u64;
+        let job = (
+            bucket.file.clone(),
+            bucket.direct,
+            bucket.path.clone(),
+            offset,
+            full,
+        );
+        if self.jobs.as_ref().unwrap().send(job).is_err() {
+            return Err(IoError::new(
+                &bucket.path,
+                "write",
+                std::io::Error::other("bucket writer stopped"),
+            )
+            .into());
+        }
+        Ok(())
+    }
+
+    /// Flush every bucket; then call `f(source, sorted distinct-or-not targets)`
+    /// for every source with edges, in increasing order.
+    pub fn finish(
+        mut self,
+        dedup: bool,
+        mut f: impl FnMut(u64, &[u64]) -> Result<()>,
+    ) -> Result<()> {
+        for b in 0..self.buckets.len() {
+            if !self.buckets[b].buf.is_empty() {
+                self.flush(b)?;
+            }
+        }
+        self.jobs = None;
+        for w in self.writers.drain(..) {
+            let _ = w.join();
+        }
+        while let Ok(r) = self.free.try_recv() {
+            r?;
+        }
+        for bucket in &self.buckets {
+            bucket
+                .file
+                .set_len(bucket.records * 8)
+                .ctx(&bucket.path, "truncate")?;
+        }
+        let buckets = std::mem::take(&mut self.buckets);
+        let shift = self.shift;
+        let (budget, dir, name) = (self.budget.clone(), self.dir.clone(), self.name.clone());
+        drop(self); // release the pass-1 buffers
+                    // A worker reads and sorts bucket b+1 while this thread hands out bucket b.
+        let (tx, rx) = sync_channel::<Result<Sorted>>(1);
+        let worker_budget = budget.clone();
+        let worker = std::thread::spawn(move || {
+            for (b, bucket) in buckets.into_iter().enumerate() {
+                let first = (b as u64) << shift;
+                let need = bucket.records * 12 + ((1u64 << shift) + 1) * 8;
+                let sorted = match worker_budget.reserve("bucket in memory", need) {
+                    Ok(charge) => {
+                        sort_in_memory(&bucket.path, bucket.records, first, 1 << shift, charge)
+                            .map(Sorted::Memory)
+                    }
+                    Err(_) => Ok(Sorted::External(bucket.path.clone(), b)),
+                };
+                if let Ok(Sorted::Memory(_)) = &sorted {
+                    let _ = std::fs::remove_file(&bucket.path);
+                }
+                let failed = sorted.is_err();
+                if tx.send(sorted).is_err() || failed {
+                    return;
+                }
+            }
+        });
+        let mut list = Vec::new();
+        let mut result = Ok(());
+        for sorted in rx.iter() {
+            result = match sorted {
+                Ok(Sorted::Memory(sb)) => sb.for_each_list(dedup, &mut list, &mut f),
+                Ok(Sorted::External(path, b)) => {
+                    let r = sort_external(
+                        &path,
+                        &dir,
+                        &format!("{name}-{b}"),
+                        &budget,
+                        dedup,
+                        &mut list,
+                        &mut f,
+                    );
+                    let _ = std::fs::remove_file(&path);
+                    r
+                }
+                Err(e) => Err(e),
+            };
+            if result.is_err() {
+                break;
+            }
+        }
+        drop(rx);
+        let _ = worker.join();
+        result
+    }
+}
+
+/// What the sorting worker hands over.
+enum Sorted {
+    Memory(SortedBucket),
+    /// Too large for the budget: sorted by runs on the consumer's side.
+    External(PathBuf, usize),
+}
+
+/// One bucket's edges grouped by source, each list sorted.
+struct SortedBucket {
+    first: u64,
+    start: Vec<u64>,
+    targets: Vec<u32>,
+    _charge: Reservation,
+}
+
+impl SortedBucket {
+    fn for_each_list(
+        &self,
+        dedup: bool,
+        list: &mut Vec<u64>,
+        f: &mut impl FnMut(u64, &[u64]) -> Result<()>,
+    ) -> Result<()> {
+        for s in 0..self.start.len() - 1 {
+            let (lo, hi) = (self.start[s] as usize, self.start[s + 1] as usize);
+            if lo == hi {
+                continue;
+            }
+            list.clear();
+            list.extend(self.targets[lo..hi].iter().map(|&t| t as u64));
+            if dedup {
+                list.dedup();
+            }
+            f(self.first + s as u64, list)?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for BucketSorter {
+    fn drop(&mut self) {
+        self.jobs = None;
+        for w in self.writers.drain(..) {
+            let _ = w.join();
+        }
+        for b in &self.buckets {
+            let _ = std::fs::remove_file(&b.path);
+        }
+    }
+}
+
+fn read_keys(path: &Path, records: u64) -> Result<Vec<u64>> {
+    let mut keys = Vec::with_capacity(records as usize);
+    SeqReader::for_each_u64(path, |k| {
+        keys.push(k);
+        Ok(())
+    })?;
+    Ok(keys)
+}
+
+/// Counting sort by source, then sort each list.
+fn sort_in_memory(
+    path: &Path,
+    records: u64,
+    first: u64,
+    span: u64,
+    charge: Reservation,
+) -> Result<SortedBucket> {
+    let keys = read_keys(path, records)?;
+    let mut start = vec![0u64; span as usize + 1];
+    for &k in &keys {
+        start[((k >> 32) - first) as usize + 1] += 1;
+    }
+    for i in 0..span as usize {
+        start[i + 1] += start[i];
+    }
+    let mut targets = vec![0u32; keys.len()];
+    let mut fill = start.clone();
+    for &k in &keys {
+        let s = ((k >> 32) - first) as usize;
+        targets[fill[s] as usize] = k as u32;
+        fill[s] += 1;
+    }
+    drop(keys);
+    for s in 0..span as usize {
+        targets[start[s] as usize..start[s + 1] as usize].sort_unstable();
+    }
+    Ok(SortedBucket {
+        first,
+        start,
+        targets,
+        _charge: charge,
+    })
+}
+
+fn sort_external(
+    path: &Path,
+    dir: &Path,
+    name: &str,
+    budget: &Budget,
+    dedup: bool,
+    list: &mut Vec<u64>,
+    f: &mut impl FnMut(u64, &[u64]) -> Result<()>,
+) -> Result<()> {
+    let mut sorter =
+        ExternalSorter::<Key64>::new(dir, name, budget, budget.available() / 2, dedup)?;
+    let mut failed = None;
+    SeqReader::for_each_u64(path, |k| {
+        if failed.is_none() {
+            failed = sorter.push(Key64(k)).err();
+        }
+        Ok(())
+    })?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let mut merged = sorter.finish()?;
+    let mut current = None;
+    list.clear();
+    while let Some(Key64(k)) = merged.next()? {
+        let s = k >> 32;
+        if current != Some(s) {
+            if let Some(c) = current {
+                f(c, list)?;
+            }
+            list.clear();
+            current = Some(s);
+        }
+        list.push(k & 0xffff_ffff);
+    }
+    if let Some(c) = current {
+        f(c, list)?;
+    }
+    Ok(())
+}
