@@ -42,16 +42,7 @@ struct Acc {
 
 impl Acc {
     fn new(k: usize) -> Self {
-        Acc {
-            min: u64::MAX,
-            max: 0,
-            sum: 0,
-            n: 0,
-            zero: 0,
-            histogram: Vec::new(),
-            top: BinaryHeap::new(),
-            k,
-        }
+        Acc { min: u64::MAX, max: 0, sum: 0, n: 0, zero: 0, histogram: Vec::new(), top: BinaryHeap::new(), k }
     }
     fn add(&mut self, v: u64, d: u64) {
         self.min = self.min.min(d);
@@ -79,20 +70,12 @@ impl Acc {
         }
     }
     fn finish(self) -> DegreeStats {
-        let mut top: Vec<(u64, u64)> = self
-            .top
-            .into_iter()
-            .map(|Reverse((d, Reverse(v)))| (v, d))
-            .collect();
+        let mut top: Vec<(u64, u64)> = self.top.into_iter().map(|Reverse((d, Reverse(v)))| (v, d)).collect();
         top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         DegreeStats {
             min: if self.n == 0 { 0 } else { self.min },
             max: self.max,
-            mean: if self.n == 0 {
-                0.0
-            } else {
-                self.sum as f64 / self.n as f64
-            },
+            mean: if self.n == 0 { 0.0 } else { self.sum as f64 / self.n as f64 },
             zero: self.zero,
             histogram: self.histogram,
             top,
@@ -102,12 +85,7 @@ impl Acc {
 
 /// Degree statistics of a store with the `top_k` highest-degree vertices.
 /// In-degrees are computed for directed graphs when `with_in` is set.
-pub fn degree_summary(
-    store: &Store,
-    top_k: usize,
-    with_in: bool,
-    budget: &Budget,
-) -> Result<DegreeSummary, StoreError> {
+pub fn degree_summary(store: &Store, top_k: usize, with_in: bool, budget: &Budget) -> Result<DegreeSummary, StoreError> {
     let out_layout = store.layout("out")?;
     let mut acc = Acc::new(top_k);
     out_layout.for_each_degree(|v, d| acc.add(v, d))?;

@@ -46,10 +46,7 @@ impl MemGraph {
         let n = m.vertices as usize;
         let lay = store.layout(layout)?;
         let weighted = lay.record().weights.is_some();
-        let _charge = budget.reserve(
-            "in-memory graph",
-            (n as u64 + 1) * 8 + m.arcs * (8 + 4 * weighted as u64),
-        )?;
+        let _charge = budget.reserve("in-memory graph", (n as u64 + 1) * 8 + m.arcs * (8 + 4 * weighted as u64))?;
         let mut offsets = Vec::with_capacity(n + 1);
         let mut targets = Vec::with_capacity(m.arcs as usize);
         let mut weights = weighted.then(|| Vec::with_capacity(m.arcs as usize));
@@ -62,12 +59,7 @@ impl MemGraph {
             }
             offsets.push(targets.len() as u64);
         }
-        Ok(MemGraph {
-            offsets,
-            targets,
-            weights,
-            directed: m.directed,
-        })
+        Ok(MemGraph { offsets, targets, weights, directed: m.directed })
     }
 
     pub fn vertices(&self) -> u64 {
@@ -83,9 +75,7 @@ impl MemGraph {
         &self.targets[self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize]
     }
     pub fn edge_weights(&self, v: u64) -> Option<&[f32]> {
-        self.weights
-            .as_ref()
-            .map(|w| &w[self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize])
+        self.weights.as_ref().map(|w| &w[self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize])
     }
 
     /// The reverse graph (in-edges as out-edges).

@@ -29,33 +29,24 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<ExitCode> {
     let tmp = tempfile::Builder::new().prefix("outcore-demo-").tempdir()?;
-    let store_path = a
-        .keep
-        .clone()
-        .unwrap_or_else(|| tmp.path().join("kronecker.store"));
+    let store_path = a.keep.clone().unwrap_or_else(|| tmp.path().join("kronecker.store"));
     let g = Kronecker::graph500(a.scale, 16, 1);
-    println!("outcore demo: Graph500 Kronecker scale {} ({} vertices, {} generated edges), memory budget {}", a.scale, crate::grouped(g.vertices()), crate::grouped(g.edges()), format_bytes(a.memory));
+    println!(
+        "outcore demo: Graph500 Kronecker scale {} ({} vertices, {} generated edges), memory budget {}",
+        a.scale,
+        crate::grouped(g.vertices()),
+        crate::grouped(g.edges()),
+        format_bytes(a.memory)
+    );
 
     let t = Instant::now();
-    let opts = ImportOptions {
-        directed: Some(false),
-        memory: a.memory,
-        force: a.keep.is_some(),
-        ..Default::default()
+    let opts = ImportOptions { directed: Some(false), memory: a.memory, force: a.keep.is_some(), ..Default::default() };
+    let source = |sink: &mut dyn outcore_ingest::formats::EdgeSink,
+                  p: &mut dyn FnMut(std::sync::Arc<std::sync::atomic::AtomicU64>, u64, bool)| {
+        generate::emit(&g, sink, p)
     };
-    let source =
-        |sink: &mut dyn outcore_ingest::formats::EdgeSink,
-         p: &mut dyn FnMut(std::sync::Arc<std::sync::atomic::AtomicU64>, u64, bool)| {
-            generate::emit(&g, sink, p)
-        };
     let bars = crate::progress::Bars::new(false);
-    let report = import_from(
-        &source,
-        &store_path,
-        &opts,
-        BTreeMap::from([("generator".to_string(), "kronecker".to_string())]),
-        &bars,
-    )?;
+    let report = import_from(&source, &store_path, &opts, BTreeMap::from([("generator".to_string(), "kronecker".to_string())]), &bars)?;
     let store = Store::open(&store_path)?;
     let store_bytes: u64 = store.manifest().files.values().map(|f| f.bytes).sum();
     println!(
@@ -79,20 +70,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
         crate::grouped(d.out.max),
         d.out.mean,
         crate::grouped(d.out.zero),
-        d.out
-            .top
-            .iter()
-            .map(|&(v, deg)| format!("{}({})", ids.original(v), deg))
-            .collect::<Vec<_>>()
-            .join(" ")
+        d.out.top.iter().map(|&(v, deg)| format!("{}({})", ids.original(v), deg)).collect::<Vec<_>>().join(" ")
     );
-    let hist: Vec<String> = d
-        .out
-        .histogram
-        .iter()
-        .enumerate()
-        .map(|(k, c)| format!("{}:{}", 1u64 << k, c))
-        .collect();
+    let hist: Vec<String> = d.out.histogram.iter().enumerate().map(|(k, c)| format!("{}:{}", 1u64 << k, c)).collect();
     println!("  degree histogram (from: count) {}", hist.join(" "));
     let peak = peak_rss_bytes().unwrap_or(0);
     println!(

@@ -3,9 +3,7 @@
 use crate::import::{print_report, GraphFlags};
 use crate::progress::Bars;
 use anyhow::{bail, Result};
-use outcore_ingest::generate::{
-    self, EdgeListFormat, Generator, Kronecker, Uniform, WattsStrogatz,
-};
+use outcore_ingest::generate::{self, EdgeListFormat, Generator, Kronecker, Uniform, WattsStrogatz};
 use outcore_ingest::import_from;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -20,12 +18,7 @@ pub struct Args {
 #[derive(clap::Args, Clone)]
 pub struct Output {
     /// Write an edge list: .el (text), .bin32 or .bin64 (little-endian pairs).
-    #[arg(
-        short,
-        long,
-        conflicts_with = "store",
-        required_unless_present = "store"
-    )]
+    #[arg(short, long, conflicts_with = "store", required_unless_present = "store")]
     pub output: Option<PathBuf>,
     /// Import straight into this store instead.
     #[arg(long)]
@@ -81,69 +74,33 @@ pub enum Kind {
 
 pub fn run(a: Args) -> Result<ExitCode> {
     let (g, out): (Box<dyn Generator>, Output) = match a.kind {
-        Kind::Kronecker {
-            scale,
-            edge_factor,
-            out,
-        } => {
+        Kind::Kronecker { scale, edge_factor, out } => {
             if !(1..=40).contains(&scale) {
                 bail!("--scale must be between 1 and 40");
             }
-            (
-                Box::new(Kronecker::graph500(scale, edge_factor, out.seed)),
-                out,
-            )
+            (Box::new(Kronecker::graph500(scale, edge_factor, out.seed)), out)
         }
-        Kind::Uniform {
-            scale,
-            vertices,
-            edge_factor,
-            out,
-        } => {
+        Kind::Uniform { scale, vertices, edge_factor, out } => {
             let n = vertices.unwrap_or_else(|| 1u64 << scale.unwrap_or(0));
             if n == 0 {
                 bail!("--vertices must be positive");
             }
-            (
-                Box::new(Uniform {
-                    vertices: n,
-                    edges: n * edge_factor,
-                    seed: out.seed,
-                }),
-                out,
-            )
+            (Box::new(Uniform { vertices: n, edges: n * edge_factor, seed: out.seed }), out)
         }
-        Kind::WattsStrogatz {
-            vertices,
-            degree,
-            rewire,
-            out,
-        } => {
+        Kind::WattsStrogatz { vertices, degree, rewire, out } => {
             if degree == 0 || degree % 2 == 1 || degree >= vertices {
                 bail!("--degree must be even, positive and below --vertices");
             }
             if !(0.0..=1.0).contains(&rewire) {
                 bail!("--rewire must be between 0 and 1");
             }
-            (
-                Box::new(WattsStrogatz {
-                    vertices,
-                    degree,
-                    rewire,
-                    seed: out.seed,
-                }),
-                out,
-            )
+            (Box::new(WattsStrogatz { vertices, degree, rewire, seed: out.seed }), out)
         }
     };
     let bars = Bars::new(out.json);
     if let Some(path) = &out.output {
-        let format = EdgeListFormat::from_path(path).ok_or_else(|| {
-            anyhow::anyhow!(
-                "{}: unknown edge-list extension (use .el, .bin32 or .bin64)",
-                path.display()
-            )
-        })?;
+        let format = EdgeListFormat::from_path(path)
+            .ok_or_else(|| anyhow::anyhow!("{}: unknown edge-list extension (use .el, .bin32 or .bin64)", path.display()))?;
         let start = std::time::Instant::now();
         let bytes = generate::write_edge_list(g.as_ref(), path, format, out.graph.force, &bars)?;
         let secs = start.elapsed().as_secs_f64();
@@ -167,12 +124,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
         let mut provenance = BTreeMap::new();
         provenance.insert("generator".to_string(), g.name().to_string());
         provenance.insert("seed".to_string(), out.seed.to_string());
-        let source = |sink: &mut dyn outcore_ingest::formats::EdgeSink,
-                      p: &mut dyn FnMut(
-            std::sync::Arc<std::sync::atomic::AtomicU64>,
-            u64,
-            bool,
-        )| generate::emit(g.as_ref(), sink, p);
+        let source =
+            |sink: &mut dyn outcore_ingest::formats::EdgeSink,
+             p: &mut dyn FnMut(std::sync::Arc<std::sync::atomic::AtomicU64>, u64, bool)| generate::emit(g.as_ref(), sink, p);
         let report = import_from(&source, store, &opts, provenance, &bars)?;
         print_report(&report, out.json);
     }

@@ -76,10 +76,7 @@ impl GraphFlags {
             }
         }
         let encoding = match &self.encoding {
-            Some(e) => Some(
-                Encoding::from_name(e)
-                    .ok_or_else(|| anyhow::anyhow!("unknown encoding '{e}' (raw32, raw64)"))?,
-            ),
+            Some(e) => Some(Encoding::from_name(e).ok_or_else(|| anyhow::anyhow!("unknown encoding '{e}' (raw32, raw64)"))?),
             None => None,
         };
         Ok(ImportOptions {
@@ -91,11 +88,7 @@ impl GraphFlags {
                 default_directed
             },
             dedup: !self.keep_duplicates,
-            self_loops: if self.self_loops == "drop" {
-                SelfLoops::Drop
-            } else {
-                SelfLoops::Keep
-            },
+            self_loops: if self.self_loops == "drop" { SelfLoops::Drop } else { SelfLoops::Keep },
             in_layout,
             encoding,
             force: self.force,
@@ -109,11 +102,10 @@ impl GraphFlags {
 pub fn run(a: Args) -> Result<ExitCode> {
     let mut opts = a.graph.options(None)?;
     opts.format = match &a.format {
-        Some(f) => Some(Format::from_name(f).ok_or_else(|| {
-            anyhow::anyhow!(
-                "unknown format '{f}' (text, el, wel, mtx, metis, graphalytics, bin32, bin64)"
-            )
-        })?),
+        Some(f) => Some(
+            Format::from_name(f)
+                .ok_or_else(|| anyhow::anyhow!("unknown format '{f}' (text, el, wel, mtx, metis, graphalytics, bin32, bin64)"))?,
+        ),
         None => None,
     };
     opts.weighted = a.weighted;
@@ -132,11 +124,7 @@ pub fn print_report(r: &ImportReport, json: bool) {
         println!("{}", serde_json::to_string_pretty(&v).unwrap());
         return;
     }
-    let rate = if r.seconds > 0.0 {
-        r.input_bytes as f64 / r.seconds / 1e6
-    } else {
-        0.0
-    };
+    let rate = if r.seconds > 0.0 { r.input_bytes as f64 / r.seconds / 1e6 } else { 0.0 };
     println!(
         "imported {} vertices, {} {} edges{} into {} in {:.2} s ({:.1} MB/s of input)",
         crate::grouped(r.vertices),

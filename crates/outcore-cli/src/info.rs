@@ -31,21 +31,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let budget = Budget::new(a.memory);
     let degrees = degree_summary(&store, a.top, true, &budget)?;
     let ids = store.id_map(&budget)?;
-    let original_top = |top: &[(u64, u64)]| {
-        top.iter()
-            .map(|&(v, d)| (ids.original(v), d))
-            .collect::<Vec<_>>()
-    };
+    let original_top = |top: &[(u64, u64)]| top.iter().map(|&(v, d)| (ids.original(v), d)).collect::<Vec<_>>();
     let verify = a.verify.then(|| store.verify());
-    let bad: Vec<String> = verify
-        .iter()
-        .flatten()
-        .filter_map(|(f, r)| {
-            r.as_ref()
-                .err()
-                .map(|e| format!("{}: {e}", a.store.join(f).display()))
-        })
-        .collect();
+    let bad: Vec<String> =
+        verify.iter().flatten().filter_map(|(f, r)| r.as_ref().err().map(|e| format!("{}: {e}", a.store.join(f).display()))).collect();
 
     let layouts: serde_json::Map<String, serde_json::Value> = m
         .layouts
@@ -107,13 +96,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_text(
-    a: &Args,
-    store: &Store,
-    d: &DegreeSummary,
-    ids: &IdMap,
-    layouts: &serde_json::Map<String, serde_json::Value>,
-) {
+fn print_text(a: &Args, store: &Store, d: &DegreeSummary, ids: &IdMap, layouts: &serde_json::Map<String, serde_json::Value>) {
     let m = store.manifest();
     let g = crate::grouped;
     println!("store       {}", a.store.display());
@@ -128,11 +111,7 @@ fn print_text(
     );
     let id_desc = match m.id_map.as_str() {
         "identity" => format!("identity (original id = dense id + {})", m.id_base),
-        _ => format!(
-            "sorted (original ids {}..={})",
-            ids.original(0),
-            ids.original(m.vertices.saturating_sub(1))
-        ),
+        _ => format!("sorted (original ids {}..={})", ids.original(0), ids.original(m.vertices.saturating_sub(1))),
     };
     println!("id map      {id_desc}");
     for (name, l) in layouts {
@@ -145,18 +124,8 @@ fn print_text(
         );
     }
     let show = |label: &str, s: &outcore_algorithms::degrees::DegreeStats| {
-        println!(
-            "{label:<11} min {} max {} mean {:.2}, {} with degree 0",
-            g(s.min),
-            g(s.max),
-            s.mean,
-            g(s.zero)
-        );
-        let top: Vec<String> = s
-            .top
-            .iter()
-            .map(|&(v, deg)| format!("{} ({})", ids.original(v), g(deg)))
-            .collect();
+        println!("{label:<11} min {} max {} mean {:.2}, {} with degree 0", g(s.min), g(s.max), s.mean, g(s.zero));
+        let top: Vec<String> = s.top.iter().map(|&(v, deg)| format!("{} ({})", ids.original(v), g(deg))).collect();
         println!("{:<11} {}", format!("top {}", s.top.len()), top.join(", "));
     };
     show(if m.directed { "out-degree" } else { "degree" }, &d.out);

@@ -11,11 +11,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(
-    name = "outcore",
-    version,
-    about = "Graph analytics and graph store for graphs larger than memory"
-)]
+#[command(name = "outcore", version, about = "Graph analytics and graph store for graphs larger than memory")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -11,10 +11,7 @@ pub struct Bars {
 
 impl Bars {
     pub fn new(quiet: bool) -> Self {
-        Bars {
-            bar: Mutex::new(None),
-            enabled: !quiet && std::io::stderr().is_terminal(),
-        }
+        Bars { bar: Mutex::new(None), enabled: !quiet && std::io::stderr().is_terminal() }
     }
 }
 
@@ -29,11 +26,7 @@ impl outcore_ingest::Progress for Bars {
         } else {
             "{msg:>16} [{bar:36}] {human_pos}/{human_len} {per_sec} ETA {eta}"
         };
-        bar.set_style(
-            ProgressStyle::with_template(template)
-                .unwrap()
-                .progress_chars("=> "),
-        );
+        bar.set_style(ProgressStyle::with_template(template).unwrap().progress_chars("=> "));
         bar.set_message(phase.to_string());
         if let Some(old) = self.bar.lock().unwrap().replace(bar) {
             old.finish_and_clear();

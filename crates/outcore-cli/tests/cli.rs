@@ -6,15 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn outcore(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_outcore"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let out = Command::new(env!("CARGO_BIN_EXE_outcore")).args(args).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 fn shared() -> PathBuf {
@@ -34,10 +27,7 @@ fn assert_import_fails(dir: &Path, input: &Path, extra: &[&str], needles: &[&str
     let (code, _, err) = outcore(&args);
     assert_ne!(code, 0, "{input:?} should fail");
     let err = err.trim_end();
-    assert!(
-        err.starts_with("error: ") && !err.contains('\n'),
-        "not one line: {err:?}"
-    );
+    assert!(err.starts_with("error: ") && !err.contains('\n'), "not one line: {err:?}");
     for n in needles {
         assert!(err.contains(n), "message {err:?} lacks {n:?}");
     }
@@ -75,116 +65,36 @@ fn malformed_lines_name_file_line_and_reason() {
 fn wrong_headers_are_reported() {
     let d = tempfile::tempdir().unwrap();
     let f = write(d.path(), "g.graph", b"3 5\n2\n1 3\n2\n");
-    assert_import_fails(
-        d.path(),
-        &f,
-        &[],
-        &[
-            "g.graph:1:",
-            "declares 5 edges but the rows list 4 endpoints",
-        ],
-    );
+    assert_import_fails(d.path(), &f, &[], &["g.graph:1:", "declares 5 edges but the rows list 4 endpoints"]);
     let f = write(d.path(), "rows.graph", b"4 1\n2\n1\n");
-    assert_import_fails(
-        d.path(),
-        &f,
-        &[],
-        &[
-            "rows.graph:1:",
-            "declares 4 vertices but the file has 2 rows",
-        ],
-    );
-    let f = write(
-        d.path(),
-        "a.mtx",
-        b"%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n",
-    );
-    assert_import_fails(
-        d.path(),
-        &f,
-        &[],
-        &["a.mtx:1:", "'array' matrices are not graphs"],
-    );
-    let f = write(
-        d.path(),
-        "n.mtx",
-        b"%%MatrixMarket matrix coordinate pattern general\n3 3 4\n1 2\n2 3\n",
-    );
-    assert_import_fails(
-        d.path(),
-        &f,
-        &[],
-        &["n.mtx:2:", "declares 4 entries but the file has 2"],
-    );
-    let f = write(
-        d.path(),
-        "h.mtx",
-        b"%%MatrixMarket matrix coordinate pattern general\n3 3\n",
-    );
-    assert_import_fails(
-        d.path(),
-        &f,
-        &[],
-        &["h.mtx:2:", "size line must be 'rows cols entries'"],
-    );
+    assert_import_fails(d.path(), &f, &[], &["rows.graph:1:", "declares 4 vertices but the file has 2 rows"]);
+    let f = write(d.path(), "a.mtx", b"%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n");
+    assert_import_fails(d.path(), &f, &[], &["a.mtx:1:", "'array' matrices are not graphs"]);
+    let f = write(d.path(), "n.mtx", b"%%MatrixMarket matrix coordinate pattern general\n3 3 4\n1 2\n2 3\n");
+    assert_import_fails(d.path(), &f, &[], &["n.mtx:2:", "declares 4 entries but the file has 2"]);
+    let f = write(d.path(), "h.mtx", b"%%MatrixMarket matrix coordinate pattern general\n3 3\n");
+    assert_import_fails(d.path(), &f, &[], &["h.mtx:2:", "size line must be 'rows cols entries'"]);
     write(d.path(), "ga.v", b"1\n2\n3\n");
     write(d.path(), "ga.e", b"1 2\n2 3\n");
-    let p = write(
-        d.path(),
-        "ga.properties",
-        b"graph.ga.directed = true\ngraph.ga.meta.edges = 3\n",
-    );
-    assert_import_fails(
-        d.path(),
-        &p,
-        &[],
-        &["ga.properties", "meta.edges = 3 but", "lists 2 edges"],
-    );
-    let f = write(
-        d.path(),
-        "sym.mtx",
-        b"%%MatrixMarket matrix coordinate pattern symmetric\n2 2 1\n2 1\n",
-    );
-    assert_import_fails(
-        d.path(),
-        &f,
-        &["--directed"],
-        &["sym.mtx:2:", "undirected by definition"],
-    );
+    let p = write(d.path(), "ga.properties", b"graph.ga.directed = true\ngraph.ga.meta.edges = 3\n");
+    assert_import_fails(d.path(), &p, &[], &["ga.properties", "meta.edges = 3 but", "lists 2 edges"]);
+    let f = write(d.path(), "sym.mtx", b"%%MatrixMarket matrix coordinate pattern symmetric\n2 2 1\n2 1\n");
+    assert_import_fails(d.path(), &f, &["--directed"], &["sym.mtx:2:", "undirected by definition"]);
 }
 
 #[test]
 fn ids_out_of_range_are_reported() {
     let d = tempfile::tempdir().unwrap();
     let f = write(d.path(), "g.graph", b"3 2\n2 9\n1\n\n");
-    assert_import_fails(
-        d.path(),
-        &f,
-        &[],
-        &["g.graph:2:", "neighbour 9 out of range 1..=3"],
-    );
+    assert_import_fails(d.path(), &f, &[], &["g.graph:2:", "neighbour 9 out of range 1..=3"]);
     let f = write(d.path(), "g.el", b"0 1\n1 2\n2 5\n");
-    assert_import_fails(
-        d.path(),
-        &f,
-        &["--num-vertices", "3"],
-        &["g.el:3:", "vertex id 5 out of range 0..3"],
-    );
-    let f = write(
-        d.path(),
-        "m.mtx",
-        b"%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n4 1\n",
-    );
+    assert_import_fails(d.path(), &f, &["--num-vertices", "3"], &["g.el:3:", "vertex id 5 out of range 0..3"]);
+    let f = write(d.path(), "m.mtx", b"%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n4 1\n");
     assert_import_fails(d.path(), &f, &[], &["m.mtx:4:", "outside the 3 x 3 matrix"]);
     write(d.path(), "gv.v", b"1\n2\n");
     write(d.path(), "gv.e", b"1 2\n2 7\n");
     let p = write(d.path(), "gv.properties", b"graph.gv.directed = true\n");
-    assert_import_fails(
-        d.path(),
-        &p,
-        &[],
-        &["gv.e:2:", "vertex 7 is not in the vertex list"],
-    );
+    assert_import_fails(d.path(), &p, &[], &["gv.e:2:", "vertex 7 is not in the vertex list"]);
     let f = write(d.path(), "big.el", b"1 99999999999999999999999\n");
     assert_import_fails(d.path(), &f, &[], &["big.el:1:", "not a vertex id"]);
 }
@@ -192,25 +102,11 @@ fn ids_out_of_range_are_reported() {
 #[test]
 fn truncated_binary_and_missing_files() {
     let d = tempfile::tempdir().unwrap();
-    let f = write(
-        d.path(),
-        "g.bin32",
-        &[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0],
-    );
-    assert_import_fails(
-        d.path(),
-        &f,
-        &[],
-        &["g.bin32: byte 16:", "truncated: 4 trailing bytes"],
-    );
+    let f = write(d.path(), "g.bin32", &[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0]);
+    assert_import_fails(d.path(), &f, &[], &["g.bin32: byte 16:", "truncated: 4 trailing bytes"]);
     let f = write(d.path(), "g.bin64", &[0u8; 20]);
     assert_import_fails(d.path(), &f, &[], &["g.bin64: byte 16:", "truncated"]);
-    assert_import_fails(
-        d.path(),
-        &d.path().join("nope.el"),
-        &[],
-        &["nope.el: no such file"],
-    );
+    assert_import_fails(d.path(), &d.path().join("nope.el"), &[], &["nope.el: no such file"]);
     let f = write(d.path(), "g.xyz", b"1 2\n");
     assert_import_fails(d.path(), &f, &[], &["g.xyz", "pass --format"]);
 }
@@ -225,29 +121,16 @@ fn existing_output_needs_force_and_force_replaces_it() {
     let before = std::fs::read(store.join("manifest.json")).unwrap();
     let (code, _, err) = outcore(&["import", s(&b), "-o", s(&store)]);
     assert_ne!(code, 0);
-    assert!(
-        err.contains("already exists") && err.contains("--force"),
-        "{err}"
-    );
-    assert_eq!(
-        std::fs::read(store.join("manifest.json")).unwrap(),
-        before,
-        "existing store touched"
-    );
+    assert!(err.contains("already exists") && err.contains("--force"), "{err}");
+    assert_eq!(std::fs::read(store.join("manifest.json")).unwrap(), before, "existing store touched");
     // a failing --force import leaves the old store intact
     let bad = write(d.path(), "bad.el", b"1 q\n");
-    assert_ne!(
-        outcore(&["import", s(&bad), "-o", s(&store), "--force"]).0,
-        0
-    );
+    assert_ne!(outcore(&["import", s(&bad), "-o", s(&store), "--force"]).0, 0);
     assert_eq!(std::fs::read(store.join("manifest.json")).unwrap(), before);
     assert_eq!(outcore(&["import", s(&b), "-o", s(&store), "--force"]).0, 0);
     let (_, out, _) = outcore(&["info", s(&store), "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(
-        (v["vertices"].as_u64(), v["edges"].as_u64()),
-        (Some(2), Some(1))
-    );
+    assert_eq!((v["vertices"].as_u64(), v["edges"].as_u64()), (Some(2), Some(1)));
 }
 
 #[test]
@@ -255,15 +138,9 @@ fn full_disk_fails_cleanly() {
     let d = tempfile::tempdir().unwrap();
     let mnt = d.path().join("small");
     std::fs::create_dir(&mnt).unwrap();
-    let ok = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=512k", "tmpfs", s(&mnt)])
-        .status()
-        .map(|st| st.success())
-        .unwrap_or(false);
-    assert!(
-        ok,
-        "this test mounts a 512 KiB tmpfs to fill it; it needs root (CI runs as root)"
-    );
+    let ok =
+        Command::new("mount").args(["-t", "tmpfs", "-o", "size=512k", "tmpfs", s(&mnt)]).status().map(|st| st.success()).unwrap_or(false);
+    assert!(ok, "this test mounts a 512 KiB tmpfs to fill it; it needs root (CI runs as root)");
     struct Unmount(PathBuf);
     impl Drop for Unmount {
         fn drop(&mut self) {
@@ -272,33 +149,15 @@ fn full_disk_fails_cleanly() {
     }
     let _guard = Unmount(mnt.clone());
     let input = shared().join("real/MIT8.edgelist");
-    assert_import_fails(
-        &mnt,
-        &input,
-        &["--undirected", "--memory", "64M"],
-        &["No space left on device", "small/."],
-    );
-    assert_eq!(
-        std::fs::read_dir(&mnt).unwrap().count(),
-        0,
-        "files left on the full disk"
-    );
+    assert_import_fails(&mnt, &input, &["--undirected", "--memory", "64M"], &["No space left on device", "small/."]);
+    assert_eq!(std::fs::read_dir(&mnt).unwrap().count(), 0, "files left on the full disk");
 }
 
 #[test]
 fn damaged_stores_are_detected() {
     let d = tempfile::tempdir().unwrap();
     let store = d.path().join("store");
-    assert_eq!(
-        outcore(&[
-            "import",
-            s(&shared().join("real/wiki-Vote.txt")),
-            "-o",
-            s(&store)
-        ])
-        .0,
-        0
-    );
+    assert_eq!(outcore(&["import", s(&shared().join("real/wiki-Vote.txt")), "-o", s(&store)]).0, 0);
     let (code, out, _) = outcore(&["info", s(&store), "--verify"]);
     assert_eq!(code, 0);
     assert!(out.contains("all 3 files match"), "{out}");
@@ -308,16 +167,10 @@ fn damaged_stores_are_detected() {
     std::fs::write(&adj, &bytes).unwrap();
     let (code, _, err) = outcore(&["info", s(&store), "--verify"]);
     assert_ne!(code, 0);
-    assert!(
-        err.contains("out.adj: checksum mismatch in block 0"),
-        "{err}"
-    );
+    assert!(err.contains("out.adj: checksum mismatch in block 0"), "{err}");
     std::fs::write(&adj, &bytes[..bytes.len() - 4]).unwrap();
     let (_, _, err) = outcore(&["info", s(&store)]);
-    assert!(
-        err.contains("out.adj: is") && err.contains("store damaged"),
-        "{err}"
-    );
+    assert!(err.contains("out.adj: is") && err.contains("store damaged"), "{err}");
     std::fs::remove_file(store.join("manifest.json")).unwrap();
     let (code, _, err) = outcore(&["info", s(&store)]);
     assert_ne!(code, 0);
@@ -328,37 +181,11 @@ fn damaged_stores_are_detected() {
 fn generate_to_file_then_import_equals_generate_into_store() {
     let d = tempfile::tempdir().unwrap();
     let el = d.path().join("k.bin32");
-    let (code, _, err) = outcore(&[
-        "generate",
-        "kronecker",
-        "--scale",
-        "12",
-        "--edge-factor",
-        "8",
-        "--seed",
-        "3",
-        "-o",
-        s(&el),
-    ]);
+    let (code, _, err) = outcore(&["generate", "kronecker", "--scale", "12", "--edge-factor", "8", "--seed", "3", "-o", s(&el)]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(std::fs::metadata(&el).unwrap().len(), 8 * 4096 * 8);
     let direct = d.path().join("direct");
-    assert_eq!(
-        outcore(&[
-            "generate",
-            "kronecker",
-            "--scale",
-            "12",
-            "--edge-factor",
-            "8",
-            "--seed",
-            "3",
-            "--store",
-            s(&direct)
-        ])
-        .0,
-        0
-    );
+    assert_eq!(outcore(&["generate", "kronecker", "--scale", "12", "--edge-factor", "8", "--seed", "3", "--store", s(&direct)]).0, 0);
     let imported = d.path().join("imported");
     let (code, _, err) = outcore(&[
         "import",
@@ -374,34 +201,22 @@ fn generate_to_file_then_import_equals_generate_into_store() {
         "256K",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(
-        err.is_empty(),
-        "no progress output when stderr is piped: {err:?}"
-    );
+    assert!(err.is_empty(), "no progress output when stderr is piped: {err:?}");
     for f in ["out.index", "out.adj"] {
-        assert!(
-            std::fs::read(direct.join(f)).unwrap() == std::fs::read(imported.join(f)).unwrap(),
-            "{f} differs"
-        );
+        assert!(std::fs::read(direct.join(f)).unwrap() == std::fs::read(imported.join(f)).unwrap(), "{f} differs");
     }
     let (_, out, _) = outcore(&["info", s(&direct), "--json", "--verify"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["vertices"], 4096);
     assert_eq!(v["directed"], false);
     assert_eq!(v["verify"]["ok"], true);
-    assert!(
-        v["degrees"]["out"]["max"].as_u64().unwrap()
-            > 20 * v["degrees"]["out"]["mean"].as_f64().unwrap() as u64
-    );
+    assert!(v["degrees"]["out"]["max"].as_u64().unwrap() > 20 * v["degrees"]["out"]["mean"].as_f64().unwrap() as u64);
 }
 
 #[test]
 fn demo_runs_under_a_budget_smaller_than_its_store() {
     let (code, out, err) = outcore(&["demo", "--scale", "18", "--memory", "24M"]);
     assert_eq!(code, 0, "{err}");
-    assert!(
-        out.contains("the graph does not fit in the budget"),
-        "{out}"
-    );
+    assert!(out.contains("the graph does not fit in the budget"), "{out}");
     assert!(out.contains("degrees") && out.contains("top:"), "{out}");
 }

@@ -10,9 +10,7 @@
 
 use crate::error::Result;
 use crate::sort::{ExternalSorter, Key64};
-use outcore_io::{
-    open_maybe_direct, AlignedBuf, Budget, IoContext, IoError, Reservation, SeqReader, DIRECT_ALIGN,
-};
+use outcore_io::{open_maybe_direct, AlignedBuf, Budget, IoContext, IoError, Reservation, SeqReader, DIRECT_ALIGN};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -61,35 +59,19 @@ const STAGE: usize = 32;
 impl BucketSorter {
     /// `vertices` dense ids, about `records_hint` records; buckets sized so
     /// that one fits in half of what the budget has left.
-    pub fn new(
-        dir: &Path,
-        name: &str,
-        vertices: u64,
-        records_hint: u64,
-        budget: &Budget,
-    ) -> Result<Self> {
+    pub fn new(dir: &Path, name: &str, vertices: u64, records_hint: u64, budget: &Budget) -> Result<Self> {
         let pass2 = (budget.available() / 2).max(1 << 20);
         // each bucket is read into memory with room for its sorted copy
         let wanted = (records_hint * 16).div_ceil(pass2).max(1);
         let buckets_max = (1u64 << 16).min(vertices.max(1));
-        let count = wanted
-            .min(buckets_max)
-            .next_power_of_two()
-            .min(buckets_max.next_power_of_two());
+        let count = wanted.min(buckets_max).next_power_of_two().min(buckets_max.next_power_of_two());
         // at most 2^15 sources per bucket, so its counters stay in cache
-        let shift = (64 - (vertices.max(2) - 1).leading_zeros())
-            .saturating_sub(count.trailing_zeros())
-            .min(MAX_SPAN_BITS);
+        let shift = (64 - (vertices.max(2) - 1).leading_zeros()).saturating_sub(count.trailing_zeros()).min(MAX_SPAN_BITS);
         let count = ((vertices.max(1) - 1) >> shift) + 1;
         let pass1 = budget.available() / 2;
         let in_flight = 2 * WRITERS as u64;
-        let per = (pass1 / (count + in_flight)).clamp(DIRECT_ALIGN as u64 * 4, 1 << 20) as usize
-            / DIRECT_ALIGN
-            * DIRECT_ALIGN;
-        let charge = budget.reserve(
-            &format!("bucket buffers ({name})"),
-            per as u64 * (count + in_flight),
-        )?;
+        let per = (pass1 / (count + in_flight)).clamp(DIRECT_ALIGN as u64 * 4, 1 << 20) as usize / DIRECT_ALIGN * DIRECT_ALIGN;
+        let charge = budget.reserve(&format!("bucket buffers ({name})"), per as u64 * (count + in_flight))?;
         let mut buckets = Vec::with_capacity(count as usize);
         for b in 0..count {
             let path = dir.join(format!("{name}-{b}.bucket"));
@@ -110,9 +92,7 @@ impl BucketSorter {
         let jobs_rx = std::sync::Arc::new(std::sync::Mutex::new(jobs_rx));
         let (free_tx, free_rx) = sync_channel(2 * WRITERS + 1);
         for _ in 0..2 * WRITERS {
-            free_tx
-                .send(Ok(AlignedBuf::new(per, DIRECT_ALIGN)))
-                .unwrap();
+            free_tx.send(Ok(AlignedBuf::new(per, DIRECT_ALIGN))).unwrap();
         }
         let writers = (0..WRITERS)
             .map(|_| {
@@ -124,16 +104,10 @@ impl BucketSorter {
                     };
                     {
                         let len = buf.len();
-                        let padded = if direct {
-                            len.div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN
-                        } else {
-                            len
-                        };
+                        let padded = if direct { len.div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN } else { len };
                         buf.set_len(padded);
                         buf[len..].fill(0);
-                        let r = file
-                            .write_all_at(&buf, offset)
-                            .map_err(|e| IoError::new(&path, format!("write at byte {offset}"), e));
+                        let r = file.write_all_at(&buf, offset).map_err(|e| IoError::new(&path, format!("write at byte {offset}"), e));
                         buf.set_len(0);
                         let failed = r.is_err();
                         if free_tx.send(r.map(|_| buf)).is_err() || failed {
@@ -204,44 +178,22 @@ impl BucketSorter {
     fn flush(&mut self, b: usize) -> Result<()> {
         let fresh = match self.free.recv() {
             Ok(r) => r?,
-            Err(_) => {
-                return Err(IoError::new(
-                    &self.buckets[b].path,
-                    "write",
-                    std::io::Error::other("bucket writer stopped"),
-                )
-                .into())
-            }
+            Err(_) => return Err(IoError::new(&self.buckets[b].path, "write", std::io::Error::other("bucket writer stopped")).into()),
         };
         let bucket = &mut self.buckets[b];
         let full = std::mem::replace(&mut bucket.buf, fresh);
         let offset = bucket.written;
         bucket.written += full.len() as u64;
-        let job = (
-            bucket.file.clone(),
-            bucket.direct,
-            bucket.path.clone(),
-            offset,
-            full,
-        );
+        let job = (bucket.file.clone(), bucket.direct, bucket.path.clone(), offset, full);
         if self.jobs.as_ref().unwrap().send(job).is_err() {
-            return Err(IoError::new(
-                &bucket.path,
-                "write",
-                std::io::Error::other("bucket writer stopped"),
-            )
-            .into());
+            return Err(IoError::new(&bucket.path, "write", std::io::Error::other("bucket writer stopped")).into());
         }
         Ok(())
     }
 
     /// Flush every bucket; then call `f(source, sorted distinct-or-not targets)`
     /// for every source with edges, in increasing order.
-    pub fn finish(
-        mut self,
-        dedup: bool,
-        mut f: impl FnMut(u64, &[u64]) -> Result<()>,
-    ) -> Result<()> {
+    pub fn finish(mut self, dedup: bool, mut f: impl FnMut(u64, &[u64]) -> Result<()>) -> Result<()> {
         for b in 0..self.buckets.len() {
             let n = self.staged[b] as usize;
             self.staged[b] = 0;
@@ -260,67 +212,80 @@ impl BucketSorter {
             r?;
         }
         for bucket in &self.buckets {
-            bucket
-                .file
-                .set_len(bucket.records * 8)
-                .ctx(&bucket.path, "truncate")?;
+            bucket.file.set_len(bucket.records * 8).ctx(&bucket.path, "truncate")?;
         }
         let buckets = std::mem::take(&mut self.buckets);
         let shift = self.shift;
         let (budget, dir, name) = (self.budget.clone(), self.dir.clone(), self.name.clone());
         drop(self); // release the pass-1 buffers
-                    // A worker reads and sorts bucket b+1 while this thread hands out bucket b.
-        let (tx, rx) = sync_channel::<Result<Sorted>>(1);
-        let worker_budget = budget.clone();
-        let worker = std::thread::spawn(move || {
-            for (b, bucket) in buckets.into_iter().enumerate() {
-                let first = (b as u64) << shift;
-                let need = bucket.records * 12 + ((1u64 << shift) + 1) * 8;
-                let sorted = match worker_budget.reserve("bucket in memory", need) {
-                    Ok(charge) => {
-                        sort_in_memory(&bucket.path, bucket.records, first, 1 << shift, charge)
-                            .map(Sorted::Memory)
+                    // Two workers read and sort alternate buckets while this thread
+                    // hands out the lists of the bucket before, in order.
+        let buckets: Vec<std::sync::Arc<Bucket>> = buckets.into_iter().map(std::sync::Arc::new).collect();
+        let mut channels = Vec::new();
+        let mut workers = Vec::new();
+        for w in 0..SORTERS {
+            let (tx, rx) = sync_channel::<Result<Sorted>>(1);
+            let (recycle_tx, recycle_rx) = sync_channel::<(Vec<u64>, Vec<u32>)>(2);
+            channels.push((rx, recycle_tx));
+            let worker_budget = budget.clone();
+            let mine: Vec<(usize, std::sync::Arc<Bucket>)> =
+                buckets.iter().cloned().enumerate().filter(|(b, _)| b % SORTERS == w).collect();
+            workers.push(std::thread::spawn(move || {
+                for (b, bucket) in mine {
+                    let first = (b as u64) << shift;
+                    let need = bucket.records * 12 + ((1u64 << shift) + 1) * 8;
+                    let sorted = match worker_budget.reserve("bucket in memory", need) {
+                        Ok(charge) => {
+                            let reuse = recycle_rx.try_recv().unwrap_or_default();
+                            sort_in_memory(&bucket.path, bucket.records, first, 1 << shift, charge, reuse).map(Sorted::Memory)
+                        }
+                        Err(_) => Ok(Sorted::External(bucket.path.clone(), b)),
+                    };
+                    if let Ok(Sorted::Memory(_)) = &sorted {
+                        let _ = std::fs::remove_file(&bucket.path);
                     }
-                    Err(_) => Ok(Sorted::External(bucket.path.clone(), b)),
-                };
-                if let Ok(Sorted::Memory(_)) = &sorted {
-                    let _ = std::fs::remove_file(&bucket.path);
+                    let failed = sorted.is_err();
+                    if tx.send(sorted).is_err() || failed {
+                        return;
+                    }
                 }
-                let failed = sorted.is_err();
-                if tx.send(sorted).is_err() || failed {
-                    return;
-                }
-            }
-        });
+            }));
+        }
         let mut list = Vec::new();
         let mut result = Ok(());
-        for sorted in rx.iter() {
-            result = match sorted {
-                Ok(Sorted::Memory(sb)) => sb.for_each_list(dedup, &mut list, &mut f),
-                Ok(Sorted::External(path, b)) => {
-                    let r = sort_external(
-                        &path,
-                        &dir,
-                        &format!("{name}-{b}"),
-                        &budget,
-                        dedup,
-                        &mut list,
-                        &mut f,
-                    );
+        for b in 0..buckets.len() {
+            let (rx, recycle) = &channels[b % SORTERS];
+            result = match rx.recv() {
+                Ok(Ok(Sorted::Memory(sb))) => {
+                    let r = sb.for_each_list(dedup, &mut list, &mut f);
+                    let _ = recycle.try_send((sb.start, sb.targets));
+                    r
+                }
+                Ok(Ok(Sorted::External(path, b))) => {
+                    let r = sort_external(&path, &dir, &format!("{name}-{b}"), &budget, dedup, &mut list, &mut f);
                     let _ = std::fs::remove_file(&path);
                     r
                 }
-                Err(e) => Err(e),
+                Ok(Err(e)) => Err(e),
+                Err(_) => Err(crate::error::IngestError::Usage("bucket sorter stopped".into())),
             };
             if result.is_err() {
                 break;
             }
         }
-        drop(rx);
-        let _ = worker.join();
+        drop(channels);
+        for w in workers {
+            let _ = w.join();
+        }
+        for bucket in &buckets {
+            let _ = std::fs::remove_file(&bucket.path);
+        }
         result
     }
 }
+
+/// Threads sorting buckets in pass 2.
+const SORTERS: usize = 2;
 
 /// What the sorting worker hands over.
 enum Sorted {
@@ -338,12 +303,7 @@ struct SortedBucket {
 }
 
 impl SortedBucket {
-    fn for_each_list(
-        &self,
-        dedup: bool,
-        list: &mut Vec<u64>,
-        f: &mut impl FnMut(u64, &[u64]) -> Result<()>,
-    ) -> Result<()> {
+    fn for_each_list(&self, dedup: bool, list: &mut Vec<u64>, f: &mut impl FnMut(u64, &[u64]) -> Result<()>) -> Result<()> {
         for s in 0..self.start.len() - 1 {
             let (lo, hi) = (self.start[s] as usize, self.start[s + 1] as usize);
             if lo == hi {
@@ -381,23 +341,28 @@ fn read_keys(path: &Path, records: u64) -> Result<Vec<u64>> {
     Ok(keys)
 }
 
-/// Counting sort by source, then sort each list.
+/// Counting sort by source, then sort each list. `reuse` holds buffers of
+/// an earlier bucket, so their pages are not faulted in again.
 fn sort_in_memory(
     path: &Path,
     records: u64,
     first: u64,
     span: u64,
     charge: Reservation,
+    reuse: (Vec<u64>, Vec<u32>),
 ) -> Result<SortedBucket> {
     let keys = read_keys(path, records)?;
-    let mut start = vec![0u64; span as usize + 1];
+    let (mut start, mut targets) = reuse;
+    start.clear();
+    start.resize(span as usize + 1, 0);
     for &k in &keys {
         start[((k >> 32) - first) as usize + 1] += 1;
     }
     for i in 0..span as usize {
         start[i + 1] += start[i];
     }
-    let mut targets = vec![0u32; keys.len()];
+    targets.clear();
+    targets.resize(keys.len(), 0);
     let mut fill = start.clone();
     for &k in &keys {
         let s = ((k >> 32) - first) as usize;
@@ -408,12 +373,7 @@ fn sort_in_memory(
     for s in 0..span as usize {
         targets[start[s] as usize..start[s + 1] as usize].sort_unstable();
     }
-    Ok(SortedBucket {
-        first,
-        start,
-        targets,
-        _charge: charge,
-    })
+    Ok(SortedBucket { first, start, targets, _charge: charge })
 }
 
 fn sort_external(
@@ -425,8 +385,7 @@ fn sort_external(
     list: &mut Vec<u64>,
     f: &mut impl FnMut(u64, &[u64]) -> Result<()>,
 ) -> Result<()> {
-    let mut sorter =
-        ExternalSorter::<Key64>::new(dir, name, budget, budget.available() / 2, dedup)?;
+    let mut sorter = ExternalSorter::<Key64>::new(dir, name, budget, budget.available() / 2, dedup)?;
     let mut failed = None;
     SeqReader::for_each_u64(path, |k| {
         if failed.is_none() {

@@ -5,17 +5,9 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
     #[error("{}:{line}: {reason}", path.display())]
-    Line {
-        path: PathBuf,
-        line: u64,
-        reason: String,
-    },
+    Line { path: PathBuf, line: u64, reason: String },
     #[error("{}: byte {offset}: {reason}", path.display())]
-    Byte {
-        path: PathBuf,
-        offset: u64,
-        reason: String,
-    },
+    Byte { path: PathBuf, offset: u64, reason: String },
     #[error("{}: {reason}", path.display())]
     File { path: PathBuf, reason: String },
     #[error(transparent)]
@@ -33,24 +25,13 @@ pub enum IngestError {
 
 impl IngestError {
     pub fn line(path: &Path, line: u64, reason: impl Into<String>) -> Self {
-        IngestError::Line {
-            path: path.to_path_buf(),
-            line,
-            reason: reason.into(),
-        }
+        IngestError::Line { path: path.to_path_buf(), line, reason: reason.into() }
     }
     pub fn byte(path: &Path, offset: u64, reason: impl Into<String>) -> Self {
-        IngestError::Byte {
-            path: path.to_path_buf(),
-            offset,
-            reason: reason.into(),
-        }
+        IngestError::Byte { path: path.to_path_buf(), offset, reason: reason.into() }
     }
     pub fn file(path: &Path, reason: impl Into<String>) -> Self {
-        IngestError::File {
-            path: path.to_path_buf(),
-            reason: reason.into(),
-        }
+        IngestError::File { path: path.to_path_buf(), reason: reason.into() }
     }
 }
 

@@ -13,7 +13,10 @@ use std::path::{Path, PathBuf};
 /// Collects the vertex set during parsing.
 pub enum IdCollector {
     /// Ids `first..first+count` and no others.
-    Range { first: u64, count: u64 },
+    Range {
+        first: u64,
+        count: u64,
+    },
     Bitmap {
         words: Vec<u64>,
         charge: Option<Reservation>,
@@ -28,12 +31,7 @@ pub enum IdCollector {
 
 impl IdCollector {
     pub fn bitmap(limit_bytes: u64) -> Self {
-        IdCollector::Bitmap {
-            words: Vec::new(),
-            charge: None,
-            limit_bytes,
-            closed: false,
-        }
+        IdCollector::Bitmap { words: Vec::new(), charge: None, limit_bytes, closed: false }
     }
 
     /// After an explicit vertex list: edges may only use listed ids.
@@ -45,57 +43,33 @@ impl IdCollector {
 
     /// Record `id` (or check it, once the vertex set is closed).
     #[inline]
-    pub fn observe(
-        &mut self,
-        id: u64,
-        budget: &Budget,
-        dir: &Path,
-    ) -> std::result::Result<(), crate::formats::SinkError> {
+    pub fn observe(&mut self, id: u64, budget: &Budget, dir: &Path) -> std::result::Result<(), crate::formats::SinkError> {
         use crate::formats::SinkError;
         match self {
             IdCollector::Range { first, count } => {
                 if id < *first || id - *first >= *count {
-                    return Err(SinkError::Reject(format!(
-                        "vertex id {id} out of range {}..{}",
-                        first,
-                        *first + *count
-                    )));
+                    return Err(SinkError::Reject(format!("vertex id {id} out of range {}..{}", first, *first + *count)));
                 }
             }
-            IdCollector::Bitmap {
-                words,
-                charge,
-                limit_bytes,
-                closed,
-            } => {
+            IdCollector::Bitmap { words, charge, limit_bytes, closed } => {
                 let w = (id / 64) as usize;
                 if w >= words.len() {
                     if *closed {
-                        return Err(SinkError::Reject(format!(
-                            "vertex {id} is not in the vertex list"
-                        )));
+                        return Err(SinkError::Reject(format!("vertex {id} is not in the vertex list")));
                     }
                     let want = (w + 1).next_power_of_two().max(1024);
                     // bitmap plus its rank directory (one u64 per 8 words)
                     let bytes = (want as u64) * 8 * 9 / 8;
                     if bytes > *limit_bytes {
-                        return self
-                            .go_external(budget, dir)
-                            .and_then(|_| self.observe(id, budget, dir));
+                        return self.go_external(budget, dir).and_then(|_| self.observe(id, budget, dir));
                     }
                     *charge = None;
-                    *charge = Some(
-                        budget
-                            .reserve("id bitmap", bytes)
-                            .map_err(|e| SinkError::Abort(e.into()))?,
-                    );
+                    *charge = Some(budget.reserve("id bitmap", bytes).map_err(|e| SinkError::Abort(e.into()))?);
                     words.resize(want, 0);
                 }
                 let bit = 1u64 << (id % 64);
                 if *closed && words[w] & bit == 0 {
-                    return Err(SinkError::Reject(format!(
-                        "vertex {id} is not in the vertex list"
-                    )));
+                    return Err(SinkError::Reject(format!("vertex {id} is not in the vertex list")));
                 }
                 words[w] |= bit;
             }
@@ -104,25 +78,11 @@ impl IdCollector {
         Ok(())
     }
 
-    fn go_external(
-        &mut self,
-        budget: &Budget,
-        dir: &Path,
-    ) -> std::result::Result<(), crate::formats::SinkError> {
-        let IdCollector::Bitmap {
-            words,
-            charge,
-            closed,
-            ..
-        } = self
-        else {
-            unreachable!()
-        };
+    fn go_external(&mut self, budget: &Budget, dir: &Path) -> std::result::Result<(), crate::formats::SinkError> {
+        let IdCollector::Bitmap { words, charge, closed, .. } = self else { unreachable!() };
         if *closed {
             // An explicit vertex list never reaches this: its ids were all seen.
-            return Err(crate::formats::SinkError::Reject(
-                "vertex is not in the vertex list".into(),
-            ));
+            return Err(crate::formats::SinkError::Reject("vertex is not in the vertex list".into()));
         }
         let words = std::mem::take(words);
         drop(charge.take());
@@ -136,10 +96,7 @@ impl IdCollector {
                 b &= b - 1;
             }
         }
-        *self = IdCollector::External {
-            sorter,
-            dir: dir.to_path_buf(),
-        };
+        *self = IdCollector::External { sorter, dir: dir.to_path_buf() };
         Ok(())
     }
 
@@ -150,21 +107,10 @@ impl IdCollector {
             IdCollector::Range { first, count } => Ok(DenseIds::Identity { base: first, count }),
             IdCollector::Bitmap { words, charge, .. } => {
                 let count: u64 = words.iter().map(|w| w.count_ones() as u64).sum();
-                let first = words
-                    .iter()
-                    .position(|&w| w != 0)
-                    .map(|w| w as u64 * 64 + words[w].trailing_zeros() as u64)
-                    .unwrap_or(0);
-                let last = words
-                    .iter()
-                    .rposition(|&w| w != 0)
-                    .map(|w| w as u64 * 64 + 63 - words[w].leading_zeros() as u64)
-                    .unwrap_or(0);
+                let first = words.iter().position(|&w| w != 0).map(|w| w as u64 * 64 + words[w].trailing_zeros() as u64).unwrap_or(0);
+                let last = words.iter().rposition(|&w| w != 0).map(|w| w as u64 * 64 + 63 - words[w].leading_zeros() as u64).unwrap_or(0);
                 if count == 0 || last - first + 1 == count {
-                    return Ok(DenseIds::Identity {
-                        base: if count == 0 { 0 } else { first },
-                        count,
-                    });
+                    return Ok(DenseIds::Identity { base: if count == 0 { 0 } else { first }, count });
                 }
                 let mut directory = Vec::with_capacity(words.len().div_ceil(8));
                 let mut running = 0u64;
@@ -172,15 +118,12 @@ impl IdCollector {
                     directory.push(running);
                     running += block.iter().map(|w| w.count_ones() as u64).sum::<u64>();
                 }
-                let mut w =
-                    SeqWriter::create(idmap_path, 1 << 20, outcore_io::CHECKSUM_BLOCK_BYTES)?;
+                let mut w = SeqWriter::create(idmap_path, 1 << 20, outcore_io::CHECKSUM_BLOCK_BYTES)?;
                 let mut out = Vec::with_capacity(1 << 16);
                 for (i, &bits) in words.iter().enumerate() {
                     let mut b = bits;
                     while b != 0 {
-                        out.extend_from_slice(
-                            &(i as u64 * 64 + b.trailing_zeros() as u64).to_le_bytes(),
-                        );
+                        out.extend_from_slice(&(i as u64 * 64 + b.trailing_zeros() as u64).to_le_bytes());
                         b &= b - 1;
                     }
                     if out.len() >= 1 << 16 {
@@ -191,29 +134,18 @@ impl IdCollector {
                 w.write_bytes(&out)?;
                 let summary = w.finish()?;
                 let _ = budget;
-                Ok(DenseIds::Rank {
-                    words,
-                    directory,
-                    count,
-                    _charge: charge,
-                    summary,
-                })
+                Ok(DenseIds::Rank { words, directory, count, _charge: charge, summary })
             }
             IdCollector::External { sorter, .. } => {
                 let mut merged = sorter.finish()?;
-                let mut w =
-                    SeqWriter::create(idmap_path, 1 << 20, outcore_io::CHECKSUM_BLOCK_BYTES)?;
+                let mut w = SeqWriter::create(idmap_path, 1 << 20, outcore_io::CHECKSUM_BLOCK_BYTES)?;
                 let mut count = 0u64;
                 while let Some(Key64(id)) = merged.next()? {
                     w.write_bytes(&id.to_le_bytes())?;
                     count += 1;
                 }
                 drop(merged);
-                Ok(DenseIds::External {
-                    count,
-                    path: idmap_path.to_path_buf(),
-                    summary: w.finish()?,
-                })
+                Ok(DenseIds::External { count, path: idmap_path.to_path_buf(), summary: w.finish()? })
             }
         }
     }
@@ -224,27 +156,15 @@ pub enum DenseIds {
     /// Original id = dense id + base.
     Identity { base: u64, count: u64 },
     /// Rank in a bitmap; the sorted ids are in the idmap file.
-    Rank {
-        words: Vec<u64>,
-        directory: Vec<u64>,
-        count: u64,
-        _charge: Option<Reservation>,
-        summary: outcore_io::WriteSummary,
-    },
+    Rank { words: Vec<u64>, directory: Vec<u64>, count: u64, _charge: Option<Reservation>, summary: outcore_io::WriteSummary },
     /// Only the sorted id file: relabel by merge-join ([`IdJoin`]).
-    External {
-        count: u64,
-        path: PathBuf,
-        summary: outcore_io::WriteSummary,
-    },
+    External { count: u64, path: PathBuf, summary: outcore_io::WriteSummary },
 }
 
 impl DenseIds {
     pub fn count(&self) -> u64 {
         match self {
-            DenseIds::Identity { count, .. }
-            | DenseIds::Rank { count, .. }
-            | DenseIds::External { count, .. } => *count,
+            DenseIds::Identity { count, .. } | DenseIds::Rank { count, .. } | DenseIds::External { count, .. } => *count,
         }
     }
 
@@ -253,9 +173,7 @@ impl DenseIds {
     pub fn rank(&self, id: u64) -> u64 {
         match self {
             DenseIds::Identity { base, .. } => id - base,
-            DenseIds::Rank {
-                words, directory, ..
-            } => {
+            DenseIds::Rank { words, directory, .. } => {
                 let w = (id / 64) as usize;
                 let block = w / 8;
                 let mut r = directory[block];
@@ -285,13 +203,7 @@ pub struct IdJoin {
 
 impl IdJoin {
     pub fn open(path: &Path) -> Result<Self> {
-        let mut j = IdJoin {
-            reader: SeqReader::open(path, 1 << 20)?,
-            window: Vec::new(),
-            pos: 0,
-            current: None,
-            rank: 0,
-        };
+        let mut j = IdJoin { reader: SeqReader::open(path, 1 << 20)?, window: Vec::new(), pos: 0, current: None, rank: 0 };
         j.current = j.read()?;
         Ok(j)
     }
@@ -322,10 +234,7 @@ impl IdJoin {
             self.rank += 1;
         }
         if self.current != Some(id) {
-            return Err(IngestError::file(
-                self.reader.path(),
-                format!("vertex {id} is not in the vertex list"),
-            ));
+            return Err(IngestError::file(self.reader.path(), format!("vertex {id} is not in the vertex list")));
         }
         Ok(self.rank)
     }

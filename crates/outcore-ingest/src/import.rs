@@ -10,9 +10,7 @@ use crate::bucket::BucketSorter;
 use crate::error::{IngestError, Result};
 use crate::formats::{self, Declared, EdgeSink, Format, ParseOptions, SinkError, SinkResult};
 use crate::ids::{DenseIds, IdCollector, IdJoin};
-use crate::sort::{
-    weight_from_key, weight_key, ExternalSorter, Key64, Merged, SortRecord, WideEdge,
-};
+use crate::sort::{weight_from_key, weight_key, ExternalSorter, Key64, Merged, SortRecord, WideEdge};
 use outcore_io::Budget;
 use outcore_store::{CsrWriter, Encoding, Manifest, StoreWriter, FORMAT_NAME, FORMAT_VERSION};
 use std::collections::BTreeMap;
@@ -113,29 +111,25 @@ pub struct ImportReport {
 
 /// A producer of edges: a parser or a generator. Called again if the
 /// import restarts with wide records.
-pub type EdgeSource<'a> =
-    dyn Fn(&mut dyn EdgeSink, &mut dyn FnMut(Arc<AtomicU64>, u64, bool)) -> Result<()> + 'a;
+pub type EdgeSource<'a> = dyn Fn(&mut dyn EdgeSink, &mut dyn FnMut(Arc<AtomicU64>, u64, bool)) -> Result<()> + 'a;
 
 /// Import a file.
-pub fn import_file(
-    input: &Path,
-    target: &Path,
-    opts: &ImportOptions,
-    progress: &dyn Progress,
-) -> Result<ImportReport> {
+pub fn import_file(input: &Path, target: &Path, opts: &ImportOptions, progress: &dyn Progress) -> Result<ImportReport> {
     if !input.exists() {
         return Err(IngestError::file(input, "no such file"));
     }
     let format = match opts.format.or_else(|| Format::from_path(input)) {
         Some(f) => f,
-        None => return Err(IngestError::file(input, "cannot tell the format from the file name; pass --format (text, el, wel, mtx, metis, graphalytics, bin32, bin64)")),
+        None => {
+            return Err(IngestError::file(
+                input,
+                "cannot tell the format from the file name; pass --format (text, el, wel, mtx, metis, graphalytics, bin32, bin64)",
+            ))
+        }
     };
-    let parse_opts = ParseOptions {
-        weighted: opts.weighted,
-    };
-    let source = |sink: &mut dyn EdgeSink, p: &mut dyn FnMut(Arc<AtomicU64>, u64, bool)| {
-        formats::parse(input, format, &parse_opts, sink, p)
-    };
+    let parse_opts = ParseOptions { weighted: opts.weighted };
+    let source =
+        |sink: &mut dyn EdgeSink, p: &mut dyn FnMut(Arc<AtomicU64>, u64, bool)| formats::parse(input, format, &parse_opts, sink, p);
     let mut provenance = BTreeMap::new();
     provenance.insert("input".into(), input.display().to_string());
     provenance.insert("format".into(), format.name().into());
@@ -157,9 +151,7 @@ pub fn import_from(
     let narrow = !opts.weighted;
     let result = if narrow {
         match run::<Key64>(source, &mut store, opts, &budget, progress) {
-            Err(IngestError::NeedWide) => {
-                run::<WideEdge>(source, &mut store, opts, &budget, progress)
-            }
+            Err(IngestError::NeedWide) => run::<WideEdge>(source, &mut store, opts, &budget, progress),
             r => r,
         }
     } else {
@@ -169,13 +161,8 @@ pub fn import_from(
     for (k, v) in provenance {
         manifest.provenance.insert(k, v);
     }
-    manifest
-        .provenance
-        .insert("dedup".into(), opts.dedup.to_string());
-    manifest.provenance.insert(
-        "self_loops".into(),
-        format!("{:?}", opts.self_loops).to_lowercase(),
-    );
+    manifest.provenance.insert("dedup".into(), opts.dedup.to_string());
+    manifest.provenance.insert("self_loops".into(), format!("{:?}", opts.self_loops).to_lowercase());
     report.store = store.commit(manifest)?;
     report.seconds = start.elapsed().as_secs_f64();
     report.peak_budget_bytes = budget.peak();
@@ -205,11 +192,7 @@ impl EdgeRecord for Key64 {
 impl EdgeRecord for WideEdge {
     #[inline]
     fn pack(source: u64, target: u64, weight: u32) -> Option<Self> {
-        Some(WideEdge {
-            source,
-            target,
-            weight,
-        })
+        Some(WideEdge { source, target, weight })
     }
     #[inline]
     fn unpack(&self) -> (u64, u64, u32) {
@@ -238,14 +221,10 @@ impl<E: EdgeRecord> EdgeSink for ImportSink<'_, E> {
     fn declare(&mut self, d: &Declared) -> SinkResult {
         self.directed = match (self.opts.directed, d.directed) {
             (Some(true), Some(false)) => {
-                return Err(SinkError::Reject(
-                    "this input is undirected by definition; --directed cannot apply".into(),
-                ))
+                return Err(SinkError::Reject("this input is undirected by definition; --directed cannot apply".into()))
             }
             (Some(false), Some(true)) => {
-                return Err(SinkError::Reject(
-                    "this input declares a directed graph; --undirected conflicts with it".into(),
-                ))
+                return Err(SinkError::Reject("this input declares a directed graph; --undirected conflicts with it".into()))
             }
             (Some(x), _) | (None, Some(x)) => x,
             (None, None) => true,
@@ -261,45 +240,23 @@ impl<E: EdgeRecord> EdgeSink for ImportSink<'_, E> {
             _ => IdCollector::bitmap(self.budget.available() / 4),
         };
         let bucketed = match &ids {
-            IdCollector::Range { count, .. } => {
-                !self.weighted
-                    && *count <= 1 << 32
-                    && self.opts.dedup
-                    && self.opts.sort_buffer.is_none()
-            }
+            IdCollector::Range { count, .. } => !self.weighted && *count <= 1 << 32 && self.opts.dedup && self.opts.sort_buffer.is_none(),
             _ => false,
         };
         if bucketed {
-            let IdCollector::Range { count, .. } = ids else {
-                unreachable!()
-            };
+            let IdCollector::Range { count, .. } = ids else { unreachable!() };
             let guess = d.edges_hint.unwrap_or(count * 8) * if self.directed { 1 } else { 2 };
-            self.buckets = Some(BucketSorter::new(
-                &self.dir,
-                "edges",
-                count,
-                guess,
-                self.budget,
-            )?);
+            self.buckets = Some(BucketSorter::new(&self.dir, "edges", count, guess, self.budget)?);
         } else {
             let memory = self.opts.sort_buffer.unwrap_or(self.budget.available() / 2);
-            self.sorter = Some(ExternalSorter::new(
-                &self.dir,
-                "edges",
-                self.budget,
-                memory,
-                self.opts.dedup,
-            )?);
+            self.sorter = Some(ExternalSorter::new(&self.dir, "edges", self.budget, memory, self.opts.dedup)?);
         }
         self.ids = Some(ids);
         Ok(())
     }
 
     fn vertex(&mut self, id: u64) -> SinkResult {
-        self.ids
-            .as_mut()
-            .unwrap()
-            .observe(id, self.budget, &self.dir)
+        self.ids.as_mut().unwrap().observe(id, self.budget, &self.dir)
     }
 
     fn vertices_done(&mut self) -> SinkResult {
@@ -318,17 +275,23 @@ impl<E: EdgeRecord> EdgeSink for ImportSink<'_, E> {
             }
         }
         let ids = self.ids.as_mut().unwrap();
-        ids.observe(s, self.budget, &self.dir)?;
-        ids.observe(t, self.budget, &self.dir)?;
+        if let IdCollector::Range { first, count } = *ids {
+            // the common declared case, checked inline
+            if s.wrapping_sub(first) >= count || t.wrapping_sub(first) >= count {
+                let bad = if s.wrapping_sub(first) >= count { s } else { t };
+                return Err(SinkError::Reject(format!("vertex id {bad} out of range {first}..{}", first + count)));
+            }
+        } else {
+            ids.observe(s, self.budget, &self.dir)?;
+            ids.observe(t, self.budget, &self.dir)?;
+        }
         if s == t && self.opts.self_loops == SelfLoops::Drop {
             self.loops_dropped += 1;
             return Ok(());
         }
         if let Some(b) = &mut self.buckets {
-            let IdCollector::Range { first, .. } = ids else {
-                unreachable!()
-            };
-            let (s, t) = (s - *first, t - *first);
+            let IdCollector::Range { first, .. } = *ids else { unreachable!() };
+            let (s, t) = (s - first, t - first);
             b.push(s, t)?;
             if !self.directed && s != t {
                 b.push(t, s)?;
@@ -380,9 +343,7 @@ fn run<E: EdgeRecord>(
     })?;
     progress.end();
     if let Some(buckets) = sink.buckets.take() {
-        let IdCollector::Range { first, count } = sink.ids.take().unwrap() else {
-            unreachable!()
-        };
+        let IdCollector::Range { first, count } = sink.ids.take().unwrap() else { unreachable!() };
         let parse_seconds = phase.elapsed().as_secs_f64();
         return write_bucketed(
             buckets,
@@ -392,12 +353,7 @@ fn run<E: EdgeRecord>(
             progress,
             (first, count),
             sink.directed,
-            (
-                input_bytes,
-                sink.input_edges,
-                sink.loops_dropped,
-                parse_seconds,
-            ),
+            (input_bytes, sink.input_edges, sink.loops_dropped, parse_seconds),
         );
     }
     let (Some(sorter), Some(ids)) = (sink.sorter.take(), sink.ids.take()) else {
@@ -419,9 +375,7 @@ fn run<E: EdgeRecord>(
     let mut in_sorter: Option<ExternalSorter<E>> = None;
     if directed && opts.in_layout {
         let memory = budget.available() / 2;
-        in_sorter = Some(ExternalSorter::new(
-            &dir, "in-edges", budget, memory, false,
-        )?);
+        in_sorter = Some(ExternalSorter::new(&dir, "in-edges", budget, memory, false)?);
     }
     let mut out = CsrWriter::new(store, "out", encoding, vertices, weighted)?;
     let mut self_loops = 0u64;
@@ -445,9 +399,7 @@ fn run<E: EdgeRecord>(
         }
         drop(merged);
     } else {
-        let DenseIds::External { path, .. } = &dense else {
-            unreachable!()
-        };
+        let DenseIds::External { path, .. } = &dense else { unreachable!() };
         let by_target = relabel_sources(merged, path, &dir, budget, "relabel-1")?;
         extra.push(by_target.stats.clone());
         let mut by_source = relabel_sources(by_target, path, &dir, budget, "relabel-2")?;
@@ -487,15 +439,7 @@ fn run<E: EdgeRecord>(
     let mut layouts_done = layouts;
     let pushed = records_in;
     let layouts = std::mem::take(&mut layouts_done);
-    let manifest = build_manifest(
-        vertices,
-        arcs,
-        self_loops,
-        directed,
-        weighted,
-        (id_map, id_base),
-        layouts,
-    );
+    let manifest = build_manifest(vertices, arcs, self_loops, directed, weighted, (id_map, id_base), layouts);
     let report = ImportReport {
         store: PathBuf::new(),
         vertices,
@@ -529,11 +473,7 @@ fn build_manifest(
     (id_map, id_base): (&str, u64),
     layouts: BTreeMap<String, outcore_store::LayoutRecord>,
 ) -> Manifest {
-    let edges = if directed {
-        arcs
-    } else {
-        (arcs - self_loops) / 2 + self_loops
-    };
+    let edges = if directed { arcs } else { (arcs - self_loops) / 2 + self_loops };
     Manifest {
         format: FORMAT_NAME.into(),
         version: FORMAT_VERSION,
@@ -576,9 +516,7 @@ fn write_bucketed(
     buckets.finish(opts.dedup, |s, list| {
         if directed && opts.in_layout && !in_created {
             // created after pass 1 released its buffers
-            in_buckets = Some(BucketSorter::new(
-                &dir, "in-edges", vertices, records, budget,
-            )?);
+            in_buckets = Some(BucketSorter::new(&dir, "in-edges", vertices, records, budget)?);
             in_created = true;
         }
         out.push_list(s, list)?;
@@ -605,15 +543,7 @@ fn write_bucketed(
         }
         layouts.insert("in".to_string(), w.finish(store)?.0);
     }
-    let manifest = build_manifest(
-        vertices,
-        arcs,
-        self_loops,
-        directed,
-        false,
-        ("identity", first),
-        layouts,
-    );
+    let manifest = build_manifest(vertices, arcs, self_loops, directed, false, ("identity", first), layouts);
     let report = ImportReport {
         store: PathBuf::new(),
         vertices,
@@ -657,11 +587,7 @@ fn relabel_sources<E: EdgeRecord>(
     let mut join = IdJoin::open(idmap)?;
     while let Some(r) = merged.next()? {
         let (s, t, w) = r.unpack();
-        sorter.push(WideEdge {
-            source: t,
-            target: join.rank_of(s)?,
-            weight: w,
-        })?;
+        sorter.push(WideEdge { source: t, target: join.rank_of(s)?, weight: w })?;
     }
     drop(merged);
     sorter.finish()

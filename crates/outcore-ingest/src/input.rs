@@ -53,38 +53,22 @@ pub fn sniff_compression(path: &Path) -> Result<Compression> {
 impl Input {
     pub fn open(path: &Path) -> Result<Self> {
         if path.is_dir() {
-            return Err(IngestError::file(
-                path,
-                "is a directory, expected an input file",
-            ));
+            return Err(IngestError::file(path, "is a directory, expected an input file"));
         }
         let compression = sniff_compression(path)?;
         let raw = SeqReader::open(path, 1 << 20)?;
         let file_bytes = raw.len();
         let consumed = Arc::new(AtomicU64::new(0));
-        let counted = Counting {
-            inner: raw,
-            count: consumed.clone(),
-        };
+        let counted = Counting { inner: raw, count: consumed.clone() };
         let reader: Box<dyn BufRead + Send> = match compression {
             Compression::None => Box::new(BufReader::with_capacity(1 << 16, counted)),
-            Compression::Gzip => Box::new(BufReader::with_capacity(
-                1 << 20,
-                flate2::read::MultiGzDecoder::new(counted),
-            )),
+            Compression::Gzip => Box::new(BufReader::with_capacity(1 << 20, flate2::read::MultiGzDecoder::new(counted))),
             Compression::Zstd => Box::new(BufReader::with_capacity(
                 1 << 20,
-                zstd::stream::read::Decoder::new(counted)
-                    .map_err(|e| IngestError::file(path, format!("zstd: {e}")))?,
+                zstd::stream::read::Decoder::new(counted).map_err(|e| IngestError::file(path, format!("zstd: {e}")))?,
             )),
         };
-        Ok(Input {
-            path: path.to_path_buf(),
-            compression,
-            file_bytes,
-            consumed,
-            reader,
-        })
+        Ok(Input { path: path.to_path_buf(), compression, file_bytes, consumed, reader })
     }
 
     /// Bytes of the file consumed so far (compressed bytes for compressed input).
@@ -126,11 +110,7 @@ impl Lines {
     /// Read the next line into `buf` (without its line ending); false at the end.
     pub fn next_line(&mut self, buf: &mut Vec<u8>) -> Result<bool> {
         buf.clear();
-        let n = self
-            .input
-            .reader
-            .read_until(b'\n', buf)
-            .map_err(|e| self.input.read_error(e))?;
+        let n = self.input.reader.read_until(b'\n', buf).map_err(|e| self.input.read_error(e))?;
         if n == 0 {
             return Ok(false);
         }
@@ -148,26 +128,19 @@ impl Lines {
 
 /// Split on ASCII whitespace and commas.
 pub fn fields(line: &[u8]) -> impl Iterator<Item = &[u8]> {
-    line.split(|&b| b == b' ' || b == b'\t' || b == b',')
-        .filter(|f| !f.is_empty())
+    line.split(|&b| b == b' ' || b == b'\t' || b == b',').filter(|f| !f.is_empty())
 }
 
 /// Parse a non-negative decimal integer.
 pub fn parse_u64(field: &[u8]) -> std::result::Result<u64, String> {
     if field.is_empty() || field.len() > 20 {
-        return Err(format!(
-            "'{}' is not a vertex id (expected a non-negative integer)",
-            String::from_utf8_lossy(field)
-        ));
+        return Err(format!("'{}' is not a vertex id (expected a non-negative integer)", String::from_utf8_lossy(field)));
     }
     let mut v: u64 = 0;
     for &b in field {
         let d = b.wrapping_sub(b'0');
         if d > 9 {
-            return Err(format!(
-                "'{}' is not a vertex id (expected a non-negative integer)",
-                String::from_utf8_lossy(field)
-            ));
+            return Err(format!("'{}' is not a vertex id (expected a non-negative integer)", String::from_utf8_lossy(field)));
         }
         v = v
             .checked_mul(10)
@@ -180,9 +153,7 @@ pub fn parse_u64(field: &[u8]) -> std::result::Result<u64, String> {
 /// Parse a finite, non-negative-or-negative real weight.
 pub fn parse_weight(field: &[u8]) -> std::result::Result<f32, String> {
     let text = std::str::from_utf8(field).map_err(|_| "weight is not text".to_string())?;
-    let w: f64 = text
-        .parse()
-        .map_err(|_| format!("'{text}' is not a number"))?;
+    let w: f64 = text.parse().map_err(|_| format!("'{text}' is not a number"))?;
     if !w.is_finite() {
         return Err(format!("weight '{text}' is not finite"));
     }

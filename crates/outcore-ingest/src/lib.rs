@@ -17,6 +17,4 @@ pub mod sort;
 
 pub use error::IngestError;
 pub use formats::Format;
-pub use import::{
-    import_file, import_from, ImportOptions, ImportReport, NoProgress, Progress, SelfLoops,
-};
+pub use import::{import_file, import_from, ImportOptions, ImportReport, NoProgress, Progress, SelfLoops};

@@ -93,32 +93,17 @@ pub fn weight_key(w: f32) -> u32 {
 
 #[inline]
 pub fn weight_from_key(k: u32) -> f32 {
-    f32::from_bits(if k & 0x8000_0000 != 0 {
-        k & 0x7fff_ffff
-    } else {
-        !k
-    })
+    f32::from_bits(if k & 0x8000_0000 != 0 { k & 0x7fff_ffff } else { !k })
 }
 
 impl SortRecord for WideEdge {
     const MAX_ENCODED: usize = 24;
-    const ZERO: Self = WideEdge {
-        source: 0,
-        target: 0,
-        weight: 0,
-    };
+    const ZERO: Self = WideEdge { source: 0, target: 0, weight: 0 };
     #[inline]
     fn encode(&self, prev: &Self, out: &mut Vec<u8>) {
         let ds = self.source - prev.source;
         put_varint(ds, out);
-        put_varint(
-            if ds == 0 {
-                self.target - prev.target
-            } else {
-                self.target
-            },
-            out,
-        );
+        put_varint(if ds == 0 { self.target - prev.target } else { self.target }, out);
         out.extend_from_slice(&self.weight.to_le_bytes());
     }
     #[inline]
@@ -128,17 +113,9 @@ impl SortRecord for WideEdge {
         let weight = u32::from_le_bytes(bytes[*pos..*pos + 4].try_into().unwrap());
         *pos += 4;
         if ds == 0 {
-            WideEdge {
-                source: prev.source,
-                target: prev.target + t,
-                weight,
-            }
+            WideEdge { source: prev.source, target: prev.target + t, weight }
         } else {
-            WideEdge {
-                source: prev.source + ds,
-                target: t,
-                weight,
-            }
+            WideEdge { source: prev.source + ds, target: t, weight }
         }
     }
     #[inline]
@@ -232,9 +209,7 @@ impl<R: SortRecord> ExternalSorter<R> {
 
     fn wait_spill(&mut self) -> Result<()> {
         if let Some(h) = self.spill.take() {
-            let (buf, bytes) = h
-                .join()
-                .map_err(|_| IngestError::Usage("sort thread panicked".into()))??;
+            let (buf, bytes) = h.join().map_err(|_| IngestError::Usage("sort thread panicked".into()))??;
             self.stats.spilled_bytes += bytes;
             self.spare = Some(buf);
         }
@@ -249,9 +224,7 @@ impl<R: SortRecord> ExternalSorter<R> {
             next.reserve_exact(self.capacity - next.capacity());
         }
         let mut full = std::mem::replace(&mut self.buf, next);
-        let path = self
-            .dir
-            .join(format!("{}-{}.run", self.name, self.runs.len()));
+        let path = self.dir.join(format!("{}-{}.run", self.name, self.runs.len()));
         self.runs.push(path.clone());
         self.stats.runs += 1;
         let dedup = self.dedup;
@@ -269,18 +242,11 @@ impl<R: SortRecord> ExternalSorter<R> {
             let mut buf = std::mem::take(&mut self.buf);
             self.spare = None;
             sort_run(&mut buf, self.dedup);
-            let charge = self.budget.reserve(
-                &format!("sorted records ({})", self.name),
-                (buf.capacity() * std::mem::size_of::<R>()) as u64,
-            );
+            let charge =
+                self.budget.reserve(&format!("sorted records ({})", self.name), (buf.capacity() * std::mem::size_of::<R>()) as u64);
             let stats = self.stats.clone();
             drop(self);
-            return Ok(Merged {
-                source: Source::Memory(buf.into_iter(), charge?),
-                last: None,
-                dedup: false,
-                stats,
-            });
+            return Ok(Merged { source: Source::Memory(buf.into_iter(), charge?), last: None, dedup: false, stats });
         }
         if !self.buf.is_empty() {
             self.spill()?;
@@ -289,16 +255,10 @@ impl<R: SortRecord> ExternalSorter<R> {
         self.buf = Vec::new();
         self.spare = None;
         let runs = std::mem::take(&mut self.runs);
-        let (budget, dir, name, dedup) = (
-            self.budget.clone(),
-            self.dir.clone(),
-            self.name.clone(),
-            self.dedup,
-        );
+        let (budget, dir, name, dedup) = (self.budget.clone(), self.dir.clone(), self.name.clone(), self.dedup);
         let mut stats = self.stats.clone();
         drop(self); // release the sort buffers before the merge takes its readers
-        let (runs, chunk, charge) =
-            reduce_runs::<R>(runs, &budget, &dir, &name, dedup, &mut stats)?;
+        let (runs, chunk, charge) = reduce_runs::<R>(runs, &budget, &dir, &name, dedup, &mut stats)?;
         stats.merge_passes += 1;
         let merger = RunMerger::open(&runs, chunk, charge)?;
         Ok(Merged::piped(merger, dedup, stats))
@@ -338,18 +298,12 @@ fn reduce_runs<R: SortRecord>(
         let chunk = merge_chunk(budget, runs.len());
         if chunk >= MIN_MERGE_CHUNK || runs.len() <= 2 {
             let chunk = chunk.max(4096);
-            let charge = budget.reserve(
-                &format!("merge readers ({name})"),
-                (4 * chunk * runs.len()) as u64,
-            )?;
+            let charge = budget.reserve(&format!("merge readers ({name})"), (4 * chunk * runs.len()) as u64)?;
             return Ok((runs, chunk, charge));
         }
         let fan_in = ((budget.available() / 2 / (4 * MIN_MERGE_CHUNK as u64)) as usize).max(2);
         if fan_in < 2 || budget.available() < 8 * MIN_MERGE_CHUNK as u64 {
-            return Err(budget
-                .reserve("two merge readers", 8 * MIN_MERGE_CHUNK as u64)
-                .unwrap_err()
-                .into());
+            return Err(budget.reserve("two merge readers", 8 * MIN_MERGE_CHUNK as u64).unwrap_err().into());
         }
         generation += 1;
         stats.merge_passes += 1;
@@ -359,8 +313,7 @@ fn reduce_runs<R: SortRecord>(
                 next.push(group[0].clone());
                 continue;
             }
-            let charge =
-                budget.reserve("merge readers", (4 * MIN_MERGE_CHUNK * group.len()) as u64)?;
+            let charge = budget.reserve("merge readers", (4 * MIN_MERGE_CHUNK * group.len()) as u64)?;
             let merger = RunMerger::<R>::open(group, MIN_MERGE_CHUNK, charge)?;
             let mut merged = Merged::piped(merger, dedup, SortStats::default());
             let path = dir.join(format!("{name}-m{generation}-{i}.run"));
@@ -444,11 +397,7 @@ impl<R: SortRecord> RunMerger<R> {
                 heap.push(Reverse((rec, i)));
             }
         }
-        Ok(RunMerger {
-            readers,
-            heap,
-            _charge: charge,
-        })
+        Ok(RunMerger { readers, heap, _charge: charge })
     }
 
     #[inline]
@@ -498,9 +447,7 @@ impl<R: SortRecord> Merged<R> {
         let thread = std::thread::spawn(move || {
             let mut last: Option<R> = None;
             loop {
-                let mut block = recycle_rx
-                    .try_recv()
-                    .unwrap_or_else(|_| Vec::with_capacity(PIPE_BLOCK));
+                let mut block = recycle_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(PIPE_BLOCK));
                 block.clear();
                 let mut done = false;
                 while block.len() < PIPE_BLOCK {
@@ -535,13 +482,7 @@ impl<R: SortRecord> Merged<R> {
             }
         });
         Merged {
-            source: Source::Pipe {
-                blocks: rx,
-                recycle: recycle_tx,
-                block: Vec::new(),
-                pos: 0,
-                thread: Some(thread),
-            },
+            source: Source::Pipe { blocks: rx, recycle: recycle_tx, block: Vec::new(), pos: 0, thread: Some(thread) },
             last: None,
             dedup: false,
             stats,
@@ -553,13 +494,7 @@ impl<R: SortRecord> Merged<R> {
         loop {
             let r = match &mut self.source {
                 Source::Memory(it, _) => it.next(),
-                Source::Pipe {
-                    blocks,
-                    recycle,
-                    block,
-                    pos,
-                    ..
-                } => {
+                Source::Pipe { blocks, recycle, block, pos, .. } => {
                     if *pos == block.len() {
                         match blocks.recv() {
                             Ok(Ok(b)) => {
@@ -606,12 +541,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn sort_all<R: SortRecord + std::fmt::Debug>(
-        records: &[R],
-        memory: u64,
-        budget_total: u64,
-        dedup: bool,
-    ) -> (Vec<R>, SortStats) {
+    fn sort_all<R: SortRecord + std::fmt::Debug>(records: &[R], memory: u64, budget_total: u64, dedup: bool) -> (Vec<R>, SortStats) {
         let dir = tempfile::tempdir().unwrap();
         let budget = Budget::new(budget_total);
         let mut s = ExternalSorter::new(dir.path(), "t", &budget, memory, dedup).unwrap();
@@ -625,19 +555,13 @@ mod tests {
         }
         let stats = m.stats.clone();
         drop(m);
-        assert_eq!(
-            std::fs::read_dir(dir.path()).unwrap().count(),
-            0,
-            "runs left behind"
-        );
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "runs left behind");
         (out, stats)
     }
 
     #[test]
     fn many_runs_and_multi_pass_merge() {
-        let records: Vec<Key64> = (0..200_000u64)
-            .map(|i| Key64(i.wrapping_mul(0x9E3779B97F4A7C15) % 50_000))
-            .collect();
+        let records: Vec<Key64> = (0..200_000u64).map(|i| Key64(i.wrapping_mul(0x9E3779B97F4A7C15) % 50_000)).collect();
         // 32 KiB of sort buffers -> ~100 runs; 1 MiB budget forces merge passes.
         let (out, stats) = sort_all(&records, 32 << 10, 1 << 20, true);
         let mut expect: Vec<Key64> = records.clone();

@@ -22,10 +22,7 @@ pub struct Expected {
 
 impl Expected {
     pub fn new() -> Self {
-        Expected {
-            vertices: BTreeSet::new(),
-            arcs: BTreeMap::new(),
-        }
+        Expected { vertices: BTreeSet::new(), arcs: BTreeMap::new() }
     }
     pub fn add(&mut self, u: u64, v: u64, w: f32, directed: bool) {
         self.vertices.insert(u);
@@ -44,17 +41,11 @@ impl Expected {
 }
 
 fn text_lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| l.trim_end_matches('\r').to_string())
-        .collect()
+    std::fs::read_to_string(path).unwrap().lines().map(|l| l.trim_end_matches('\r').to_string()).collect()
 }
 
 fn cols(line: &str) -> Vec<&str> {
-    line.split(|c: char| c == ' ' || c == '\t' || c == ',')
-        .filter(|s| !s.is_empty())
-        .collect()
+    line.split(|c: char| c == ' ' || c == '\t' || c == ',').filter(|s| !s.is_empty()).collect()
 }
 
 /// SNAP-like edge list: `#`/`%` comments, 2+ columns.
@@ -65,11 +56,7 @@ pub fn read_edge_list(path: &Path, directed: bool, weighted: bool) -> Expected {
             continue;
         }
         let c = cols(&line);
-        let w = if weighted {
-            c[2].parse::<f64>().unwrap() as f32
-        } else {
-            1.0
-        };
+        let w = if weighted { c[2].parse::<f64>().unwrap() as f32 } else { 1.0 };
         g.add(c[0].parse().unwrap(), c[1].parse().unwrap(), w, directed);
     }
     g
@@ -92,9 +79,7 @@ pub fn read_metis(path: &Path) -> Expected {
 /// Graphalytics: `.v` vertex list, `.e` edges, `directed` from properties.
 pub fn read_graphalytics(stem: &Path, weighted: bool) -> (Expected, bool) {
     let props = std::fs::read_to_string(stem.with_extension("properties")).unwrap();
-    let directed = props
-        .lines()
-        .any(|l| l.contains(".directed") && l.trim_end().ends_with("true"));
+    let directed = props.lines().any(|l| l.contains(".directed") && l.trim_end().ends_with("true"));
     let mut g = Expected::new();
     for line in text_lines(&stem.with_extension("v")) {
         if let Some(c) = cols(&line).first() {
@@ -104,11 +89,7 @@ pub fn read_graphalytics(stem: &Path, weighted: bool) -> (Expected, bool) {
     for line in text_lines(&stem.with_extension("e")) {
         let c = cols(&line);
         if c.len() >= 2 {
-            let w = if weighted {
-                c[2].parse::<f64>().unwrap() as f32
-            } else {
-                1.0
-            };
+            let w = if weighted { c[2].parse::<f64>().unwrap() as f32 } else { 1.0 };
             g.add(c[0].parse().unwrap(), c[1].parse().unwrap(), w, directed);
         }
     }
@@ -125,16 +106,10 @@ pub fn dump_store(dir: &Path) -> Expected {
     }
     let mut scan = store.layout("out").unwrap().scan().unwrap();
     while let Some((v, nbrs, ws)) = scan.next_list().unwrap() {
-        assert!(
-            nbrs.windows(2).all(|p| p[0] < p[1]),
-            "vertex {v}: neighbours not sorted and distinct"
-        );
+        assert!(nbrs.windows(2).all(|p| p[0] < p[1]), "vertex {v}: neighbours not sorted and distinct");
         for (i, &t) in nbrs.iter().enumerate() {
             let w = ws.get(i).copied().unwrap_or(1.0);
-            assert!(g
-                .arcs
-                .insert((ids.original(v), ids.original(t)), w)
-                .is_none());
+            assert!(g.arcs.insert((ids.original(v), ids.original(t)), w).is_none());
         }
     }
     g
@@ -145,11 +120,6 @@ pub fn store_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap())
-        .map(|e| {
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
         .collect()
 }

@@ -7,10 +7,7 @@ mod common;
 use common::*;
 use outcore_ingest::{import_file, ImportOptions, NoProgress};
 
-fn import_with(
-    input: &std::path::Path,
-    opts: ImportOptions,
-) -> (tempfile::TempDir, outcore_ingest::ImportReport) {
+fn import_with(input: &std::path::Path, opts: ImportOptions) -> (tempfile::TempDir, outcore_ingest::ImportReport) {
     let dir = tempfile::tempdir().unwrap();
     let r = import_file(input, &dir.path().join("store"), &opts, &NoProgress).unwrap();
     (dir, r)
@@ -18,42 +15,14 @@ fn import_with(
 
 #[test]
 fn tiny_budget_gives_a_byte_identical_store() {
-    for (file, directed, layouts_in) in [
-        ("MIT8.edgelist", false, false),
-        ("wiki-Vote.txt", true, true),
-        ("CA-CondMat.txt", false, false),
-    ] {
+    for (file, directed, layouts_in) in [("MIT8.edgelist", false, false), ("wiki-Vote.txt", true, true), ("CA-CondMat.txt", false, false)] {
         let input = shared().join("real").join(file);
-        let base = ImportOptions {
-            directed: Some(directed),
-            in_layout: layouts_in,
-            ..Default::default()
-        };
-        let (big, rbig) = import_with(
-            &input,
-            ImportOptions {
-                memory: 1 << 30,
-                ..base.clone()
-            },
-        );
-        let (small, rsmall) = import_with(
-            &input,
-            ImportOptions {
-                memory: 24 << 20,
-                sort_buffer: Some(64 << 10),
-                ..base
-            },
-        );
+        let base = ImportOptions { directed: Some(directed), in_layout: layouts_in, ..Default::default() };
+        let (big, rbig) = import_with(&input, ImportOptions { memory: 1 << 30, ..base.clone() });
+        let (small, rsmall) = import_with(&input, ImportOptions { memory: 24 << 20, sort_buffer: Some(64 << 10), ..base });
         assert_eq!(rbig.sort_runs, 0, "{file}: large budget sorts in memory");
-        assert!(
-            rsmall.sort_runs >= 20,
-            "{file}: only {} runs",
-            rsmall.sort_runs
-        );
-        let (a, b) = (
-            store_files(&big.path().join("store")),
-            store_files(&small.path().join("store")),
-        );
+        assert!(rsmall.sort_runs >= 20, "{file}: only {} runs", rsmall.sort_runs);
+        let (a, b) = (store_files(&big.path().join("store")), store_files(&small.path().join("store")));
         assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
         for (name, bytes) in &a {
             assert!(bytes == &b[name], "{file}: {name} differs between budgets");
@@ -79,24 +48,11 @@ fn sparse_64bit_ids_use_the_external_relabel() {
     std::fs::write(&file, text).unwrap();
     for (memory, sort_buffer) in [(1u64 << 30, None), (24 << 20, Some(32 << 10))] {
         let out = dir.path().join(format!("s{memory}"));
-        let r = import_file(
-            &file,
-            &out,
-            &ImportOptions {
-                memory,
-                sort_buffer,
-                in_layout: true,
-                ..Default::default()
-            },
-            &NoProgress,
-        )
-        .unwrap();
+        let r =
+            import_file(&file, &out, &ImportOptions { memory, sort_buffer, in_layout: true, ..Default::default() }, &NoProgress).unwrap();
         let got = dump_store(&out);
         assert_eq!(got.vertices, want.vertices);
-        assert!(
-            got.arcs == want.arcs,
-            "adjacency differs at memory {memory}"
-        );
+        assert!(got.arcs == want.arcs, "adjacency differs at memory {memory}");
         let m = outcore_store::Store::open(&out).unwrap().manifest().clone();
         assert_eq!(m.id_map, "sorted");
         if sort_buffer.is_some() {
@@ -121,27 +77,12 @@ fn sparse_64bit_ids_use_the_external_relabel() {
 fn budget_too_small_is_refused_with_the_minimum() {
     let input = shared().join("real/power.graph");
     let dir = tempfile::tempdir().unwrap();
-    let err = import_file(
-        &input,
-        &dir.path().join("s"),
-        &ImportOptions {
-            memory: 4 << 20,
-            ..Default::default()
-        },
-        &NoProgress,
-    )
-    .unwrap_err();
+    let err =
+        import_file(&input, &dir.path().join("s"), &ImportOptions { memory: 4 << 20, ..Default::default() }, &NoProgress).unwrap_err();
     let msg = err.to_string();
-    assert!(
-        msg.contains("memory budget") && msg.contains("use --memory"),
-        "{msg}"
-    );
+    assert!(msg.contains("memory budget") && msg.contains("use --memory"), "{msg}");
     assert!(!dir.path().join("s").exists());
-    assert_eq!(
-        std::fs::read_dir(dir.path()).unwrap().count(),
-        0,
-        "staging left behind"
-    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "staging left behind");
 }
 
 /// A hub whose bucket exceeds the budget is sorted by runs instead; the
@@ -153,11 +94,7 @@ fn oversized_bucket_falls_back_to_runs() {
     let n = 1u32 << 16;
     let mut bytes = Vec::new();
     for i in 0..1_500_000u32 {
-        let (s, t) = if i % 4 == 0 {
-            (i % n, (i / 3) % n)
-        } else {
-            (7, (i.wrapping_mul(2654435761)) % n)
-        };
+        let (s, t) = if i % 4 == 0 { (i % n, (i / 3) % n) } else { (7, (i.wrapping_mul(2654435761)) % n) };
         bytes.extend_from_slice(&s.to_le_bytes());
         bytes.extend_from_slice(&t.to_le_bytes());
     }
@@ -166,12 +103,7 @@ fn oversized_bucket_falls_back_to_runs() {
     let r = import_file(
         &file,
         &bucketed,
-        &ImportOptions {
-            num_vertices: Some(n as u64),
-            memory: 24 << 20,
-            in_layout: true,
-            ..Default::default()
-        },
+        &ImportOptions { num_vertices: Some(n as u64), memory: 24 << 20, in_layout: true, ..Default::default() },
         &NoProgress,
     )
     .unwrap();
@@ -194,9 +126,6 @@ fn oversized_bucket_falls_back_to_runs() {
     assert!(r2.sort_runs > 1);
     let (a, b) = (store_files(&bucketed), store_files(&sorted));
     for name in ["out.index", "out.adj", "in.index", "in.adj"] {
-        assert!(
-            a[name] == b[name],
-            "{name} differs between the bucketed and the sorted path"
-        );
+        assert!(a[name] == b[name], "{name} differs between the bucketed and the sorted path");
     }
 }

@@ -1,9 +1,7 @@
 //! The generators match the Graph500 specification's expectations and are
 //! deterministic for a seed.
 
-use outcore_ingest::generate::{
-    write_edge_list, EdgeListFormat, Generator, Kronecker, Uniform, WattsStrogatz,
-};
+use outcore_ingest::generate::{write_edge_list, EdgeListFormat, Generator, Kronecker, Uniform, WattsStrogatz};
 use outcore_ingest::NoProgress;
 
 fn degrees(g: &dyn Generator) -> Vec<u64> {
@@ -40,16 +38,8 @@ fn kronecker_edge_count_and_per_level_bit_probabilities() {
     }
     // P(source bit) = C + D = 0.24, P(target bit) = B + D = 0.24, P(both) = D = 0.05 at every level.
     for b in 0..scale as usize {
-        assert!(
-            (src_ones[b] as f64 / m - 0.24).abs() < 0.003,
-            "level {b}: {}",
-            src_ones[b] as f64 / m
-        );
-        assert!(
-            (dst_ones[b] as f64 / m - 0.24).abs() < 0.003,
-            "level {b}: {}",
-            dst_ones[b] as f64 / m
-        );
+        assert!((src_ones[b] as f64 / m - 0.24).abs() < 0.003, "level {b}: {}", src_ones[b] as f64 / m);
+        assert!((dst_ones[b] as f64 / m - 0.24).abs() < 0.003, "level {b}: {}", dst_ones[b] as f64 / m);
     }
     assert!((both as f64 / m - 0.05).abs() < 0.002);
 }
@@ -63,32 +53,16 @@ fn kronecker_degree_skew_matches_the_model() {
     let d = degrees(&g);
     let m2 = 2.0 * g.edges() as f64;
     for k in 0..=4u64 {
-        let total: u64 = d
-            .iter()
-            .enumerate()
-            .filter(|(v, _)| (*v as u64).count_ones() as u64 == k)
-            .map(|(_, &x)| x)
-            .sum();
-        let expect =
-            m2 * binomial(scale, k) * 0.24f64.powi(k as i32) * 0.76f64.powi((scale - k) as i32);
-        assert!(
-            (total as f64 - expect).abs() < 0.02 * expect + 5.0 * expect.sqrt(),
-            "k={k}: {total} vs {expect:.0}"
-        );
+        let total: u64 = d.iter().enumerate().filter(|(v, _)| (*v as u64).count_ones() as u64 == k).map(|(_, &x)| x).sum();
+        let expect = m2 * binomial(scale, k) * 0.24f64.powi(k as i32) * 0.76f64.powi((scale - k) as i32);
+        assert!((total as f64 - expect).abs() < 0.02 * expect + 5.0 * expect.sqrt(), "k={k}: {total} vs {expect:.0}");
     }
     let mean = m2 / g.vertices() as f64;
     let hub_expect = m2 * 0.76f64.powi(scale as i32);
     assert!((d[0] as f64 - hub_expect).abs() < 0.05 * hub_expect);
-    assert!(
-        d[0] as f64 > 50.0 * mean,
-        "degree skew: hub {} vs mean {mean}",
-        d[0]
-    );
+    assert!(d[0] as f64 > 50.0 * mean, "degree skew: hub {} vs mean {mean}", d[0]);
     let isolated = d.iter().filter(|&&x| x == 0).count() as f64 / d.len() as f64;
-    assert!(
-        isolated > 0.1 && isolated < 0.6,
-        "isolated fraction {isolated}"
-    );
+    assert!(isolated > 0.1 && isolated < 0.6, "isolated fraction {isolated}");
 }
 
 #[test]
@@ -113,63 +87,16 @@ fn permutation_relabels_without_changing_the_degree_sequence() {
 fn generators_are_deterministic_for_a_seed() {
     let dir = tempfile::tempdir().unwrap();
     let gens: Vec<(&str, Box<dyn Fn(u64) -> Box<dyn Generator>>)> = vec![
-        (
-            "kron",
-            Box::new(|s| Box::new(Kronecker::graph500(10, 8, s))),
-        ),
-        (
-            "uniform",
-            Box::new(|s| {
-                Box::new(Uniform {
-                    vertices: 1000,
-                    edges: 8000,
-                    seed: s,
-                })
-            }),
-        ),
-        (
-            "ws",
-            Box::new(|s| {
-                Box::new(WattsStrogatz {
-                    vertices: 1000,
-                    degree: 6,
-                    rewire: 0.2,
-                    seed: s,
-                })
-            }),
-        ),
+        ("kron", Box::new(|s| Box::new(Kronecker::graph500(10, 8, s)))),
+        ("uniform", Box::new(|s| Box::new(Uniform { vertices: 1000, edges: 8000, seed: s }))),
+        ("ws", Box::new(|s| Box::new(WattsStrogatz { vertices: 1000, degree: 6, rewire: 0.2, seed: s }))),
     ];
     for (name, make) in gens {
         let file = |tag: &str| dir.path().join(format!("{name}-{tag}.bin64"));
-        write_edge_list(
-            make(1).as_ref(),
-            &file("a"),
-            EdgeListFormat::Bin64,
-            false,
-            &NoProgress,
-        )
-        .unwrap();
-        write_edge_list(
-            make(1).as_ref(),
-            &file("b"),
-            EdgeListFormat::Bin64,
-            false,
-            &NoProgress,
-        )
-        .unwrap();
-        write_edge_list(
-            make(2).as_ref(),
-            &file("c"),
-            EdgeListFormat::Bin64,
-            false,
-            &NoProgress,
-        )
-        .unwrap();
-        let (a, b, c) = (
-            std::fs::read(file("a")).unwrap(),
-            std::fs::read(file("b")).unwrap(),
-            std::fs::read(file("c")).unwrap(),
-        );
+        write_edge_list(make(1).as_ref(), &file("a"), EdgeListFormat::Bin64, false, &NoProgress).unwrap();
+        write_edge_list(make(1).as_ref(), &file("b"), EdgeListFormat::Bin64, false, &NoProgress).unwrap();
+        write_edge_list(make(2).as_ref(), &file("c"), EdgeListFormat::Bin64, false, &NoProgress).unwrap();
+        let (a, b, c) = (std::fs::read(file("a")).unwrap(), std::fs::read(file("b")).unwrap(), std::fs::read(file("c")).unwrap());
         assert_eq!(a, b, "{name}: same seed, same bytes");
         assert_ne!(a, c, "{name}: another seed, another graph");
         assert_eq!(a.len() as u64, make(1).edges() * 16);
@@ -178,22 +105,9 @@ fn generators_are_deterministic_for_a_seed() {
 
 #[test]
 fn watts_strogatz_and_uniform_shapes() {
-    let ws = WattsStrogatz {
-        vertices: 10_000,
-        degree: 10,
-        rewire: 0.0,
-        seed: 3,
-    };
-    assert!(
-        degrees(&ws).iter().all(|&d| d == 10),
-        "p=0 is the ring lattice"
-    );
-    let ws = WattsStrogatz {
-        vertices: 10_000,
-        degree: 10,
-        rewire: 0.3,
-        seed: 3,
-    };
+    let ws = WattsStrogatz { vertices: 10_000, degree: 10, rewire: 0.0, seed: 3 };
+    assert!(degrees(&ws).iter().all(|&d| d == 10), "p=0 is the ring lattice");
+    let ws = WattsStrogatz { vertices: 10_000, degree: 10, rewire: 0.3, seed: 3 };
     let rewired = (0..ws.edges()).filter(|&i| {
         let (u, v) = ws.edge(i);
         let j = i % 5 + 1;
@@ -201,17 +115,9 @@ fn watts_strogatz_and_uniform_shapes() {
     });
     let frac = rewired.count() as f64 / ws.edges() as f64;
     assert!((frac - 0.3).abs() < 0.02, "rewired fraction {frac}");
-    let u = Uniform {
-        vertices: 1 << 12,
-        edges: 1 << 18,
-        seed: 9,
-    };
+    let u = Uniform { vertices: 1 << 12, edges: 1 << 18, seed: 9 };
     let d = degrees(&u);
     let mean = 2.0 * u.edges() as f64 / u.vertices() as f64;
     let var = d.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / d.len() as f64;
-    assert!(
-        (var / mean - 1.0).abs() < 0.15,
-        "uniform degrees should be ~Poisson: var/mean {}",
-        var / mean
-    );
+    assert!((var / mean - 1.0).abs() < 0.15, "uniform degrees should be ~Poisson: var/mean {}", var / mean);
 }

@@ -11,19 +11,13 @@ use std::path::Path;
 fn import(input: &Path, opts: &ImportOptions) -> (tempfile::TempDir, Expected) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("store");
-    import_file(input, &out, opts, &NoProgress)
-        .unwrap_or_else(|e| panic!("{}: {e}", input.display()));
+    import_file(input, &out, opts, &NoProgress).unwrap_or_else(|e| panic!("{}: {e}", input.display()));
     let g = dump_store(&out);
     (dir, g)
 }
 
 fn opts(directed: Option<bool>, weighted: bool) -> ImportOptions {
-    ImportOptions {
-        directed,
-        weighted,
-        memory: 64 << 20,
-        ..Default::default()
-    }
+    ImportOptions { directed, weighted, memory: 64 << 20, ..Default::default() }
 }
 
 #[test]
@@ -48,24 +42,13 @@ fn snap_and_csv_edge_lists() {
         let (_d, got) = import(&path, &opts(Some(directed), weighted));
         let want = read_edge_list(&path, directed, weighted);
         assert_eq!(got.vertices, want.vertices, "{file}: vertex set");
-        assert!(
-            got.arcs == want.arcs,
-            "{file}: adjacency differs ({} vs {} arcs)",
-            got.arcs.len(),
-            want.arcs.len()
-        );
+        assert!(got.arcs == want.arcs, "{file}: adjacency differs ({} vs {} arcs)", got.arcs.len(), want.arcs.len());
     }
 }
 
 #[test]
 fn metis_graphs_keep_isolated_vertices() {
-    for file in [
-        "power.graph",
-        "PGPgiantcompo.graph",
-        "hep-th.graph",
-        "polblogs.graph",
-        "astro-ph.graph",
-    ] {
+    for file in ["power.graph", "PGPgiantcompo.graph", "hep-th.graph", "polblogs.graph", "astro-ph.graph"] {
         let path = shared().join("real").join(file);
         let (_d, got) = import(&path, &opts(None, false));
         let want = read_metis(&path);
@@ -73,14 +56,8 @@ fn metis_graphs_keep_isolated_vertices() {
         assert!(got.arcs == want.arcs, "{file}: adjacency differs");
     }
     let (d, _) = import(&shared().join("real/hep-th.graph"), &opts(None, false));
-    let m = outcore_store::Store::open(&d.path().join("store"))
-        .unwrap()
-        .manifest()
-        .clone();
-    assert_eq!(
-        (m.vertices, m.edges, m.id_map.as_str(), m.id_base),
-        (8361, 15751, "identity", 1)
-    );
+    let m = outcore_store::Store::open(&d.path().join("store")).unwrap().manifest().clone();
+    assert_eq!((m.vertices, m.edges, m.id_map.as_str(), m.id_base), (8361, 15751, "identity", 1));
 }
 
 #[test]
@@ -102,12 +79,7 @@ fn graphalytics_graphs() {
             let (_d, got) = import(&stem.with_extension(entry), &opts(None, false));
             let (want, _) = read_graphalytics(&stem, weighted);
             assert_eq!(got.vertices, want.vertices, "{name}.{entry}");
-            assert!(
-                got.arcs == want.arcs,
-                "{name}.{entry}: adjacency differs: {:?} vs {:?}",
-                got.arcs,
-                want.arcs
-            );
+            assert!(got.arcs == want.arcs, "{name}.{entry}: adjacency differs: {:?} vs {:?}", got.arcs, want.arcs);
         }
     }
 }
@@ -135,24 +107,15 @@ fn converted_formats_el_wel_mtx_binary_gzip_zstd() {
         b64.extend_from_slice(&v.to_le_bytes());
     }
     let n = *base.vertices.last().unwrap();
-    let mtx = format!(
-        "%%MatrixMarket matrix coordinate pattern general\n% comment\n{n} {n} {}\n{el}",
-        edges.len()
-    );
-    let mtx_real = format!(
-        "%%MatrixMarket matrix coordinate real general\n{n} {n} {}\n{wel}",
-        edges.len()
-    );
+    let mtx = format!("%%MatrixMarket matrix coordinate pattern general\n% comment\n{n} {n} {}\n{el}", edges.len());
+    let mtx_real = format!("%%MatrixMarket matrix coordinate real general\n{n} {n} {}\n{wel}", edges.len());
     std::fs::write(p("g.el"), &el).unwrap();
     std::fs::write(p("g.wel"), &wel).unwrap();
     std::fs::write(p("g.bin32"), &b32).unwrap();
     std::fs::write(p("g.bin64"), &b64).unwrap();
     std::fs::write(p("g.mtx"), &mtx).unwrap();
     std::fs::write(p("w.mtx"), &mtx_real).unwrap();
-    let mut gz = flate2::write::GzEncoder::new(
-        std::fs::File::create(p("g.el.gz")).unwrap(),
-        flate2::Compression::fast(),
-    );
+    let mut gz = flate2::write::GzEncoder::new(std::fs::File::create(p("g.el.gz")).unwrap(), flate2::Compression::fast());
     gz.write_all(el.as_bytes()).unwrap();
     gz.finish().unwrap();
     std::fs::write(p("g.bin64.zst"), zstd::encode_all(&b64[..], 3).unwrap()).unwrap();
@@ -188,10 +151,7 @@ fn symmetric_matrix_market_is_undirected() {
     let want = read_edge_list(&src, false, false);
     let lower: Vec<(u64, u64)> = want.arcs.keys().copied().filter(|(u, v)| u >= v).collect();
     let n = *want.vertices.last().unwrap();
-    let mut text = format!(
-        "%%MatrixMarket matrix coordinate pattern symmetric\n{n} {n} {}\n",
-        lower.len()
-    );
+    let mut text = format!("%%MatrixMarket matrix coordinate pattern symmetric\n{n} {n} {}\n", lower.len());
     for (u, v) in &lower {
         text += &format!("{u} {v}\n");
     }
@@ -207,44 +167,15 @@ fn self_loop_and_duplicate_policies() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("g.wel");
     std::fs::write(&f, "1 2 5\n1 2 3\n2 2 1\n2 1 4\n").unwrap();
-    let (_d, kept) = import(
-        &f,
-        &ImportOptions {
-            weighted: true,
-            ..opts(None, true)
-        },
-    );
+    let (_d, kept) = import(&f, &ImportOptions { weighted: true, ..opts(None, true) });
     assert_eq!(kept.arcs.len(), 3);
-    assert_eq!(
-        kept.arcs[&(1, 2)],
-        3.0,
-        "duplicates keep the smallest weight"
-    );
-    let (_d, dropped) = import(
-        &f,
-        &ImportOptions {
-            self_loops: outcore_ingest::SelfLoops::Drop,
-            ..opts(None, true)
-        },
-    );
+    assert_eq!(kept.arcs[&(1, 2)], 3.0, "duplicates keep the smallest weight");
+    let (_d, dropped) = import(&f, &ImportOptions { self_loops: outcore_ingest::SelfLoops::Drop, ..opts(None, true) });
     assert!(!dropped.arcs.contains_key(&(2, 2)));
     let dir2 = tempfile::tempdir().unwrap();
     let out = dir2.path().join("s");
-    let r = import_file(
-        &f,
-        &out,
-        &ImportOptions {
-            dedup: false,
-            ..opts(None, true)
-        },
-        &NoProgress,
-    )
-    .unwrap();
+    let r = import_file(&f, &out, &ImportOptions { dedup: false, ..opts(None, true) }, &NoProgress).unwrap();
     assert_eq!(r.arcs, 4, "parallel edges kept");
     let (_d, und) = import(&f, &opts(Some(false), true));
-    assert_eq!(
-        und.arcs[&(2, 1)],
-        3.0,
-        "symmetrized: min over both directions"
-    );
+    assert_eq!(und.arcs[&(2, 1)], 3.0, "symmetrized: min over both directions");
 }

@@ -24,12 +24,7 @@ impl AlignedBuf {
         if ptr.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
-        AlignedBuf {
-            ptr,
-            cap,
-            len: 0,
-            layout,
-        }
+        AlignedBuf { ptr, cap, len: 0, layout }
     }
     pub fn capacity(&self) -> usize {
         self.cap

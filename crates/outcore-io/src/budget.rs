@@ -31,11 +31,7 @@ pub struct Budget(Arc<Inner>);
 
 impl Budget {
     pub fn new(total: u64) -> Self {
-        Budget(Arc::new(Inner {
-            total,
-            used: AtomicU64::new(0),
-            peak: AtomicU64::new(0),
-        }))
+        Budget(Arc::new(Inner { total, used: AtomicU64::new(0), peak: AtomicU64::new(0) }))
     }
     /// An effectively unlimited budget (for tests and in-memory tools).
     pub fn unlimited() -> Self {
@@ -68,31 +64,18 @@ impl Budget {
                     suggest: used + bytes,
                 });
             }
-            match self.0.used.compare_exchange_weak(
-                used,
-                used + bytes,
-                Ordering::AcqRel,
-                Ordering::Relaxed,
-            ) {
+            match self.0.used.compare_exchange_weak(used, used + bytes, Ordering::AcqRel, Ordering::Relaxed) {
                 Ok(_) => break,
                 Err(now) => used = now,
             }
         }
         self.0.peak.fetch_max(used + bytes, Ordering::Relaxed);
-        Ok(Reservation {
-            budget: self.clone(),
-            bytes,
-        })
+        Ok(Reservation { budget: self.clone(), bytes })
     }
 
     /// Reserve `fraction` of what is left (at least `min` bytes), for
     /// buffers whose size is a choice rather than a requirement.
-    pub fn reserve_share(
-        &self,
-        what: &str,
-        fraction: f64,
-        min: u64,
-    ) -> Result<Reservation, BudgetError> {
+    pub fn reserve_share(&self, what: &str, fraction: f64, min: u64) -> Result<Reservation, BudgetError> {
         let want = ((self.available() as f64) * fraction) as u64;
         self.reserve(what, want.max(min))
     }
@@ -122,10 +105,7 @@ impl Drop for Reservation {
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
     let upper = t.to_ascii_uppercase();
-    let stripped = upper
-        .strip_suffix("IB")
-        .or_else(|| upper.strip_suffix('B'))
-        .unwrap_or(&upper);
+    let stripped = upper.strip_suffix("IB").or_else(|| upper.strip_suffix('B')).unwrap_or(&upper);
     let (num, mult) = match stripped.chars().last() {
         Some('K') => (&stripped[..stripped.len() - 1], 1u64 << 10),
         Some('M') => (&stripped[..stripped.len() - 1], 1 << 20),
@@ -133,11 +113,8 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         Some('T') => (&stripped[..stripped.len() - 1], 1 << 40),
         _ => (stripped, 1),
     };
-    let value: f64 = num.trim().parse().map_err(|_| {
-        format!(
-            "invalid size '{text}': expected a number with an optional K/M/G/T suffix, e.g. 512M"
-        )
-    })?;
+    let value: f64 =
+        num.trim().parse().map_err(|_| format!("invalid size '{text}': expected a number with an optional K/M/G/T suffix, e.g. 512M"))?;
     if !(value.is_finite() && value > 0.0) {
         return Err(format!("invalid size '{text}': must be positive"));
     }

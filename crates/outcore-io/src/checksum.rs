@@ -29,14 +29,7 @@ pub struct BlockHasher {
 
 impl BlockHasher {
     pub fn new(block_bytes: u64) -> Self {
-        BlockHasher {
-            block_bytes,
-            whole: Xxh3::new(),
-            block: Xxh3::new(),
-            in_block: 0,
-            total: 0,
-            blocks: Vec::new(),
-        }
+        BlockHasher { block_bytes, whole: Xxh3::new(), block: Xxh3::new(), in_block: 0, total: 0, blocks: Vec::new() }
     }
     pub fn update(&mut self, mut data: &[u8]) {
         self.whole.update(data);
@@ -55,18 +48,9 @@ impl BlockHasher {
     }
     pub fn finish(mut self) -> BlockHashes {
         if self.in_block > 0 || self.blocks.is_empty() {
-            self.blocks.push(if self.in_block > 0 {
-                self.block.digest()
-            } else {
-                xxh3_64(&[])
-            });
+            self.blocks.push(if self.in_block > 0 { self.block.digest() } else { xxh3_64(&[]) });
         }
-        BlockHashes {
-            bytes: self.total,
-            block_bytes: self.block_bytes,
-            file: self.whole.digest(),
-            blocks: self.blocks,
-        }
+        BlockHashes { bytes: self.total, block_bytes: self.block_bytes, file: self.whole.digest(), blocks: self.blocks }
     }
 }
 
@@ -95,27 +79,16 @@ impl BlockHashes {
     /// Compare with an expected record; the first differing block is named.
     pub fn check_against(&self, expected: &BlockHashes) -> Result<(), ChecksumMismatch> {
         if self.bytes != expected.bytes {
-            return Err(ChecksumMismatch::Size {
-                expected: expected.bytes,
-                actual: self.bytes,
-            });
+            return Err(ChecksumMismatch::Size { expected: expected.bytes, actual: self.bytes });
         }
         for (i, (a, b)) in self.blocks.iter().zip(&expected.blocks).enumerate() {
             if a != b {
                 let start = i as u64 * self.block_bytes;
-                return Err(ChecksumMismatch::Block {
-                    block: i,
-                    start,
-                    end: (start + self.block_bytes).min(self.bytes),
-                });
+                return Err(ChecksumMismatch::Block { block: i, start, end: (start + self.block_bytes).min(self.bytes) });
             }
         }
         if self.file != expected.file || self.blocks.len() != expected.blocks.len() {
-            return Err(ChecksumMismatch::Block {
-                block: 0,
-                start: 0,
-                end: self.bytes,
-            });
+            return Err(ChecksumMismatch::Block { block: 0, start: 0, end: self.bytes });
         }
         Ok(())
     }

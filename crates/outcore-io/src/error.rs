@@ -13,11 +13,7 @@ pub struct IoError {
 
 impl IoError {
     pub fn new(path: &Path, op: impl Into<String>, source: std::io::Error) -> Self {
-        IoError {
-            path: path.to_path_buf(),
-            op: op.into(),
-            source,
-        }
+        IoError { path: path.to_path_buf(), op: op.into(), source }
     }
 }
 

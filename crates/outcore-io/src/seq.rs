@@ -32,12 +32,7 @@ pub fn open_maybe_direct(path: &Path, opts: &OpenOptions) -> io::Result<(File, b
 
 fn drop_cached(file: &File, offset: u64, len: u64) {
     unsafe {
-        libc::posix_fadvise(
-            file.as_raw_fd(),
-            offset as i64,
-            len as i64,
-            libc::POSIX_FADV_DONTNEED,
-        );
+        libc::posix_fadvise(file.as_raw_fd(), offset as i64, len as i64, libc::POSIX_FADV_DONTNEED);
     }
 }
 
@@ -64,15 +59,10 @@ impl SeqReader {
         let chunk = chunk_bytes.max(DIRECT_ALIGN).div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN;
         let (fill_tx, fill_rx) = sync_channel(2);
         let (recycle_tx, recycle_rx) = sync_channel::<AlignedBuf>(2);
-        recycle_tx
-            .send(AlignedBuf::new(chunk, DIRECT_ALIGN))
-            .unwrap();
-        recycle_tx
-            .send(AlignedBuf::new(chunk, DIRECT_ALIGN))
-            .unwrap();
+        recycle_tx.send(AlignedBuf::new(chunk, DIRECT_ALIGN)).unwrap();
+        recycle_tx.send(AlignedBuf::new(chunk, DIRECT_ALIGN)).unwrap();
         let thread_path = path.to_path_buf();
-        let thread =
-            std::thread::spawn(move || read_ahead(file, direct, thread_path, fill_tx, recycle_rx));
+        let thread = std::thread::spawn(move || read_ahead(file, direct, thread_path, fill_tx, recycle_rx));
         Ok(SeqReader {
             path: path.to_path_buf(),
             len,
@@ -139,13 +129,7 @@ impl SeqReader {
     }
 }
 
-fn read_ahead(
-    file: File,
-    direct: bool,
-    path: PathBuf,
-    filled: SyncSender<Result<AlignedBuf, IoError>>,
-    recycle: Receiver<AlignedBuf>,
-) {
+fn read_ahead(file: File, direct: bool, path: PathBuf, filled: SyncSender<Result<AlignedBuf, IoError>>, recycle: Receiver<AlignedBuf>) {
     let mut offset = 0u64;
     while let Ok(mut buf) = recycle.recv() {
         let cap = buf.capacity();
@@ -166,11 +150,7 @@ fn read_ahead(
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    let _ = filled.send(Err(IoError::new(
-                        &path,
-                        format!("read at byte {}", offset + n as u64),
-                        e,
-                    )));
+                    let _ = filled.send(Err(IoError::new(&path, format!("read at byte {}", offset + n as u64), e)));
                     return;
                 }
             }
@@ -191,10 +171,7 @@ fn read_ahead(
 
 impl SeqReader {
     /// Read a whole file of little-endian u64s, calling `f` on each.
-    pub fn for_each_u64(
-        path: &Path,
-        mut f: impl FnMut(u64) -> Result<(), IoError>,
-    ) -> Result<(), IoError> {
+    pub fn for_each_u64(path: &Path, mut f: impl FnMut(u64) -> Result<(), IoError>) -> Result<(), IoError> {
         let mut reader = SeqReader::open(path, 1 << 20)?;
         let mut carry = [0u8; 8];
         let mut have = 0usize;
@@ -217,11 +194,7 @@ impl SeqReader {
             carry[..have].copy_from_slice(&chunk[whole..]);
         }
         if have != 0 {
-            return Err(IoError::new(
-                path,
-                "read",
-                io::Error::other(format!("{have} trailing bytes after the last 8-byte value")),
-            ));
+            return Err(IoError::new(path, "read", io::Error::other(format!("{have} trailing bytes after the last 8-byte value"))));
         }
         Ok(())
     }
@@ -229,10 +202,7 @@ impl SeqReader {
 
 impl Read for SeqReader {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        if !self
-            .ensure_current()
-            .map_err(|e| io::Error::other(e.to_string()))?
-        {
+        if !self.ensure_current().map_err(|e| io::Error::other(e.to_string()))? {
             return Ok(0);
         }
         let buf = self.current.as_ref().unwrap();
@@ -285,13 +255,9 @@ impl SeqWriter {
         let chunk = chunk_bytes.max(DIRECT_ALIGN).div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN;
         let (full_tx, full_rx) = sync_channel::<AlignedBuf>(1);
         let (empty_tx, empty_rx) = sync_channel(2);
-        empty_tx
-            .send(Ok(AlignedBuf::new(chunk, DIRECT_ALIGN)))
-            .unwrap();
+        empty_tx.send(Ok(AlignedBuf::new(chunk, DIRECT_ALIGN))).unwrap();
         let thread_path = path.to_path_buf();
-        let thread = std::thread::spawn(move || {
-            write_behind(file, direct, thread_path, block_bytes, full_rx, empty_tx)
-        });
+        let thread = std::thread::spawn(move || write_behind(file, direct, thread_path, block_bytes, full_rx, empty_tx));
         Ok(SeqWriter {
             path: path.to_path_buf(),
             chunk,
@@ -328,11 +294,7 @@ impl SeqWriter {
     fn thread_error(&mut self) -> IoError {
         match self.thread.take().map(|t| t.join()) {
             Some(Ok(Err(e))) => e,
-            _ => IoError::new(
-                &self.path,
-                "write",
-                io::Error::other("writer thread stopped"),
-            ),
+            _ => IoError::new(&self.path, "write", io::Error::other("writer thread stopped")),
         }
     }
 
@@ -354,31 +316,18 @@ impl SeqWriter {
 
     /// Write the tail, fsync, and return the size and checksums.
     pub fn finish(mut self) -> Result<WriteSummary, IoError> {
-        let tail = std::mem::replace(
-            &mut self.current,
-            AlignedBuf::new(DIRECT_ALIGN, DIRECT_ALIGN),
-        );
+        let tail = std::mem::replace(&mut self.current, AlignedBuf::new(DIRECT_ALIGN, DIRECT_ALIGN));
         if !tail.is_empty() && self.full.as_ref().unwrap().send(tail).is_err() {
             return Err(self.thread_error());
         }
         self.full = None;
         let (file, _direct, hasher, bytes) = match self.thread.take().unwrap().join() {
             Ok(r) => r?,
-            Err(_) => {
-                return Err(IoError::new(
-                    &self.path,
-                    "write",
-                    io::Error::other("writer thread panicked"),
-                ))
-            }
+            Err(_) => return Err(IoError::new(&self.path, "write", io::Error::other("writer thread panicked"))),
         };
         file.set_len(bytes).ctx(&self.path, "truncate")?;
         file.sync_all().ctx(&self.path, "fsync")?;
-        Ok(WriteSummary {
-            path: self.path.clone(),
-            bytes,
-            hashes: hasher.finish(),
-        })
+        Ok(WriteSummary { path: self.path.clone(), bytes, hashes: hasher.finish() })
     }
 }
 
@@ -396,11 +345,7 @@ fn write_behind(
         let len = buf.len();
         hasher.update(&buf);
         // O_DIRECT needs whole aligned blocks: pad the tail, truncate later.
-        let write_len = if direct {
-            len.div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN
-        } else {
-            len
-        };
+        let write_len = if direct { len.div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN } else { len };
         if write_len > len {
             buf.set_len(write_len);
             buf[len..].fill(0);
@@ -410,21 +355,11 @@ fn write_behind(
             match file.write_at(&buf[done..write_len], offset + done as u64) {
                 Ok(0) => {
                     let e = io::Error::from_raw_os_error(libc::ENOSPC);
-                    return Err(IoError::new(
-                        &path,
-                        format!("write at byte {}", offset + done as u64),
-                        e,
-                    ));
+                    return Err(IoError::new(&path, format!("write at byte {}", offset + done as u64), e));
                 }
                 Ok(k) => done += k,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    return Err(IoError::new(
-                        &path,
-                        format!("write at byte {}", offset + done as u64),
-                        e,
-                    ))
-                }
+                Err(e) => return Err(IoError::new(&path, format!("write at byte {}", offset + done as u64), e)),
             }
         }
         if !direct {
@@ -449,8 +384,7 @@ fn write_behind(
 
 impl Write for SeqWriter {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        self.write_bytes(data)
-            .map_err(|e| io::Error::other(e.to_string()))?;
+        self.write_bytes(data).map_err(|e| io::Error::other(e.to_string()))?;
         Ok(data.len())
     }
     fn flush(&mut self) -> io::Result<()> {
@@ -505,19 +439,11 @@ mod tests {
     fn empty_file_and_missing_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("empty");
-        SeqWriter::create(&path, 4096, 4096)
-            .unwrap()
-            .finish()
-            .unwrap();
+        SeqWriter::create(&path, 4096, 4096).unwrap().finish().unwrap();
         let mut r = SeqReader::open(&path, 4096).unwrap();
         assert!(r.next_chunk().unwrap().is_none());
-        let err = SeqReader::open(&dir.path().join("nope"), 4096)
-            .err()
-            .unwrap();
-        assert!(
-            err.to_string().contains("nope: open: No such file"),
-            "{err}"
-        );
+        let err = SeqReader::open(&dir.path().join("nope"), 4096).err().unwrap();
+        assert!(err.to_string().contains("nope: open: No such file"), "{err}");
     }
 
     #[test]

@@ -59,14 +59,7 @@ pub trait Codec: Send + Sync {
     fn degree(&self, lo: u64, hi: u64) -> Option<u64>;
     /// Decode the list at positions `lo..hi`; `bytes` starts at
     /// `byte_range(lo, hi).0`. Appends to `out`.
-    fn decode(
-        &self,
-        vertex: u64,
-        lo: u64,
-        hi: u64,
-        bytes: &[u8],
-        out: &mut Vec<u64>,
-    ) -> Result<(), String>;
+    fn decode(&self, vertex: u64, lo: u64, hi: u64, bytes: &[u8], out: &mut Vec<u64>) -> Result<(), String>;
 }
 
 struct Raw32;
@@ -95,23 +88,12 @@ impl Codec for Raw32 {
     fn degree(&self, lo: u64, hi: u64) -> Option<u64> {
         Some(hi - lo)
     }
-    fn decode(
-        &self,
-        _vertex: u64,
-        lo: u64,
-        hi: u64,
-        bytes: &[u8],
-        out: &mut Vec<u64>,
-    ) -> Result<(), String> {
+    fn decode(&self, _vertex: u64, lo: u64, hi: u64, bytes: &[u8], out: &mut Vec<u64>) -> Result<(), String> {
         let n = (hi - lo) as usize;
         if bytes.len() < n * 4 {
             return Err(format!("{} bytes for {n} raw32 ids", bytes.len()));
         }
-        out.extend(
-            bytes[..n * 4]
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes(c.try_into().unwrap()) as u64),
-        );
+        out.extend(bytes[..n * 4].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap()) as u64));
         Ok(())
     }
 }
@@ -139,23 +121,12 @@ impl Codec for Raw64 {
     fn degree(&self, lo: u64, hi: u64) -> Option<u64> {
         Some(hi - lo)
     }
-    fn decode(
-        &self,
-        _vertex: u64,
-        lo: u64,
-        hi: u64,
-        bytes: &[u8],
-        out: &mut Vec<u64>,
-    ) -> Result<(), String> {
+    fn decode(&self, _vertex: u64, lo: u64, hi: u64, bytes: &[u8], out: &mut Vec<u64>) -> Result<(), String> {
         let n = (hi - lo) as usize;
         if bytes.len() < n * 8 {
             return Err(format!("{} bytes for {n} raw64 ids", bytes.len()));
         }
-        out.extend(
-            bytes[..n * 8]
-                .chunks_exact(8)
-                .map(|c| u64::from_le_bytes(c.try_into().unwrap())),
-        );
+        out.extend(bytes[..n * 8].chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())));
         Ok(())
     }
 }
@@ -185,9 +156,7 @@ mod tests {
             let (lo, hi) = (index[v], index[v + 1]);
             let (b0, b1) = codec.byte_range(lo, hi);
             let mut out = Vec::new();
-            codec
-                .decode(v as u64, lo, hi, &bytes[b0 as usize..b1 as usize], &mut out)
-                .unwrap();
+            codec.decode(v as u64, lo, hi, &bytes[b0 as usize..b1 as usize], &mut out).unwrap();
             assert_eq!(&out, l);
             assert_eq!(codec.degree(lo, hi), Some(l.len() as u64));
         }

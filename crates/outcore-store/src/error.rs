@@ -12,9 +12,6 @@ pub enum StoreError {
 
 impl StoreError {
     pub fn invalid(path: impl Into<PathBuf>, reason: impl Into<String>) -> Self {
-        StoreError::Invalid {
-            path: path.into(),
-            reason: reason.into(),
-        }
+        StoreError::Invalid { path: path.into(), reason: reason.into() }
     }
 }

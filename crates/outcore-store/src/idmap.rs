@@ -14,13 +14,7 @@ pub enum IdMap {
 
 impl IdMap {
     /// Load the map of a store (8 bytes per vertex, charged to `budget`).
-    pub fn load(
-        dir: &Path,
-        kind: &str,
-        base: u64,
-        vertices: u64,
-        budget: &Budget,
-    ) -> Result<Self, StoreError> {
+    pub fn load(dir: &Path, kind: &str, base: u64, vertices: u64, budget: &Budget) -> Result<Self, StoreError> {
         match kind {
             "identity" => Ok(IdMap::Identity { vertices, base }),
             "sorted" => {
@@ -32,20 +26,11 @@ impl IdMap {
                     Ok(())
                 })?;
                 if ids.len() as u64 != vertices {
-                    return Err(StoreError::invalid(
-                        &path,
-                        format!("holds {} ids, manifest says {vertices}", ids.len()),
-                    ));
+                    return Err(StoreError::invalid(&path, format!("holds {} ids, manifest says {vertices}", ids.len())));
                 }
-                Ok(IdMap::Sorted {
-                    ids,
-                    _charge: charge,
-                })
+                Ok(IdMap::Sorted { ids, _charge: charge })
             }
-            other => Err(StoreError::invalid(
-                dir.join("manifest.json"),
-                format!("unknown id_map kind '{other}'"),
-            )),
+            other => Err(StoreError::invalid(dir.join("manifest.json"), format!("unknown id_map kind '{other}'"))),
         }
     }
 
@@ -67,9 +52,7 @@ impl IdMap {
     /// Dense id of original id `id`, if the graph has that vertex.
     pub fn dense(&self, id: u64) -> Option<u64> {
         match self {
-            IdMap::Identity { vertices, base } => {
-                (id >= *base && id - base < *vertices).then(|| id - base)
-            }
+            IdMap::Identity { vertices, base } => (id >= *base && id - base < *vertices).then(|| id - base),
             IdMap::Sorted { ids, .. } => ids.binary_search(&id).ok().map(|i| i as u64),
         }
     }

@@ -68,19 +68,12 @@ impl FileRecord {
         }
     }
     pub fn to_hashes(&self, path: &Path) -> Result<BlockHashes, StoreError> {
-        let parse = |s: &str| {
-            u64::from_str_radix(s, 16)
-                .map_err(|_| StoreError::invalid(path, format!("bad checksum '{s}' in manifest")))
-        };
+        let parse = |s: &str| u64::from_str_radix(s, 16).map_err(|_| StoreError::invalid(path, format!("bad checksum '{s}' in manifest")));
         Ok(BlockHashes {
             bytes: self.bytes,
             block_bytes: self.block_bytes,
             file: parse(&self.xxh3)?,
-            blocks: self
-                .blocks
-                .iter()
-                .map(|b| parse(b))
-                .collect::<Result<_, _>>()?,
+            blocks: self.blocks.iter().map(|b| parse(b)).collect::<Result<_, _>>()?,
         })
     }
 }
@@ -94,23 +87,19 @@ impl Manifest {
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(StoreError::invalid(
-                    dir,
-                    "not a complete outcore store (no manifest.json); re-run the import",
-                ))
+                return Err(StoreError::invalid(dir, "not a complete outcore store (no manifest.json); re-run the import"))
             }
             Err(e) => return Err(outcore_io::IoError::new(&path, "read", e).into()),
         };
-        let m: Manifest = serde_json::from_str(&text)
-            .map_err(|e| StoreError::invalid(&path, format!("line {}: {e}", e.line())))?;
+        let m: Manifest = serde_json::from_str(&text).map_err(|e| StoreError::invalid(&path, format!("line {}: {e}", e.line())))?;
         if m.format != FORMAT_NAME {
-            return Err(StoreError::invalid(
-                &path,
-                format!("format is '{}', expected '{FORMAT_NAME}'", m.format),
-            ));
+            return Err(StoreError::invalid(&path, format!("format is '{}', expected '{FORMAT_NAME}'", m.format)));
         }
         if m.version != FORMAT_VERSION {
-            return Err(StoreError::invalid(&path, format!("store format version {} is not supported (this outcore reads version {FORMAT_VERSION})", m.version)));
+            return Err(StoreError::invalid(
+                &path,
+                format!("store format version {} is not supported (this outcore reads version {FORMAT_VERSION})", m.version),
+            ));
         }
         Ok(m)
     }

@@ -20,22 +20,12 @@ impl Store {
             match std::fs::metadata(&path) {
                 Ok(m) if m.len() == rec.bytes => {}
                 Ok(m) => {
-                    return Err(StoreError::invalid(
-                        &path,
-                        format!(
-                            "is {} bytes, manifest says {} (store damaged)",
-                            m.len(),
-                            rec.bytes
-                        ),
-                    ))
+                    return Err(StoreError::invalid(&path, format!("is {} bytes, manifest says {} (store damaged)", m.len(), rec.bytes)))
                 }
                 Err(_) => return Err(StoreError::invalid(&path, "missing (store damaged)")),
             }
         }
-        Ok(Store {
-            dir: dir.to_path_buf(),
-            manifest,
-        })
+        Ok(Store { dir: dir.to_path_buf(), manifest })
     }
 
     pub fn dir(&self) -> &Path {
@@ -51,41 +41,21 @@ impl Store {
     /// The layout called `name` (`out` or `in`).
     pub fn layout(&self, name: &str) -> Result<Layout, StoreError> {
         // An undirected graph's in-edges are its out-edges.
-        let name = if name == "in" && !self.manifest.directed {
-            "out"
-        } else {
-            name
-        };
+        let name = if name == "in" && !self.manifest.directed { "out" } else { name };
         let record = self.manifest.layouts.get(name).ok_or_else(|| {
             StoreError::invalid(
                 &self.dir,
                 format!(
                     "has no '{name}' layout (it has: {}); re-import with --layouts out,{name}",
-                    self.manifest
-                        .layouts
-                        .keys()
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    self.manifest.layouts.keys().cloned().collect::<Vec<_>>().join(", ")
                 ),
             )
         })?;
-        Ok(Layout {
-            dir: self.dir.clone(),
-            record: record.clone(),
-            codec: codec_for(record.encoding),
-            vertices: self.manifest.vertices,
-        })
+        Ok(Layout { dir: self.dir.clone(), record: record.clone(), codec: codec_for(record.encoding), vertices: self.manifest.vertices })
     }
 
     pub fn id_map(&self, budget: &Budget) -> Result<IdMap, StoreError> {
-        IdMap::load(
-            &self.dir,
-            &self.manifest.id_map,
-            self.manifest.id_base,
-            self.manifest.vertices,
-            budget,
-        )
+        IdMap::load(&self.dir, &self.manifest.id_map, self.manifest.id_base, self.manifest.vertices, budget)
     }
 
     /// Bytes on disk of each layout (index + adjacency + weights).
@@ -110,13 +80,7 @@ impl Store {
                 let path = self.dir.join(name);
                 let result = rec
                     .to_hashes(&path)
-                    .map_err(|e| {
-                        ChecksumMismatch::Io(outcore_io::IoError::new(
-                            &path,
-                            "manifest",
-                            std::io::Error::other(e.to_string()),
-                        ))
-                    })
+                    .map_err(|e| ChecksumMismatch::Io(outcore_io::IoError::new(&path, "manifest", std::io::Error::other(e.to_string()))))
                     .and_then(|expected| {
                         hash_file_blocks(&path, rec.block_bytes)
                             .map_err(ChecksumMismatch::from)
@@ -202,11 +166,7 @@ struct Window {
 
 impl Window {
     fn open(path: &Path) -> Result<Self, StoreError> {
-        Ok(Window {
-            reader: SeqReader::open(path, STREAM_CHUNK_BYTES)?,
-            buf: Vec::new(),
-            start: 0,
-        })
+        Ok(Window { reader: SeqReader::open(path, STREAM_CHUNK_BYTES)?, buf: Vec::new(), start: 0 })
     }
 
     /// Bytes `lo..hi` of the file; `lo` never goes backwards between calls.
@@ -223,10 +183,7 @@ impl Window {
                 None => {
                     return Err(StoreError::invalid(
                         self.reader.path(),
-                        format!(
-                            "ends at byte {}, expected at least {hi} bytes (truncated)",
-                            self.start + self.buf.len() as u64
-                        ),
+                        format!("ends at byte {}, expected at least {hi} bytes (truncated)", self.start + self.buf.len() as u64),
                     ))
                 }
             }
@@ -236,9 +193,7 @@ impl Window {
     }
 
     fn u64_at(&mut self, byte: u64) -> Result<u64, StoreError> {
-        Ok(u64::from_le_bytes(
-            self.range(byte, byte + 8)?.try_into().unwrap(),
-        ))
+        Ok(u64::from_le_bytes(self.range(byte, byte + 8)?.try_into().unwrap()))
     }
 }
 
@@ -266,37 +221,25 @@ impl AdjacencyScan {
         let lo = self.index.u64_at(v * 8)?;
         let hi = self.index.u64_at(v * 8 + 8)?;
         if hi < lo {
-            return Err(StoreError::invalid(
-                self.index.reader.path(),
-                format!("index decreases at vertex {v} ({lo} > {hi})"),
-            ));
+            return Err(StoreError::invalid(self.index.reader.path(), format!("index decreases at vertex {v} ({lo} > {hi})")));
         }
         let (b0, b1) = self.codec.byte_range(lo, hi);
         self.neighbours.clear();
         let bytes = self.adjacency.range(b0, b1)?;
         self.codec
             .decode(v, lo, hi, bytes, &mut self.neighbours)
-            .map_err(|e| {
-                StoreError::invalid(self.adjacency.reader.path(), format!("vertex {v}: {e}"))
-            })?;
+            .map_err(|e| StoreError::invalid(self.adjacency.reader.path(), format!("vertex {v}: {e}")))?;
         if let Some(vs) = self.neighbours.iter().find(|&&n| n >= self.vertices) {
             return Err(StoreError::invalid(
                 self.adjacency.reader.path(),
-                format!(
-                    "vertex {v} has neighbour {vs} >= {} vertices",
-                    self.vertices
-                ),
+                format!("vertex {v} has neighbour {vs} >= {} vertices", self.vertices),
             ));
         }
         self.list_weights.clear();
         let n = self.neighbours.len() as u64;
         if let Some(w) = &mut self.weights {
             let bytes = w.range(self.edge_position * 4, (self.edge_position + n) * 4)?;
-            self.list_weights.extend(
-                bytes
-                    .chunks_exact(4)
-                    .map(|c| f32::from_le_bytes(c.try_into().unwrap())),
-            );
+            self.list_weights.extend(bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())));
         }
         self.edge_position += n;
         self.vertex += 1;

@@ -3,9 +3,7 @@
 //! then moves the directory into place. A store that fails half-way (bad
 //! input, full disk, a crash) leaves no directory under the target name.
 
-use crate::{
-    codec_for, Codec, Encoding, FileRecord, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES,
-};
+use crate::{codec_for, Codec, Encoding, FileRecord, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES};
 use outcore_io::{IoContext, SeqWriter, WriteSummary, CHECKSUM_BLOCK_BYTES};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,40 +21,22 @@ impl StoreWriter {
     /// (the old store is then replaced only when the new one is complete).
     pub fn create(target: &Path, force: bool) -> Result<Self, StoreError> {
         if target.exists() && !force {
-            return Err(StoreError::invalid(
-                target,
-                "already exists; choose another output or pass --force to replace it",
-            ));
+            return Err(StoreError::invalid(target, "already exists; choose another output or pass --force to replace it"));
         }
-        let name = target
-            .file_name()
-            .ok_or_else(|| StoreError::invalid(target, "not a valid store path"))?;
+        let name = target.file_name().ok_or_else(|| StoreError::invalid(target, "not a valid store path"))?;
         let parent = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
         if !parent.is_dir() {
-            return Err(StoreError::invalid(
-                &parent,
-                "parent directory does not exist",
-            ));
+            return Err(StoreError::invalid(&parent, "parent directory does not exist"));
         }
-        let staging = parent.join(format!(
-            ".{}.partial-{}",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
+        let staging = parent.join(format!(".{}.partial-{}", name.to_string_lossy(), std::process::id()));
         if staging.exists() {
             std::fs::remove_dir_all(&staging).ctx(&staging, "remove stale staging directory")?;
         }
         std::fs::create_dir(&staging).ctx(&staging, "create directory")?;
-        Ok(StoreWriter {
-            target: target.to_path_buf(),
-            staging,
-            force,
-            files: BTreeMap::new(),
-            committed: false,
-        })
+        Ok(StoreWriter { target: target.to_path_buf(), staging, force, files: BTreeMap::new(), committed: false })
     }
 
     pub fn target(&self) -> &Path {
@@ -69,37 +49,21 @@ impl StoreWriter {
 
     /// A new file of the store.
     pub fn file(&self, name: &str) -> Result<SeqWriter, StoreError> {
-        Ok(SeqWriter::create(
-            &self.staging.join(name),
-            STREAM_CHUNK_BYTES,
-            CHECKSUM_BLOCK_BYTES,
-        )?)
+        Ok(SeqWriter::create(&self.staging.join(name), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?)
     }
 
     /// Finish a file made by [`StoreWriter::file`] and record its checksums.
     pub fn finish_file(&mut self, writer: SeqWriter) -> Result<WriteSummary, StoreError> {
-        let name = writer
-            .path()
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
+        let name = writer.path().file_name().unwrap().to_string_lossy().into_owned();
         let summary = writer.finish()?;
-        self.files
-            .insert(name, FileRecord::from_hashes(&summary.hashes));
+        self.files.insert(name, FileRecord::from_hashes(&summary.hashes));
         Ok(summary)
     }
 
     /// Record a file written into the staging directory by other means.
     pub fn record(&mut self, summary: &WriteSummary) {
-        let name = summary
-            .path
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        self.files
-            .insert(name, FileRecord::from_hashes(&summary.hashes));
+        let name = summary.path.file_name().unwrap().to_string_lossy().into_owned();
+        self.files.insert(name, FileRecord::from_hashes(&summary.hashes));
     }
 
     /// Write the manifest (atomically), then move the store into place.
@@ -119,17 +83,13 @@ impl StoreWriter {
         let mut old = None;
         if self.target.exists() {
             if !self.force {
-                return Err(StoreError::invalid(
-                    &self.target,
-                    "appeared while importing; not replaced (pass --force)",
-                ));
+                return Err(StoreError::invalid(&self.target, "appeared while importing; not replaced (pass --force)"));
             }
             let aside = self.staging.with_extension("old");
             std::fs::rename(&self.target, &aside).ctx(&self.target, "move old store aside")?;
             old = Some(aside);
         }
-        std::fs::rename(&self.staging, &self.target)
-            .ctx(&self.target, "rename staging directory into place")?;
+        std::fs::rename(&self.staging, &self.target).ctx(&self.target, "rename staging directory into place")?;
         self.committed = true;
         if let Some(parent) = self.target.parent() {
             if !parent.as_os_str().is_empty() {
@@ -144,9 +104,7 @@ impl StoreWriter {
 }
 
 fn sync_dir(dir: &Path) -> Result<(), StoreError> {
-    std::fs::File::open(dir)
-        .and_then(|d| d.sync_all())
-        .ctx(dir, "fsync directory")?;
+    std::fs::File::open(dir).and_then(|d| d.sync_all()).ctx(dir, "fsync directory")?;
     Ok(())
 }
 
@@ -176,16 +134,17 @@ pub struct CsrWriter {
 }
 
 impl CsrWriter {
-    pub fn new(
-        store: &StoreWriter,
-        name: &str,
-        encoding: Encoding,
-        vertices: u64,
-        weighted: bool,
-    ) -> Result<Self, StoreError> {
+    pub fn new(store: &StoreWriter, name: &str, encoding: Encoding, vertices: u64, weighted: bool) -> Result<Self, StoreError> {
         let codec = codec_for(encoding);
         if vertices > codec.max_vertices() {
-            return Err(StoreError::invalid(store.target(), format!("encoding {} holds at most {} vertices, the graph has {vertices}; use --encoding raw64", encoding.name(), codec.max_vertices())));
+            return Err(StoreError::invalid(
+                store.target(),
+                format!(
+                    "encoding {} holds at most {} vertices, the graph has {vertices}; use --encoding raw64",
+                    encoding.name(),
+                    codec.max_vertices()
+                ),
+            ));
         }
         Ok(CsrWriter {
             name: name.to_string(),
@@ -193,11 +152,7 @@ impl CsrWriter {
             vertices,
             index: store.file(&format!("{name}.index"))?,
             adjacency: store.file(&format!("{name}.adj"))?,
-            weights: if weighted {
-                Some(store.file(&format!("{name}.weights"))?)
-            } else {
-                None
-            },
+            weights: if weighted { Some(store.file(&format!("{name}.weights"))?) } else { None },
             next_vertex: 0,
             current: None,
             neighbours: Vec::new(),
@@ -252,9 +207,7 @@ impl CsrWriter {
         self.index.write_bytes(&self.position.to_le_bytes())?;
         self.next_vertex = v + 1;
         self.scratch.clear();
-        self.position = self
-            .codec
-            .encode(v, &self.neighbours, self.position, &mut self.scratch);
+        self.position = self.codec.encode(v, &self.neighbours, self.position, &mut self.scratch);
         self.adjacency.write_bytes(&self.scratch)?;
         if let Some(w) = &mut self.weights {
             for x in &self.list_weights {
@@ -282,10 +235,7 @@ impl CsrWriter {
             index_unit: self.codec.index_unit(),
             index: format!("{}.index", self.name),
             adjacency: format!("{}.adj", self.name),
-            weights: self
-                .weights
-                .as_ref()
-                .map(|_| format!("{}.weights", self.name)),
+            weights: self.weights.as_ref().map(|_| format!("{}.weights", self.name)),
         };
         store.finish_file(self.index)?;
         store.finish_file(self.adjacency)?;

@@ -14,10 +14,7 @@ pub fn pagerank(g: &MemGraph, damping: f64, iterations: u32) -> Vec<f64> {
     let mut rank = vec![1.0 / nf; n];
     let mut next = vec![0.0; n];
     for _ in 0..iterations {
-        let sink_mass: f64 = (0..n)
-            .filter(|&u| g.degree(u as u64) == 0)
-            .map(|u| rank[u])
-            .sum();
+        let sink_mass: f64 = (0..n).filter(|&u| g.degree(u as u64) == 0).map(|u| rank[u]).sum();
         let base = (1.0 - damping) / nf + damping * sink_mass / nf;
         next.iter_mut().for_each(|x| *x = base);
         for u in 0..n {

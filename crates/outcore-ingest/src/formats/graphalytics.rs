@@ -11,8 +11,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 fn read_properties(path: &Path) -> Result<HashMap<String, String>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| IngestError::file(path, format!("cannot read: {e}")))?;
+    let text = std::fs::read_to_string(path).map_err(|e| IngestError::file(path, format!("cannot read: {e}")))?;
     let mut map = HashMap::new();
     for line in text.lines() {
         let line = line.trim();
@@ -26,65 +25,30 @@ fn read_properties(path: &Path) -> Result<HashMap<String, String>> {
     Ok(map)
 }
 
-pub fn parse(
-    path: &Path,
-    sink: &mut dyn EdgeSink,
-    progress: &mut dyn FnMut(Arc<AtomicU64>, u64, bool),
-) -> Result<()> {
+pub fn parse(path: &Path, sink: &mut dyn EdgeSink, progress: &mut dyn FnMut(Arc<AtomicU64>, u64, bool)) -> Result<()> {
     let stem: PathBuf = path.with_extension("");
-    let name = stem
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = stem.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let props_path = stem.with_extension("properties");
-    let props = if props_path.exists() {
-        read_properties(&props_path)?
-    } else {
-        HashMap::new()
-    };
+    let props = if props_path.exists() { read_properties(&props_path)? } else { HashMap::new() };
     let key = |k: &str| props.get(&format!("graph.{name}.{k}")).cloned();
     let dir = stem.parent().unwrap_or(Path::new("."));
-    let v_path = key("vertex-file")
-        .map(|f| dir.join(f))
-        .unwrap_or_else(|| stem.with_extension("v"));
-    let e_path = key("edge-file")
-        .map(|f| dir.join(f))
-        .unwrap_or_else(|| stem.with_extension("e"));
+    let v_path = key("vertex-file").map(|f| dir.join(f)).unwrap_or_else(|| stem.with_extension("v"));
+    let e_path = key("edge-file").map(|f| dir.join(f)).unwrap_or_else(|| stem.with_extension("e"));
     let directed = match key("directed").as_deref() {
         Some("true") => Some(true),
         Some("false") => Some(false),
         None => None,
-        Some(other) => {
-            return Err(IngestError::file(
-                &props_path,
-                format!("directed = '{other}', expected true or false"),
-            ))
-        }
+        Some(other) => return Err(IngestError::file(&props_path, format!("directed = '{other}', expected true or false"))),
     };
-    let names: Vec<String> = key("edge-properties.names")
-        .map(|s| s.split(',').map(|p| p.trim().to_string()).collect())
-        .unwrap_or_default();
+    let names: Vec<String> = key("edge-properties.names").map(|s| s.split(',').map(|p| p.trim().to_string()).collect()).unwrap_or_default();
     let weight_column = names.iter().position(|n| n == "weight").map(|i| i + 2);
     let meta = |k: &str| -> Result<Option<u64>> {
-        key(k)
-            .map(|v| {
-                v.parse::<u64>().map_err(|_| {
-                    IngestError::file(&props_path, format!("{k} = '{v}' is not a count"))
-                })
-            })
-            .transpose()
+        key(k).map(|v| v.parse::<u64>().map_err(|_| IngestError::file(&props_path, format!("{k} = '{v}' is not a count")))).transpose()
     };
     let (meta_vertices, meta_edges) = (meta("meta.vertices")?, meta("meta.edges")?);
 
-    let declared = Declared {
-        directed,
-        weighted: weight_column.is_some(),
-        vertex_range: None,
-        vertex_list: true,
-        edges_hint: meta_edges,
-    };
-    sink.declare(&declared)
-        .map_err(|e| at_line(&v_path, 0, e))?;
+    let declared = Declared { directed, weighted: weight_column.is_some(), vertex_range: None, vertex_list: true, edges_hint: meta_edges };
+    sink.declare(&declared).map_err(|e| at_line(&v_path, 0, e))?;
 
     let input = Input::open(&v_path)?;
     let mut lines = Lines::new(input);
@@ -99,16 +63,9 @@ pub fn parse(
         sink.vertex(id).map_err(|e| at_line(&v_path, line_no, e))?;
         vertices += 1;
     }
-    sink.vertices_done()
-        .map_err(|e| at_line(&v_path, lines.line, e))?;
+    sink.vertices_done().map_err(|e| at_line(&v_path, lines.line, e))?;
     if let Some(mv) = meta_vertices.filter(|&mv| mv != vertices) {
-        return Err(IngestError::file(
-            &props_path,
-            format!(
-                "meta.vertices = {mv} but {} lists {vertices} vertices",
-                v_path.display()
-            ),
-        ));
+        return Err(IngestError::file(&props_path, format!("meta.vertices = {mv} but {} lists {vertices} vertices", v_path.display())));
     }
 
     let input = Input::open(&e_path)?;
@@ -128,26 +85,15 @@ pub fn parse(
         let s = parse_u64(cols[0]).map_err(|r| lines.err(r))?;
         let t = parse_u64(cols[1]).map_err(|r| lines.err(r))?;
         let w = match weight_column {
-            Some(c) => parse_weight(
-                cols.get(c)
-                    .ok_or_else(|| lines.err("missing weight column"))?,
-            )
-            .map_err(|r| lines.err(r))?,
+            Some(c) => parse_weight(cols.get(c).ok_or_else(|| lines.err("missing weight column"))?).map_err(|r| lines.err(r))?,
             None => 1.0,
         };
         let line_no = lines.line;
-        sink.edge(s, t, w)
-            .map_err(|e| at_line(&e_path, line_no, e))?;
+        sink.edge(s, t, w).map_err(|e| at_line(&e_path, line_no, e))?;
         edges += 1;
     }
     if let Some(me) = meta_edges.filter(|&me| me != edges) {
-        return Err(IngestError::file(
-            &props_path,
-            format!(
-                "meta.edges = {me} but {} lists {edges} edges",
-                e_path.display()
-            ),
-        ));
+        return Err(IngestError::file(&props_path, format!("meta.edges = {me} but {} lists {edges} edges", e_path.display())));
     }
     Ok(())
 }

@@ -9,12 +9,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-pub fn parse(
-    path: &Path,
-    weighted: bool,
-    sink: &mut dyn EdgeSink,
-    progress: &mut dyn FnMut(Arc<AtomicU64>, u64, bool),
-) -> Result<()> {
+pub fn parse(path: &Path, weighted: bool, sink: &mut dyn EdgeSink, progress: &mut dyn FnMut(Arc<AtomicU64>, u64, bool)) -> Result<()> {
     let input = Input::open(path)?;
     progress(input.progress(), input.file_bytes, true);
     let mut lines = Lines::new(input);
@@ -25,33 +20,20 @@ pub fn parse(
     let banner = String::from_utf8_lossy(&buf).to_ascii_lowercase();
     let words: Vec<&str> = banner.split_whitespace().collect();
     if words.len() != 5 || words[0] != "%%matrixmarket" || words[1] != "matrix" {
-        return Err(
-            lines.err("expected banner '%%MatrixMarket matrix coordinate <field> <symmetry>'")
-        );
+        return Err(lines.err("expected banner '%%MatrixMarket matrix coordinate <field> <symmetry>'"));
     }
     if words[2] != "coordinate" {
-        return Err(lines.err(format!(
-            "'{}' matrices are not graphs; only 'coordinate' is supported",
-            words[2]
-        )));
+        return Err(lines.err(format!("'{}' matrices are not graphs; only 'coordinate' is supported", words[2])));
     }
     let has_values = match words[3] {
         "pattern" => false,
         "integer" | "real" => true,
-        other => {
-            return Err(lines.err(format!(
-                "field '{other}' is not supported (pattern, integer or real)"
-            )))
-        }
+        other => return Err(lines.err(format!("field '{other}' is not supported (pattern, integer or real)"))),
     };
     let symmetric = match words[4] {
         "general" => false,
         "symmetric" => true,
-        other => {
-            return Err(lines.err(format!(
-                "symmetry '{other}' is not supported (general or symmetric)"
-            )))
-        }
+        other => return Err(lines.err(format!("symmetry '{other}' is not supported (general or symmetric)"))),
     };
     if weighted && !has_values {
         return Err(lines.err("--weighted given but this is a pattern matrix with no values"));
@@ -64,15 +46,10 @@ pub fn parse(
         if line.is_empty() || line[0] == b'%' {
             continue;
         }
-        let nums: Vec<u64> = fields(line)
-            .map(parse_u64)
-            .collect::<std::result::Result<_, _>>()
-            .map_err(|r| lines.err(format!("size line: {r}")))?;
+        let nums: Vec<u64> =
+            fields(line).map(parse_u64).collect::<std::result::Result<_, _>>().map_err(|r| lines.err(format!("size line: {r}")))?;
         if nums.len() != 3 {
-            return Err(lines.err(format!(
-                "size line must be 'rows cols entries', found {} numbers",
-                nums.len()
-            )));
+            return Err(lines.err(format!("size line must be 'rows cols entries', found {} numbers", nums.len())));
         }
         break (nums[0], nums[1], nums[2], lines.line);
     };
@@ -83,10 +60,8 @@ pub fn parse(
         vertex_list: false,
         edges_hint: Some(nnz),
     };
-    sink.declare(&declared)
-        .map_err(|e| at_line(path, size_line, e))?;
-    sink.vertices_done()
-        .map_err(|e| at_line(path, size_line, e))?;
+    sink.declare(&declared).map_err(|e| at_line(path, size_line, e))?;
+    sink.vertices_done().map_err(|e| at_line(path, size_line, e))?;
     let mut seen = 0u64;
     while lines.next_line(&mut buf)? {
         let line = &buf[..];
@@ -100,9 +75,7 @@ pub fn parse(
         let i = parse_u64(a).map_err(|r| lines.err(r))?;
         let j = parse_u64(b).map_err(|r| lines.err(r))?;
         if i == 0 || i > rows || j == 0 || j > cols {
-            return Err(lines.err(format!(
-                "entry ({i}, {j}) is outside the {rows} x {cols} matrix (ids are 1-based)"
-            )));
+            return Err(lines.err(format!("entry ({i}, {j}) is outside the {rows} x {cols} matrix (ids are 1-based)")));
         }
         let w = if weighted {
             let v = f.next().ok_or_else(|| lines.err("entry has no value"))?;
@@ -112,19 +85,13 @@ pub fn parse(
         };
         seen += 1;
         if seen > nnz {
-            return Err(lines.err(format!(
-                "more entries than the {nnz} declared on line {size_line}"
-            )));
+            return Err(lines.err(format!("more entries than the {nnz} declared on line {size_line}")));
         }
         let line_no = lines.line;
         sink.edge(i, j, w).map_err(|e| at_line(path, line_no, e))?;
     }
     if seen != nnz {
-        return Err(crate::error::IngestError::line(
-            path,
-            size_line,
-            format!("declares {nnz} entries but the file has {seen}"),
-        ));
+        return Err(crate::error::IngestError::line(path, size_line, format!("declares {nnz} entries but the file has {seen}")));
     }
     Ok(())
 }

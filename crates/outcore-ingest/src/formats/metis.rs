@@ -10,11 +10,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-pub fn parse(
-    path: &Path,
-    sink: &mut dyn EdgeSink,
-    progress: &mut dyn FnMut(Arc<AtomicU64>, u64, bool),
-) -> Result<()> {
+pub fn parse(path: &Path, sink: &mut dyn EdgeSink, progress: &mut dyn FnMut(Arc<AtomicU64>, u64, bool)) -> Result<()> {
     let input = Input::open(path)?;
     progress(input.progress(), input.file_bytes, true);
     let mut lines = Lines::new(input);
@@ -27,10 +23,7 @@ pub fn parse(
         if line.first() == Some(&b'%') {
             continue;
         }
-        break fields(line)
-            .map(parse_u64)
-            .collect::<std::result::Result<_, _>>()
-            .map_err(|r| lines.err(format!("header: {r}")))?;
+        break fields(line).map(parse_u64).collect::<std::result::Result<_, _>>().map_err(|r| lines.err(format!("header: {r}")))?;
     };
     let header_line = lines.line;
     if header.len() < 2 || header.len() > 4 {
@@ -43,27 +36,14 @@ pub fn parse(
         1 => (false, true),
         10 => (true, false),
         11 => (true, true),
-        100 | 101 | 110 | 111 => {
-            return Err(lines.err("METIS vertex sizes (fmt 1xx) are not supported"))
-        }
+        100 | 101 | 110 | 111 => return Err(lines.err("METIS vertex sizes (fmt 1xx) are not supported")),
         other => return Err(lines.err(format!("unknown METIS fmt {other}"))),
     };
-    let ncon = if vertex_weights {
-        header.get(3).copied().unwrap_or(1)
-    } else {
-        0
-    };
-    let declared = Declared {
-        directed: Some(false),
-        weighted: edge_weights,
-        vertex_range: Some((1, n)),
-        vertex_list: false,
-        edges_hint: Some(2 * m),
-    };
-    sink.declare(&declared)
-        .map_err(|e| at_line(path, header_line, e))?;
-    sink.vertices_done()
-        .map_err(|e| at_line(path, header_line, e))?;
+    let ncon = if vertex_weights { header.get(3).copied().unwrap_or(1) } else { 0 };
+    let declared =
+        Declared { directed: Some(false), weighted: edge_weights, vertex_range: Some((1, n)), vertex_list: false, edges_hint: Some(2 * m) };
+    sink.declare(&declared).map_err(|e| at_line(path, header_line, e))?;
+    sink.vertices_done().map_err(|e| at_line(path, header_line, e))?;
     let mut vertex = 0u64;
     let mut degree_sum = 0u64;
     while lines.next_line(&mut buf)? {
@@ -75,9 +55,7 @@ pub fn parse(
             if line.iter().all(|c| c.is_ascii_whitespace()) {
                 continue;
             }
-            return Err(lines.err(format!(
-                "more rows than the {n} vertices declared on line {header_line}"
-            )));
+            return Err(lines.err(format!("more rows than the {n} vertices declared on line {header_line}")));
         }
         vertex += 1;
         let mut f = fields(line).skip(ncon as usize);
@@ -87,35 +65,23 @@ pub fn parse(
                 return Err(lines.err(format!("neighbour {u} out of range 1..={n}")));
             }
             let w = if edge_weights {
-                parse_weight(
-                    f.next()
-                        .ok_or_else(|| lines.err("neighbour without its weight (fmt 1)"))?,
-                )
-                .map_err(|r| lines.err(r))?
+                parse_weight(f.next().ok_or_else(|| lines.err("neighbour without its weight (fmt 1)"))?).map_err(|r| lines.err(r))?
             } else {
                 1.0
             };
             degree_sum += if u == vertex { 2 } else { 1 };
             let line_no = lines.line;
-            sink.edge(vertex, u, w)
-                .map_err(|e| at_line(path, line_no, e))?;
+            sink.edge(vertex, u, w).map_err(|e| at_line(path, line_no, e))?;
         }
     }
     if vertex != n {
-        return Err(IngestError::line(
-            path,
-            header_line,
-            format!("declares {n} vertices but the file has {vertex} rows"),
-        ));
+        return Err(IngestError::line(path, header_line, format!("declares {n} vertices but the file has {vertex} rows")));
     }
     if degree_sum != 2 * m {
         return Err(IngestError::line(
             path,
             header_line,
-            format!(
-                "declares {m} edges but the rows list {degree_sum} endpoints (expected {})",
-                2 * m
-            ),
+            format!("declares {m} edges but the rows list {degree_sum} endpoints (expected {})", 2 * m),
         ));
     }
     Ok(())

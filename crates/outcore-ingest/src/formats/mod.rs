@@ -47,10 +47,7 @@ impl Format {
     ];
 
     pub fn from_name(name: &str) -> Option<Format> {
-        Self::NAMES
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, f)| *f)
+        Self::NAMES.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
     }
     pub fn name(self) -> &'static str {
         Self::NAMES.iter().find(|(_, f)| *f == self).unwrap().0
@@ -59,10 +56,7 @@ impl Format {
     /// Guess from the file name; `.gz`/`.zst` suffixes are looked through.
     pub fn from_path(path: &Path) -> Option<Format> {
         let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
-        let name = name
-            .strip_suffix(".gz")
-            .or_else(|| name.strip_suffix(".zst"))
-            .unwrap_or(&name);
+        let name = name.strip_suffix(".gz").or_else(|| name.strip_suffix(".zst")).unwrap_or(&name);
         let ext = name.rsplit_once('.').map(|(_, e)| e)?;
         Some(match ext {
             "txt" | "tsv" | "csv" | "snap" | "edges" | "edgelist" => Format::Text,

@@ -18,11 +18,7 @@ pub fn parse(
     progress(input.progress(), input.file_bytes, true);
     let mut lines = Lines::new(input);
     let mut buf = Vec::new();
-    sink.declare(&Declared {
-        weighted,
-        ..Default::default()
-    })
-    .map_err(|e| at_line(path, 0, e))?;
+    sink.declare(&Declared { weighted, ..Default::default() }).map_err(|e| at_line(path, 0, e))?;
     sink.vertices_done().map_err(|e| at_line(path, 0, e))?;
     let need = if weighted { 3 } else { min_cols };
     while lines.next_line(&mut buf)? {
@@ -35,10 +31,7 @@ pub fn parse(
             if line.iter().all(|c| c.is_ascii_whitespace()) {
                 continue;
             }
-            return Err(lines.err(format!(
-                "expected {need} columns (source target{}), found 1",
-                if need == 3 { " weight" } else { "" }
-            )));
+            return Err(lines.err(format!("expected {need} columns (source target{}), found 1", if need == 3 { " weight" } else { "" })));
         };
         let c = f.next();
         let source = parse_u64(a).map_err(|r| lines.err(r))?;
@@ -52,8 +45,7 @@ pub fn parse(
             1.0
         };
         let line_no = lines.line;
-        sink.edge(source, target, weight)
-            .map_err(|e| at_line(path, line_no, e))?;
+        sink.edge(source, target, weight).map_err(|e| at_line(path, line_no, e))?;
     }
     Ok(())
 }

@@ -25,13 +25,7 @@ impl Kronecker {
         Self::new(scale, edge_factor, seed, (0.57, 0.19, 0.19), true)
     }
 
-    pub fn new(
-        scale: u32,
-        edge_factor: u64,
-        seed: u64,
-        abc: (f64, f64, f64),
-        permute: bool,
-    ) -> Self {
+    pub fn new(scale: u32, edge_factor: u64, seed: u64, abc: (f64, f64, f64), permute: bool) -> Self {
         assert!((1..=40).contains(&scale), "scale must be 1..=40");
         let n = 1u64 << scale;
         Kronecker {

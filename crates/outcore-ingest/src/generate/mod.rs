@@ -43,19 +43,13 @@ pub trait Generator: Sync {
 const BLOCK: u64 = 1 << 20;
 
 /// Produce all edges in order, a block at a time, generating each block in parallel.
-pub fn for_each_block(
-    g: &dyn Generator,
-    mut f: impl FnMut(&[(u64, u64)]) -> Result<()>,
-) -> Result<()> {
+pub fn for_each_block(g: &dyn Generator, mut f: impl FnMut(&[(u64, u64)]) -> Result<()>) -> Result<()> {
     let m = g.edges();
     let mut block = Vec::with_capacity(BLOCK.min(m) as usize);
     let mut start = 0;
     while start < m {
         let end = (start + BLOCK).min(m);
-        (start as usize..end as usize)
-            .into_par_iter()
-            .map(|i| g.edge(i as u64))
-            .collect_into_vec(&mut block);
+        (start as usize..end as usize).into_par_iter().map(|i| g.edge(i as u64)).collect_into_vec(&mut block);
         f(&block)?;
         start = end;
     }
@@ -63,11 +57,7 @@ pub fn for_each_block(
 }
 
 /// Feed a generator into an import as an edge source.
-pub fn emit(
-    g: &dyn Generator,
-    sink: &mut dyn EdgeSink,
-    progress: &mut dyn FnMut(Arc<AtomicU64>, u64, bool),
-) -> Result<()> {
+pub fn emit(g: &dyn Generator, sink: &mut dyn EdgeSink, progress: &mut dyn FnMut(Arc<AtomicU64>, u64, bool)) -> Result<()> {
     let at = |e: SinkError| match e {
         SinkError::Reject(r) => IngestError::Usage(format!("generator {}: {r}", g.name())),
         SinkError::Abort(e) => e,
@@ -113,30 +103,14 @@ impl EdgeListFormat {
 }
 
 /// Write the generated edge list to `path`; memory is one block of edges.
-pub fn write_edge_list(
-    g: &dyn Generator,
-    path: &Path,
-    format: EdgeListFormat,
-    force: bool,
-    progress: &dyn crate::Progress,
-) -> Result<u64> {
+pub fn write_edge_list(g: &dyn Generator, path: &Path, format: EdgeListFormat, force: bool, progress: &dyn crate::Progress) -> Result<u64> {
     if path.exists() && !force {
-        return Err(IngestError::file(
-            path,
-            "already exists; pass --force to overwrite",
-        ));
+        return Err(IngestError::file(path, "already exists; pass --force to overwrite"));
     }
     if format == EdgeListFormat::Bin32 && g.vertices() > 1 << 32 {
-        return Err(IngestError::file(
-            path,
-            format!("{} vertices do not fit u32 ids; write .bin64", g.vertices()),
-        ));
+        return Err(IngestError::file(path, format!("{} vertices do not fit u32 ids; write .bin64", g.vertices())));
     }
-    let tmp = path.with_file_name(format!(
-        ".{}.partial-{}",
-        path.file_name().unwrap().to_string_lossy(),
-        std::process::id()
-    ));
+    let tmp = path.with_file_name(format!(".{}.partial-{}", path.file_name().unwrap().to_string_lossy(), std::process::id()));
     let result = (|| {
         let mut w = SeqWriter::create(&tmp, 1 << 20, outcore_io::CHECKSUM_BLOCK_BYTES)?;
         let mut buf = Vec::with_capacity(24 << 20);

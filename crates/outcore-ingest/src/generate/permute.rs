@@ -61,9 +61,6 @@ mod tests {
             }
         }
         let p = Permutation::new(1000, 1);
-        assert!(
-            (0..1000).filter(|&x| p.apply(x) == x).count() < 20,
-            "not shuffled"
-        );
+        assert!((0..1000).filter(|&x| p.apply(x) == x).count() < 20, "not shuffled");
     }
 }

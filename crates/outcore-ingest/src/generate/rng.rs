@@ -22,9 +22,7 @@ pub struct EdgeRng(u64);
 impl EdgeRng {
     #[inline]
     pub fn new(seed: u64, stream: u64, index: u64) -> Self {
-        EdgeRng(hash64(
-            hash64(seed ^ stream.wrapping_mul(0xD6E8_FEB8_6659_FD93)) ^ index,
-        ))
+        EdgeRng(hash64(hash64(seed ^ stream.wrapping_mul(0xD6E8_FEB8_6659_FD93)) ^ index))
     }
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
