@@ -30,6 +30,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    outcore_io::pin_allocator();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Import(a) => import::run(a),

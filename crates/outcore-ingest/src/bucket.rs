@@ -60,9 +60,10 @@ impl BucketSorter {
     /// `vertices` dense ids, about `records_hint` records; buckets sized so
     /// that one fits in half of what the budget has left.
     pub fn new(dir: &Path, name: &str, vertices: u64, records_hint: u64, budget: &Budget) -> Result<Self> {
-        let pass2 = (budget.available() / 2).max(1 << 20);
-        // each bucket is read into memory with room for its sorted copy
-        let wanted = (records_hint * 16).div_ceil(pass2).max(1);
+        // pass 2 gives each bucket a slot of a fifth of what is left (see `finish`)
+        let pass2 = (budget.available() / (2 * SORTERS as u64 + 1)).max(1 << 20);
+        // a bucket in memory takes 12 bytes per record
+        let wanted = (records_hint * 12).div_ceil(pass2).max(1);
         let buckets_max = (1u64 << 16).min(vertices.max(1));
         let count = wanted.min(buckets_max).next_power_of_two().min(buckets_max.next_power_of_two());
         // at most 2^15 sources per bucket, so its counters stay in cache
@@ -219,13 +220,18 @@ impl BucketSorter {
         let (budget, dir, name) = (self.budget.clone(), self.dir.clone(), self.name.clone());
         drop(self); // release the pass-1 buffers
                     // Two workers read and sort alternate buckets while this thread
-                    // hands out the lists of the bucket before, in order.
+                    // hands out the lists of the bucket before, in order. At most
+                    // 2 * SORTERS + 1 buckets are alive at once (one being sorted and
+                    // one queued per worker, one being written), so each gets a fixed
+                    // slot of memory; a bucket larger than a slot is sorted by runs,
+                    // within one slot, on this thread.
+        let slot = budget.available() / (2 * SORTERS as u64 + 1);
         let buckets: Vec<std::sync::Arc<Bucket>> = buckets.into_iter().map(std::sync::Arc::new).collect();
         let mut channels = Vec::new();
         let mut workers = Vec::new();
         for w in 0..SORTERS {
             let (tx, rx) = sync_channel::<Result<Sorted>>(1);
-            let (recycle_tx, recycle_rx) = sync_channel::<(Vec<u64>, Vec<u32>)>(2);
+            let (recycle_tx, recycle_rx) = sync_channel::<SortedBucket>(1);
             channels.push((rx, recycle_tx));
             let worker_budget = budget.clone();
             let mine: Vec<(usize, std::sync::Arc<Bucket>)> =
@@ -233,13 +239,19 @@ impl BucketSorter {
             workers.push(std::thread::spawn(move || {
                 for (b, bucket) in mine {
                     let first = (b as u64) << shift;
-                    let need = bucket.records * 12 + ((1u64 << shift) + 1) * 8;
-                    let sorted = match worker_budget.reserve("bucket in memory", need) {
-                        Ok(charge) => {
-                            let reuse = recycle_rx.try_recv().unwrap_or_default();
-                            sort_in_memory(&bucket.path, bucket.records, first, 1 << shift, charge, reuse).map(Sorted::Memory)
-                        }
-                        Err(_) => Ok(Sorted::External(bucket.path.clone(), b)),
+                    // keys (8 B/record, freed after sorting), targets (4 B/record),
+                    // and two counter arrays; buffers come back from the
+                    // consumer with their charge and are re-charged at their size.
+                    let counters = 2 * ((1u64 << shift) + 1) * 8;
+                    let recycled = recycle_rx.try_recv().ok();
+                    let reuse = recycled.map(|sb| (sb.start, sb.targets)).unwrap_or_default();
+                    let fresh = bucket.records * 12 + counters;
+                    let need = bucket.records * 8 + bucket.records.max(reuse.1.capacity() as u64) * 4 + counters;
+                    let (need, reuse) = if need <= slot { (need, reuse) } else { (fresh, Default::default()) };
+                    let charge = if need <= slot { worker_budget.reserve("bucket in memory", need).ok() } else { None };
+                    let sorted = match charge {
+                        Some(charge) => sort_in_memory(&bucket.path, bucket.records, first, 1 << shift, charge, reuse).map(Sorted::Memory),
+                        None => Ok(Sorted::External(bucket.path.clone(), b)),
                     };
                     if let Ok(Sorted::Memory(_)) = &sorted {
                         let _ = std::fs::remove_file(&bucket.path);
@@ -258,11 +270,11 @@ impl BucketSorter {
             result = match rx.recv() {
                 Ok(Ok(Sorted::Memory(sb))) => {
                     let r = sb.for_each_list(dedup, &mut list, &mut f);
-                    let _ = recycle.try_send((sb.start, sb.targets));
+                    let _ = recycle.try_send(sb);
                     r
                 }
                 Ok(Ok(Sorted::External(path, b))) => {
-                    let r = sort_external(&path, &dir, &format!("{name}-{b}"), &budget, dedup, &mut list, &mut f);
+                    let r = sort_external(&path, &dir, &format!("{name}-{b}"), &budget, slot, dedup, &mut list, &mut f);
                     let _ = std::fs::remove_file(&path);
                     r
                 }
@@ -376,16 +388,19 @@ fn sort_in_memory(
     Ok(SortedBucket { first, start, targets, _charge: charge })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn sort_external(
     path: &Path,
     dir: &Path,
     name: &str,
     budget: &Budget,
+    memory: u64,
     dedup: bool,
     list: &mut Vec<u64>,
     f: &mut impl FnMut(u64, &[u64]) -> Result<()>,
 ) -> Result<()> {
-    let mut sorter = ExternalSorter::<Key64>::new(dir, name, budget, budget.available() / 2, dedup)?;
+    // half the slot for sort buffers; the merge readers take from what is left of it
+    let mut sorter = ExternalSorter::<Key64>::new(dir, name, budget, memory / 2, dedup)?;
     let mut failed = None;
     SeqReader::for_each_u64(path, |k| {
         if failed.is_none() {

@@ -14,7 +14,7 @@ pub struct BudgetError {
     pub needed: u64,
     pub available: u64,
     pub total: u64,
-    /// The smallest total budget that would have satisfied this request.
+    /// The smallest total budget (in whole MiB) that would have satisfied this request.
     pub suggest: u64,
 }
 
@@ -61,7 +61,7 @@ impl Budget {
                     needed: bytes,
                     available: self.0.total.saturating_sub(used),
                     total: self.0.total,
-                    suggest: used + bytes,
+                    suggest: (used + bytes).div_ceil(1 << 20) << 20,
                 });
             }
             match self.0.used.compare_exchange_weak(used, used + bytes, Ordering::AcqRel, Ordering::Relaxed) {
@@ -157,7 +157,7 @@ mod tests {
         let r1 = b.reserve("a", 600).unwrap();
         let err = b.reserve("b", 500).unwrap_err();
         assert_eq!(err.available, 400);
-        assert_eq!(err.suggest, 1100);
+        assert_eq!(err.suggest, 1 << 20);
         assert!(err.to_string().contains("use --memory"));
         drop(r1);
         let _r2 = b.reserve("b", 500).unwrap();

@@ -20,6 +20,23 @@ pub use checksum::{hash_file_blocks, BlockHasher, BlockHashes, ChecksumMismatch,
 pub use error::{IoContext, IoError};
 pub use seq::{open_maybe_direct, SeqReader, SeqWriter, WriteSummary, DIRECT_ALIGN};
 
+/// Make freed large buffers go back to the kernel. glibc raises its mmap
+/// threshold each time a large mmapped block is freed, after which large
+/// buffers come from heap arenas that never shrink, and resident memory
+/// drifts above the budget. A fixed threshold (and a few arenas) keeps the
+/// process's footprint equal to what the budget charged. Call once, early.
+pub fn pin_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    unsafe {
+        const M_TRIM_THRESHOLD: libc::c_int = -1;
+        const M_MMAP_THRESHOLD: libc::c_int = -3;
+        const M_ARENA_MAX: libc::c_int = -8;
+        libc::mallopt(M_MMAP_THRESHOLD, 128 << 10);
+        libc::mallopt(M_TRIM_THRESHOLD, 1 << 20);
+        libc::mallopt(M_ARENA_MAX, 4);
+    }
+}
+
 /// Peak resident set size of this process in bytes (VmHWM), if known.
 pub fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;

@@ -40,7 +40,8 @@ pub trait Generator: Sync {
     fn edge(&self, i: u64) -> (u64, u64);
 }
 
-const BLOCK: u64 = 1 << 20;
+/// Edges generated per parallel block (16 bytes each).
+const BLOCK: u64 = 1 << 16;
 
 /// Produce all edges in order, a block at a time, generating each block in parallel.
 pub fn for_each_block(g: &dyn Generator, mut f: impl FnMut(&[(u64, u64)]) -> Result<()>) -> Result<()> {
