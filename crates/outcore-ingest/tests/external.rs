@@ -19,7 +19,7 @@ fn tiny_budget_gives_a_byte_identical_store() {
         let input = shared().join("real").join(file);
         let base = ImportOptions { directed: Some(directed), in_layout: layouts_in, ..Default::default() };
         let (big, rbig) = import_with(&input, ImportOptions { memory: 1 << 30, ..base.clone() });
-        let (small, rsmall) = import_with(&input, ImportOptions { memory: 24 << 20, sort_buffer: Some(64 << 10), ..base });
+        let (small, rsmall) = import_with(&input, ImportOptions { memory: 40 << 20, sort_buffer: Some(64 << 10), ..base });
         assert_eq!(rbig.sort_runs, 0, "{file}: large budget sorts in memory");
         assert!(rsmall.sort_runs >= 20, "{file}: only {} runs", rsmall.sort_runs);
         let (a, b) = (store_files(&big.path().join("store")), store_files(&small.path().join("store")));
@@ -46,7 +46,7 @@ fn sparse_64bit_ids_use_the_external_relabel() {
         want.add(spread(u), spread(v), 1.0, true);
     }
     std::fs::write(&file, text).unwrap();
-    for (memory, sort_buffer) in [(1u64 << 30, None), (24 << 20, Some(32 << 10))] {
+    for (memory, sort_buffer) in [(1u64 << 30, None), (40 << 20, Some(32 << 10))] {
         let out = dir.path().join(format!("s{memory}"));
         let r =
             import_file(&file, &out, &ImportOptions { memory, sort_buffer, in_layout: true, ..Default::default() }, &NoProgress).unwrap();
@@ -103,7 +103,7 @@ fn oversized_bucket_falls_back_to_runs() {
     let r = import_file(
         &file,
         &bucketed,
-        &ImportOptions { num_vertices: Some(n as u64), memory: 24 << 20, in_layout: true, ..Default::default() },
+        &ImportOptions { num_vertices: Some(n as u64), memory: 40 << 20, in_layout: true, ..Default::default() },
         &NoProgress,
     )
     .unwrap();
@@ -114,7 +114,7 @@ fn oversized_bucket_falls_back_to_runs() {
         &sorted,
         &ImportOptions {
             num_vertices: Some(n as u64),
-            memory: 24 << 20,
+            memory: 40 << 20,
             sort_buffer: Some(1 << 20),
             in_layout: true,
             ..Default::default()
