@@ -349,17 +349,14 @@ fn run<E: EdgeRecord>(
     progress.end();
     if let Some(buckets) = sink.buckets.take() {
         let IdCollector::Range { first, count } = sink.ids.take().unwrap() else { unreachable!() };
-        let parse_seconds = phase.elapsed().as_secs_f64();
-        return write_bucketed(
-            buckets,
-            store,
-            opts,
-            budget,
-            progress,
-            (first, count),
-            sink.directed,
-            (input_bytes, sink.input_edges, sink.loops_dropped, parse_seconds),
-        );
+        let pass1 = Pass1 {
+            input_bytes,
+            input_edges: sink.input_edges,
+            loops_dropped: sink.loops_dropped,
+            records: buckets.records(),
+            parse_seconds: phase.elapsed().as_secs_f64(),
+        };
+        return write_bucketed(buckets, store, opts, budget, progress, (first, count), sink.directed, pass1);
     }
     let (Some(sorter), Some(ids)) = (sink.sorter.take(), sink.ids.take()) else {
         return Err(IngestError::Usage("input declared no graph".into()));
@@ -441,31 +438,10 @@ fn run<E: EdgeRecord>(
         sort_stats.spilled_bytes += s.spilled_bytes;
         sort_stats.merge_passes += s.merge_passes;
     }
-    let mut layouts_done = layouts;
-    let pushed = records_in;
-    let layouts = std::mem::take(&mut layouts_done);
     let manifest = build_manifest(vertices, arcs, self_loops, directed, weighted, (id_map, id_base), layouts);
-    let report = ImportReport {
-        store: PathBuf::new(),
-        vertices,
-        edges: manifest.edges,
-        arcs,
-        self_loops,
-        directed,
-        weighted,
-        input_bytes,
-        input_edges: sink.input_edges,
-        self_loops_dropped: sink.loops_dropped,
-        duplicates_removed: pushed - arcs,
-        sort_runs: sort_stats.runs,
-        buckets: 0,
-        spilled_bytes: sort_stats.spilled_bytes,
-        merge_passes: sort_stats.merge_passes,
-        seconds: 0.0,
-        parse_seconds,
-        write_seconds: phase.elapsed().as_secs_f64(),
-        peak_budget_bytes: 0,
-    };
+    let pass1 = Pass1 { input_bytes, input_edges: sink.input_edges, loops_dropped: sink.loops_dropped, records: records_in, parse_seconds };
+    let report =
+        pass1.report(&manifest, (sort_stats.runs, 0), sort_stats.spilled_bytes, sort_stats.merge_passes, phase.elapsed().as_secs_f64());
     Ok((manifest, report))
 }
 
@@ -506,12 +482,12 @@ fn write_bucketed(
     progress: &dyn Progress,
     (first, vertices): (u64, u64),
     directed: bool,
-    (input_bytes, input_edges, loops_dropped, parse_seconds): (u64, u64, u64, f64),
+    pass1: Pass1,
 ) -> Result<(Manifest, ImportReport)> {
     let phase = Instant::now();
     let encoding = opts.encoding.unwrap_or(Encoding::raw_for(vertices));
     let records = buckets.records();
-    let bucket_count = buckets_count(&buckets);
+    let bucket_count = buckets.bucket_count();
     let dir = store.staging_dir().to_path_buf();
     let mut in_buckets = None;
     let mut out = CsrWriter::new(store, "out", encoding, vertices, false)?;
@@ -549,32 +525,51 @@ fn write_bucketed(
         layouts.insert("in".to_string(), w.finish(store)?.0);
     }
     let manifest = build_manifest(vertices, arcs, self_loops, directed, false, ("identity", first), layouts);
-    let report = ImportReport {
-        store: PathBuf::new(),
-        vertices,
-        edges: manifest.edges,
-        arcs,
-        self_loops,
-        directed,
-        weighted: false,
-        input_bytes,
-        input_edges,
-        self_loops_dropped: loops_dropped,
-        duplicates_removed: records - arcs,
-        sort_runs: 0,
-        buckets: bucket_count,
-        spilled_bytes: records * 8,
-        merge_passes: 0,
-        seconds: 0.0,
-        parse_seconds,
-        write_seconds: phase.elapsed().as_secs_f64(),
-        peak_budget_bytes: 0,
-    };
+    let report = pass1.report(&manifest, (0, bucket_count), records * 8, 0, phase.elapsed().as_secs_f64());
     Ok((manifest, report))
 }
 
-fn buckets_count(b: &BucketSorter) -> u64 {
-    b.bucket_count()
+/// What pass 1 (parse and scatter or sort) counted.
+struct Pass1 {
+    input_bytes: u64,
+    input_edges: u64,
+    loops_dropped: u64,
+    /// Records handed to the sorter (both directions of undirected edges).
+    records: u64,
+    parse_seconds: f64,
+}
+
+impl Pass1 {
+    fn report(
+        &self,
+        m: &Manifest,
+        (sort_runs, buckets): (u64, u64),
+        spilled_bytes: u64,
+        merge_passes: u64,
+        write_seconds: f64,
+    ) -> ImportReport {
+        ImportReport {
+            store: PathBuf::new(),
+            vertices: m.vertices,
+            edges: m.edges,
+            arcs: m.arcs,
+            self_loops: m.self_loops,
+            directed: m.directed,
+            weighted: m.weighted,
+            input_bytes: self.input_bytes,
+            input_edges: self.input_edges,
+            self_loops_dropped: self.loops_dropped,
+            duplicates_removed: self.records - m.arcs,
+            sort_runs,
+            buckets,
+            spilled_bytes,
+            merge_passes,
+            seconds: 0.0,
+            parse_seconds: self.parse_seconds,
+            write_seconds,
+            peak_budget_bytes: 0,
+        }
+    }
 }
 
 /// Relabel the sources of a stream sorted by source (original ids) by a
