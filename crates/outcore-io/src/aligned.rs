@@ -33,6 +33,10 @@ impl AlignedBuf {
         assert!(len <= self.cap);
         self.len = len;
     }
+    /// Raw pointer to the start, for asynchronous reads into the buffer.
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.ptr
+    }
     /// The whole capacity, for filling.
     pub fn spare(&mut self) -> &mut [u8] {
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.cap) }

@@ -9,12 +9,16 @@
 //! system allows, and drop what they touched with `posix_fadvise` where not.
 
 mod aligned;
+pub mod block;
 mod budget;
+pub mod cache;
 mod checksum;
 mod error;
 mod seq;
 
 pub use aligned::AlignedBuf;
+pub use block::{open_block_io, Backend, BlockIo, ReadRequest};
+pub use cache::{BlockCache, CacheStats};
 pub use budget::{format_bytes, parse_size, Budget, BudgetError, Reservation};
 pub use checksum::{hash_file_blocks, BlockHasher, BlockHashes, ChecksumMismatch, CHECKSUM_BLOCK_BYTES};
 pub use error::{IoContext, IoError};

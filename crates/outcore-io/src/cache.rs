@@ -1,0 +1,305 @@
+//! A block cache over [`BlockIo`]: fixed frames (sized from the memory
+//! budget), CLOCK replacement, asynchronous prefetch that never evicts a
+//! frame still being read, and statistics (hits, late hits on blocks still
+//! in flight, misses, bytes read).
+
+use crate::block::{open_block_io, Backend, BlockIo, ReadRequest};
+use crate::{AlignedBuf, IoError, DIRECT_ALIGN};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Empty,
+    Loading,
+    Ready,
+}
+
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct CacheStats {
+    /// Requested blocks found ready.
+    pub hits: u64,
+    /// Requested blocks still being read (a prefetch not yet complete).
+    pub late: u64,
+    /// Requested blocks that had to be read on demand.
+    pub misses: u64,
+    /// Reads issued ahead of need.
+    pub prefetches: u64,
+    pub reads: u64,
+    pub bytes_read: u64,
+}
+
+
+impl CacheStats {
+    pub fn hit_rate(&self) -> f64 {
+        let all = self.hits + self.late + self.misses;
+        if all == 0 {
+            0.0
+        } else {
+            self.hits as f64 / all as f64
+        }
+    }
+}
+
+pub struct BlockCache {
+    block: usize,
+    slab: AlignedBuf,
+    frames: usize,
+    map: HashMap<(u32, u64), u32>,
+    owner: Vec<(u32, u64)>,
+    state: Vec<State>,
+    valid: Vec<u32>,
+    referenced: Vec<bool>,
+    hand: usize,
+    io: Box<dyn BlockIo>,
+    depth: usize,
+    in_flight: usize,
+    next_id: u64,
+    file_len: Vec<u64>,
+    completions: Vec<(u64, Result<usize, IoError>)>,
+    batch: Vec<ReadRequest>,
+    pub stats: CacheStats,
+}
+
+impl BlockCache {
+    /// A cache of `frames` blocks of `block` bytes (a multiple of 4 KiB)
+    /// over `files`, keeping up to `depth` reads in flight.
+    pub fn new(files: &[PathBuf], block: usize, frames: usize, depth: usize, force_pread: bool) -> Result<Self, IoError> {
+        assert!(block % DIRECT_ALIGN == 0 && frames >= 2);
+        let file_len = files.iter().map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)).collect();
+        let io = open_block_io(files, depth, force_pread)?;
+        let mut slab = AlignedBuf::new(block * frames, DIRECT_ALIGN);
+        slab.set_len(block * frames);
+        Ok(BlockCache {
+            block,
+            slab,
+            frames,
+            map: HashMap::with_capacity(frames * 2),
+            owner: vec![(u32::MAX, 0); frames],
+            state: vec![State::Empty; frames],
+            valid: vec![0; frames],
+            referenced: vec![false; frames],
+            hand: 0,
+            io,
+            depth: depth.min(frames / 2).max(1),
+            in_flight: 0,
+            next_id: 0,
+            file_len,
+            completions: Vec::new(),
+            batch: Vec::new(),
+            stats: CacheStats::default(),
+        })
+    }
+
+    pub fn block_size(&self) -> usize {
+        self.block
+    }
+    pub fn frames(&self) -> usize {
+        self.frames
+    }
+    pub fn backend(&self) -> Backend {
+        self.io.backend()
+    }
+    pub fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+    /// Whether block `b` of `file` is cached or on its way.
+    pub fn contains(&self, file: u32, b: u64) -> bool {
+        self.map.contains_key(&(file, b))
+    }
+
+    /// A frame to reuse, by CLOCK; frames being read are skipped.
+    fn victim(&mut self) -> Result<usize, IoError> {
+        loop {
+            for _ in 0..2 * self.frames {
+                let f = self.hand;
+                self.hand = (self.hand + 1) % self.frames;
+                match self.state[f] {
+                    State::Loading => continue,
+                    State::Empty => return Ok(f),
+                    State::Ready if self.referenced[f] => self.referenced[f] = false,
+                    State::Ready => {
+                        self.map.remove(&self.owner[f]);
+                        self.state[f] = State::Empty;
+                        return Ok(f);
+                    }
+                }
+            }
+            // every frame is in flight: wait for one
+            self.reap(1)?;
+        }
+    }
+
+    fn issue(&mut self, file: u32, b: u64) -> Result<(), IoError> {
+        let f = self.victim()?;
+        let offset = b * self.block as u64;
+        let len = self.block;
+        let buf = unsafe { self.slab.as_mut_ptr().add(f * self.block) };
+        self.map.insert((file, b), f as u32);
+        self.owner[f] = (file, b);
+        self.state[f] = State::Loading;
+        self.referenced[f] = true;
+        let id = (f as u64) << 32 | (self.next_id & 0xffff_ffff);
+        self.next_id += 1;
+        self.batch.push(ReadRequest { id, file: file as usize, offset, len, buf });
+        self.in_flight += 1;
+        self.stats.reads += 1;
+        Ok(())
+    }
+
+    fn flush_batch(&mut self) -> Result<(), IoError> {
+        if !self.batch.is_empty() {
+            let batch = std::mem::take(&mut self.batch);
+            self.io.submit(&batch)?;
+            self.batch = batch;
+            self.batch.clear();
+        }
+        Ok(())
+    }
+
+    fn reap(&mut self, min: usize) -> Result<(), IoError> {
+        self.flush_batch()?;
+        self.completions.clear();
+        let mut done = std::mem::take(&mut self.completions);
+        self.io.complete(min.min(self.in_flight), &mut done)?;
+        for (id, result) in done.drain(..) {
+            let f = (id >> 32) as usize;
+            self.in_flight -= 1;
+            let n = result?;
+            self.valid[f] = n as u32;
+            self.state[f] = State::Ready;
+            self.stats.bytes_read += n as u64;
+        }
+        self.completions = done;
+        Ok(())
+    }
+
+    /// Start reading block `b` of `file` unless it is cached, in flight, or
+    /// the device already has `depth` reads. Returns false when it could not.
+    pub fn prefetch(&mut self, file: u32, b: u64) -> Result<bool, IoError> {
+        if self.map.contains_key(&(file, b)) {
+            return Ok(true);
+        }
+        if b * self.block as u64 >= self.file_len[file as usize] {
+            return Ok(true);
+        }
+        if self.in_flight >= self.depth {
+            self.reap(0)?;
+            if self.in_flight >= self.depth {
+                return Ok(false);
+            }
+        }
+        self.issue(file, b)?;
+        self.stats.prefetches += 1;
+        Ok(true)
+    }
+
+    /// Send queued prefetches to the device.
+    pub fn submit(&mut self) -> Result<(), IoError> {
+        self.flush_batch()
+    }
+
+    /// The bytes of block `b` of `file`, reading (and waiting) if needed.
+    pub fn get(&mut self, file: u32, b: u64) -> Result<&[u8], IoError> {
+        let f = match self.map.get(&(file, b)) {
+            Some(&f) => {
+                let f = f as usize;
+                if self.state[f] == State::Ready {
+                    self.stats.hits += 1;
+                } else {
+                    self.stats.late += 1;
+                }
+                f
+            }
+            None => {
+                self.stats.misses += 1;
+                if self.in_flight >= self.depth {
+                    self.reap(1)?;
+                }
+                self.issue(file, b)?;
+                self.map[&(file, b)] as usize
+            }
+        };
+        while self.state[f] != State::Ready {
+            self.reap(1)?;
+        }
+        self.referenced[f] = true;
+        Ok(&self.slab[f * self.block..f * self.block + self.valid[f] as usize])
+    }
+
+    /// Append bytes `start..end` of `file` to `out`.
+    pub fn read_range(&mut self, file: u32, start: u64, end: u64, out: &mut Vec<u8>) -> Result<(), IoError> {
+        if start >= end {
+            return Ok(());
+        }
+        let bs = self.block as u64;
+        let (b0, b1) = (start / bs, (end - 1) / bs);
+        // ask for every block first so a long list is read in parallel
+        for b in b0..=b1 {
+            if !self.prefetch(file, b)? {
+                break;
+            }
+        }
+        for b in b0..=b1 {
+            let lo = if b == b0 { (start - b * bs) as usize } else { 0 };
+            let hi = if b == b1 { (end - b * bs) as usize } else { self.block };
+            let data = self.get(file, b)?;
+            if data.len() < hi {
+                return Err(IoError::new(std::path::Path::new("block cache"), format!("read of block {b}"), std::io::Error::other(format!("short read: {} of {hi} bytes", data.len()))));
+            }
+            out.extend_from_slice(&data[lo..hi]);
+        }
+        Ok(())
+    }
+
+    /// Wait for every read in flight (before the buffers go away).
+    pub fn drain(&mut self) -> Result<(), IoError> {
+        while self.in_flight > 0 {
+            self.reap(1)?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for BlockCache {
+    fn drop(&mut self) {
+        let _ = self.drain();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file_with(n: usize) -> (tempfile::TempDir, PathBuf, Vec<u8>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let data: Vec<u8> = (0..n).map(|i| (i * 31 % 251) as u8).collect();
+        std::fs::write(&path, &data).unwrap();
+        (dir, path, data)
+    }
+
+    #[test]
+    fn random_ranges_match_the_file_on_both_backends() {
+        let (_d, path, data) = file_with(300_001);
+        for force_pread in [false, true] {
+            let mut cache = BlockCache::new(std::slice::from_ref(&path), 4096, 8, 4, force_pread).unwrap();
+            let mut x = 12345u64;
+            for _ in 0..500 {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let start = (x >> 20) % data.len() as u64;
+                let end = (start + (x >> 50) % 20_000).min(data.len() as u64);
+                if (x >> 7) % 3 == 0 {
+                    cache.prefetch(0, (x >> 30) % 74).unwrap();
+                }
+                let mut out = Vec::new();
+                cache.read_range(0, start, end, &mut out).unwrap();
+                assert_eq!(out, &data[start as usize..end as usize], "backend {:?}", cache.backend());
+            }
+            assert!(cache.stats.hits > 0 && cache.stats.misses > 0);
+        }
+    }
+}
