@@ -3,9 +3,13 @@
 //! oracle. Algorithms never open files: they read a store through the
 //! store layer's scans (and, in later layers, through the engines).
 
+pub mod bfs;
 pub mod degrees;
 pub mod graph;
+pub mod hybrid_bfs;
 pub mod reference;
+pub mod sssp;
+pub mod wcc;
 
 pub use degrees::{degree_summary, DegreeSummary};
 pub use graph::MemGraph;

@@ -168,7 +168,11 @@ impl BlockIo for PreadPool {
     }
     fn submit(&mut self, requests: &[ReadRequest]) -> Result<(), IoError> {
         for r in requests {
-            self.jobs.as_ref().unwrap().send(*r).map_err(|_| IoError::new(Path::new("pread pool"), "submit", std::io::Error::other("stopped")))?;
+            self.jobs
+                .as_ref()
+                .unwrap()
+                .send(*r)
+                .map_err(|_| IoError::new(Path::new("pread pool"), "submit", std::io::Error::other("stopped")))?;
         }
         Ok(())
     }

@@ -29,7 +29,6 @@ pub struct CacheStats {
     pub bytes_read: u64,
 }
 
-
 impl CacheStats {
     pub fn hit_rate(&self) -> f64 {
         let all = self.hits + self.late + self.misses;
@@ -180,6 +179,10 @@ impl BlockCache {
     /// Start reading block `b` of `file` unless it is cached, in flight, or
     /// the device already has `depth` reads. Returns false when it could not.
     pub fn prefetch(&mut self, file: u32, b: u64) -> Result<bool, IoError> {
+        self.request(file, b, true)
+    }
+
+    fn request(&mut self, file: u32, b: u64, ahead_of_need: bool) -> Result<bool, IoError> {
         if self.map.contains_key(&(file, b)) {
             return Ok(true);
         }
@@ -193,7 +196,9 @@ impl BlockCache {
             }
         }
         self.issue(file, b)?;
-        self.stats.prefetches += 1;
+        if ahead_of_need {
+            self.stats.prefetches += 1;
+        }
         Ok(true)
     }
 
@@ -239,7 +244,7 @@ impl BlockCache {
         let (b0, b1) = (start / bs, (end - 1) / bs);
         // ask for every block first so a long list is read in parallel
         for b in b0..=b1 {
-            if !self.prefetch(file, b)? {
+            if !self.request(file, b, false)? {
                 break;
             }
         }
@@ -248,7 +253,11 @@ impl BlockCache {
             let hi = if b == b1 { (end - b * bs) as usize } else { self.block };
             let data = self.get(file, b)?;
             if data.len() < hi {
-                return Err(IoError::new(std::path::Path::new("block cache"), format!("read of block {b}"), std::io::Error::other(format!("short read: {} of {hi} bytes", data.len()))));
+                return Err(IoError::new(
+                    std::path::Path::new("block cache"),
+                    format!("read of block {b}"),
+                    std::io::Error::other(format!("short read: {} of {hi} bytes", data.len())),
+                ));
             }
             out.extend_from_slice(&data[lo..hi]);
         }

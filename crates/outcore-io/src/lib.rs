@@ -18,8 +18,8 @@ mod seq;
 
 pub use aligned::AlignedBuf;
 pub use block::{open_block_io, Backend, BlockIo, ReadRequest};
-pub use cache::{BlockCache, CacheStats};
 pub use budget::{format_bytes, parse_size, Budget, BudgetError, Reservation};
+pub use cache::{BlockCache, CacheStats};
 pub use checksum::{hash_file_blocks, BlockHasher, BlockHashes, ChecksumMismatch, CHECKSUM_BLOCK_BYTES};
 pub use error::{IoContext, IoError};
 pub use seq::{open_maybe_direct, SeqReader, SeqWriter, WriteSummary, DIRECT_ALIGN};

@@ -1,0 +1,39 @@
+//! Weakly connected components by union-find over one sequential scan of
+//! the adjacency (RASP's sequential cursor, at full device bandwidth):
+//! memory is one u32 per vertex. Labels are the smallest dense id of each
+//! component, which is also the smallest original id (relabelling keeps order).
+
+use outcore_io::Budget;
+use outcore_store::{Store, StoreError};
+
+fn find(parent: &mut [u32], mut x: u32) -> u32 {
+    while parent[x as usize] != x {
+        let p = parent[x as usize];
+        parent[x as usize] = parent[p as usize];
+        x = p;
+    }
+    x
+}
+
+/// Component label of every vertex.
+pub fn wcc(store: &Store, budget: &Budget) -> Result<Vec<u32>, StoreError> {
+    let n = store.vertices();
+    crate::bfs::check_ids(n, 0).or_else(|e| if n == 0 { Ok(()) } else { Err(e) })?;
+    let _charge = budget.reserve("WCC parent array", n * 4)?;
+    let mut parent: Vec<u32> = (0..n as u32).collect();
+    let mut scan = store.layout("out")?.scan()?;
+    while let Some((u, nbrs, _)) = scan.next_list()? {
+        for &v in nbrs {
+            let (a, b) = (find(&mut parent, u as u32), find(&mut parent, v as u32));
+            if a != b {
+                let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+                parent[hi as usize] = lo;
+            }
+        }
+    }
+    for v in 0..n as u32 {
+        let r = find(&mut parent, v);
+        parent[v as usize] = r;
+    }
+    Ok(parent)
+}

@@ -1,0 +1,186 @@
+//! Every traverse-engine algorithm equals its reference implementation
+//! and the Graphalytics expected outputs, with the prefetcher on and off,
+//! and with a budget that leaves the cache its minimum of 64 blocks.
+
+use outcore_algorithms::bfs::{bfs, BfsTree, NONE};
+use outcore_algorithms::hybrid_bfs::{hybrid_bfs, HotLists, HybridOptions};
+use outcore_algorithms::reference::{bfs::bfs_levels, sssp::sssp as ref_sssp, wcc::wcc as ref_wcc};
+use outcore_algorithms::sssp::{sssp, ShortestPaths};
+use outcore_algorithms::wcc::wcc;
+use outcore_algorithms::MemGraph;
+use outcore_engines::{Traverse, TraverseOptions};
+use outcore_ingest::{import_file, ImportOptions, NoProgress};
+use outcore_io::Budget;
+use outcore_store::Store;
+use std::path::{Path, PathBuf};
+
+fn shared() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")
+}
+
+struct Case {
+    _dir: tempfile::TempDir,
+    store: Store,
+    name: String,
+}
+
+fn import(path: &Path, opts: ImportOptions) -> Case {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s");
+    import_file(path, &out, &ImportOptions { in_layout: true, ..opts }, &NoProgress).unwrap();
+    Case { store: Store::open(&out).unwrap(), _dir: dir, name: path.file_name().unwrap().to_string_lossy().into_owned() }
+}
+
+fn cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    for g in
+        ["example-directed", "example-undirected", "test-bfs-directed", "test-bfs-undirected", "test-wcc-directed", "test-wcc-undirected"]
+    {
+        v.push(import(&shared().join(format!("graphalytics/evlp/{g}.properties")), ImportOptions::default()));
+    }
+    for (f, directed) in [("CA-GrQc.txt", false), ("wiki-Vote.txt", true), ("p2p-Gnutella05.txt", true), ("power.graph", false)] {
+        v.push(import(
+            &shared().join("real").join(f),
+            ImportOptions { directed: (!f.ends_with(".graph")).then_some(directed), ..Default::default() },
+        ));
+    }
+    v.push(import(&shared().join("real/netscience.csv"), ImportOptions { directed: Some(false), weighted: true, ..Default::default() }));
+    v
+}
+
+/// (budget label, prefetch) combinations; "tiny" leaves the minimum cache.
+const MODES: [(&str, bool); 4] = [("large", true), ("large", false), ("tiny", true), ("tiny", false)];
+
+fn engine(store: &Store, layout: &str, mode: (&str, bool), state: u64) -> (Budget, Traverse) {
+    let n = store.vertices();
+    let total = if mode.0 == "tiny" { state + (n + 1) * 8 + 64 * 4096 } else { 1 << 30 };
+    let budget = Budget::new(total);
+    let opts = TraverseOptions { prefetch: mode.1, depth: 8, ..Default::default() };
+    let g = Traverse::open(store, layout, &budget, &opts, state).unwrap();
+    (budget, g)
+}
+
+fn reference_graph(store: &Store) -> MemGraph {
+    MemGraph::load(store, "out", &Budget::unlimited()).unwrap()
+}
+
+fn roots(n: u64) -> Vec<u64> {
+    [0, n / 3, n / 2, n - 1].into_iter().collect()
+}
+
+fn check_tree(tree: &BfsTree, g: &MemGraph, want: &[u64], what: &str) {
+    for v in 0..g.vertices() as usize {
+        let l = if tree.level[v] == NONE { u64::MAX } else { tree.level[v] as u64 };
+        assert_eq!(l, want[v], "{what}: level of {v}");
+        if tree.level[v] != NONE && v as u64 != tree.root {
+            let p = tree.parent[v] as u64;
+            assert!(g.neighbours(p).contains(&(v as u64)), "{what}: parent {p} of {v} is not an in-neighbour");
+            assert_eq!(tree.level[p as usize] + 1, tree.level[v], "{what}: parent level");
+        }
+    }
+}
+
+#[test]
+fn bfs_equals_reference_in_every_mode() {
+    for case in cases() {
+        let g = reference_graph(&case.store);
+        let n = g.vertices();
+        for mode in MODES {
+            let (budget, mut eng) = engine(&case.store, "out", mode, BfsTree::state_bytes(n));
+            for root in roots(n) {
+                let tree = bfs(&mut eng, root, &budget).unwrap();
+                check_tree(&tree, &g, &bfs_levels(&g, root), &format!("{} {mode:?} root {root}", case.name));
+            }
+            if mode == ("large", true) && n > 1000 {
+                assert!(eng.stats().cache.prefetches > 0, "{}: prefetcher idle", case.name);
+            }
+            if mode.1 == false {
+                assert_eq!(eng.stats().cache.prefetches, 0);
+            }
+        }
+    }
+}
+
+#[test]
+fn hybrid_bfs_equals_reference_for_every_k() {
+    for case in cases() {
+        let g = reference_graph(&case.store);
+        let n = g.vertices();
+        for mode in MODES {
+            let state = BfsTree::state_bytes(n) + n / 8 + 64 + n * 64 * 4;
+            let (budget, mut out) = engine(&case.store, "out", mode, state + (n + 1) * 8 + 64 * 4096);
+            let mut inn = case.store.manifest().directed.then(|| {
+                Traverse::open(&case.store, "in", &budget, &TraverseOptions { prefetch: mode.1, depth: 8, ..Default::default() }, state)
+                    .unwrap()
+            });
+            for k in [0, 2, 64] {
+                let degrees = inn.as_ref().unwrap_or(&out);
+                let hot = HotLists::build(&case.store, "in", degrees, k, &budget).unwrap();
+                for root in roots(n) {
+                    for opts in
+                        [HybridOptions::default(), HybridOptions { alpha: 1e-9, beta: 1e9 }, HybridOptions { alpha: 1e12, beta: 1.0 }]
+                    {
+                        let (tree, levels) = hybrid_bfs(&mut out, inn.as_mut(), &hot, root, &budget, &opts).unwrap();
+                        check_tree(&tree, &g, &bfs_levels(&g, root), &format!("{} {mode:?} k={k} root {root} {opts:?}", case.name));
+                        assert_eq!(levels.iter().map(|l| l.frontier).sum::<u64>(), tree.reached);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn sssp_equals_dijkstra_reference() {
+    for case in cases().into_iter().filter(|c| c.store.manifest().weighted) {
+        let g = reference_graph(&case.store);
+        let n = g.vertices();
+        for mode in MODES {
+            let (budget, mut eng) = engine(&case.store, "out", mode, ShortestPaths::state_bytes(n));
+            for root in roots(n) {
+                let got = sssp(&mut eng, root, &budget).unwrap();
+                let want = ref_sssp(&g, root);
+                for v in 0..n as usize {
+                    let (a, b) = (got.dist[v], want[v]);
+                    assert!(a == b || (a - b).abs() <= 1e-9 * b.abs(), "{} {mode:?} root {root} vertex {v}: {a} vs {b}", case.name);
+                    if a.is_finite() && v as u64 != root {
+                        let p = got.parent[v] as u64;
+                        let i = g.neighbours(p).iter().position(|&x| x == v as u64).expect("parent edge exists");
+                        assert!((got.dist[p as usize] + g.edge_weights(p).unwrap()[i] as f64 - a).abs() <= 1e-9 * a.abs());
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn wcc_equals_union_find_reference() {
+    for case in cases() {
+        let g = reference_graph(&case.store);
+        let got = wcc(&case.store, &Budget::new(case.store.vertices() * 4 + (8 << 20))).unwrap();
+        let want = ref_wcc(&g);
+        assert!(got.iter().map(|&x| x as u64).eq(want.iter().copied()), "{}", case.name);
+    }
+}
+
+#[test]
+fn bad_roots_budgets_and_weights_are_clear_errors() {
+    let case = import(&shared().join("real/CA-GrQc.txt"), ImportOptions { directed: Some(false), ..Default::default() });
+    let n = case.store.vertices();
+    let (budget, mut eng) = engine(&case.store, "out", ("large", true), BfsTree::state_bytes(n));
+    let err = bfs(&mut eng, n + 5, &budget).err().unwrap().to_string();
+    assert!(err.contains("is not a vertex"), "{err}");
+    let err = sssp(&mut eng, 0, &budget).err().unwrap().to_string();
+    assert!(err.contains("needs edge weights"), "{err}");
+    let err = Traverse::open(&case.store, "out", &Budget::new(100_000), &TraverseOptions::default(), 0).err().unwrap().to_string();
+    assert!(err.contains("too small") && err.contains("use --memory"), "{err}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("neg.wel");
+    std::fs::write(&f, "0 1 1.5\n1 2 -2\n").unwrap();
+    let neg = import(&f, ImportOptions::default());
+    let (budget, mut eng) = engine(&neg.store, "out", ("large", true), ShortestPaths::state_bytes(3));
+    let err = sssp(&mut eng, 0, &budget).err().unwrap().to_string();
+    assert!(err.contains("weight -2") && err.contains("non-negative"), "{err}");
+}

@@ -1,0 +1,13 @@
+//! outcore engines (DESIGN.md, "Engines"). An engine knows how to get a
+//! vertex's neighbours from a store within the memory budget; it never
+//! knows which algorithm it serves.
+//!
+//! - [`traverse`]: semi-external. The vertex index and the algorithm's
+//!   vertex state stay in memory; adjacency blocks are read through a
+//!   block cache, and a run-ahead prefetcher (RASP, TR-823 section 6) keeps
+//!   the device busy with the blocks of the vertices the algorithm will
+//!   visit next, as its own iterator state (queue, heap, cursor) says.
+
+pub mod traverse;
+
+pub use traverse::{Traverse, TraverseOptions, TraverseStats};
