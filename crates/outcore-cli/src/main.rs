@@ -6,6 +6,7 @@ mod generate;
 mod import;
 mod info;
 mod progress;
+mod traverse;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -27,6 +28,12 @@ enum Command {
     Info(info::Args),
     /// Generate, import and analyse a Kronecker graph under a memory budget.
     Demo(demo::Args),
+    /// Breadth-first search (top-down or NETALX hybrid) on the traverse engine.
+    Bfs(traverse::BfsArgs),
+    /// Single-source shortest paths (Dijkstra with run-ahead) on weighted stores.
+    Sssp(traverse::SsspArgs),
+    /// Weakly connected components (union-find over a sequential scan).
+    Wcc(traverse::WccArgs),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +44,9 @@ fn main() -> ExitCode {
         Command::Generate(a) => generate::run(a),
         Command::Info(a) => info::run(a),
         Command::Demo(a) => demo::run(a),
+        Command::Bfs(a) => traverse::run_bfs(a),
+        Command::Sssp(a) => traverse::run_sssp(a),
+        Command::Wcc(a) => traverse::run_wcc(a),
     };
     match result {
         Ok(code) => code,

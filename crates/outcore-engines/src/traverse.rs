@@ -23,11 +23,13 @@ pub struct TraverseOptions {
     pub force_pread: bool,
     /// Vertices the prefetcher may run ahead of the algorithm.
     pub max_ahead: usize,
+    /// Cache size; by default what the budget has left beyond `keep`.
+    pub cache_bytes: Option<u64>,
 }
 
 impl Default for TraverseOptions {
     fn default() -> Self {
-        TraverseOptions { block_bytes: 4096, depth: 64, prefetch: true, force_pread: false, max_ahead: 4096 }
+        TraverseOptions { block_bytes: 4096, depth: 64, prefetch: true, force_pread: false, max_ahead: 4096, cache_bytes: None }
     }
 }
 
@@ -85,7 +87,10 @@ impl Traverse {
         let block = opts.block_bytes;
         let data_bytes: u64 = files.iter().map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0)).sum();
         let useful = (data_bytes.div_ceil(block as u64) as usize + files.len()).max(MIN_FRAMES);
-        let affordable = (budget.available().saturating_sub(keep) / block as u64) as usize;
+        let mut affordable = (budget.available().saturating_sub(keep) / block as u64) as usize;
+        if let Some(c) = opts.cache_bytes {
+            affordable = affordable.min((c / block as u64) as usize);
+        }
         if affordable < MIN_FRAMES {
             return Err(BudgetError {
                 what: format!("the algorithm's vertex state ({}) and a block cache of {MIN_FRAMES} blocks", outcore_io::format_bytes(keep)),

@@ -148,7 +148,7 @@ pub fn import_from(
     let mut store = StoreWriter::create(target, opts.force)?;
     let budget = Budget::new(opts.memory);
     let _io = budget.reserve("I/O buffers of import", IO_OVERHEAD)?;
-    let _baseline = budget.reserve("program, thread stacks and allocator slack", PROCESS_BASELINE)?;
+    let _baseline = budget.reserve("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)?;
     let narrow = !opts.weighted;
     let result = if narrow {
         match run::<Key64>(source, &mut store, opts, &budget, progress) {
@@ -172,10 +172,6 @@ pub fn import_from(
 
 /// Fixed allowance for the input reader, run writers and store writers.
 const IO_OVERHEAD: u64 = 16 << 20;
-
-/// Resident memory that is not a buffer of ours: code, thread stacks, and
-/// what the allocator keeps.
-const PROCESS_BASELINE: u64 = 12 << 20;
 
 /// An edge record the sorter can carry.
 trait EdgeRecord: SortRecord {

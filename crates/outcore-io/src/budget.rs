@@ -81,6 +81,10 @@ impl Budget {
     }
 }
 
+/// Resident memory that is not a buffer of ours (code, thread stacks,
+/// allocator slack): every command charges it first.
+pub const PROCESS_BASELINE: u64 = 12 << 20;
+
 /// Bytes held against a [`Budget`]; returned on drop.
 #[derive(Debug)]
 pub struct Reservation {

@@ -1,0 +1,336 @@
+//! `outcore bfs|sssp|wcc STORE`: traversals on the traverse engine.
+
+use anyhow::{bail, Context, Result};
+use outcore_algorithms::bfs::{bfs, BfsTree, NONE};
+use outcore_algorithms::hybrid_bfs::{hybrid_bfs, HotLists, HybridOptions, LevelStats};
+use outcore_algorithms::sssp::{sssp, ShortestPaths};
+use outcore_algorithms::wcc::wcc;
+use outcore_engines::{Traverse, TraverseOptions, TraverseStats};
+use outcore_io::{format_bytes, Budget, Reservation, SeqWriter, PROCESS_BASELINE};
+use outcore_store::{IdMap, Store};
+use serde_json::json;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(clap::Args, Clone)]
+pub struct Common {
+    pub store: PathBuf,
+    /// Memory budget, page cache included.
+    #[arg(long, default_value = "1G", value_parser = crate::parse_memory)]
+    pub memory: u64,
+    /// Engine: auto or traverse (the semi-external engine).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "traverse"])]
+    pub engine: String,
+    /// The run-ahead prefetcher.
+    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+    pub prefetch: String,
+    /// Cache block size.
+    #[arg(long, default_value = "4K", value_parser = crate::parse_memory)]
+    pub block: u64,
+    /// Reads kept in flight.
+    #[arg(long, default_value_t = 64)]
+    pub depth: usize,
+    /// Use the pread thread pool instead of io_uring.
+    #[arg(long)]
+    pub pread: bool,
+    /// Write `vertex value` lines (Graphalytics format, original ids) here.
+    #[arg(long)]
+    pub output: Option<PathBuf>,
+    /// Print a JSON summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct BfsArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Root vertex (original id); default: a vertex of highest out-degree.
+    #[arg(long)]
+    pub root: Option<u64>,
+    /// top-down, hybrid (NETALX direction-optimizing), or auto (hybrid).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "top-down", "hybrid"])]
+    pub direction: String,
+    /// What --output holds per vertex: level (Graphalytics) or parent.
+    #[arg(long, default_value = "level", value_parser = ["level", "parent"])]
+    pub values: String,
+    /// Hybrid switching thresholds (section 3.4.4.4).
+    #[arg(long, default_value_t = 4096.0)]
+    pub alpha: f64,
+    #[arg(long, default_value_t = 4.0)]
+    pub beta: f64,
+}
+
+#[derive(clap::Args)]
+pub struct SsspArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Root vertex (original id); default: a vertex of highest out-degree.
+    #[arg(long)]
+    pub root: Option<u64>,
+}
+
+#[derive(clap::Args)]
+pub struct WccArgs {
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// Blocks of the smallest cache an engine runs with.
+const MIN_CACHE_BLOCKS: u64 = 64;
+
+/// The budget with the process baseline charged.
+pub fn budget(memory: u64) -> Result<(Budget, Reservation)> {
+    let b = Budget::new(memory);
+    let base = b.reserve("program, thread stacks and allocator slack", PROCESS_BASELINE)?;
+    Ok((b, base))
+}
+
+fn engine_options(c: &Common, cache_bytes: Option<u64>) -> Result<TraverseOptions> {
+    if c.block == 0 || c.block % 4096 != 0 {
+        bail!("--block must be a multiple of 4K");
+    }
+    Ok(TraverseOptions {
+        block_bytes: c.block as usize,
+        depth: c.depth.max(1),
+        prefetch: c.prefetch == "on",
+        force_pread: c.pread,
+        cache_bytes,
+        ..Default::default()
+    })
+}
+
+/// Dense id of `root` (original id), or the highest-degree vertex.
+fn resolve_root(store: &Store, ids: &IdMap, root: Option<u64>, g: &Traverse) -> Result<u64> {
+    match root {
+        Some(r) => ids.dense(r).with_context(|| format!("{}: root {r} is not a vertex of this store", store.dir().display())),
+        None => Ok((0..g.vertices()).max_by_key(|&v| (g.degree(v), std::cmp::Reverse(v))).context("the store has no vertices")?),
+    }
+}
+
+fn write_values(path: &PathBuf, ids: &IdMap, n: u64, mut value: impl FnMut(u64, &mut Vec<u8>)) -> Result<()> {
+    let mut w = SeqWriter::create(path, 1 << 20, outcore_io::CHECKSUM_BLOCK_BYTES)?;
+    let mut line = Vec::with_capacity(64);
+    let mut buf = Vec::with_capacity(1 << 20);
+    for v in 0..n {
+        line.clear();
+        write!(line, "{} ", ids.original(v)).unwrap();
+        value(v, &mut line);
+        line.push(b'\n');
+        buf.extend_from_slice(&line);
+        if buf.len() >= 1 << 20 {
+            w.write_bytes(&buf)?;
+            buf.clear();
+        }
+    }
+    w.write_bytes(&buf)?;
+    w.finish()?;
+    Ok(())
+}
+
+/// Graphalytics floats: scientific with 15 decimals, two-digit exponent (`2.476533217845853e-08`).
+pub fn graphalytics_float(x: f64, out: &mut Vec<u8>) {
+    if x.is_infinite() {
+        out.extend_from_slice(b"infinity");
+        return;
+    }
+    let s = format!("{x:.15e}");
+    let (mantissa, exp) = s.split_once('e').unwrap();
+    let exp: i32 = exp.parse().unwrap();
+    write!(out, "{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs()).unwrap();
+}
+
+fn summary(
+    algorithm: &str,
+    c: &Common,
+    root: Option<u64>,
+    seconds: f64,
+    edges: u64,
+    reached: u64,
+    stats: &[TraverseStats],
+    budget: &Budget,
+) -> serde_json::Value {
+    let bytes: u64 = stats.iter().map(|s| s.cache.bytes_read).sum();
+    let hits: u64 = stats.iter().map(|s| s.cache.hits).sum();
+    let all: u64 = stats.iter().map(|s| s.cache.hits + s.cache.late + s.cache.misses).sum();
+    json!({
+        "algorithm": algorithm,
+        "engine": "traverse",
+        "engine_reason": "semi-external: vertex state and index in memory, adjacency through the block cache",
+        "root": root,
+        "seconds": seconds,
+        "vertices_reached": reached,
+        "edges_traversed": edges,
+        "teps": if seconds > 0.0 { edges as f64 / seconds } else { 0.0 },
+        "bytes_read": bytes,
+        "cache_hit_rate": if all == 0 { 0.0 } else { hits as f64 / all as f64 },
+        "prefetch": c.prefetch == "on",
+        "io_backend": stats.first().map(|s| s.io_backend.clone()),
+        "cache": stats,
+        "budget_bytes": budget.total(),
+        "budget_peak_bytes": budget.peak(),
+        "peak_rss_bytes": outcore_io::peak_rss_bytes(),
+    })
+}
+
+pub fn run_bfs(a: BfsArgs) -> Result<ExitCode> {
+    let c = &a.common;
+    let store = Store::open(&c.store)?;
+    let (budget, _base) = budget(c.memory)?;
+    let ids = store.id_map(&budget)?;
+    let n = store.vertices();
+    let directed = store.manifest().directed;
+    let hybrid = a.direction != "top-down";
+    if hybrid && directed && !store.manifest().layouts.contains_key("in") {
+        if a.direction == "hybrid" {
+            bail!(
+                "{}: hybrid BFS on a directed graph needs in-edges; re-import with --layouts out,in (or use --direction top-down)",
+                c.store.display()
+            );
+        }
+    }
+    let hybrid = hybrid && (!directed || store.manifest().layouts.contains_key("in"));
+    let start_setup = Instant::now();
+    let state = BfsTree::state_bytes(n) + n / 8 + 64;
+    let (tree, levels, stats, setup, seconds, k) = if hybrid {
+        // budget: state, index(es), then half of the rest for in-memory neighbours, half for caches
+        // (the minimum caches first, then half of what is left for the hot lists)
+        let engines = if directed { 2 } else { 1 };
+        let index_each = (n + 1) * 8;
+        let min_cache = MIN_CACHE_BLOCKS * c.block;
+        let rest = budget.available().saturating_sub(state + index_each * engines + min_cache * engines);
+        let hot_share = rest / 2;
+        let cache_each = min_cache + (rest - hot_share) / engines;
+        let keep_for_in = if directed { index_each + cache_each } else { 0 };
+        let mut out = Traverse::open(&store, "out", &budget, &engine_options(c, Some(cache_each))?, state + hot_share + keep_for_in)?;
+        let mut inn = if directed {
+            Some(Traverse::open(&store, "in", &budget, &engine_options(c, Some(cache_each))?, state + hot_share)?)
+        } else {
+            None
+        };
+        let degrees = inn.as_ref().unwrap_or(&out);
+        let k = HotLists::choose_k(degrees, hot_share);
+        let hot = HotLists::build(&store, "in", degrees, k, &budget)?;
+        let root = resolve_root(&store, &ids, a.root, &out)?;
+        let setup = start_setup.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let (tree, levels) = hybrid_bfs(&mut out, inn.as_mut(), &hot, root, &budget, &HybridOptions { alpha: a.alpha, beta: a.beta })?;
+        let seconds = t.elapsed().as_secs_f64();
+        let mut stats = vec![out.stats()];
+        stats.extend(inn.map(|g| g.stats()));
+        (tree, levels, stats, setup, seconds, Some(k))
+    } else {
+        let mut g = Traverse::open(&store, "out", &budget, &engine_options(c, None)?, state)?;
+        let root = resolve_root(&store, &ids, a.root, &g)?;
+        let setup = start_setup.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let tree = bfs(&mut g, root, &budget)?;
+        (tree, Vec::<LevelStats>::new(), vec![g.stats()], setup, t.elapsed().as_secs_f64(), None)
+    };
+    let edges = if directed { tree.arcs_scanned } else { tree.arcs_scanned / 2 };
+    if let Some(path) = &c.output {
+        write_values(path, &ids, n, |v, out| {
+            let x = if a.values == "parent" { tree.parent[v as usize] } else { tree.level[v as usize] };
+            match (x == NONE, a.values == "parent") {
+                (true, true) => out.extend_from_slice(b"-1"),
+                (true, false) => write!(out, "{}", i64::MAX).unwrap(),
+                (false, true) => write!(out, "{}", ids.original(x as u64)).unwrap(),
+                (false, false) => write!(out, "{x}").unwrap(),
+            }
+        })?;
+    }
+    let root_orig = ids.original(tree.root);
+    if c.json {
+        let mut s = summary(if hybrid { "hybrid-bfs" } else { "bfs" }, c, Some(root_orig), seconds, edges, tree.reached, &stats, &budget);
+        s["setup_seconds"] = json!(setup);
+        s["hot_neighbours_k"] = json!(k);
+        s["levels"] = json!(levels);
+        println!("{}", serde_json::to_string_pretty(&s)?);
+    } else {
+        let hit = stats.iter().map(|s| s.cache.hit_rate()).next().unwrap_or(0.0);
+        println!(
+            "{} from {root_orig}: reached {} of {} vertices, {} edges in {seconds:.3} s ({:.1} M edges/s); {} read, cache hit rate {:.1}%, {} I/O; setup {setup:.2} s{}",
+            if hybrid { "hybrid BFS" } else { "BFS" },
+            crate::grouped(tree.reached),
+            crate::grouped(n),
+            crate::grouped(edges),
+            edges as f64 / seconds.max(1e-9) / 1e6,
+            format_bytes(stats.iter().map(|s| s.cache.bytes_read).sum()),
+            hit * 100.0,
+            stats[0].io_backend,
+            k.map(|k| format!(", {k} in-memory neighbours per vertex")).unwrap_or_default()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run_sssp(a: SsspArgs) -> Result<ExitCode> {
+    let c = &a.common;
+    let store = Store::open(&c.store)?;
+    if !store.manifest().weighted {
+        bail!("{}: SSSP needs edge weights; re-import with --weighted", c.store.display());
+    }
+    let (budget, _base) = budget(c.memory)?;
+    let ids = store.id_map(&budget)?;
+    let n = store.vertices();
+    let mut g = Traverse::open(&store, "out", &budget, &engine_options(c, None)?, ShortestPaths::state_bytes(n))?;
+    let root = resolve_root(&store, &ids, a.root, &g)?;
+    let t = Instant::now();
+    let sp = sssp(&mut g, root, &budget)?;
+    let seconds = t.elapsed().as_secs_f64();
+    if let Some(path) = &c.output {
+        write_values(path, &ids, n, |v, out| graphalytics_float(sp.dist[v as usize], out))?;
+    }
+    let edges = sp.arcs_scanned;
+    if c.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&summary("sssp", c, Some(ids.original(root)), seconds, edges, sp.reached, &[g.stats()], &budget))?
+        );
+    } else {
+        let s = g.stats();
+        println!(
+            "SSSP from {}: reached {} of {} vertices, {} edges relaxed in {seconds:.3} s; {} read, cache hit rate {:.1}%",
+            ids.original(root),
+            crate::grouped(sp.reached),
+            crate::grouped(n),
+            crate::grouped(edges),
+            format_bytes(s.cache.bytes_read),
+            s.cache.hit_rate() * 100.0
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run_wcc(a: WccArgs) -> Result<ExitCode> {
+    let c = &a.common;
+    let store = Store::open(&c.store)?;
+    let (budget, _base) = budget(c.memory)?;
+    let ids = store.id_map(&budget)?;
+    let n = store.vertices();
+    let t = Instant::now();
+    let labels = wcc(&store, &budget)?;
+    let seconds = t.elapsed().as_secs_f64();
+    let components = labels.iter().enumerate().filter(|&(v, &l)| v as u32 == l).count();
+    if let Some(path) = &c.output {
+        write_values(path, &ids, n, |v, out| write!(out, "{}", ids.original(labels[v as usize] as u64)).unwrap())?;
+    }
+    let edges = store.manifest().edges;
+    if c.json {
+        let mut s = summary("wcc", c, None, seconds, edges, n, &[], &budget);
+        s["engine_reason"] = json!("union-find over one sequential scan of the adjacency (sequential cursor)");
+        s["components"] = json!(components);
+        s["bytes_read"] = json!(store.layout_bytes("out"));
+        println!("{}", serde_json::to_string_pretty(&s)?);
+    } else {
+        println!(
+            "WCC: {} components over {} vertices and {} edges in {seconds:.3} s",
+            crate::grouped(components as u64),
+            crate::grouped(n),
+            crate::grouped(edges)
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
