@@ -6,6 +6,7 @@
 pub mod bfs;
 pub mod degrees;
 pub mod graph;
+pub mod graph500;
 pub mod hybrid_bfs;
 pub mod reference;
 pub mod sssp;

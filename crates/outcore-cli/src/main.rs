@@ -3,6 +3,7 @@
 
 mod demo;
 mod generate;
+mod graph500;
 mod import;
 mod info;
 mod progress;
@@ -34,10 +35,16 @@ enum Command {
     Sssp(traverse::SsspArgs),
     /// Weakly connected components (union-find over a sequential scan).
     Wcc(traverse::WccArgs),
+    /// The Graph500 benchmark: construction, BFS and SSSP kernels, validation, statistics.
+    Graph500(graph500::Args),
 }
 
 fn main() -> ExitCode {
     outcore_io::pin_allocator();
+    // Exit quietly when the reader of our output goes away (`| head`).
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Import(a) => import::run(a),
@@ -47,6 +54,7 @@ fn main() -> ExitCode {
         Command::Bfs(a) => traverse::run_bfs(a),
         Command::Sssp(a) => traverse::run_sssp(a),
         Command::Wcc(a) => traverse::run_wcc(a),
+        Command::Graph500(a) => graph500::run(a),
     };
     match result {
         Ok(code) => code,

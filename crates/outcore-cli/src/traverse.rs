@@ -102,6 +102,36 @@ fn engine_options(c: &Common, cache_bytes: Option<u64>) -> Result<TraverseOption
     })
 }
 
+/// The engines and in-memory neighbour lists of a hybrid BFS.
+pub struct HybridEngines {
+    pub out: Traverse,
+    /// In-edges of a directed graph (undirected graphs use `out`).
+    pub inn: Option<Traverse>,
+    pub hot: HotLists,
+}
+
+/// Split the budget for hybrid BFS: `state` for the algorithm, the
+/// index(es), the minimum caches, then half of what is left for the
+/// in-memory neighbours and half for the caches.
+pub fn open_hybrid(store: &Store, budget: &Budget, c: &Common, state: u64) -> Result<HybridEngines> {
+    let n = store.vertices();
+    let directed = store.manifest().directed;
+    let engines = if directed { 2 } else { 1 };
+    let index_each = (n + 1) * 8;
+    let min_cache = MIN_CACHE_BLOCKS * c.block;
+    let rest = budget.available().saturating_sub(state + index_each * engines + min_cache * engines);
+    let hot_share = rest / 2;
+    let cache_each = min_cache + (rest - hot_share) / engines;
+    let keep_for_in = if directed { index_each + cache_each } else { 0 };
+    let out = Traverse::open(store, "out", budget, &engine_options(c, Some(cache_each))?, state + hot_share + keep_for_in)?;
+    let inn =
+        if directed { Some(Traverse::open(store, "in", budget, &engine_options(c, Some(cache_each))?, state + hot_share)?) } else { None };
+    let degrees = inn.as_ref().unwrap_or(&out);
+    let k = HotLists::choose_k(degrees, hot_share);
+    let hot = HotLists::build(store, "in", degrees, k, budget)?;
+    Ok(HybridEngines { out, inn, hot })
+}
+
 /// Dense id of `root` (original id), or the highest-degree vertex.
 fn resolve_root(store: &Store, ids: &IdMap, root: Option<u64>, g: &Traverse) -> Result<u64> {
     match root {
@@ -195,24 +225,8 @@ pub fn run_bfs(a: BfsArgs) -> Result<ExitCode> {
     let start_setup = Instant::now();
     let state = BfsTree::state_bytes(n) + n / 8 + 64;
     let (tree, levels, stats, setup, seconds, k) = if hybrid {
-        // budget: state, index(es), then half of the rest for in-memory neighbours, half for caches
-        // (the minimum caches first, then half of what is left for the hot lists)
-        let engines = if directed { 2 } else { 1 };
-        let index_each = (n + 1) * 8;
-        let min_cache = MIN_CACHE_BLOCKS * c.block;
-        let rest = budget.available().saturating_sub(state + index_each * engines + min_cache * engines);
-        let hot_share = rest / 2;
-        let cache_each = min_cache + (rest - hot_share) / engines;
-        let keep_for_in = if directed { index_each + cache_each } else { 0 };
-        let mut out = Traverse::open(&store, "out", &budget, &engine_options(c, Some(cache_each))?, state + hot_share + keep_for_in)?;
-        let mut inn = if directed {
-            Some(Traverse::open(&store, "in", &budget, &engine_options(c, Some(cache_each))?, state + hot_share)?)
-        } else {
-            None
-        };
-        let degrees = inn.as_ref().unwrap_or(&out);
-        let k = HotLists::choose_k(degrees, hot_share);
-        let hot = HotLists::build(&store, "in", degrees, k, &budget)?;
+        let HybridEngines { mut out, mut inn, hot } = open_hybrid(&store, &budget, c, state)?;
+        let k = hot.k;
         let root = resolve_root(&store, &ids, a.root, &out)?;
         let setup = start_setup.elapsed().as_secs_f64();
         let t = Instant::now();

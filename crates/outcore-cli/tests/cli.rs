@@ -343,3 +343,22 @@ fn traversal_bad_input_is_one_line() {
     assert_eq!(outcore(&["import", s(&neg), "-o", s(&neg_store)]).0, 0);
     one_line(&["sssp", s(&neg_store), "--root", "0"], "non-negative");
 }
+
+#[test]
+fn graph500_runs_all_kernels_and_validates() {
+    let (code, out, err) = outcore(&["graph500", "--scale", "10", "--roots", "8", "--memory", "64M"]);
+    assert_eq!(code, 0, "{err}");
+    for key in [
+        "SCALE:",
+        "NBFS:",
+        "construction_time:",
+        "bfs  harmonic_mean_TEPS:",
+        "sssp  harmonic_mean_TEPS:",
+        "bfs  median_validate:",
+        "median_nedge:",
+    ] {
+        assert!(out.contains(key), "missing {key} in {out}");
+    }
+    assert!(out.lines().any(|l| l.starts_with("NBFS:") && l.trim_end().ends_with(" 8")), "{out}");
+    assert!(out.contains("all 8 BFS and SSSP results passed the five validation rules"), "{out}");
+}

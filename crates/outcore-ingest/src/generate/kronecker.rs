@@ -4,7 +4,7 @@
 //! D/(C+D) given a 1 source bit, B/(A+B) given a 0; then vertex labels go
 //! through a random permutation and the edge list is shuffled.
 
-use super::rng::EdgeRng;
+use super::rng::{hash64, uniform01, EdgeRng};
 use super::{Generator, Permutation};
 
 #[derive(Clone, Debug)]
@@ -16,6 +16,8 @@ pub struct Kronecker {
     pub abc: (f64, f64, f64),
     /// Permute labels and shuffle edges (Graph500 does; tests may not).
     pub permute: bool,
+    /// Give each edge a weight uniform in [0, 1) (Graph500 kernel 3).
+    pub weighted: bool,
     vertex_perm: Permutation,
     edge_perm: Permutation,
 }
@@ -34,6 +36,7 @@ impl Kronecker {
             seed,
             abc,
             permute,
+            weighted: false,
             vertex_perm: Permutation::new(n, seed ^ 0x5EED_0001),
             edge_perm: Permutation::new(n * edge_factor, seed ^ 0x5EED_0002),
         }
@@ -71,6 +74,15 @@ impl Generator for Kronecker {
     fn directed(&self) -> bool {
         false
     }
+    fn weight(&self, i: u64) -> f32 {
+        if self.weighted {
+            // f32 rounding can reach 1.0; keep the weight below it
+            (uniform01(hash64(self.seed ^ 0x3E16_47 ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15))) as f32).min(0.999_999_94)
+        } else {
+            1.0
+        }
+    }
+
     #[inline]
     fn edge(&self, i: u64) -> (u64, u64) {
         if !self.permute {

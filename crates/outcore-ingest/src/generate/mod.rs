@@ -38,20 +38,24 @@ pub trait Generator: Sync {
     fn directed(&self) -> bool;
     /// Edge number `i` (0 <= i < edges()).
     fn edge(&self, i: u64) -> (u64, u64);
+    /// Weight of edge `i` (1.0 for unweighted generators).
+    fn weight(&self, _i: u64) -> f32 {
+        1.0
+    }
 }
 
 /// Edges generated per parallel block (16 bytes each).
 const BLOCK: u64 = 1 << 16;
 
 /// Produce all edges in order, a block at a time, generating each block in parallel.
-pub fn for_each_block(g: &dyn Generator, mut f: impl FnMut(&[(u64, u64)]) -> Result<()>) -> Result<()> {
+pub fn for_each_block(g: &dyn Generator, mut f: impl FnMut(u64, &[(u64, u64)]) -> Result<()>) -> Result<()> {
     let m = g.edges();
     let mut block = Vec::with_capacity(BLOCK.min(m) as usize);
     let mut start = 0;
     while start < m {
         let end = (start + BLOCK).min(m);
         (start as usize..end as usize).into_par_iter().map(|i| g.edge(i as u64)).collect_into_vec(&mut block);
-        f(&block)?;
+        f(start, &block)?;
         start = end;
     }
     Ok(())
@@ -74,9 +78,9 @@ pub fn emit(g: &dyn Generator, sink: &mut dyn EdgeSink, progress: &mut dyn FnMut
     })
     .map_err(at)?;
     sink.vertices_done().map_err(at)?;
-    for_each_block(g, |block| {
-        for &(s, t) in block {
-            sink.edge(s, t, 1.0).map_err(at)?;
+    for_each_block(g, |start, block| {
+        for (i, &(s, t)) in block.iter().enumerate() {
+            sink.edge(s, t, g.weight(start + i as u64)).map_err(at)?;
         }
         done.fetch_add(block.len() as u64, Ordering::Relaxed);
         Ok(())
@@ -117,7 +121,7 @@ pub fn write_edge_list(g: &dyn Generator, path: &Path, format: EdgeListFormat, f
         let mut buf = Vec::with_capacity(24 << 20);
         let mut done = 0u64;
         progress.begin("generate", g.edges(), false);
-        for_each_block(g, |block| {
+        for_each_block(g, |_, block| {
             buf.clear();
             for &(s, t) in block {
                 match format {

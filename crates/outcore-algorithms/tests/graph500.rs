@@ -1,0 +1,121 @@
+//! Graph500 validation accepts correct BFS and SSSP trees and rejects a
+//! deliberately corrupted one for each of the five rules.
+
+use outcore_algorithms::bfs::{bfs, BfsTree, NONE};
+use outcore_algorithms::graph500::{validate_bfs, validate_sssp};
+use outcore_algorithms::sssp::{sssp, ShortestPaths};
+use outcore_algorithms::MemGraph;
+use outcore_engines::{Traverse, TraverseOptions};
+use outcore_ingest::{import_file, ImportOptions, NoProgress};
+use outcore_io::Budget;
+use outcore_store::Store;
+use std::path::Path;
+
+fn store(file: &str, opts: ImportOptions) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/real").join(file);
+    import_file(&src, &dir.path().join("s"), &opts, &NoProgress).unwrap();
+    let s = Store::open(&dir.path().join("s")).unwrap();
+    (dir, s)
+}
+
+fn depths(parent: &[u32], root: u64) -> Vec<u32> {
+    (0..parent.len())
+        .map(|v| {
+            if parent[v] == NONE {
+                return NONE;
+            }
+            let (mut x, mut d) = (v as u32, 0);
+            while x as u64 != root {
+                x = parent[x as usize];
+                d += 1;
+            }
+            d
+        })
+        .collect()
+}
+
+fn rule(result: Result<outcore_algorithms::graph500::Validated, outcore_algorithms::graph500::Violation>) -> u8 {
+    match result {
+        Ok(_) => 0,
+        Err(v) => v.rule,
+    }
+}
+
+#[test]
+fn bfs_validation_accepts_correct_trees_and_rejects_each_rule() {
+    let (_d, st) = store("CA-GrQc.txt", ImportOptions { directed: Some(false), ..Default::default() });
+    let budget = Budget::unlimited();
+    let g = MemGraph::load(&st, "out", &budget).unwrap();
+    let n = st.vertices();
+    let mut eng = Traverse::open(&st, "out", &budget, &TraverseOptions::default(), BfsTree::state_bytes(n)).unwrap();
+    let root = (0..n).max_by_key(|&v| g.degree(v)).unwrap();
+    let tree = bfs(&mut eng, root, &budget).unwrap();
+    let ok = validate_bfs(&st, root, &tree.parent, &tree.level, &budget).unwrap().unwrap();
+    let reached_arcs: u64 = (0..n).filter(|&v| tree.parent[v as usize] != NONE).map(|v| g.degree(v)).sum();
+    let loops = (0..n).filter(|&v| tree.parent[v as usize] != NONE && g.neighbours(v).contains(&v)).count() as u64;
+    assert_eq!(ok.edges, (reached_arcs - loops) / 2 + loops);
+
+    let leaf = (0..n)
+        .find(|&v| v != root && tree.parent[v as usize] != NONE && tree.level[v as usize] >= 2 && !tree.parent.contains(&(v as u32)))
+        .unwrap();
+    let p = tree.parent[leaf as usize];
+
+    // rule 1: a cycle between a vertex and its parent
+    let mut parent = tree.parent.clone();
+    parent[p as usize] = leaf as u32;
+    assert_eq!(rule(validate_bfs(&st, root, &parent, &tree.level, &budget).unwrap()), 1);
+
+    // rule 2: a reported level that is not the tree depth
+    let mut level = tree.level.clone();
+    level[leaf as usize] += 1;
+    assert_eq!(rule(validate_bfs(&st, root, &tree.parent, &level, &budget).unwrap()), 2);
+
+    // rule 3: hang a vertex under a neighbour of its own level, so its old
+    // parent edge spans two levels
+    let (v, q) = (0..n)
+        .filter(|&v| v != root && tree.parent[v as usize] != NONE && !tree.parent.contains(&(v as u32)))
+        .find_map(|v| g.neighbours(v).iter().find(|&&q| tree.level[q as usize] == tree.level[v as usize] && q != v).map(|&q| (v, q)))
+        .expect("a leaf with a same-level neighbour");
+    let mut parent = tree.parent.clone();
+    parent[v as usize] = q as u32;
+    let level = depths(&parent, root);
+    assert_eq!(rule(validate_bfs(&st, root, &parent, &level, &budget).unwrap()), 3);
+
+    // rule 4: drop a reached leaf from the tree
+    let mut parent = tree.parent.clone();
+    let mut level = tree.level.clone();
+    parent[leaf as usize] = NONE;
+    level[leaf as usize] = NONE;
+    assert_eq!(rule(validate_bfs(&st, root, &parent, &level, &budget).unwrap()), 4);
+
+    // rule 5: a parent one level up that is not a neighbour
+    let x = (0..n).find(|&x| tree.level[x as usize] == tree.level[leaf as usize] - 1 && !g.neighbours(leaf).contains(&x)).unwrap();
+    let mut parent = tree.parent.clone();
+    parent[leaf as usize] = x as u32;
+    assert_eq!(rule(validate_bfs(&st, root, &parent, &tree.level, &budget).unwrap()), 5);
+}
+
+#[test]
+fn sssp_validation_accepts_dijkstra_and_rejects_corruptions() {
+    let (_d, st) = store("netscience.csv", ImportOptions { directed: Some(false), weighted: true, ..Default::default() });
+    let budget = Budget::unlimited();
+    let g = MemGraph::load(&st, "out", &budget).unwrap();
+    let n = st.vertices();
+    let mut eng = Traverse::open(&st, "out", &budget, &TraverseOptions::default(), ShortestPaths::state_bytes(n)).unwrap();
+    let root = (0..n).max_by_key(|&v| g.degree(v)).unwrap();
+    let sp = sssp(&mut eng, root, &budget).unwrap();
+    assert_eq!(rule(validate_sssp(&st, root, &sp.parent, &sp.dist, &budget).unwrap()), 0);
+    let leaf = (0..n).find(|&v| v != root && sp.parent[v as usize] != NONE && !sp.parent.contains(&(v as u32))).unwrap();
+    let mut dist = sp.dist.clone();
+    dist[leaf as usize] += 10.0;
+    assert_eq!(rule(validate_sssp(&st, root, &sp.parent, &dist, &budget).unwrap()), 3);
+    let mut parent = sp.parent.clone();
+    parent[leaf as usize] = root as u32;
+    if !g.neighbours(root).contains(&leaf) {
+        assert_eq!(rule(validate_sssp(&st, root, &parent, &sp.dist, &budget).unwrap()), 5);
+    }
+    let mut parent = sp.parent.clone();
+    parent[leaf as usize] = NONE;
+    assert_eq!(rule(validate_sssp(&st, root, &parent, &sp.dist, &budget).unwrap()), 4);
+}
