@@ -50,12 +50,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let store = Store::open(&store_path)?;
     let store_bytes: u64 = store.manifest().files.values().map(|f| f.bytes).sum();
     println!(
-        "  import   {:>7.2} s  {} undirected edges ({} duplicates and {} self loops as generated), store {} in {} sort runs",
+        "  import   {:>7.2} s  {} undirected edges ({} duplicates and {} self loops as generated), store {} ({} buckets, {} sort runs)",
         t.elapsed().as_secs_f64(),
         crate::grouped(report.edges),
         crate::grouped(report.duplicates_removed),
         crate::grouped(report.self_loops),
         format_bytes(store_bytes),
+        report.buckets,
         report.sort_runs
     );
 
@@ -74,6 +75,65 @@ pub fn run(a: Args) -> Result<ExitCode> {
     );
     let hist: Vec<String> = d.out.histogram.iter().enumerate().map(|(k, c)| format!("{}:{}", 1u64 << k, c)).collect();
     println!("  degree histogram (from: count) {}", hist.join(" "));
+    drop(ids);
+    drop(budget);
+
+    // BFS (NETALX hybrid on the traverse engine) from the highest-degree vertex.
+    let (budget, _base) = crate::traverse::budget(a.memory)?;
+    let ids = store.id_map(&budget)?;
+    let n = store.vertices();
+    let c = crate::traverse::Common {
+        store: store_path.clone(),
+        memory: a.memory,
+        engine: "traverse".into(),
+        prefetch: "on".into(),
+        block: 4096,
+        depth: None,
+        pread: false,
+        output: None,
+        json: false,
+    };
+    let t = Instant::now();
+    let state = outcore_algorithms::bfs::BfsTree::state_bytes(n) + n / 8 + 64;
+    let crate::traverse::HybridEngines { mut out, hot, .. } = crate::traverse::open_hybrid(&store, &budget, &c, state)?;
+    let setup = t.elapsed().as_secs_f64();
+    let root = d.out.top[0].0;
+    let t = Instant::now();
+    let (tree, _) = outcore_algorithms::hybrid_bfs::hybrid_bfs(&mut out, None, &hot, root, &budget, &Default::default())?;
+    let secs = t.elapsed().as_secs_f64();
+    let s = out.stats();
+    println!(
+        "  bfs      {:>7.2} s  hybrid BFS from {}: {} vertices and {} edges reached ({:.0} M edges/s), {} levels; cache {} with hit rate {:.1}%, {} read ({} I/O); {} in-memory neighbours per vertex, built in {setup:.2} s",
+        secs,
+        ids.original(root),
+        crate::grouped(tree.reached),
+        crate::grouped(tree.arcs_scanned / 2),
+        tree.arcs_scanned as f64 / 2.0 / secs.max(1e-9) / 1e6,
+        tree.level.iter().filter(|&&l| l != outcore_algorithms::bfs::NONE).max().map_or(0, |l| l + 1),
+        format_bytes(s.cache_bytes),
+        s.cache.hit_rate() * 100.0,
+        format_bytes(s.cache.bytes_read),
+        s.io_backend,
+        hot.k
+    );
+    drop((tree, out, hot));
+
+    let t = Instant::now();
+    let labels = outcore_algorithms::wcc::wcc(&store, &budget)?;
+    let mut sizes = std::collections::HashMap::new();
+    for &l in &labels {
+        *sizes.entry(l).or_insert(0u64) += 1;
+    }
+    let largest = sizes.values().max().copied().unwrap_or(0);
+    println!(
+        "  wcc      {:>7.2} s  {} components; the largest has {} vertices ({} isolated vertices are components of their own)",
+        t.elapsed().as_secs_f64(),
+        crate::grouped(sizes.len() as u64),
+        crate::grouped(largest),
+        crate::grouped(d.out.zero)
+    );
+    drop(labels);
+
     let peak = peak_rss_bytes().unwrap_or(0);
     println!(
         "  memory   peak RSS {} (budget {}, store {}: the graph does {}fit in the budget)",

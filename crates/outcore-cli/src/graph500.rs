@@ -142,7 +142,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         engine: "traverse".into(),
         prefetch: a.prefetch.clone(),
         block: 4096,
-        depth: 64,
+        depth: None,
         pread: false,
         output: None,
         json: false,

@@ -6,6 +6,7 @@ mod generate;
 mod graph500;
 mod import;
 mod info;
+mod probe;
 mod progress;
 mod traverse;
 
@@ -37,6 +38,8 @@ enum Command {
     Wcc(traverse::WccArgs),
     /// The Graph500 benchmark: construction, BFS and SSSP kernels, validation, statistics.
     Graph500(graph500::Args),
+    /// Measure the device (sequential bandwidth, random IOPS by queue depth).
+    Probe(probe::Args),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
         Command::Sssp(a) => traverse::run_sssp(a),
         Command::Wcc(a) => traverse::run_wcc(a),
         Command::Graph500(a) => graph500::run(a),
+        Command::Probe(a) => probe::run(a),
     };
     match result {
         Ok(code) => code,

@@ -29,9 +29,9 @@ pub struct Common {
     /// Cache block size.
     #[arg(long, default_value = "4K", value_parser = crate::parse_memory)]
     pub block: u64,
-    /// Reads kept in flight.
-    #[arg(long, default_value_t = 64)]
-    pub depth: usize,
+    /// Reads kept in flight (default: the target `outcore probe` recorded, else 64).
+    #[arg(long)]
+    pub depth: Option<usize>,
     /// Use the pread thread pool instead of io_uring.
     #[arg(long)]
     pub pread: bool,
@@ -94,7 +94,7 @@ fn engine_options(c: &Common, cache_bytes: Option<u64>) -> Result<TraverseOption
     }
     Ok(TraverseOptions {
         block_bytes: c.block as usize,
-        depth: c.depth.max(1),
+        depth: c.depth.or_else(outcore_io::probe::recorded_depth).unwrap_or(64).max(1),
         prefetch: c.prefetch == "on",
         force_pread: c.pread,
         cache_bytes,

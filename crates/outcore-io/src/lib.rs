@@ -14,6 +14,7 @@ mod budget;
 pub mod cache;
 mod checksum;
 mod error;
+pub mod probe;
 mod seq;
 
 pub use aligned::AlignedBuf;
