@@ -1,6 +1,8 @@
 //! Top-down BFS on the traverse engine, with RASP run-ahead: the FIFO
 //! queue is the iterator state the prefetcher reads ahead of the cursor
-//! (TR-823 section 6). Output: a parent tree and levels.
+//! (TR-823 section 6). Each level is expanded in vertex-id order, so the
+//! blocks it needs are read in file order and about once per level, not
+//! once per vertex that shares them. Output: a parent tree and levels.
 
 use outcore_engines::Traverse;
 use outcore_io::{Budget, Reservation};
@@ -62,8 +64,15 @@ pub fn bfs(g: &mut Traverse, root: u64, budget: &Budget) -> Result<BfsTree, Stor
     queue.push(root as u32);
     let mut head = 0;
     let mut ahead = 0; // run-ahead cursor: queue[..ahead] have been prefetched
+    let mut level_end = queue.len();
     let mut nbrs = Vec::new();
     while head < queue.len() {
+        if head == level_end {
+            // the next level is complete: expand it in block order
+            queue[level_end..].sort_unstable();
+            level_end = queue.len();
+            ahead = head;
+        }
         if g.prefetching() {
             ahead = ahead.max(head + 1);
             let end = queue.len().min(head + g.max_ahead());

@@ -158,6 +158,8 @@ pub fn hybrid_bfs(
         next.clear();
         match direction {
             Direction::TopDown => {
+                // expand in vertex-id order, so blocks are read in file order
+                frontier.sort_unstable();
                 let mut ahead = 0;
                 for head in 0..frontier.len() {
                     if out.prefetching() {
