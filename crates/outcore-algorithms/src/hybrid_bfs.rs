@@ -109,9 +109,11 @@ impl Default for HybridOptions {
     }
 }
 
-/// Frontier bitmap, list of next vertices, and the unvisited-degree sum.
-fn state_bytes(n: u64) -> u64 {
-    n / 8 + 8
+/// Memory of a hybrid BFS: the tree and frontier ([`BfsTree::state_bytes`]),
+/// the next frontier and the bottom-up SSD list (4 bytes per vertex each),
+/// and the frontier bitmap.
+pub fn state_bytes(n: u64) -> u64 {
+    BfsTree::state_bytes(n) + 8 * n + n / 8 + 64
 }
 
 /// Hybrid BFS from `root`. `inn` reads in-edges for bottom-up steps; pass
@@ -127,7 +129,8 @@ pub fn hybrid_bfs(
 ) -> Result<(BfsTree, Vec<LevelStats>), StoreError> {
     let n = out.vertices();
     let (mut tree, mut frontier) = BfsTree::new(n, root, budget)?;
-    let _bitmap_charge = budget.reserve("hybrid BFS frontier bitmap", state_bytes(n))?;
+    let _extra_charge =
+        budget.reserve("hybrid BFS next frontier, SSD list and frontier bitmap", state_bytes(n) - BfsTree::state_bytes(n))?;
     let mut in_frontier = vec![0u64; (n as usize).div_ceil(64)];
     let in_degree = |g: &Option<&mut Traverse>, out: &Traverse, v: u64| match g {
         Some(g) => g.degree(v),
@@ -139,13 +142,13 @@ pub fn hybrid_bfs(
     m_bu -= in_degree(&inn, out, root);
     frontier.push(root as u32);
     let mut reached = 1u64;
-    let mut next: Vec<u32> = Vec::new();
+    let mut next: Vec<u32> = Vec::with_capacity(n as usize);
     let mut direction = Direction::TopDown;
     let mut prev_size = 0usize;
     let mut stats = Vec::new();
     let mut nbrs = Vec::new();
     let mut level = 0u32;
-    let mut need_ssd: Vec<u32> = Vec::new();
+    let mut need_ssd: Vec<u32> = Vec::with_capacity(n as usize);
     while !frontier.is_empty() {
         let m_td: u64 = frontier.iter().map(|&v| out.degree(v as u64)).sum();
         let size = frontier.len();

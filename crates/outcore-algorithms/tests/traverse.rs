@@ -107,7 +107,7 @@ fn hybrid_bfs_equals_reference_for_every_k() {
         let g = reference_graph(&case.store);
         let n = g.vertices();
         for mode in MODES {
-            let state = BfsTree::state_bytes(n) + n / 8 + 64 + n * 64 * 4;
+            let state = outcore_algorithms::hybrid_bfs::state_bytes(n) + n * 64 * 4;
             let (budget, mut out) = engine(&case.store, "out", mode, state + (n + 1) * 8 + 64 * 4096);
             let mut inn = case.store.manifest().directed.then(|| {
                 Traverse::open(&case.store, "in", &budget, &TraverseOptions { prefetch: mode.1, depth: 8, ..Default::default() }, state)

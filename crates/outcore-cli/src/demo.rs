@@ -94,7 +94,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         json: false,
     };
     let t = Instant::now();
-    let state = outcore_algorithms::bfs::BfsTree::state_bytes(n) + n / 8 + 64;
+    let state = outcore_algorithms::hybrid_bfs::state_bytes(n);
     let crate::traverse::HybridEngines { mut out, hot, .. } = crate::traverse::open_hybrid(&store, &budget, &c, state)?;
     let setup = t.elapsed().as_secs_f64();
     let root = d.out.top[0].0;

@@ -7,7 +7,6 @@
 
 use crate::traverse::{budget, open_hybrid, Common, HybridEngines};
 use anyhow::{bail, Result};
-use outcore_algorithms::bfs::BfsTree;
 use outcore_algorithms::graph500::{statistics, validate_bfs, validate_sssp};
 use outcore_algorithms::hybrid_bfs::{hybrid_bfs, HybridOptions};
 use outcore_algorithms::sssp::{sssp, ShortestPaths};
@@ -148,7 +147,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         json: false,
     };
     let validation = n * 4 + n / 8 + 64;
-    let state = (BfsTree::state_bytes(n) + n / 8 + 64).max(if a.no_sssp { 0 } else { ShortestPaths::state_bytes(n) }) + validation;
+    let state = outcore_algorithms::hybrid_bfs::state_bytes(n).max(if a.no_sssp { 0 } else { ShortestPaths::state_bytes(n) }) + validation;
     let HybridEngines { mut out, hot, .. } = open_hybrid(&store, &budget, &c, state)?;
     let construction = t.elapsed().as_secs_f64();
 

@@ -243,7 +243,7 @@ pub fn run_bfs(a: BfsArgs) -> Result<ExitCode> {
     }
     let hybrid = hybrid && (!directed || store.manifest().layouts.contains_key("in"));
     let start_setup = Instant::now();
-    let state = BfsTree::state_bytes(n) + n / 8 + 64;
+    let state = if hybrid { outcore_algorithms::hybrid_bfs::state_bytes(n) } else { BfsTree::state_bytes(n) };
     let mut runs = Vec::new();
     let (tree, levels, stats, setup, seconds, k) = if hybrid {
         let HybridEngines { mut out, mut inn, hot } = open_hybrid(&store, &budget, c, state)?;
