@@ -4,7 +4,7 @@
 //! blocks it needs are read in file order and about once per level, not
 //! once per vertex that shares them. Output: a parent tree and levels.
 
-use outcore_engines::Traverse;
+use outcore_engines::{Lookahead, Traverse};
 use outcore_io::{Budget, Reservation};
 use outcore_store::StoreError;
 
@@ -63,7 +63,7 @@ pub fn bfs(g: &mut Traverse, root: u64, budget: &Budget) -> Result<BfsTree, Stor
     tree.level[root as usize] = 0;
     queue.push(root as u32);
     let mut head = 0;
-    let mut ahead = 0; // run-ahead cursor: queue[..ahead] have been prefetched
+    let mut ahead = Lookahead::default();
     let mut level_end = queue.len();
     let mut nbrs = Vec::new();
     while head < queue.len() {
@@ -71,15 +71,9 @@ pub fn bfs(g: &mut Traverse, root: u64, budget: &Budget) -> Result<BfsTree, Stor
             // the next level is complete: expand it in block order
             queue[level_end..].sort_unstable();
             level_end = queue.len();
-            ahead = head;
+            ahead.reset(head);
         }
-        if g.prefetching() {
-            ahead = ahead.max(head + 1);
-            let end = queue.len().min(head + g.max_ahead());
-            if ahead < end {
-                ahead += g.run_ahead(queue[ahead..end].iter().map(|&v| v as u64))?;
-            }
-        }
+        ahead.before(g, &queue, head)?;
         let v = queue[head];
         head += 1;
         g.neighbours(v as u64, &mut nbrs)?;

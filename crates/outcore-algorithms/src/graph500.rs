@@ -77,6 +77,33 @@ fn tree_depths(parent: &[u32], root: u64) -> Result<Vec<u32>, Violation> {
     Ok(depth)
 }
 
+/// The budget charge and tree depths (rule 1) shared by both validators.
+#[allow(clippy::type_complexity)]
+fn prepare(
+    store: &Store,
+    root: u64,
+    parent: &[u32],
+    budget: &Budget,
+) -> Result<Result<(outcore_io::Reservation, Vec<u32>), Violation>, StoreError> {
+    let n = store.vertices();
+    let charge = budget.reserve("validation depths and parent-edge bitmap", n * 4 + n / 8 + 8)?;
+    Ok(tree_depths(parent, root).map(|d| (charge, d)))
+}
+
+/// A tree vertex whose parent edge the scan did not find (rule 5).
+fn missing_parent_edge(depth: &[u32], found: &[u64]) -> Option<usize> {
+    (0..depth.len()).find(|&v| depth[v] != NONE && found[v / 64] & (1 << (v % 64)) == 0)
+}
+
+/// Graph500's nedge: edges of the component (undirected edges once).
+fn component_edges(directed: bool, arcs: u64, loops: u64) -> u64 {
+    if directed {
+        arcs
+    } else {
+        (arcs - loops) / 2 + loops
+    }
+}
+
 /// Check a BFS result (`parent` and the `level`s the search reported)
 /// against the store's edges.
 pub fn validate_bfs(
@@ -87,9 +114,8 @@ pub fn validate_bfs(
     budget: &Budget,
 ) -> Result<Result<Validated, Violation>, StoreError> {
     let n = store.vertices() as usize;
-    let _charge = budget.reserve("validation depths and parent-edge bitmap", n as u64 * 4 + n as u64 / 8 + 8)?;
-    let depth = match tree_depths(parent, root) {
-        Ok(d) => d,
+    let (_charge, depth) = match prepare(store, root, parent, budget)? {
+        Ok(x) => x,
         Err(v) => return Ok(Err(v)),
     };
     for v in 0..n {
@@ -131,13 +157,10 @@ pub fn validate_bfs(
             }
         }
     }
-    for v in 0..n {
-        if depth[v] != NONE && parent_edge[v / 64] & (1 << (v % 64)) == 0 {
-            return Ok(violation(5, format!("vertex {v} and its parent {} are not joined by an edge", parent[v])));
-        }
+    if let Some(v) = missing_parent_edge(&depth, &parent_edge) {
+        return Ok(violation(5, format!("vertex {v} and its parent {} are not joined by an edge", parent[v])));
     }
-    let edges = if directed { arcs_in } else { (arcs_in - loops_in) / 2 + loops_in };
-    Ok(Ok(Validated { edges }))
+    Ok(Ok(Validated { edges: component_edges(directed, arcs_in, loops_in) }))
 }
 
 /// Check an SSSP result (`parent`, `dist`) against the store's weighted edges.
@@ -149,9 +172,8 @@ pub fn validate_sssp(
     budget: &Budget,
 ) -> Result<Result<Validated, Violation>, StoreError> {
     let n = store.vertices() as usize;
-    let _charge = budget.reserve("validation depths and parent-edge bitmap", n as u64 * 4 + n as u64 / 8 + 8)?;
-    let depth = match tree_depths(parent, root) {
-        Ok(d) => d,
+    let (_charge, depth) = match prepare(store, root, parent, budget)? {
+        Ok(x) => x,
         Err(v) => return Ok(Err(v)),
     };
     if dist[root as usize] != 0.0 {
@@ -185,14 +207,11 @@ pub fn validate_sssp(
             }
         }
     }
-    for v in 0..n {
-        if depth[v] != NONE && parent_edge[v / 64] & (1 << (v % 64)) == 0 {
-            let p = parent[v] as usize;
-            return Ok(violation(5, format!("vertex {v}: no edge from its parent {p} of weight d({v}) - d({p}) = {}", dist[v] - dist[p])));
-        }
+    if let Some(v) = missing_parent_edge(&depth, &parent_edge) {
+        let p = parent[v] as usize;
+        return Ok(violation(5, format!("vertex {v}: no edge from its parent {p} of weight d({v}) - d({p}) = {}", dist[v] - dist[p])));
     }
-    let edges = if directed { arcs_in } else { (arcs_in - loops_in) / 2 + loops_in };
-    Ok(Ok(Validated { edges }))
+    Ok(Ok(Validated { edges: component_edges(directed, arcs_in, loops_in) }))
 }
 
 /// The reference implementation's statistics of a sample.

@@ -14,7 +14,7 @@
 //! shrinks and m_td < m_bu / beta (alpha 4096, beta 4 in the paper).
 
 use crate::bfs::{BfsTree, NONE};
-use outcore_engines::Traverse;
+use outcore_engines::{Lookahead, Traverse};
 use outcore_io::{Budget, Reservation};
 use outcore_store::{Store, StoreError};
 use serde::Serialize;
@@ -163,15 +163,9 @@ pub fn hybrid_bfs(
             Direction::TopDown => {
                 // expand in vertex-id order, so blocks are read in file order
                 frontier.sort_unstable();
-                let mut ahead = 0;
+                let mut ahead = Lookahead::default();
                 for head in 0..frontier.len() {
-                    if out.prefetching() {
-                        ahead = ahead.max(head + 1);
-                        let end = frontier.len().min(head + out.max_ahead());
-                        if ahead < end {
-                            ahead += out.run_ahead(frontier[ahead..end].iter().map(|&v| v as u64))?;
-                        }
-                    }
+                    ahead.before(out, &frontier, head)?;
                     let v = frontier[head];
                     out.neighbours(v as u64, &mut nbrs)?;
                     for &w in &nbrs {
@@ -213,15 +207,9 @@ pub fn hybrid_bfs(
                     Some(g) => g,
                     None => &mut *out,
                 };
-                let mut ahead = 0;
+                let mut ahead = Lookahead::default();
                 for i in 0..need_ssd.len() {
-                    if g.prefetching() {
-                        ahead = ahead.max(i + 1);
-                        let end = need_ssd.len().min(i + g.max_ahead());
-                        if ahead < end {
-                            ahead += g.run_ahead(need_ssd[ahead..end].iter().map(|&v| v as u64))?;
-                        }
-                    }
+                    ahead.before(g, &need_ssd, i)?;
                     let w = need_ssd[i];
                     g.neighbours(w as u64, &mut nbrs)?;
                     if let Some(&u) = nbrs.iter().find(|&&u| is_frontier(u as u32)) {

@@ -10,4 +10,4 @@
 
 pub mod traverse;
 
-pub use traverse::{Traverse, TraverseOptions, TraverseStats};
+pub use traverse::{Lookahead, Traverse, TraverseOptions, TraverseStats};

@@ -215,3 +215,31 @@ impl Traverse {
         }
     }
 }
+
+/// A run-ahead cursor over a list of vertices the algorithm will visit in
+/// order (a BFS queue or frontier): before each visit it prefetches the
+/// blocks of the vertices after it, never re-issuing what it already did.
+#[derive(Default)]
+pub struct Lookahead {
+    ahead: usize,
+}
+
+impl Lookahead {
+    /// Call before visiting `list[head]`.
+    pub fn before(&mut self, g: &mut Traverse, list: &[u32], head: usize) -> Result<(), StoreError> {
+        if !g.prefetching() {
+            return Ok(());
+        }
+        self.ahead = self.ahead.max(head + 1);
+        let end = list.len().min(head + g.max_ahead());
+        if self.ahead < end {
+            self.ahead += g.run_ahead(list[self.ahead..end].iter().map(|&v| v as u64))?;
+        }
+        Ok(())
+    }
+
+    /// Start over at `at` (the list was reordered from there on).
+    pub fn reset(&mut self, at: usize) {
+        self.ahead = at;
+    }
+}
