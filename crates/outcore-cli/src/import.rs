@@ -124,9 +124,13 @@ pub fn print_report(r: &ImportReport, json: bool) {
         println!("{}", serde_json::to_string_pretty(&v).unwrap());
         return;
     }
-    let rate = if r.seconds > 0.0 { r.input_bytes as f64 / r.seconds / 1e6 } else { 0.0 };
+    let rate = if r.input_bytes == 0 {
+        format!("{:.1} M input edges/s", r.input_edges as f64 / r.seconds.max(1e-9) / 1e6)
+    } else {
+        format!("{:.1} MB/s of input", r.input_bytes as f64 / r.seconds.max(1e-9) / 1e6)
+    };
     println!(
-        "imported {} vertices, {} {} edges{} into {} in {:.2} s ({:.1} MB/s of input)",
+        "imported {} vertices, {} {} edges{} into {} in {:.2} s ({})",
         crate::grouped(r.vertices),
         crate::grouped(r.edges),
         if r.directed { "directed" } else { "undirected" },
