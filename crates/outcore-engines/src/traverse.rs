@@ -166,32 +166,51 @@ impl Traverse {
     }
 
     /// Issue reads for the blocks of `upcoming` vertices, in order, until
-    /// the device has `depth` reads in flight. Returns how many vertices
-    /// were fully handled, so the caller can advance its run-ahead cursor.
+    /// the device has `depth` reads in flight. Adjacent vertices' blocks are
+    /// merged into runs read by one request each. Returns how many
+    /// vertices were fully handled, so the caller can advance its cursor.
     pub fn run_ahead(&mut self, upcoming: impl IntoIterator<Item = u64>) -> Result<usize, StoreError> {
         if !self.opts.prefetch {
             return Ok(0);
         }
-        let mut done = 0;
         let bs = self.cache.block_size() as u64;
-        'vertices: for v in upcoming.into_iter().take(self.opts.max_ahead) {
+        let max_run = outcore_io::cache::MAX_RUN as u64;
+        // the pending run of adjacency blocks and the vertices it covers
+        let (mut run, mut covered, mut done) = (None::<(u64, u64)>, 0usize, 0usize);
+        for v in upcoming.into_iter().take(self.opts.max_ahead) {
             let (lo, hi) = (self.index[v as usize], self.index[v as usize + 1]);
             if lo != hi {
-                let (b0, b1) = self.codec.byte_range(lo, hi);
-                for b in b0 / bs..=(b1 - 1) / bs {
-                    if !self.cache.prefetch(ADJACENCY, b)? {
-                        break 'vertices;
-                    }
-                }
                 if self.weighted {
                     for b in (lo * 4) / bs..=(hi * 4 - 1) / bs {
                         if !self.cache.prefetch(WEIGHTS, b)? {
-                            break 'vertices;
+                            break;
                         }
                     }
                 }
+                let (b0, b1) = self.codec.byte_range(lo, hi);
+                let (b0, b1) = (b0 / bs, (b1 - 1) / bs);
+                run = match run {
+                    Some((s, e)) if b0 <= e + 1 && b1.max(e) - s < max_run => Some((s, b1.max(e))),
+                    Some((s, e)) => {
+                        if !self.cache.prefetch_run(ADJACENCY, s, e)? {
+                            self.cache.submit()?;
+                            return Ok(done);
+                        }
+                        done += covered;
+                        covered = 0;
+                        Some((b0, b1))
+                    }
+                    None => Some((b0, b1)),
+                };
             }
-            done += 1;
+            covered += 1;
+        }
+        if let Some((s, e)) = run {
+            if self.cache.prefetch_run(ADJACENCY, s, e)? {
+                done += covered;
+            }
+        } else {
+            done += covered;
         }
         self.cache.submit()?;
         Ok(done)

@@ -22,6 +22,18 @@ pub struct ReadRequest {
     pub buf: *mut u8,
 }
 
+/// One read of consecutive bytes at `offset` scattered into `bufs` in order.
+#[derive(Clone, Debug)]
+pub struct VectoredRead {
+    pub id: u64,
+    pub file: usize,
+    pub offset: u64,
+    pub bufs: Vec<libc::iovec>,
+}
+
+// Like ReadRequest: the caller keeps the buffers alive until completion.
+unsafe impl Send for VectoredRead {}
+
 // The buffer pointer is owned by the caller, who keeps it alive and
 // untouched until the request completes.
 unsafe impl Send for ReadRequest {}
@@ -47,6 +59,8 @@ pub trait BlockIo: Send {
     fn backend(&self) -> Backend;
     /// Queue requests (the caller keeps at most `depth` in flight).
     fn submit(&mut self, requests: &[ReadRequest]) -> Result<(), IoError>;
+    /// Queue scattered reads (each counts as one request in flight).
+    fn submit_vectored(&mut self, requests: Vec<VectoredRead>) -> Result<(), IoError>;
     /// Wait for at least `min` completions (0: only what is ready); each
     /// is (request id, bytes read).
     fn complete(&mut self, min: usize, out: &mut Vec<(u64, Result<usize, IoError>)>) -> Result<(), IoError>;
@@ -71,6 +85,8 @@ struct Uring {
     ring: IoUring,
     files: Files,
     pending: Vec<(u64, usize, u64)>,
+    /// iovec arrays of vectored reads in flight (the kernel reads them).
+    iovecs: std::collections::HashMap<u64, VectoredRead>,
 }
 
 impl BlockIo for Uring {
@@ -96,12 +112,34 @@ impl BlockIo for Uring {
         self.ring.submit().ctx(Path::new("io_uring"), "submit")?;
         Ok(())
     }
+    fn submit_vectored(&mut self, requests: Vec<VectoredRead>) -> Result<(), IoError> {
+        for r in requests {
+            let (id, file, offset) = (r.id, r.file, r.offset);
+            let iov = &self.iovecs.entry(id).or_insert(r).bufs;
+            let entry = opcode::Readv::new(types::Fd(self.files.files[file].as_raw_fd()), iov.as_ptr(), iov.len() as u32)
+                .offset(offset)
+                .build()
+                .user_data(id);
+            loop {
+                // SAFETY: buffers and the iovec array live until the completion is reaped.
+                let pushed = unsafe { self.ring.submission().push(&entry).is_ok() };
+                if pushed {
+                    break;
+                }
+                self.ring.submit().ctx(&self.files.paths[file], "io_uring submit")?;
+            }
+            self.pending.push((id, file, offset));
+        }
+        self.ring.submit().ctx(Path::new("io_uring"), "submit")?;
+        Ok(())
+    }
     fn complete(&mut self, min: usize, out: &mut Vec<(u64, Result<usize, IoError>)>) -> Result<(), IoError> {
         if min > 0 {
             self.ring.submit_and_wait(min).ctx(Path::new("io_uring"), "wait")?;
         }
         for cqe in self.ring.completion() {
             let id = cqe.user_data();
+            self.iovecs.remove(&id);
             let pos = self.pending.iter().position(|p| p.0 == id).expect("known request");
             let (_, file, offset) = self.pending.swap_remove(pos);
             let res = cqe.result();
@@ -118,8 +156,13 @@ impl BlockIo for Uring {
     }
 }
 
+enum Job {
+    Plain(ReadRequest),
+    Vectored(VectoredRead),
+}
+
 struct PreadPool {
-    jobs: Option<Sender<ReadRequest>>,
+    jobs: Option<Sender<Job>>,
     done: Receiver<(u64, Result<usize, IoError>)>,
     threads: Vec<JoinHandle<()>>,
 }
@@ -127,7 +170,7 @@ struct PreadPool {
 impl PreadPool {
     fn new(files: Files, threads: usize) -> Self {
         let files = Arc::new(files);
-        let (jobs_tx, jobs_rx) = channel::<ReadRequest>();
+        let (jobs_tx, jobs_rx) = channel::<Job>();
         let jobs_rx = Arc::new(std::sync::Mutex::new(jobs_rx));
         let (done_tx, done_rx) = channel();
         let threads = (0..threads)
@@ -135,7 +178,29 @@ impl PreadPool {
                 let (files, jobs, done) = (files.clone(), jobs_rx.clone(), done_tx.clone());
                 std::thread::spawn(move || loop {
                     let job = jobs.lock().unwrap().recv();
-                    let Ok(r) = job else { return };
+                    let r = match job {
+                        Ok(Job::Plain(r)) => r,
+                        Ok(Job::Vectored(v)) => {
+                            // SAFETY: see VectoredRead.
+                            let n = unsafe {
+                                libc::preadv(files.files[v.file].as_raw_fd(), v.bufs.as_ptr(), v.bufs.len() as i32, v.offset as i64)
+                            };
+                            let result = if n < 0 {
+                                Err(IoError::new(
+                                    &files.paths[v.file],
+                                    format!("read at byte {}", v.offset),
+                                    std::io::Error::last_os_error(),
+                                ))
+                            } else {
+                                Ok(n as usize)
+                            };
+                            if done.send((v.id, result)).is_err() {
+                                return;
+                            }
+                            continue;
+                        }
+                        Err(_) => return,
+                    };
                     // SAFETY: see ReadRequest.
                     let buf = unsafe { std::slice::from_raw_parts_mut(r.buf, r.len) };
                     let mut n = 0;
@@ -171,7 +236,17 @@ impl BlockIo for PreadPool {
             self.jobs
                 .as_ref()
                 .unwrap()
-                .send(*r)
+                .send(Job::Plain(*r))
+                .map_err(|_| IoError::new(Path::new("pread pool"), "submit", std::io::Error::other("stopped")))?;
+        }
+        Ok(())
+    }
+    fn submit_vectored(&mut self, requests: Vec<VectoredRead>) -> Result<(), IoError> {
+        for r in requests {
+            self.jobs
+                .as_ref()
+                .unwrap()
+                .send(Job::Vectored(r))
                 .map_err(|_| IoError::new(Path::new("pread pool"), "submit", std::io::Error::other("stopped")))?;
         }
         Ok(())
@@ -205,7 +280,7 @@ pub fn open_block_io(paths: &[PathBuf], depth: usize, force_pread: bool) -> Resu
     let files = open_files(paths)?;
     if !force_pread {
         if let Ok(ring) = IoUring::new(depth.next_power_of_two().max(8) as u32) {
-            return Ok(Box::new(Uring { ring, files, pending: Vec::with_capacity(depth) }));
+            return Ok(Box::new(Uring { ring, files, pending: Vec::with_capacity(depth), iovecs: Default::default() }));
         }
     }
     Ok(Box::new(PreadPool::new(files, depth.clamp(1, 64))))

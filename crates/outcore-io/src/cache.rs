@@ -3,7 +3,7 @@
 //! frame still being read, and statistics (hits, late hits on blocks still
 //! in flight, misses, bytes read).
 
-use crate::block::{open_block_io, Backend, BlockIo, ReadRequest};
+use crate::block::{open_block_io, Backend, BlockIo, ReadRequest, VectoredRead};
 use crate::{AlignedBuf, IoError, DIRECT_ALIGN};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -40,6 +40,12 @@ impl CacheStats {
     }
 }
 
+/// Most blocks read by one request.
+pub const MAX_RUN: usize = 32;
+
+/// Marks request ids of multi-block reads.
+const RUN_FLAG: u64 = 1 << 63;
+
 pub struct BlockCache {
     block: usize,
     slab: AlignedBuf,
@@ -57,6 +63,11 @@ pub struct BlockCache {
     file_len: Vec<u64>,
     completions: Vec<(u64, Result<usize, IoError>)>,
     batch: Vec<ReadRequest>,
+    vectored: Vec<VectoredRead>,
+    /// Frames of each multi-block read in flight, by request id.
+    runs: HashMap<u64, Vec<u32>>,
+    /// Frames whose read is in flight.
+    loading: usize,
     pub stats: CacheStats,
 }
 
@@ -86,6 +97,9 @@ impl BlockCache {
             file_len,
             completions: Vec::new(),
             batch: Vec::new(),
+            vectored: Vec::new(),
+            runs: HashMap::new(),
+            loading: 0,
             stats: CacheStats::default(),
         })
     }
@@ -145,8 +159,74 @@ impl BlockCache {
         self.next_id += 1;
         self.batch.push(ReadRequest { id, file: file as usize, offset, len, buf });
         self.in_flight += 1;
+        self.loading += 1;
         self.stats.reads += 1;
         Ok(())
+    }
+
+    /// One read for blocks `b0..b0+count` (none cached) into `count` frames.
+    fn issue_run(&mut self, file: u32, b0: u64, count: usize) -> Result<(), IoError> {
+        let id = RUN_FLAG | (self.next_id & 0xffff_ffff);
+        self.next_id += 1;
+        let mut frames = Vec::with_capacity(count);
+        let mut bufs = Vec::with_capacity(count);
+        for b in b0..b0 + count as u64 {
+            let f = self.victim()?;
+            self.map.insert((file, b), f as u32);
+            self.owner[f] = (file, b);
+            self.state[f] = State::Loading;
+            self.referenced[f] = true;
+            self.loading += 1;
+            frames.push(f as u32);
+            bufs.push(libc::iovec {
+                iov_base: unsafe { self.slab.as_mut_ptr().add(f * self.block) } as *mut libc::c_void,
+                iov_len: self.block,
+            });
+        }
+        self.runs.insert(id, frames);
+        self.vectored.push(VectoredRead { id, file: file as usize, offset: b0 * self.block as u64, bufs });
+        self.in_flight += 1;
+        self.stats.reads += 1;
+        Ok(())
+    }
+
+    /// Start reading the blocks `b0..=b1` of `file` that are neither cached
+    /// nor in flight, consecutive ones in one request of up to [`MAX_RUN`]
+    /// blocks. Returns false if it stopped because the device is full.
+    pub fn prefetch_run(&mut self, file: u32, b0: u64, b1: u64) -> Result<bool, IoError> {
+        let last = (self.file_len[file as usize].div_ceil(self.block as u64)).saturating_sub(1);
+        let b1 = b1.min(last);
+        let mut b = b0;
+        while b <= b1 {
+            if self.map.contains_key(&(file, b)) {
+                b += 1;
+                continue;
+            }
+            let mut end = b;
+            while end < b1 && end + 1 - b < MAX_RUN as u64 && !self.map.contains_key(&(file, end + 1)) {
+                end += 1;
+            }
+            if self.in_flight >= self.depth {
+                self.reap(0)?;
+                if self.in_flight >= self.depth {
+                    return Ok(false);
+                }
+            }
+            // keep at least half of the frames out of reads in flight
+            let room = (self.frames / 2).saturating_sub(self.loading);
+            let count = ((end - b + 1) as usize).min(room);
+            if count == 0 {
+                return Ok(false);
+            }
+            if count == 1 {
+                self.issue(file, b)?;
+            } else {
+                self.issue_run(file, b, count)?;
+            }
+            self.stats.prefetches += count as u64;
+            b += count as u64;
+        }
+        Ok(true)
     }
 
     fn flush_batch(&mut self) -> Result<(), IoError> {
@@ -155,6 +235,9 @@ impl BlockCache {
             self.io.submit(&batch)?;
             self.batch = batch;
             self.batch.clear();
+        }
+        if !self.vectored.is_empty() {
+            self.io.submit_vectored(std::mem::take(&mut self.vectored))?;
         }
         Ok(())
     }
@@ -165,12 +248,24 @@ impl BlockCache {
         let mut done = std::mem::take(&mut self.completions);
         self.io.complete(min.min(self.in_flight), &mut done)?;
         for (id, result) in done.drain(..) {
-            let f = (id >> 32) as usize;
             self.in_flight -= 1;
             let n = result?;
-            self.valid[f] = n as u32;
-            self.state[f] = State::Ready;
             self.stats.bytes_read += n as u64;
+            if id & RUN_FLAG != 0 {
+                let mut left = n;
+                for f in self.runs.remove(&id).expect("known run") {
+                    let got = left.min(self.block);
+                    left -= got;
+                    self.valid[f as usize] = got as u32;
+                    self.state[f as usize] = State::Ready;
+                    self.loading -= 1;
+                }
+            } else {
+                let f = (id >> 32) as usize;
+                self.valid[f] = n as u32;
+                self.state[f] = State::Ready;
+                self.loading -= 1;
+            }
         }
         self.completions = done;
         Ok(())
@@ -295,7 +390,7 @@ mod tests {
     fn random_ranges_match_the_file_on_both_backends() {
         let (_d, path, data) = file_with(300_001);
         for force_pread in [false, true] {
-            let mut cache = BlockCache::new(std::slice::from_ref(&path), 4096, 8, 4, force_pread).unwrap();
+            let mut cache = BlockCache::new(std::slice::from_ref(&path), 4096, 24, 4, force_pread).unwrap();
             let mut x = 12345u64;
             for _ in 0..500 {
                 x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -303,6 +398,10 @@ mod tests {
                 let end = (start + (x >> 50) % 20_000).min(data.len() as u64);
                 if (x >> 7) % 3 == 0 {
                     cache.prefetch(0, (x >> 30) % 74).unwrap();
+                }
+                if (x >> 9) % 4 == 0 {
+                    let b = (x >> 33) % 74;
+                    cache.prefetch_run(0, b, b + (x >> 40) % 40).unwrap();
                 }
                 let mut out = Vec::new();
                 cache.read_range(0, start, end, &mut out).unwrap();
