@@ -31,6 +31,20 @@ impl BfsTree {
         vertices * 12
     }
 
+    /// Parent and level arrays only (8 bytes per vertex).
+    pub(crate) fn without_queue(vertices: u64, root: u64, budget: &Budget) -> Result<Self, StoreError> {
+        check_ids(vertices, root)?;
+        let charge = budget.reserve("BFS parent and level arrays", vertices * 8)?;
+        Ok(BfsTree {
+            root,
+            parent: vec![NONE; vertices as usize],
+            level: vec![NONE; vertices as usize],
+            reached: 0,
+            arcs_scanned: 0,
+            _charge: Some(charge),
+        })
+    }
+
     pub(crate) fn new(vertices: u64, root: u64, budget: &Budget) -> Result<(Self, Vec<u32>), StoreError> {
         check_ids(vertices, root)?;
         let charge = budget.reserve("BFS parent, level and queue arrays", Self::state_bytes(vertices))?;

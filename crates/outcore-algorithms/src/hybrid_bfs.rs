@@ -109,11 +109,63 @@ impl Default for HybridOptions {
     }
 }
 
-/// Memory of a hybrid BFS: the tree and frontier ([`BfsTree::state_bytes`]),
-/// the next frontier and the bottom-up SSD list (4 bytes per vertex each),
-/// and the frontier bitmap.
+/// Vertices handled per chunk of the frontier or of the SSD candidates:
+/// the run-ahead looks this far at most, and the lists stay this small.
+const CHUNK: usize = 1 << 16;
+
+/// Memory of a hybrid BFS (NETALX's layout): parent and level arrays
+/// (4 bytes each per vertex), frontier and next bitmaps, and two chunk lists.
 pub fn state_bytes(n: u64) -> u64 {
-    BfsTree::state_bytes(n) + 8 * n + n / 8 + 64
+    8 * n + 2 * (n.div_ceil(64) * 8) + 2 * CHUNK as u64 * 4 + 64
+}
+
+struct Bitmap(Vec<u64>);
+
+impl Bitmap {
+    fn new(n: u64) -> Self {
+        Bitmap(vec![0; n.div_ceil(64) as usize])
+    }
+    #[inline]
+    fn get(&self, v: u64) -> bool {
+        self.0[v as usize / 64] & (1 << (v % 64)) != 0
+    }
+    #[inline]
+    fn set(&mut self, v: u64) {
+        self.0[v as usize / 64] |= 1 << (v % 64);
+    }
+    fn clear(&mut self) {
+        self.0.iter_mut().for_each(|w| *w = 0);
+    }
+    /// Set bits from `from` on, in increasing order, into `out` (at most `max`);
+    /// returns where to continue.
+    fn collect(&self, from: u64, max: usize, out: &mut Vec<u32>) -> u64 {
+        out.clear();
+        let mut w = from as usize / 64;
+        let mut bits = self.0.get(w).map_or(0, |x| x & (!0u64 << (from % 64)));
+        loop {
+            while bits != 0 {
+                let v = (w * 64) as u64 + bits.trailing_zeros() as u64;
+                if out.len() == max {
+                    return v;
+                }
+                out.push(v as u32);
+                bits &= bits - 1;
+            }
+            w += 1;
+            if w >= self.0.len() {
+                return (self.0.len() * 64) as u64;
+            }
+            bits = self.0[w];
+        }
+    }
+}
+
+#[inline]
+fn discover(tree: &mut BfsTree, next: &mut Bitmap, found: &mut usize, w: u64, parent: u32, level: u32) {
+    tree.parent[w as usize] = parent;
+    tree.level[w as usize] = level;
+    next.set(w);
+    *found += 1;
 }
 
 /// Hybrid BFS from `root`. `inn` reads in-edges for bottom-up steps; pass
@@ -128,10 +180,9 @@ pub fn hybrid_bfs(
     opts: &HybridOptions,
 ) -> Result<(BfsTree, Vec<LevelStats>), StoreError> {
     let n = out.vertices();
-    let (mut tree, mut frontier) = BfsTree::new(n, root, budget)?;
-    let _extra_charge =
-        budget.reserve("hybrid BFS next frontier, SSD list and frontier bitmap", state_bytes(n) - BfsTree::state_bytes(n))?;
-    let mut in_frontier = vec![0u64; (n as usize).div_ceil(64)];
+    let mut tree = BfsTree::without_queue(n, root, budget)?;
+    let _extra_charge = budget.reserve("hybrid BFS frontier bitmaps and chunk lists", state_bytes(n) - 8 * n)?;
+    let (mut frontier, mut next) = (Bitmap::new(n), Bitmap::new(n));
     let in_degree = |g: &Option<&mut Traverse>, out: &Traverse, v: u64| match g {
         Some(g) => g.degree(v),
         None => out.degree(v),
@@ -140,97 +191,125 @@ pub fn hybrid_bfs(
     tree.parent[root as usize] = root as u32;
     tree.level[root as usize] = 0;
     m_bu -= in_degree(&inn, out, root);
-    frontier.push(root as u32);
+    frontier.set(root);
+    let (mut size, mut m_td) = (1usize, out.degree(root));
     let mut reached = 1u64;
-    let mut next: Vec<u32> = Vec::with_capacity(n as usize);
     let mut direction = Direction::TopDown;
     let mut prev_size = 0usize;
     let mut stats = Vec::new();
     let mut nbrs = Vec::new();
     let mut level = 0u32;
-    let mut need_ssd: Vec<u32> = Vec::with_capacity(n as usize);
-    while !frontier.is_empty() {
-        let m_td: u64 = frontier.iter().map(|&v| out.degree(v as u64)).sum();
-        let size = frontier.len();
+    let mut chunk: Vec<u32> = Vec::with_capacity(CHUNK);
+    let mut need_ssd: Vec<u32> = Vec::with_capacity(CHUNK);
+    while size > 0 {
         direction = match direction {
             Direction::TopDown if size > prev_size && m_td as f64 > m_bu as f64 / opts.alpha => Direction::BottomUp,
             Direction::BottomUp if size < prev_size && (m_td as f64) < m_bu as f64 / opts.beta => Direction::TopDown,
             d => d,
         };
         let before = out.stats().lists_read + inn.as_ref().map_or(0, |g| g.stats().lists_read);
-        next.clear();
+        // size of the next frontier
+        let mut found = 0usize;
         match direction {
             Direction::TopDown => {
-                // expand in vertex-id order, so blocks are read in file order
-                frontier.sort_unstable();
-                let mut ahead = Lookahead::default();
-                for head in 0..frontier.len() {
-                    ahead.before(out, &frontier, head)?;
-                    let v = frontier[head];
-                    out.neighbours(v as u64, &mut nbrs)?;
-                    for &w in &nbrs {
-                        if tree.parent[w as usize] == NONE {
-                            tree.parent[w as usize] = v;
-                            tree.level[w as usize] = level + 1;
-                            next.push(w as u32);
+                // the frontier in id order, a chunk at a time: blocks in file order
+                let mut from = 0;
+                while from < n {
+                    from = frontier.collect(from, CHUNK, &mut chunk);
+                    let mut ahead = Lookahead::default();
+                    for head in 0..chunk.len() {
+                        ahead.before(out, &chunk, head)?;
+                        let v = chunk[head];
+                        out.neighbours(v as u64, &mut nbrs)?;
+                        for &w in &nbrs {
+                            if tree.parent[w as usize] == NONE {
+                                discover(&mut tree, &mut next, &mut found, w, v, level + 1);
+                            }
                         }
                     }
                 }
             }
             Direction::BottomUp => {
-                in_frontier.iter_mut().for_each(|x| *x = 0);
-                for &v in &frontier {
-                    in_frontier[v as usize / 64] |= 1 << (v % 64);
-                }
-                let is_frontier = |u: u32| in_frontier[u as usize / 64] & (1 << (u % 64)) != 0;
-                // 1. in-memory neighbours
-                need_ssd.clear();
                 let mut offset = 0usize;
-                for w in 0..n {
-                    let deg = in_degree(&inn, out, w);
-                    let kk = deg.min(hot.k as u64) as usize;
-                    if tree.parent[w as usize] == NONE {
-                        match hot.data[offset..offset + kk].iter().find(|&&u| is_frontier(u)) {
-                            Some(&u) => {
-                                tree.parent[w as usize] = u;
-                                tree.level[w as usize] = level + 1;
-                                next.push(w as u32);
+                let mut w = 0u64;
+                while w < n {
+                    // 1. in-memory neighbours; unresolved long lists become SSD candidates
+                    need_ssd.clear();
+                    while w < n && need_ssd.len() < CHUNK {
+                        let deg = in_degree(&inn, out, w);
+                        let kk = deg.min(hot.k as u64) as usize;
+                        if tree.parent[w as usize] == NONE {
+                            match hot.data[offset..offset + kk].iter().find(|&&u| frontier.get(u as u64)) {
+                                Some(&u) => discover(&mut tree, &mut next, &mut found, w, u, level + 1),
+                                None if deg > kk as u64 => need_ssd.push(w as u32),
+                                None => {}
                             }
-                            None if deg > kk as u64 => need_ssd.push(w as u32),
-                            None => {}
                         }
+                        offset += kk;
+                        w += 1;
                     }
-                    offset += kk;
-                }
-                // 2. the rest from the SSD, in id order, with run-ahead
-                let g: &mut Traverse = match inn.as_mut() {
-                    Some(g) => g,
-                    None => &mut *out,
-                };
-                let mut ahead = Lookahead::default();
-                for i in 0..need_ssd.len() {
-                    ahead.before(g, &need_ssd, i)?;
-                    let w = need_ssd[i];
-                    g.neighbours(w as u64, &mut nbrs)?;
-                    if let Some(&u) = nbrs.iter().find(|&&u| is_frontier(u as u32)) {
-                        tree.parent[w as usize] = u as u32;
-                        tree.level[w as usize] = level + 1;
-                        next.push(w);
+                    // 2. the candidates' full lists, in id order, with run-ahead
+                    let g: &mut Traverse = match inn.as_mut() {
+                        Some(g) => g,
+                        None => &mut *out,
+                    };
+                    let mut ahead = Lookahead::default();
+                    for i in 0..need_ssd.len() {
+                        ahead.before(g, &need_ssd, i)?;
+                        let x = need_ssd[i];
+                        g.neighbours(x as u64, &mut nbrs)?;
+                        if let Some(&u) = nbrs.iter().find(|&&u| frontier.get(u)) {
+                            discover(&mut tree, &mut next, &mut found, x as u64, u as u32, level + 1);
+                        }
                     }
                 }
             }
         }
         let after = out.stats().lists_read + inn.as_ref().map_or(0, |g| g.stats().lists_read);
         stats.push(LevelStats { direction, frontier: size as u64, lists_read: after - before });
-        for &w in &next {
-            m_bu -= in_degree(&inn, out, w as u64);
+        // the unvisited in-degree sum loses the newly visited vertices; the
+        // next frontier's out-degree sum decides the next direction
+        let mut from = 0;
+        m_td = 0;
+        while from < n {
+            from = next.collect(from, CHUNK, &mut chunk);
+            for &v in &chunk {
+                m_bu -= in_degree(&inn, out, v as u64);
+                m_td += out.degree(v as u64);
+            }
         }
-        reached += next.len() as u64;
+        reached += found as u64;
         prev_size = size;
+        size = found;
         std::mem::swap(&mut frontier, &mut next);
+        next.clear();
         level += 1;
     }
     tree.reached = reached;
     tree.arcs_scanned = (0..n).filter(|&v| tree.parent[v as usize] != NONE).map(|v| out.degree(v)).sum();
     Ok((tree, stats))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Bitmap;
+
+    #[test]
+    fn bitmap_chunks_list_every_set_bit_once_in_order() {
+        let n = 1000u64;
+        let mut b = Bitmap::new(n);
+        let set: Vec<u64> = (0..n).filter(|v| v % 7 == 3 || *v == 63 || *v == 64 || *v == 999).collect();
+        for &v in &set {
+            b.set(v);
+        }
+        for max in [1usize, 5, 64, 10_000] {
+            let (mut from, mut got, mut chunk) = (0u64, Vec::new(), Vec::new());
+            while from < n {
+                from = b.collect(from, max, &mut chunk);
+                assert!(chunk.len() <= max);
+                got.extend(chunk.iter().map(|&v| v as u64));
+            }
+            assert_eq!(got, set, "chunks of {max}");
+        }
+    }
 }
