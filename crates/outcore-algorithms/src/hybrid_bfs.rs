@@ -116,7 +116,12 @@ const CHUNK: usize = 1 << 16;
 /// Memory of a hybrid BFS (NETALX's layout): parent and level arrays
 /// (4 bytes each per vertex), frontier and next bitmaps, and two chunk lists.
 pub fn state_bytes(n: u64) -> u64 {
-    8 * n + 2 * (n.div_ceil(64) * 8) + 2 * CHUNK as u64 * 4 + 64
+    8 * n + 2 * (n.div_ceil(64) * 8) + 2 * chunk_len(n) as u64 * 4 + 64
+}
+
+/// Entries of a chunk list: [`CHUNK`], or fewer for small graphs.
+fn chunk_len(n: u64) -> usize {
+    CHUNK.min(n.max(1) as usize)
 }
 
 struct Bitmap(Vec<u64>);
@@ -199,8 +204,9 @@ pub fn hybrid_bfs(
     let mut stats = Vec::new();
     let mut nbrs = Vec::new();
     let mut level = 0u32;
-    let mut chunk: Vec<u32> = Vec::with_capacity(CHUNK);
-    let mut need_ssd: Vec<u32> = Vec::with_capacity(CHUNK);
+    let chunk_max = chunk_len(n);
+    let mut chunk: Vec<u32> = Vec::with_capacity(chunk_max);
+    let mut need_ssd: Vec<u32> = Vec::with_capacity(chunk_max);
     while size > 0 {
         direction = match direction {
             Direction::TopDown if size > prev_size && m_td as f64 > m_bu as f64 / opts.alpha => Direction::BottomUp,
@@ -215,7 +221,7 @@ pub fn hybrid_bfs(
                 // the frontier in id order, a chunk at a time: blocks in file order
                 let mut from = 0;
                 while from < n {
-                    from = frontier.collect(from, CHUNK, &mut chunk);
+                    from = frontier.collect(from, chunk_max, &mut chunk);
                     let mut ahead = Lookahead::default();
                     for head in 0..chunk.len() {
                         ahead.before(out, &chunk, head)?;
@@ -235,7 +241,7 @@ pub fn hybrid_bfs(
                 while w < n {
                     // 1. in-memory neighbours; unresolved long lists become SSD candidates
                     need_ssd.clear();
-                    while w < n && need_ssd.len() < CHUNK {
+                    while w < n && need_ssd.len() < chunk_max {
                         let deg = in_degree(&inn, out, w);
                         let kk = deg.min(hot.k as u64) as usize;
                         if tree.parent[w as usize] == NONE {
@@ -272,7 +278,7 @@ pub fn hybrid_bfs(
         let mut from = 0;
         m_td = 0;
         while from < n {
-            from = next.collect(from, CHUNK, &mut chunk);
+            from = next.collect(from, chunk_max, &mut chunk);
             for &v in &chunk {
                 m_bu -= in_degree(&inn, out, v as u64);
                 m_td += out.degree(v as u64);
