@@ -22,7 +22,7 @@ pub struct BfsTree {
     pub reached: u64,
     /// Adjacency entries of the reached vertices (edges scanned).
     pub arcs_scanned: u64,
-    _charge: Option<Reservation>,
+    _charges: Vec<Reservation>,
 }
 
 impl BfsTree {
@@ -41,21 +41,14 @@ impl BfsTree {
             level: vec![NONE; vertices as usize],
             reached: 0,
             arcs_scanned: 0,
-            _charge: Some(charge),
+            _charges: vec![charge],
         })
     }
 
+    /// Parent and level arrays and an empty queue with room for every vertex.
     pub(crate) fn new(vertices: u64, root: u64, budget: &Budget) -> Result<(Self, Vec<u32>), StoreError> {
-        check_ids(vertices, root)?;
-        let charge = budget.reserve("BFS parent, level and queue arrays", Self::state_bytes(vertices))?;
-        let tree = BfsTree {
-            root,
-            parent: vec![NONE; vertices as usize],
-            level: vec![NONE; vertices as usize],
-            reached: 0,
-            arcs_scanned: 0,
-            _charge: Some(charge),
-        };
+        let mut tree = Self::without_queue(vertices, root, budget)?;
+        tree._charges.push(budget.reserve("BFS queue", vertices * 4)?);
         Ok((tree, Vec::with_capacity(vertices as usize)))
     }
 }
