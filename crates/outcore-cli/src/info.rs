@@ -123,6 +123,20 @@ fn print_text(a: &Args, store: &Store, d: &DegreeSummary, ids: &IdMap, layouts: 
             l["bits_per_edge_with_index"].as_f64().unwrap()
         );
     }
+    if let Some(t) = &m.tiles {
+        let bytes = m.files.get(&t.data).map_or(0, |f| f.bytes) + m.files.get(&t.index).map_or(0, |f| f.bytes);
+        println!(
+            "layout tiles {} x {} spans of 2^{}, {} non-empty tiles, {} edges{}: {} ({:.2} bits/edge)",
+            t.spans,
+            t.spans,
+            t.span_bits,
+            g(t.tiles),
+            g(t.edges),
+            if t.upper_triangle { " (upper triangle)" } else { "" },
+            format_bytes(bytes),
+            if t.edges == 0 { 0.0 } else { bytes as f64 * 8.0 / t.edges as f64 }
+        );
+    }
     let show = |label: &str, s: &outcore_algorithms::degrees::DegreeStats| {
         println!("{label:<11} min {} max {} mean {:.2}, {} with degree 0", g(s.min), g(s.max), s.mean, g(s.zero));
         let top: Vec<String> = s.top.iter().map(|&(v, deg)| format!("{} ({})", ids.original(v), g(deg))).collect();

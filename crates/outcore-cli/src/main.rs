@@ -6,6 +6,7 @@ mod generate;
 mod graph500;
 mod import;
 mod info;
+mod layout;
 mod probe;
 mod progress;
 mod traverse;
@@ -40,6 +41,8 @@ enum Command {
     Graph500(graph500::Args),
     /// Measure the device (sequential bandwidth, random IOPS by queue depth).
     Probe(probe::Args),
+    /// Add a layout (tiles) to an existing store.
+    Layout(layout::Args),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Command::Wcc(a) => traverse::run_wcc(a),
         Command::Graph500(a) => graph500::run(a),
         Command::Probe(a) => probe::run(a),
+        Command::Layout(a) => layout::run(a),
     };
     match result {
         Ok(code) => code,

@@ -465,6 +465,7 @@ fn build_manifest(
         layouts,
         files: BTreeMap::new(),
         provenance: BTreeMap::new(),
+        tiles: None,
     }
 }
 

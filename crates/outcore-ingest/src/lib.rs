@@ -14,6 +14,7 @@ pub mod ids;
 pub mod import;
 pub mod input;
 pub mod sort;
+pub mod tiles;
 
 pub use error::IngestError;
 pub use formats::Format;

@@ -12,12 +12,13 @@ mod error;
 pub mod idmap;
 pub mod manifest;
 mod reader;
+pub mod tiles;
 mod writer;
 
 pub use codec::{codec_for, Codec, Encoding, IndexUnit};
 pub use error::StoreError;
 pub use idmap::IdMap;
-pub use manifest::{FileRecord, LayoutRecord, Manifest, FORMAT_NAME, FORMAT_VERSION};
+pub use manifest::{FileRecord, LayoutRecord, Manifest, TilesRecord, FORMAT_NAME, FORMAT_VERSION};
 pub use reader::{AdjacencyScan, Layout, Store};
 pub use writer::{CsrWriter, StoreWriter};
 

@@ -36,6 +36,34 @@ pub struct Manifest {
     /// How the store was made (input, format, flags): informational.
     #[serde(default)]
     pub provenance: BTreeMap<String, String>,
+    /// The G-Store tile layout, if built (`outcore layout add STORE tiles`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tiles: Option<TilesRecord>,
+}
+
+/// G-Store tiles (Kumar & Huang, SC'16): vertices in spans of
+/// 2^`span_bits`; tile (i, j) holds the edges from span i to span j as
+/// pairs of 16-bit local ids (4 bytes an edge), only i <= j's upper
+/// triangle for undirected graphs; tiles stored in q x q groups, group-
+/// major then row-major inside a group; a sparse index of the non-empty
+/// tiles gives each tile's first edge.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct TilesRecord {
+    pub span_bits: u32,
+    /// Tiles per group side (q).
+    pub group: u32,
+    /// Spans per side (p = ceil(V / 2^span_bits)).
+    pub spans: u64,
+    /// Edges stored (each undirected edge once).
+    pub edges: u64,
+    /// Non-empty tiles.
+    pub tiles: u64,
+    pub upper_triangle: bool,
+    /// u16 LE (source, target) local-id pairs, tile after tile.
+    pub data: String,
+    /// Per non-empty tile, in storage order: u32 LE i, u32 LE j, u64 LE
+    /// first edge; then a final u64 LE edge count.
+    pub index: String,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -79,6 +107,21 @@ impl FileRecord {
 }
 
 impl Manifest {
+    /// Replace `dir/manifest.json` atomically (write, fsync, rename, fsync dir).
+    pub fn write_atomic(&self, dir: &Path) -> Result<(), StoreError> {
+        use outcore_io::IoContext;
+        use std::io::Write;
+        let json = serde_json::to_string_pretty(self).expect("manifest serializes");
+        let tmp = dir.join("manifest.json.tmp");
+        let fin = dir.join("manifest.json");
+        let mut f = std::fs::File::create(&tmp).ctx(&tmp, "create")?;
+        f.write_all(json.as_bytes()).ctx(&tmp, "write")?;
+        f.sync_all().ctx(&tmp, "fsync")?;
+        std::fs::rename(&tmp, &fin).ctx(&fin, "rename")?;
+        std::fs::File::open(dir).and_then(|d| d.sync_all()).ctx(dir, "fsync directory")?;
+        Ok(())
+    }
+
     pub fn read(dir: &Path) -> Result<Self, StoreError> {
         let path = dir.join("manifest.json");
         if !dir.is_dir() {

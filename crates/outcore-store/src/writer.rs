@@ -69,17 +69,7 @@ impl StoreWriter {
     /// Write the manifest (atomically), then move the store into place.
     pub fn commit(mut self, mut manifest: Manifest) -> Result<PathBuf, StoreError> {
         manifest.files = std::mem::take(&mut self.files);
-        let json = serde_json::to_string_pretty(&manifest).expect("manifest serializes");
-        let tmp = self.staging.join("manifest.json.tmp");
-        let fin = self.staging.join("manifest.json");
-        {
-            use std::io::Write;
-            let mut f = std::fs::File::create(&tmp).ctx(&tmp, "create")?;
-            f.write_all(json.as_bytes()).ctx(&tmp, "write")?;
-            f.sync_all().ctx(&tmp, "fsync")?;
-        }
-        std::fs::rename(&tmp, &fin).ctx(&fin, "rename")?;
-        sync_dir(&self.staging)?;
+        manifest.write_atomic(&self.staging)?;
         let mut old = None;
         if self.target.exists() {
             if !self.force {

@@ -1,0 +1,53 @@
+//! `outcore layout add STORE tiles`: add a layout to an existing store.
+
+use anyhow::{bail, Result};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub action: Action,
+}
+
+#[derive(clap::Subcommand)]
+pub enum Action {
+    /// Build a layout from the store's out-edges (today: `tiles`, the G-Store grid).
+    Add {
+        store: PathBuf,
+        /// The layout to add.
+        layout: String,
+        /// Tiles per group side (q); groups are stored contiguously.
+        #[arg(long, default_value_t = 256)]
+        group: u32,
+        /// Memory budget.
+        #[arg(long, default_value = "1G", value_parser = crate::parse_memory)]
+        memory: u64,
+    },
+}
+
+pub fn run(a: Args) -> Result<ExitCode> {
+    match a.action {
+        Action::Add { store, layout, group, memory } => {
+            if layout != "tiles" {
+                bail!("unknown layout '{layout}' (layout add builds: tiles; out and in come from import --layouts)");
+            }
+            let t = std::time::Instant::now();
+            let r = outcore_ingest::tiles::add_tiles(&store, group, memory)?;
+            println!(
+                "added tiles to {}: {} edges in {} non-empty tiles of a {} x {} grid (2^{} vertices per span, groups of {} x {}{}) in {:.2} s",
+                store.display(),
+                crate::grouped(r.edges),
+                crate::grouped(r.tiles),
+                r.spans,
+                r.spans,
+                r.span_bits,
+                r.group,
+                r.group,
+                if r.upper_triangle { ", upper triangle" } else { "" },
+                t.elapsed().as_secs_f64()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

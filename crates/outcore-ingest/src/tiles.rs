@@ -1,0 +1,90 @@
+//! Adding the G-Store tile layout to a store (`outcore layout add STORE
+//! tiles`), in bounded memory: one sequential scan of the out-CSR, an
+//! external sort by (group, tile, local ids), one sequential write. New
+//! files get a fresh generation name and the manifest is replaced
+//! atomically last, so an interrupted conversion leaves the store as it was.
+
+use crate::error::{IngestError, Result};
+use crate::sort::{ExternalSorter, WideEdge};
+use outcore_io::{Budget, IoContext, PROCESS_BASELINE};
+use outcore_store::tiles::TileWriter;
+use outcore_store::{FileRecord, Store, TilesRecord};
+use std::path::Path;
+
+/// log2 of the vertices of a span: 16-bit local ids.
+pub const SPAN_BITS: u32 = 16;
+
+/// Build (or rebuild) the tile layout of the store at `dir` with `group`
+/// tiles per group side, within `memory` bytes.
+pub fn add_tiles(dir: &Path, group: u32, memory: u64) -> Result<TilesRecord> {
+    let store = Store::open(dir)?;
+    let mut manifest = store.manifest().clone();
+    let n = manifest.vertices;
+    if n > 1 << 32 {
+        return Err(IngestError::file(dir, "tiles hold at most 2^32 vertices (16-bit spans, 16-bit tile coordinates)"));
+    }
+    if group == 0 || group > 1 << 16 {
+        return Err(IngestError::Usage("--group must be between 1 and 65536".into()));
+    }
+    let budget = Budget::new(memory);
+    let _base = budget.reserve("program, thread stacks and allocator slack", PROCESS_BASELINE)?;
+    let _io = budget.reserve("store scan and tile writers", 12 << 20)?;
+    let directed = manifest.directed;
+    let q = group as u64;
+    let tmp = dir.join(format!(".tiles-tmp-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).ctx(&tmp, "create directory")?;
+    let result = (|| {
+        let mut sorter = ExternalSorter::<WideEdge>::new(&tmp, "tiles", &budget, budget.available() / 2, false)?;
+        let mut scan = store.layout("out")?.scan()?;
+        while let Some((u, nbrs, _)) = scan.next_list()? {
+            for &v in nbrs {
+                if !directed && u > v {
+                    continue; // the upper triangle holds each undirected edge once
+                }
+                let (i, j) = (u >> SPAN_BITS, v >> SPAN_BITS);
+                let key = (i / q) << 48 | (j / q) << 32 | i << 16 | j;
+                sorter.push(WideEdge { source: key, target: (u & 0xffff) << 16 | (v & 0xffff), weight: 0 })?;
+            }
+        }
+        drop(scan);
+        let generation = manifest
+            .tiles
+            .as_ref()
+            .map_or(0, |t| t.data.trim_start_matches("tiles-g").split('.').next().and_then(|g| g.parse::<u64>().ok()).unwrap_or(0) + 1);
+        let (data_name, index_name) = (format!("tiles-g{generation}.edges"), format!("tiles-g{generation}.index"));
+        let mut writer = TileWriter::create_named(dir, &data_name, &index_name)?;
+        let mut merged = sorter.finish()?;
+        while let Some(r) = merged.next()? {
+            let (i, j) = ((r.source >> 16) & 0xffff, r.source & 0xffff);
+            writer.push(i as u32, j as u32, (r.target >> 16) as u16, r.target as u16)?;
+        }
+        drop(merged);
+        let (edges, tiles, data, index) = writer.finish()?;
+        let old = manifest.tiles.take();
+        let record = TilesRecord {
+            span_bits: SPAN_BITS,
+            group,
+            spans: n.div_ceil(1 << SPAN_BITS),
+            edges,
+            tiles,
+            upper_triangle: !directed,
+            data: data_name,
+            index: index_name,
+        };
+        manifest.files.insert(record.data.clone(), FileRecord::from_hashes(&data.hashes));
+        manifest.files.insert(record.index.clone(), FileRecord::from_hashes(&index.hashes));
+        if let Some(old) = &old {
+            manifest.files.remove(&old.data);
+            manifest.files.remove(&old.index);
+        }
+        manifest.tiles = Some(record.clone());
+        manifest.write_atomic(dir)?;
+        if let Some(old) = old {
+            let _ = std::fs::remove_file(dir.join(old.data));
+            let _ = std::fs::remove_file(dir.join(old.index));
+        }
+        Ok(record)
+    })();
+    let _ = std::fs::remove_dir_all(&tmp);
+    result
+}

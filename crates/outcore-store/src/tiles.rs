@@ -1,0 +1,116 @@
+//! Reading and writing the G-Store tile layout ([`TilesRecord`]).
+
+use crate::{StoreError, TilesRecord, STREAM_CHUNK_BYTES};
+use outcore_io::{SeqReader, SeqWriter, WriteSummary, CHECKSUM_BLOCK_BYTES};
+use std::path::Path;
+
+/// Writes tiles in storage order.
+pub struct TileWriter {
+    data: SeqWriter,
+    index: SeqWriter,
+    current: Option<(u32, u32)>,
+    edges: u64,
+    tiles: u64,
+}
+
+impl TileWriter {
+    /// Write `data` and `index` files in `dir`.
+    pub fn create_named(dir: &Path, data: &str, index: &str) -> Result<Self, StoreError> {
+        Ok(TileWriter {
+            data: SeqWriter::create(&dir.join(data), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?,
+            index: SeqWriter::create(&dir.join(index), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?,
+            current: None,
+            edges: 0,
+            tiles: 0,
+        })
+    }
+
+    /// Add an edge of tile (i, j) with local ids; tiles must come in storage order.
+    #[inline]
+    pub fn push(&mut self, i: u32, j: u32, local_source: u16, local_target: u16) -> Result<(), StoreError> {
+        if self.current != Some((i, j)) {
+            self.current = Some((i, j));
+            let mut entry = [0u8; 16];
+            entry[..4].copy_from_slice(&i.to_le_bytes());
+            entry[4..8].copy_from_slice(&j.to_le_bytes());
+            entry[8..].copy_from_slice(&self.edges.to_le_bytes());
+            self.index.write_bytes(&entry)?;
+            self.tiles += 1;
+        }
+        let mut e = [0u8; 4];
+        e[..2].copy_from_slice(&local_source.to_le_bytes());
+        e[2..].copy_from_slice(&local_target.to_le_bytes());
+        self.data.write_bytes(&e)?;
+        self.edges += 1;
+        Ok(())
+    }
+
+    /// Close; returns (edges, tiles, data summary, index summary).
+    pub fn finish(mut self) -> Result<(u64, u64, WriteSummary, WriteSummary), StoreError> {
+        self.index.write_bytes(&self.edges.to_le_bytes())?;
+        Ok((self.edges, self.tiles, self.data.finish()?, self.index.finish()?))
+    }
+}
+
+/// One tile: its coordinates and its edges as (local source, local target).
+pub struct Tile<'a> {
+    pub i: u32,
+    pub j: u32,
+    pub edges: &'a [[u16; 2]],
+}
+
+/// Reads every tile in storage order (bounded memory: the largest tile).
+pub struct TileScan {
+    index: Vec<(u32, u32, u64)>,
+    end: u64,
+    data: SeqReader,
+    pos: usize,
+    buf: Vec<[u16; 2]>,
+    carry: Vec<u8>,
+}
+
+impl TileScan {
+    pub fn open(dir: &Path, rec: &TilesRecord) -> Result<Self, StoreError> {
+        let raw =
+            std::fs::read(dir.join(&rec.index)).map_err(|e| StoreError::invalid(dir.join(&rec.index), format!("cannot read: {e}")))?;
+        if raw.len() as u64 != rec.tiles * 16 + 8 {
+            return Err(StoreError::invalid(dir.join(&rec.index), format!("{} bytes for {} tiles", raw.len(), rec.tiles)));
+        }
+        let index = raw[..raw.len() - 8]
+            .chunks_exact(16)
+            .map(|c| {
+                (
+                    u32::from_le_bytes(c[..4].try_into().unwrap()),
+                    u32::from_le_bytes(c[4..8].try_into().unwrap()),
+                    u64::from_le_bytes(c[8..].try_into().unwrap()),
+                )
+            })
+            .collect();
+        let end = u64::from_le_bytes(raw[raw.len() - 8..].try_into().unwrap());
+        Ok(TileScan {
+            index,
+            end,
+            data: SeqReader::open(&dir.join(&rec.data), STREAM_CHUNK_BYTES)?,
+            pos: 0,
+            buf: Vec::new(),
+            carry: Vec::new(),
+        })
+    }
+
+    pub fn next_tile(&mut self) -> Result<Option<Tile<'_>>, StoreError> {
+        let Some(&(i, j, start)) = self.index.get(self.pos) else { return Ok(None) };
+        let stop = self.index.get(self.pos + 1).map_or(self.end, |t| t.2);
+        let need = ((stop - start) * 4) as usize;
+        self.pos += 1;
+        while self.carry.len() < need {
+            match self.data.next_chunk()? {
+                Some(c) => self.carry.extend_from_slice(c),
+                None => return Err(StoreError::invalid(self.data.path(), format!("ends inside tile ({i}, {j})"))),
+            }
+        }
+        self.buf.clear();
+        self.buf.extend(self.carry[..need].chunks_exact(4).map(|c| [u16::from_le_bytes([c[0], c[1]]), u16::from_le_bytes([c[2], c[3]])]));
+        self.carry.drain(..need);
+        Ok(Some(Tile { i, j, edges: &self.buf }))
+    }
+}
