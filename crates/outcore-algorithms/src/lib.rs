@@ -8,6 +8,7 @@ pub mod degrees;
 pub mod graph;
 pub mod graph500;
 pub mod hybrid_bfs;
+pub mod pagerank;
 pub mod reference;
 pub mod sssp;
 pub mod wcc;

@@ -43,6 +43,8 @@ enum Command {
     Probe(probe::Args),
     /// Add a layout (tiles) to an existing store.
     Layout(layout::Args),
+    /// PageRank (Graphalytics semantics) streaming the tile layout.
+    Pagerank(traverse::PageRankArgs),
 }
 
 fn main() -> ExitCode {
@@ -63,6 +65,7 @@ fn main() -> ExitCode {
         Command::Graph500(a) => graph500::run(a),
         Command::Probe(a) => probe::run(a),
         Command::Layout(a) => layout::run(a),
+        Command::Pagerank(a) => traverse::run_pagerank(a),
     };
     match result {
         Ok(code) => code,

@@ -362,3 +362,27 @@ fn graph500_runs_all_kernels_and_validates() {
     assert!(out.lines().any(|l| l.starts_with("NBFS:") && l.trim_end().ends_with(" 8")), "{out}");
     assert!(out.contains("all 8 BFS and SSSP results passed the five validation rules"), "{out}");
 }
+
+#[test]
+fn pagerank_on_tiles_reproduces_graphalytics() {
+    let d = tempfile::tempdir().unwrap();
+    for name in ["example-directed", "example-undirected"] {
+        let store = graphalytics_case(d.path(), name);
+        let (code, _, err) = outcore(&["pagerank", s(&store), "--iterations", "2"]);
+        assert_ne!(code, 0);
+        assert!(err.contains("outcore layout add"), "{err}");
+        assert_eq!(outcore(&["layout", "add", s(&store), "tiles"]).0, 0);
+        let out = d.path().join(format!("{name}-pr.txt"));
+        let (code, _, err) = outcore(&["pagerank", s(&store), "--iterations", "2", "--damping", "0.85", "--output", s(&out)]);
+        assert_eq!(code, 0, "{err}");
+        let want = read_pairs(&shared().join(format!("graphalytics/evlp/{name}-PR")));
+        for ((v1, x), (v2, y)) in read_pairs(&out).iter().zip(&want) {
+            assert_eq!(v1, v2);
+            let (x, y): (f64, f64) = (x.parse().unwrap(), y.parse().unwrap());
+            assert!((x - y).abs() <= 1e-4 * y, "{name} vertex {v1}: {x} vs {y}");
+        }
+        let (code, _, err) = outcore(&["pagerank", s(&store), "--tolerance", "0"]);
+        assert_ne!(code, 0);
+        assert!(err.contains("--tolerance must be positive"), "{err}");
+    }
+}
