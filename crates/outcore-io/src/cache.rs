@@ -194,6 +194,15 @@ impl BlockCache {
     /// nor in flight, consecutive ones in one request of up to [`MAX_RUN`]
     /// blocks. Returns false if it stopped because the device is full.
     pub fn prefetch_run(&mut self, file: u32, b0: u64, b1: u64) -> Result<bool, IoError> {
+        self.request(file, b0, b1, true)
+    }
+
+    /// Issue the missing blocks of `b0..=b1` (see [`BlockCache::prefetch_run`]);
+    /// `ahead_of_need` counts them as prefetches rather than demand reads.
+    fn request(&mut self, file: u32, b0: u64, b1: u64, ahead_of_need: bool) -> Result<bool, IoError> {
+        if b0 * self.block as u64 >= self.file_len[file as usize] {
+            return Ok(true);
+        }
         let last = (self.file_len[file as usize].div_ceil(self.block as u64)).saturating_sub(1);
         let b1 = b1.min(last);
         let mut b = b0;
@@ -223,7 +232,9 @@ impl BlockCache {
             } else {
                 self.issue_run(file, b, count)?;
             }
-            self.stats.prefetches += count as u64;
+            if ahead_of_need {
+                self.stats.prefetches += count as u64;
+            }
             b += count as u64;
         }
         Ok(true)
@@ -274,27 +285,7 @@ impl BlockCache {
     /// Start reading block `b` of `file` unless it is cached, in flight, or
     /// the device already has `depth` reads. Returns false when it could not.
     pub fn prefetch(&mut self, file: u32, b: u64) -> Result<bool, IoError> {
-        self.request(file, b, true)
-    }
-
-    fn request(&mut self, file: u32, b: u64, ahead_of_need: bool) -> Result<bool, IoError> {
-        if self.map.contains_key(&(file, b)) {
-            return Ok(true);
-        }
-        if b * self.block as u64 >= self.file_len[file as usize] {
-            return Ok(true);
-        }
-        if self.in_flight >= self.depth {
-            self.reap(0)?;
-            if self.in_flight >= self.depth {
-                return Ok(false);
-            }
-        }
-        self.issue(file, b)?;
-        if ahead_of_need {
-            self.stats.prefetches += 1;
-        }
-        Ok(true)
+        self.request(file, b, b, true)
     }
 
     /// Send queued prefetches to the device.
@@ -338,11 +329,7 @@ impl BlockCache {
         let bs = self.block as u64;
         let (b0, b1) = (start / bs, (end - 1) / bs);
         // ask for every block first so a long list is read in parallel
-        for b in b0..=b1 {
-            if !self.request(file, b, false)? {
-                break;
-            }
-        }
+        self.request(file, b0, b1, false)?;
         for b in b0..=b1 {
             let lo = if b == b0 { (start - b * bs) as usize } else { 0 };
             let hi = if b == b1 { (end - b * bs) as usize } else { self.block };
