@@ -130,6 +130,15 @@ pub struct HybridEngines {
     pub hot: HotLists,
 }
 
+/// What every command opens first: the store, the budget (with the process
+/// baseline charged, held by the reservation) and the id map.
+fn open_run(path: &std::path::Path, memory: u64) -> Result<(Store, Budget, Reservation, IdMap)> {
+    let store = Store::open(path)?;
+    let (budget, base) = budget(memory)?;
+    let ids = store.id_map(&budget)?;
+    Ok((store, budget, base, ids))
+}
+
 /// Split the budget for hybrid BFS: `state` for the algorithm, the
 /// index(es), the minimum caches, then half of what is left for the
 /// in-memory neighbours and half for the caches.
@@ -227,21 +236,18 @@ fn summary(
 
 pub fn run_bfs(a: BfsArgs) -> Result<ExitCode> {
     let c = &a.common;
-    let store = Store::open(&c.store)?;
-    let (budget, _base) = budget(c.memory)?;
-    let ids = store.id_map(&budget)?;
+    let (store, budget, _base, ids) = open_run(&c.store, c.memory)?;
     let n = store.vertices();
     let directed = store.manifest().directed;
-    let hybrid = a.direction != "top-down";
-    if hybrid && directed && !store.manifest().layouts.contains_key("in") {
-        if a.direction == "hybrid" {
-            bail!(
-                "{}: hybrid BFS on a directed graph needs in-edges; re-import with --layouts out,in (or use --direction top-down)",
-                c.store.display()
-            );
-        }
+    // bottom-up steps need in-edges: an undirected graph's are its out-edges
+    let has_in_edges = !directed || store.manifest().layouts.contains_key("in");
+    if a.direction == "hybrid" && !has_in_edges {
+        bail!(
+            "{}: hybrid BFS on a directed graph needs in-edges; re-import with --layouts out,in (or use --direction top-down)",
+            c.store.display()
+        );
     }
-    let hybrid = hybrid && (!directed || store.manifest().layouts.contains_key("in"));
+    let hybrid = a.direction != "top-down" && has_in_edges;
     let start_setup = Instant::now();
     let state = if hybrid { outcore_algorithms::hybrid_bfs::state_bytes(n) } else { BfsTree::state_bytes(n) };
     let mut runs = Vec::new();
@@ -319,12 +325,10 @@ pub fn run_bfs(a: BfsArgs) -> Result<ExitCode> {
 
 pub fn run_sssp(a: SsspArgs) -> Result<ExitCode> {
     let c = &a.common;
-    let store = Store::open(&c.store)?;
+    let (store, budget, _base, ids) = open_run(&c.store, c.memory)?;
     if !store.manifest().weighted {
         bail!("{}: SSSP needs edge weights; re-import with --weighted", c.store.display());
     }
-    let (budget, _base) = budget(c.memory)?;
-    let ids = store.id_map(&budget)?;
     let n = store.vertices();
     let mut g = Traverse::open(&store, "out", &budget, &engine_options(c, None)?, ShortestPaths::state_bytes(n))?;
     let root = resolve_root(&store, &ids, a.root, &g)?;
@@ -357,9 +361,7 @@ pub fn run_sssp(a: SsspArgs) -> Result<ExitCode> {
 
 pub fn run_wcc(a: WccArgs) -> Result<ExitCode> {
     let c = &a.common;
-    let store = Store::open(&c.store)?;
-    let (budget, _base) = budget(c.memory)?;
-    let ids = store.id_map(&budget)?;
+    let (store, budget, _base, ids) = open_run(&c.store, c.memory)?;
     let n = store.vertices();
     let t = Instant::now();
     let labels = wcc(&store, &budget)?;
@@ -414,9 +416,7 @@ pub fn run_pagerank(a: PageRankArgs) -> Result<ExitCode> {
     if !(0.0..=1.0).contains(&a.damping) {
         bail!("--damping must be between 0 and 1 (got {})", a.damping);
     }
-    let store = Store::open(&a.store)?;
-    let (budget, _base) = budget(a.memory)?;
-    let ids = store.id_map(&budget)?;
+    let (store, budget, _base, ids) = open_run(&a.store, a.memory)?;
     let t = Instant::now();
     let r = outcore_algorithms::pagerank::pagerank(&store, a.damping, a.iterations, a.tolerance, &budget)?;
     let seconds = t.elapsed().as_secs_f64();

@@ -10,6 +10,15 @@ use crate::sort::{ExternalSorter, Key64};
 use outcore_io::{Budget, Reservation, SeqReader, SeqWriter};
 use std::path::{Path, PathBuf};
 
+/// `id` must lie in `first..first+count`.
+#[inline]
+pub fn check_range(id: u64, first: u64, count: u64) -> std::result::Result<(), crate::formats::SinkError> {
+    if id.wrapping_sub(first) >= count {
+        return Err(crate::formats::SinkError::Reject(format!("vertex id {id} out of range {first}..{}", first + count)));
+    }
+    Ok(())
+}
+
 /// Collects the vertex set during parsing.
 pub enum IdCollector {
     /// Ids `first..first+count` and no others.
@@ -46,11 +55,7 @@ impl IdCollector {
     pub fn observe(&mut self, id: u64, budget: &Budget, dir: &Path) -> std::result::Result<(), crate::formats::SinkError> {
         use crate::formats::SinkError;
         match self {
-            IdCollector::Range { first, count } => {
-                if id < *first || id - *first >= *count {
-                    return Err(SinkError::Reject(format!("vertex id {id} out of range {}..{}", first, *first + *count)));
-                }
-            }
+            IdCollector::Range { first, count } => check_range(id, *first, *count)?,
             IdCollector::Bitmap { words, charge, limit_bytes, closed } => {
                 let w = (id / 64) as usize;
                 if w >= words.len() {
@@ -102,7 +107,7 @@ impl IdCollector {
 
     /// Finish collecting: the dense numbering, writing `idmap_path` when
     /// the ids are not already `base..base+n`.
-    pub fn finish(self, idmap_path: &Path, budget: &Budget) -> Result<DenseIds> {
+    pub fn finish(self, idmap_path: &Path) -> Result<DenseIds> {
         match self {
             IdCollector::Range { first, count } => Ok(DenseIds::Identity { base: first, count }),
             IdCollector::Bitmap { words, charge, .. } => {
@@ -133,7 +138,6 @@ impl IdCollector {
                 }
                 w.write_bytes(&out)?;
                 let summary = w.finish()?;
-                let _ = budget;
                 Ok(DenseIds::Rank { words, directory, count, _charge: charge, summary })
             }
             IdCollector::External { sorter, .. } => {

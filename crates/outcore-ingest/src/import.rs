@@ -9,7 +9,7 @@
 use crate::bucket::BucketSorter;
 use crate::error::{IngestError, Result};
 use crate::formats::{self, Declared, EdgeSink, Format, ParseOptions, SinkError, SinkResult};
-use crate::ids::{DenseIds, IdCollector, IdJoin};
+use crate::ids::{check_range, DenseIds, IdCollector, IdJoin};
 use crate::sort::{weight_from_key, weight_key, ExternalSorter, Key64, Merged, SortRecord, WideEdge};
 use outcore_io::Budget;
 use outcore_store::{CsrWriter, Encoding, Manifest, StoreWriter, FORMAT_NAME, FORMAT_VERSION};
@@ -277,11 +277,9 @@ impl<E: EdgeRecord> EdgeSink for ImportSink<'_, E> {
         }
         let ids = self.ids.as_mut().unwrap();
         if let IdCollector::Range { first, count } = *ids {
-            // the common declared case, checked inline
-            if s.wrapping_sub(first) >= count || t.wrapping_sub(first) >= count {
-                let bad = if s.wrapping_sub(first) >= count { s } else { t };
-                return Err(SinkError::Reject(format!("vertex id {bad} out of range {first}..{}", first + count)));
-            }
+            // the common declared case, without the collector's dispatch
+            check_range(s, first, count)?;
+            check_range(t, first, count)?;
         } else {
             ids.observe(s, self.budget, &self.dir)?;
             ids.observe(t, self.budget, &self.dir)?;
@@ -360,7 +358,7 @@ fn run<E: EdgeRecord>(
     let (directed, weighted) = (sink.directed, sink.weighted);
     let records_in = sorter.stats.records_in;
 
-    let dense = ids.finish(&dir.join("idmap"), budget)?;
+    let dense = ids.finish(&dir.join("idmap"))?;
     let mut merged = sorter.finish()?;
     let parse_seconds = phase.elapsed().as_secs_f64();
     let phase = Instant::now();
