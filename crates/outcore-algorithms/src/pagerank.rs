@@ -1,69 +1,174 @@
-//! PageRank over the tile layout (G-Store), Graphalytics semantics: fixed
-//! iterations (or until the L1 change drops below a tolerance) from
-//! 1/|V|, damping d, and the rank of sinks spread over all vertices. Rank
-//! arrays and out-degrees stay in memory (20 bytes per vertex); each
-//! iteration streams the tiles once in storage order with read-ahead. An
-//! undirected tile edge (u, v), u <= v, carries rank both ways.
+//! PageRank with Graphalytics semantics: from 1/|V|, damping d, the rank of
+//! sinks spread over all vertices, a fixed number of iterations or until
+//! the L1 change drops below a tolerance:
+//!   PR(v) = (1-d)/|V| + d * sum_{u->v} PR(u)/outdeg(u) + d/|V| * sum_{sinks} PR(w)
+//!
+//! On tiles (G-Store): ranks, contributions and out-degrees in memory
+//! (28 bytes a vertex); each tuple (u, v) pushes u's contribution to v, and
+//! back from v to u on an undirected store's upper triangle. On intervals
+//! (VENUS): the value table holds PR(v)/outdeg(v) (PR(v) for sinks), and
+//! each vertex sums its in-neighbours' values.
 
+use crate::analytics::{choose, interval_layouts, open_stream, AnalyticsOptions, Engine, EngineReport, F64Cells, VertexResult};
+use outcore_engines::{IntervalEngine, IntervalProgram, NeighbourList, TileEdges, TileProgram, Values};
 use outcore_io::Budget;
-use outcore_store::tiles::TileScan;
 use outcore_store::{Store, StoreError};
 
+#[derive(Clone, Copy, Debug)]
+pub struct PageRankOptions {
+    pub damping: f64,
+    pub iterations: u32,
+    /// Stop early once the L1 change of an iteration is below this.
+    pub tolerance: Option<f64>,
+}
+
 pub struct PageRankResult {
-    pub rank: Vec<f64>,
+    pub rank: VertexResult<f64>,
     pub iterations: u32,
     /// L1 change of the last iteration.
     pub delta: f64,
-    /// Tile edges streamed, over all iterations.
-    pub edges_streamed: u64,
+    pub report: EngineReport,
 }
 
-/// Memory: two rank arrays and the out-degrees.
+/// Memory of the tile regime: rank, contributions, next ranks, out-degrees.
 pub fn state_bytes(n: u64) -> u64 {
-    n * 20
+    n * 28
 }
 
-pub fn pagerank(
-    store: &Store,
+struct TilePush<'a> {
+    contribution: &'a [f64],
+    next: &'a F64Cells,
+    undirected: bool,
+}
+
+impl TileProgram for TilePush<'_> {
+    fn reverse(&self) -> bool {
+        self.undirected
+    }
+    fn forward(&self, t: &TileEdges) {
+        let (s0, t0) = (t.source_base as usize, t.target_base as usize);
+        for &[ls, lt] in t.edges {
+            self.next.add(t0 + lt as usize, self.contribution[s0 + ls as usize]);
+        }
+    }
+    fn backward(&self, t: &TileEdges) {
+        let (s0, t0) = (t.source_base as usize, t.target_base as usize);
+        for &[ls, lt] in t.edges {
+            let (u, v) = (s0 + ls as usize, t0 + lt as usize);
+            if u != v {
+                self.next.add(u, self.contribution[v]);
+            }
+        }
+    }
+}
+
+struct IntervalPull {
     damping: f64,
-    iterations: u32,
-    tolerance: Option<f64>,
-    budget: &Budget,
-) -> Result<PageRankResult, StoreError> {
-    let rec = store.manifest().tiles.clone().ok_or_else(|| {
-        StoreError::invalid(store.dir(), format!("has no tiles layout; add it with: outcore layout add {} tiles", store.dir().display()))
-    })?;
+    base: f64,
+}
+
+impl IntervalProgram for IntervalPull {
+    type Value = f64;
+    fn gather(&self, _v: u64, out_degree: u64, lists: &[NeighbourList], values: &Values<f64>) -> f64 {
+        let sum: f64 = lists[0].ids.iter().map(|&u| values.get(u)).sum();
+        let rank = self.base + self.damping * sum;
+        if out_degree > 0 {
+            rank / out_degree as f64
+        } else {
+            rank
+        }
+    }
+}
+
+pub fn pagerank(store: &Store, pr: &PageRankOptions, budget: &Budget, opts: &AnalyticsOptions) -> Result<PageRankResult, StoreError> {
+    if !(0.0..=1.0).contains(&pr.damping) {
+        return Err(StoreError::invalid(store.dir(), format!("damping {} is not between 0 and 1", pr.damping)));
+    }
+    if pr.tolerance.is_some_and(|t| t.is_nan() || t <= 0.0) {
+        return Err(StoreError::invalid(store.dir(), "the tolerance must be > 0"));
+    }
     let n = store.vertices();
-    let _charge = budget.reserve("PageRank ranks and out-degrees", state_bytes(n))?;
+    let structure = interval_layouts(store, false);
+    let (engine, reason) = choose(store, budget, opts, state_bytes(n), false, &structure)?;
+    if engine == Engine::Interval {
+        return on_intervals(store, pr, budget, opts, &structure, reason);
+    }
+    let _charge = budget.reserve("PageRank ranks, contributions and out-degrees", state_bytes(n))?;
+    let mut stream = open_stream(store, budget, engine, false, opts)?;
+    let undirected = stream.record_ref().upper_triangle;
     let mut degree = vec![0u32; n as usize];
     store.layout("out")?.for_each_degree(|v, d| degree[v as usize] = d.min(u32::MAX as u64) as u32)?;
-    let undirected = rec.upper_triangle;
-    let nf = n as f64;
+    let (d, nf) = (pr.damping, n as f64);
     let mut rank = vec![1.0 / nf; n as usize];
-    let mut next = vec![0.0f64; n as usize];
-    let (mut done, mut delta, mut streamed) = (0, f64::INFINITY, 0u64);
-    while done < iterations {
-        let sinks: f64 = rank.iter().zip(&degree).filter(|(_, &d)| d == 0).map(|(r, _)| r).sum();
-        let base = (1.0 - damping) / nf + damping * sinks / nf;
-        next.iter_mut().for_each(|x| *x = base);
-        let mut scan = TileScan::open(store.dir(), &rec)?;
-        while let Some(tile) = scan.next_tile()? {
-            let (s0, t0) = ((tile.i as usize) << rec.span_bits, (tile.j as usize) << rec.span_bits);
-            for &[ls, lt] in tile.edges {
-                let (u, v) = (s0 + ls as usize, t0 + lt as usize);
-                next[v] += damping * rank[u] / degree[u] as f64;
-                if undirected && u != v {
-                    next[u] += damping * rank[v] / degree[v] as f64;
-                }
+    let mut contribution = vec![0.0; n as usize];
+    let mut next = F64Cells::new(n as usize, 0.0);
+    let (mut done, mut delta) = (0, f64::INFINITY);
+    while done < pr.iterations {
+        let mut sinks = 0.0;
+        for v in 0..n as usize {
+            if degree[v] == 0 {
+                sinks += rank[v];
+                contribution[v] = 0.0;
+            } else {
+                contribution[v] = d * rank[v] / degree[v] as f64;
             }
-            streamed += tile.edges.len() as u64;
         }
-        delta = rank.iter().zip(&next).map(|(a, b)| (a - b).abs()).sum();
-        std::mem::swap(&mut rank, &mut next);
+        next.fill((1.0 - d) / nf + d * sinks / nf);
+        stream.iterate(&TilePush { contribution: &contribution, next: &next, undirected })?;
+        delta = 0.0;
+        for (v, r) in rank.iter_mut().enumerate() {
+            let x = next.get(v);
+            delta += (x - *r).abs();
+            *r = x;
+        }
         done += 1;
-        if tolerance.is_some_and(|t| delta < t) {
+        if pr.tolerance.is_some_and(|t| delta < t) {
             break;
         }
     }
-    Ok(PageRankResult { rank, iterations: done, delta, edges_streamed: streamed })
+    let report = EngineReport { engine, reason, stream: Some(stream.stats().clone()), interval: None };
+    Ok(PageRankResult { rank: VertexResult::Memory(rank), iterations: done, delta, report })
+}
+
+fn on_intervals(
+    store: &Store,
+    pr: &PageRankOptions,
+    budget: &Budget,
+    opts: &AnalyticsOptions,
+    structure: &[&str],
+    reason: String,
+) -> Result<PageRankResult, StoreError> {
+    let n = store.vertices();
+    let nf = n as f64;
+    let mut sinks = 0.0;
+    let mut engine = IntervalEngine::open(store, structure, true, budget, &opts.interval, |_, deg| {
+        if deg > 0 {
+            1.0 / nf / deg as f64
+        } else {
+            sinks += 1.0 / nf;
+            1.0 / nf
+        }
+    })?;
+    let (mut done, mut delta) = (0, f64::INFINITY);
+    while done < pr.iterations {
+        let program = IntervalPull { damping: pr.damping, base: (1.0 - pr.damping) / nf + pr.damping * sinks / nf };
+        let (mut next_sinks, mut change) = (0.0, 0.0);
+        engine.iterate(&program, |_, deg, old, new| {
+            if deg == 0 {
+                next_sinks += new;
+                change += (new - old).abs();
+            } else {
+                change += (new - old).abs() * deg as f64;
+            }
+        })?;
+        sinks = next_sinks;
+        delta = change;
+        done += 1;
+        if pr.tolerance.is_some_and(|t| delta < t) {
+            break;
+        }
+    }
+    let report = EngineReport { engine: Engine::Interval, reason, stream: None, interval: Some(engine.stats().clone()) };
+    let rank = VertexResult::Intervals { engine, scale_by_degree: Some(store.layout("out")?) };
+    Ok(PageRankResult { rank, iterations: done, delta, report })
 }

@@ -20,6 +20,10 @@ pub enum Action {
         /// Tiles per group side (q); groups are stored contiguously.
         #[arg(long, default_value_t = 256)]
         group: u32,
+        /// log2 of the vertices per span (G-Store: 16; smaller spans give
+        /// small graphs a grid of many tiles, for testing).
+        #[arg(long, default_value_t = 16)]
+        span_bits: u32,
         /// Memory budget.
         #[arg(long, default_value = "1G", value_parser = crate::parse_memory)]
         memory: u64,
@@ -28,12 +32,12 @@ pub enum Action {
 
 pub fn run(a: Args) -> Result<ExitCode> {
     match a.action {
-        Action::Add { store, layout, group, memory } => {
+        Action::Add { store, layout, group, span_bits, memory } => {
             if layout != "tiles" {
                 bail!("unknown layout '{layout}' (layout add builds: tiles; out and in come from import --layouts)");
             }
             let t = std::time::Instant::now();
-            let r = outcore_ingest::tiles::add_tiles(&store, group, memory)?;
+            let r = outcore_ingest::tiles::add_tiles(&store, group, span_bits, memory)?;
             println!(
                 "added tiles to {}: {} edges in {} non-empty tiles of a {} x {} grid (2^{} vertices per span, groups of {} x {}{}) in {:.2} s",
                 store.display(),

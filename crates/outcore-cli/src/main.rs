@@ -1,6 +1,7 @@
 //! `outcore`: the command-line interface, a thin layer over the library
 //! crates (ripgrep-style). Each subcommand lives in its own module.
 
+mod analytics;
 mod demo;
 mod generate;
 mod graph500;
@@ -35,16 +36,20 @@ enum Command {
     Bfs(traverse::BfsArgs),
     /// Single-source shortest paths (Dijkstra with run-ahead) on weighted stores.
     Sssp(traverse::SsspArgs),
-    /// Weakly connected components (union-find over a sequential scan).
-    Wcc(traverse::WccArgs),
+    /// Weakly connected components (union-find, or label propagation on tiles or intervals).
+    Wcc(analytics::WccArgs),
     /// The Graph500 benchmark: construction, BFS and SSSP kernels, validation, statistics.
     Graph500(graph500::Args),
     /// Measure the device (sequential bandwidth, random IOPS by queue depth).
     Probe(probe::Args),
     /// Add a layout (tiles) to an existing store.
     Layout(layout::Args),
-    /// PageRank (Graphalytics semantics) streaming the tile layout.
-    Pagerank(traverse::PageRankArgs),
+    /// PageRank (Graphalytics semantics) on tiles or intervals.
+    Pagerank(analytics::PageRankArgs),
+    /// Community detection by label propagation (Graphalytics CDLP).
+    Cdlp(analytics::CdlpArgs),
+    /// Sparse matrix-vector product y = A^T x.
+    Spmv(analytics::SpmvArgs),
 }
 
 fn main() -> ExitCode {
@@ -61,11 +66,13 @@ fn main() -> ExitCode {
         Command::Demo(a) => demo::run(a),
         Command::Bfs(a) => traverse::run_bfs(a),
         Command::Sssp(a) => traverse::run_sssp(a),
-        Command::Wcc(a) => traverse::run_wcc(a),
+        Command::Wcc(a) => analytics::run_wcc(a),
         Command::Graph500(a) => graph500::run(a),
         Command::Probe(a) => probe::run(a),
         Command::Layout(a) => layout::run(a),
-        Command::Pagerank(a) => traverse::run_pagerank(a),
+        Command::Pagerank(a) => analytics::run_pagerank(a),
+        Command::Cdlp(a) => analytics::run_cdlp(a),
+        Command::Spmv(a) => analytics::run_spmv(a),
     };
     match result {
         Ok(code) => code,

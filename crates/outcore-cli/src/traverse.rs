@@ -1,4 +1,4 @@
-//! `outcore bfs|sssp|wcc STORE`: traversals on the traverse engine.
+//! `outcore bfs|sssp STORE` and union-find `wcc`: traversals on the traverse engine.
 
 use anyhow::{bail, Context, Result};
 use outcore_algorithms::bfs::{bfs, BfsTree, NONE};
@@ -20,8 +20,9 @@ pub struct Common {
     /// Memory budget, page cache included.
     #[arg(long, default_value = "1G", value_parser = crate::parse_memory)]
     pub memory: u64,
-    /// Engine: auto or traverse (the semi-external engine).
-    #[arg(long, default_value = "auto", value_parser = ["auto", "traverse"])]
+    /// Engine: auto or traverse (semi-external, run-ahead prefetch); bfs
+    /// also runs on tiles: memory (every tile cached) or stream.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "traverse", "memory", "stream"])]
     pub engine: String,
     /// The run-ahead prefetcher.
     #[arg(long, default_value = "on", value_parser = ["on", "off"])]
@@ -92,12 +93,6 @@ pub struct SsspArgs {
     pub root: Option<u64>,
 }
 
-#[derive(clap::Args)]
-pub struct WccArgs {
-    #[command(flatten)]
-    pub common: Common,
-}
-
 /// Blocks of the smallest cache an engine runs with.
 const MIN_CACHE_BLOCKS: u64 = 64;
 
@@ -132,7 +127,7 @@ pub struct HybridEngines {
 
 /// What every command opens first: the store, the budget (with the process
 /// baseline charged, held by the reservation) and the id map.
-fn open_run(path: &std::path::Path, memory: u64) -> Result<(Store, Budget, Reservation, IdMap)> {
+pub fn open_run(path: &std::path::Path, memory: u64) -> Result<(Store, Budget, Reservation, IdMap)> {
     let store = Store::open(path)?;
     let (budget, base) = budget(memory)?;
     let ids = store.id_map(&budget)?;
@@ -170,23 +165,38 @@ fn resolve_root(store: &Store, ids: &IdMap, root: Option<u64>, g: &Traverse) -> 
 }
 
 fn write_values(path: &PathBuf, ids: &IdMap, n: u64, mut value: impl FnMut(u64, &mut Vec<u8>)) -> Result<()> {
-    let mut w = SeqWriter::create(path, 1 << 20, outcore_io::CHECKSUM_BLOCK_BYTES)?;
-    let mut line = Vec::with_capacity(64);
-    let mut buf = Vec::with_capacity(1 << 20);
+    let mut w = ValueWriter::create(path)?;
     for v in 0..n {
-        line.clear();
-        write!(line, "{} ", ids.original(v)).unwrap();
-        value(v, &mut line);
-        line.push(b'\n');
-        buf.extend_from_slice(&line);
-        if buf.len() >= 1 << 20 {
-            w.write_bytes(&buf)?;
-            buf.clear();
-        }
+        w.push(ids, v, &mut value)?;
     }
-    w.write_bytes(&buf)?;
-    w.finish()?;
-    Ok(())
+    w.finish()
+}
+
+/// Writes `vertex value` lines (original ids) in vertex order.
+pub struct ValueWriter {
+    file: SeqWriter,
+    buf: Vec<u8>,
+}
+
+impl ValueWriter {
+    pub fn create(path: &std::path::Path) -> Result<Self> {
+        Ok(ValueWriter { file: SeqWriter::create(path, 1 << 20, outcore_io::CHECKSUM_BLOCK_BYTES)?, buf: Vec::with_capacity(1 << 20) })
+    }
+    pub fn push(&mut self, ids: &IdMap, v: u64, value: &mut impl FnMut(u64, &mut Vec<u8>)) -> Result<()> {
+        write!(self.buf, "{} ", ids.original(v)).unwrap();
+        value(v, &mut self.buf);
+        self.buf.push(b'\n');
+        if self.buf.len() >= 1 << 20 {
+            self.file.write_bytes(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+    pub fn finish(mut self) -> Result<()> {
+        self.file.write_bytes(&self.buf)?;
+        self.file.finish()?;
+        Ok(())
+    }
 }
 
 /// Graphalytics floats: scientific with 15 decimals, two-digit exponent (`2.476533217845853e-08`).
@@ -236,6 +246,15 @@ fn summary(
 
 pub fn run_bfs(a: BfsArgs) -> Result<ExitCode> {
     let c = &a.common;
+    if c.engine == "memory" || c.engine == "stream" {
+        if a.direction == "hybrid" || a.values == "parent" {
+            bail!(
+                "--engine {} runs a level-synchronous BFS on tiles (levels only); use --engine traverse for hybrid BFS or parents",
+                c.engine
+            );
+        }
+        return crate::analytics::run_tile_bfs(c, a.root);
+    }
     let (store, budget, _base, ids) = open_run(&c.store, c.memory)?;
     let n = store.vertices();
     let directed = store.manifest().directed;
@@ -325,6 +344,9 @@ pub fn run_bfs(a: BfsArgs) -> Result<ExitCode> {
 
 pub fn run_sssp(a: SsspArgs) -> Result<ExitCode> {
     let c = &a.common;
+    if c.engine != "auto" && c.engine != "traverse" {
+        bail!("sssp runs on the traverse engine (--engine auto or traverse)");
+    }
     let (store, budget, _base, ids) = open_run(&c.store, c.memory)?;
     if !store.manifest().weighted {
         bail!("{}: SSSP needs edge weights; re-import with --weighted", c.store.display());
@@ -359,8 +381,9 @@ pub fn run_sssp(a: SsspArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn run_wcc(a: WccArgs) -> Result<ExitCode> {
-    let c = &a.common;
+/// `wcc --engine traverse` (and auto when the parent array fits): union-find
+/// over one sequential scan.
+pub fn run_union_find(c: &crate::analytics::StreamCommon) -> Result<ExitCode> {
     let (store, budget, _base, ids) = open_run(&c.store, c.memory)?;
     let n = store.vertices();
     let t = Instant::now();
@@ -372,81 +395,24 @@ pub fn run_wcc(a: WccArgs) -> Result<ExitCode> {
     }
     let edges = store.manifest().edges;
     if c.json {
-        let mut s = summary("wcc", c, None, seconds, edges, n, &[], &budget);
-        s["engine_reason"] = json!("union-find over one sequential scan of the adjacency (sequential cursor)");
-        s["components"] = json!(components);
-        s["bytes_read"] = json!(store.layout_bytes("out"));
+        let s = json!({
+            "algorithm": "wcc",
+            "engine": "traverse",
+            "engine_reason": "union-find over one sequential scan of the adjacency (sequential cursor); the parent array fits",
+            "seconds": seconds,
+            "components": components,
+            "bytes_read": store.layout_bytes("out"),
+            "budget_bytes": budget.total(),
+            "budget_peak_bytes": budget.peak(),
+            "peak_rss_bytes": outcore_io::peak_rss_bytes(),
+        });
         println!("{}", serde_json::to_string_pretty(&s)?);
     } else {
         println!(
-            "WCC: {} components over {} vertices and {} edges in {seconds:.3} s",
+            "WCC (union-find): {} components over {} vertices and {} edges in {seconds:.3} s",
             crate::grouped(components as u64),
             crate::grouped(n),
             crate::grouped(edges)
-        );
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-#[derive(clap::Args)]
-pub struct PageRankArgs {
-    pub store: PathBuf,
-    /// Iterations (Graphalytics runs a fixed number).
-    #[arg(long, default_value_t = 10)]
-    pub iterations: u32,
-    #[arg(long, default_value_t = 0.85)]
-    pub damping: f64,
-    /// Stop early once the L1 change of an iteration is below this.
-    #[arg(long)]
-    pub tolerance: Option<f64>,
-    #[arg(long, default_value = "1G", value_parser = crate::parse_memory)]
-    pub memory: u64,
-    #[arg(long)]
-    pub output: Option<PathBuf>,
-    #[arg(long)]
-    pub json: bool,
-}
-
-pub fn run_pagerank(a: PageRankArgs) -> Result<ExitCode> {
-    if let Some(t) = a.tolerance {
-        if !(t > 0.0) {
-            bail!("--tolerance must be positive (got {t})");
-        }
-    }
-    if !(0.0..=1.0).contains(&a.damping) {
-        bail!("--damping must be between 0 and 1 (got {})", a.damping);
-    }
-    let (store, budget, _base, ids) = open_run(&a.store, a.memory)?;
-    let t = Instant::now();
-    let r = outcore_algorithms::pagerank::pagerank(&store, a.damping, a.iterations, a.tolerance, &budget)?;
-    let seconds = t.elapsed().as_secs_f64();
-    if let Some(path) = &a.output {
-        write_values(path, &ids, store.vertices(), |v, out| graphalytics_float(r.rank[v as usize], out))?;
-    }
-    if a.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json!({
-                "algorithm": "pagerank",
-                "engine": "tiles",
-                "engine_reason": "ranks in memory, the tile layout streamed once per iteration",
-                "iterations": r.iterations,
-                "last_l1_change": r.delta,
-                "seconds": seconds,
-                "edges_streamed": r.edges_streamed,
-                "seconds_per_iteration": seconds / r.iterations.max(1) as f64,
-                "budget_bytes": budget.total(),
-                "budget_peak_bytes": budget.peak(),
-                "peak_rss_bytes": outcore_io::peak_rss_bytes(),
-            }))?
-        );
-    } else {
-        println!(
-            "PageRank: {} iterations over {} vertices in {seconds:.3} s ({:.3} s per iteration), last L1 change {:.3e}",
-            r.iterations,
-            crate::grouped(store.vertices()),
-            seconds / r.iterations.max(1) as f64,
-            r.delta
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -364,25 +364,60 @@ fn graph500_runs_all_kernels_and_validates() {
 }
 
 #[test]
-fn pagerank_on_tiles_reproduces_graphalytics() {
+fn streaming_analytics_reproduce_graphalytics_in_every_engine() {
     let d = tempfile::tempdir().unwrap();
+    let one_line = |args: &[&str], needle: &str| {
+        let (code, _, err) = outcore(args);
+        assert_ne!(code, 0, "{args:?}");
+        let err = err.trim_end();
+        assert!(err.starts_with("error: ") && !err.contains('\n') && err.contains(needle), "{args:?}: {err:?}");
+    };
     for name in ["example-directed", "example-undirected"] {
         let store = graphalytics_case(d.path(), name);
-        let (code, _, err) = outcore(&["pagerank", s(&store), "--iterations", "2"]);
-        assert_ne!(code, 0);
-        assert!(err.contains("outcore layout add"), "{err}");
-        assert_eq!(outcore(&["layout", "add", s(&store), "tiles"]).0, 0);
-        let out = d.path().join(format!("{name}-pr.txt"));
-        let (code, _, err) = outcore(&["pagerank", s(&store), "--iterations", "2", "--damping", "0.85", "--output", s(&out)]);
-        assert_eq!(code, 0, "{err}");
-        let want = read_pairs(&shared().join(format!("graphalytics/evlp/{name}-PR")));
-        for ((v1, x), (v2, y)) in read_pairs(&out).iter().zip(&want) {
-            assert_eq!(v1, v2);
-            let (x, y): (f64, f64) = (x.parse().unwrap(), y.parse().unwrap());
-            assert!((x - y).abs() <= 1e-4 * y, "{name} vertex {v1}: {x} vs {y}");
+        one_line(&["pagerank", s(&store), "--engine", "stream"], "outcore layout add");
+        one_line(&["pagerank", s(&store), "--engine", "warp"], "unknown engine 'warp'");
+        one_line(&["pagerank", s(&store), "--tolerance", "0"], "--tolerance must be positive");
+        one_line(&["layout", "add", s(&store), "grid"], "unknown layout 'grid'");
+        assert_eq!(outcore(&["layout", "add", s(&store), "tiles", "--span-bits", "2"]).0, 0);
+        let props = std::fs::read_to_string(shared().join(format!("graphalytics/evlp/{name}.properties"))).unwrap();
+        let param = |key: &str| {
+            props.lines().find_map(|l| l.split_once('=').filter(|(k, _)| k.trim().ends_with(key)).map(|x| x.1.trim().to_string())).unwrap()
+        };
+        for engine in ["auto", "memory", "stream", "interval"] {
+            let run = |alg: &str, extra: &[&str]| {
+                let out = d.path().join(format!("{name}-{alg}-{engine}.txt"));
+                let mut args =
+                    vec![alg, s(&store), "--engine", engine, "--interval-values", "4", "--segment", "16K", "--json", "--output", s(&out)];
+                args.extend_from_slice(extra);
+                let (code, stdout, err) = outcore(&args);
+                assert_eq!(code, 0, "{args:?}: {err}");
+                let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+                if engine != "auto" {
+                    assert_eq!(summary["engine"], engine, "{stdout}");
+                } else {
+                    assert_eq!(summary["engine"], "memory", "{stdout}");
+                    assert!(summary["engine_reason"].as_str().unwrap().contains("fit"), "{stdout}");
+                }
+                read_pairs(&out)
+            };
+            let want = |alg: &str| read_pairs(&shared().join(format!("graphalytics/evlp/{name}-{alg}")));
+            let pr = run("pagerank", &["--iterations", &param("pr.num-iterations"), "--damping", &param("pr.damping-factor")]);
+            for ((v1, x), (v2, y)) in pr.iter().zip(&want("PR")) {
+                assert_eq!(v1, v2);
+                let (x, y): (f64, f64) = (x.parse().unwrap(), y.parse().unwrap());
+                assert!((x - y).abs() <= 1e-4 * y, "{name} {engine} vertex {v1}: {x} vs {y}");
+            }
+            assert_eq!(run("cdlp", &["--iterations", &param("cdlp.max-iterations")]), want("CDLP"), "{name} {engine} CDLP");
+            if engine != "auto" {
+                assert_eq!(run("wcc", &[]), want("WCC"), "{name} {engine} WCC");
+            }
+            let y = run("spmv", &[]);
+            assert_eq!(y.len(), pr.len());
         }
-        let (code, _, err) = outcore(&["pagerank", s(&store), "--tolerance", "0"]);
-        assert_ne!(code, 0);
-        assert!(err.contains("--tolerance must be positive"), "{err}");
+        let out = d.path().join(format!("{name}-bfs-stream.txt"));
+        let root = param("bfs.source-vertex");
+        let (code, _, err) = outcore(&["bfs", s(&store), "--engine", "stream", "--root", &root, "--output", s(&out)]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(read_pairs(&out), read_pairs(&shared().join(format!("graphalytics/evlp/{name}-BFS"))), "{name} BFS on tiles");
     }
 }

@@ -8,6 +8,10 @@
 //!   the device busy with the blocks of the vertices the algorithm will
 //!   visit next, as its own iterator state (queue, heap, cursor) says.
 
+pub mod interval;
+pub mod stream;
 pub mod traverse;
 
+pub use interval::{IntervalEngine, IntervalOptions, IntervalProgram, IntervalStats, NeighbourList, Values, VertexValue};
+pub use stream::{IterationStats, StreamOptions, StreamStats, TileEdges, TileProgram, TileStream};
 pub use traverse::{Lookahead, Traverse, TraverseOptions, TraverseStats};

@@ -15,8 +15,9 @@ use std::path::Path;
 pub const SPAN_BITS: u32 = 16;
 
 /// Build (or rebuild) the tile layout of the store at `dir` with `group`
-/// tiles per group side, within `memory` bytes.
-pub fn add_tiles(dir: &Path, group: u32, memory: u64) -> Result<TilesRecord> {
+/// tiles per group side and 2^`span_bits` vertices per span (G-Store's 16
+/// unless testing small graphs), within `memory` bytes.
+pub fn add_tiles(dir: &Path, group: u32, span_bits: u32, memory: u64) -> Result<TilesRecord> {
     let store = Store::open(dir)?;
     let mut manifest = store.manifest().clone();
     let n = manifest.vertices;
@@ -26,24 +27,32 @@ pub fn add_tiles(dir: &Path, group: u32, memory: u64) -> Result<TilesRecord> {
     if group == 0 || group > 1 << 16 {
         return Err(IngestError::Usage("--group must be between 1 and 65536".into()));
     }
+    if !(1..=SPAN_BITS).contains(&span_bits) {
+        return Err(IngestError::Usage(format!("--span-bits must be between 1 and {SPAN_BITS} (local ids are 16-bit)")));
+    }
+    if n.div_ceil(1 << span_bits) > 1 << 16 {
+        return Err(IngestError::file(dir, format!("2^{span_bits}-vertex spans make more than 65536 spans of {n} vertices")));
+    }
     let budget = Budget::new(memory);
     let _base = budget.reserve("program, thread stacks and allocator slack", PROCESS_BASELINE)?;
     let _io = budget.reserve("store scan and tile writers", 12 << 20)?;
     let directed = manifest.directed;
     let q = group as u64;
+    let mask = (1u64 << span_bits) - 1;
     let tmp = dir.join(format!(".tiles-tmp-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).ctx(&tmp, "create directory")?;
     let result = (|| {
         let mut sorter = ExternalSorter::<WideEdge>::new(&tmp, "tiles", &budget, budget.available() / 2, false)?;
         let mut scan = store.layout("out")?.scan()?;
-        while let Some((u, nbrs, _)) = scan.next_list()? {
-            for &v in nbrs {
+        while let Some((u, nbrs, weights)) = scan.next_list()? {
+            for (k, &v) in nbrs.iter().enumerate() {
                 if !directed && u > v {
                     continue; // the upper triangle holds each undirected edge once
                 }
-                let (i, j) = (u >> SPAN_BITS, v >> SPAN_BITS);
+                let (i, j) = (u >> span_bits, v >> span_bits);
                 let key = (i / q) << 48 | (j / q) << 32 | i << 16 | j;
-                sorter.push(WideEdge { source: key, target: (u & 0xffff) << 16 | (v & 0xffff), weight: 0 })?;
+                let weight = weights.get(k).map_or(0, |w| w.to_bits());
+                sorter.push(WideEdge { source: key, target: (u & mask) << 16 | (v & mask), weight })?;
             }
         }
         drop(scan);
@@ -52,36 +61,41 @@ pub fn add_tiles(dir: &Path, group: u32, memory: u64) -> Result<TilesRecord> {
             .as_ref()
             .map_or(0, |t| t.data.trim_start_matches("tiles-g").split('.').next().and_then(|g| g.parse::<u64>().ok()).unwrap_or(0) + 1);
         let (data_name, index_name) = (format!("tiles-g{generation}.edges"), format!("tiles-g{generation}.index"));
-        let mut writer = TileWriter::create_named(dir, &data_name, &index_name)?;
+        let weights_name = manifest.weighted.then(|| format!("tiles-g{generation}.weights"));
+        let mut writer = TileWriter::create_named(dir, &data_name, &index_name, weights_name.as_deref())?;
         let mut merged = sorter.finish()?;
         while let Some(r) = merged.next()? {
             let (i, j) = ((r.source >> 16) & 0xffff, r.source & 0xffff);
-            writer.push(i as u32, j as u32, (r.target >> 16) as u16, r.target as u16)?;
+            writer.push(i as u32, j as u32, (r.target >> 16) as u16, r.target as u16, f32::from_bits(r.weight))?;
         }
         drop(merged);
-        let (edges, tiles, data, index) = writer.finish()?;
+        let (edges, tiles, data, index, weights) = writer.finish()?;
         let old = manifest.tiles.take();
         let record = TilesRecord {
-            span_bits: SPAN_BITS,
+            span_bits,
             group,
-            spans: n.div_ceil(1 << SPAN_BITS),
+            spans: n.div_ceil(1 << span_bits),
             edges,
             tiles,
             upper_triangle: !directed,
             data: data_name,
             index: index_name,
+            weights: weights_name,
         };
         manifest.files.insert(record.data.clone(), FileRecord::from_hashes(&data.hashes));
         manifest.files.insert(record.index.clone(), FileRecord::from_hashes(&index.hashes));
-        if let Some(old) = &old {
-            manifest.files.remove(&old.data);
-            manifest.files.remove(&old.index);
+        if let (Some(name), Some(w)) = (&record.weights, &weights) {
+            manifest.files.insert(name.clone(), FileRecord::from_hashes(&w.hashes));
+        }
+        let old_files: Vec<String> =
+            old.iter().flat_map(|t| [Some(t.data.clone()), Some(t.index.clone()), t.weights.clone()]).flatten().collect();
+        for f in &old_files {
+            manifest.files.remove(f);
         }
         manifest.tiles = Some(record.clone());
         manifest.write_atomic(dir)?;
-        if let Some(old) = old {
-            let _ = std::fs::remove_file(dir.join(old.data));
-            let _ = std::fs::remove_file(dir.join(old.index));
+        for f in old_files {
+            let _ = std::fs::remove_file(dir.join(f));
         }
         Ok(record)
     })();

@@ -29,8 +29,8 @@ fn tiles_hold_exactly_the_csr_edges_in_group_order() {
         )
         .unwrap();
         let csr = dump_store(&st);
-        for (group, memory) in [(256u32, 1u64 << 30), (2, 30 << 20)] {
-            let rec = add_tiles(&st, group, memory).unwrap();
+        for (group, span_bits, memory) in [(256u32, 16u32, 1u64 << 30), (2, 16, 30 << 20), (3, 7, 30 << 20)] {
+            let rec = add_tiles(&st, group, span_bits, memory).unwrap();
             let store = Store::open(&st).unwrap();
             assert_eq!(store.manifest().tiles.as_ref(), Some(&rec));
             let mut scan = TileScan::open(&st, &rec).unwrap();
@@ -44,12 +44,13 @@ fn tiles_hold_exactly_the_csr_edges_in_group_order() {
                 for &[ls, ld] in t.edges {
                     assert!(prev < Some((ls, ld)), "{file}: edges of a tile not sorted");
                     prev = Some((ls, ld));
-                    let (u, v) = (((t.i as u64) << 16) | ls as u64, ((t.j as u64) << 16) | ld as u64);
+                    assert!((ls as u64) < 1 << span_bits && (ld as u64) < 1 << span_bits);
+                    let (u, v) = (((t.i as u64) << span_bits) | ls as u64, ((t.j as u64) << span_bits) | ld as u64);
                     assert!(got.insert((u, v)));
                 }
             }
             let want: BTreeSet<(u64, u64)> = csr.arcs.keys().filter(|(u, v)| directed || u <= v).copied().collect();
-            assert_eq!(got, want, "{file} group {group}");
+            assert_eq!(got, want, "{file} group {group} span bits {span_bits}");
             assert_eq!(rec.edges, want.len() as u64);
             assert!(rec.tiles > 4, "{file}: {} tiles", rec.tiles);
             // the previous generation's files are gone and the store verifies

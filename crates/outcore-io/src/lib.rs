@@ -15,6 +15,7 @@ pub mod cache;
 mod checksum;
 mod error;
 pub mod probe;
+mod segments;
 mod seq;
 
 pub use aligned::AlignedBuf;
@@ -23,6 +24,7 @@ pub use budget::{format_bytes, parse_size, Budget, BudgetError, Reservation, PRO
 pub use cache::{BlockCache, CacheStats};
 pub use checksum::{hash_file_blocks, BlockHasher, BlockHashes, ChecksumMismatch, CHECKSUM_BLOCK_BYTES};
 pub use error::{IoContext, IoError};
+pub use segments::{Filled, SegmentRead, SegmentReader};
 pub use seq::{open_maybe_direct, SeqReader, SeqWriter, WriteSummary, DIRECT_ALIGN};
 
 /// Make freed large buffers go back to the kernel. glibc raises its mmap

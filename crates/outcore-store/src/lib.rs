@@ -19,7 +19,7 @@ pub use codec::{codec_for, Codec, Encoding, IndexUnit};
 pub use error::StoreError;
 pub use idmap::IdMap;
 pub use manifest::{FileRecord, LayoutRecord, Manifest, TilesRecord, FORMAT_NAME, FORMAT_VERSION};
-pub use reader::{AdjacencyScan, Layout, Store};
+pub use reader::{AdjacencyScan, DegreeScan, Layout, Store};
 pub use writer::{CsrWriter, StoreWriter};
 
 /// Chunk size of the sequential readers and writers used by the store.

@@ -64,6 +64,9 @@ pub struct TilesRecord {
     /// Per non-empty tile, in storage order: u32 LE i, u32 LE j, u64 LE
     /// first edge; then a final u64 LE edge count.
     pub index: String,
+    /// f32 LE weights in the order of `data` (weighted stores).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

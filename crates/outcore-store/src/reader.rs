@@ -139,26 +139,54 @@ impl Layout {
     /// Call `f(v, degree)` for every vertex, reading only the index when the
     /// codec can tell degrees from it.
     pub fn for_each_degree(&self, mut f: impl FnMut(u64, u64)) -> Result<(), StoreError> {
-        if self.codec.degree(0, 0).is_some() {
-            let mut index = Window::open(&self.index_path())?;
-            let mut lo = index.u64_at(0)?;
-            for v in 0..self.vertices {
-                let hi = index.u64_at((v + 1) * 8)?;
-                f(v, self.codec.degree(lo, hi).unwrap());
-                lo = hi;
-            }
-        } else {
-            let mut scan = self.scan()?;
-            while let Some((v, n, _)) = scan.next_list()? {
-                f(v, n.len() as u64);
-            }
+        let mut degrees = self.degrees()?;
+        for v in 0..self.vertices {
+            f(v, degrees.next_degree()?);
         }
         Ok(())
+    }
+
+    /// Degrees in vertex order, one at a time.
+    pub fn degrees(&self) -> Result<DegreeScan, StoreError> {
+        Ok(if self.codec.degree(0, 0).is_some() {
+            DegreeScan::Index { codec: self.codec, index: Window::open(&self.index_path())?, vertex: 0, vertices: self.vertices }
+        } else {
+            DegreeScan::Lists(self.scan()?)
+        })
+    }
+}
+
+/// Degrees of a layout in vertex order ([`Layout::degrees`]).
+pub enum DegreeScan {
+    Index { codec: &'static dyn Codec, index: Window, vertex: u64, vertices: u64 },
+    Lists(AdjacencyScan),
+}
+
+impl DegreeScan {
+    /// The degree of the next vertex (an error past the last one).
+    pub fn next_degree(&mut self) -> Result<u64, StoreError> {
+        match self {
+            DegreeScan::Index { codec, index, vertex, vertices } => {
+                if *vertex >= *vertices {
+                    return Err(StoreError::invalid(index.reader.path(), "read past the last vertex"));
+                }
+                let lo = index.u64_at(*vertex * 8)?;
+                let hi = index.u64_at(*vertex * 8 + 8)?;
+                *vertex += 1;
+                codec.degree(lo, hi).filter(|_| hi >= lo).ok_or_else(|| {
+                    StoreError::invalid(index.reader.path(), format!("index decreases at vertex {} ({lo} > {hi})", *vertex - 1))
+                })
+            }
+            DegreeScan::Lists(scan) => match scan.next_list()? {
+                Some((_, n, _)) => Ok(n.len() as u64),
+                None => Err(StoreError::invalid(scan.index.reader.path(), "read past the last vertex")),
+            },
+        }
     }
 }
 
 /// A forward-only window over a file read with [`SeqReader`].
-struct Window {
+pub struct Window {
     reader: SeqReader,
     buf: Vec<u8>,
     start: u64,

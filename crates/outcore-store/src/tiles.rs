@@ -8,6 +8,7 @@ use std::path::Path;
 pub struct TileWriter {
     data: SeqWriter,
     index: SeqWriter,
+    weights: Option<SeqWriter>,
     current: Option<(u32, u32)>,
     edges: u64,
     tiles: u64,
@@ -15,10 +16,12 @@ pub struct TileWriter {
 
 impl TileWriter {
     /// Write `data` and `index` files in `dir`.
-    pub fn create_named(dir: &Path, data: &str, index: &str) -> Result<Self, StoreError> {
+    pub fn create_named(dir: &Path, data: &str, index: &str, weights: Option<&str>) -> Result<Self, StoreError> {
+        let create = |name: &str| SeqWriter::create(&dir.join(name), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES);
         Ok(TileWriter {
-            data: SeqWriter::create(&dir.join(data), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?,
-            index: SeqWriter::create(&dir.join(index), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?,
+            data: create(data)?,
+            index: create(index)?,
+            weights: weights.map(create).transpose()?,
             current: None,
             edges: 0,
             tiles: 0,
@@ -27,7 +30,7 @@ impl TileWriter {
 
     /// Add an edge of tile (i, j) with local ids; tiles must come in storage order.
     #[inline]
-    pub fn push(&mut self, i: u32, j: u32, local_source: u16, local_target: u16) -> Result<(), StoreError> {
+    pub fn push(&mut self, i: u32, j: u32, local_source: u16, local_target: u16, weight: f32) -> Result<(), StoreError> {
         if self.current != Some((i, j)) {
             self.current = Some((i, j));
             let mut entry = [0u8; 16];
@@ -41,14 +44,19 @@ impl TileWriter {
         e[..2].copy_from_slice(&local_source.to_le_bytes());
         e[2..].copy_from_slice(&local_target.to_le_bytes());
         self.data.write_bytes(&e)?;
+        if let Some(w) = &mut self.weights {
+            w.write_bytes(&weight.to_le_bytes())?;
+        }
         self.edges += 1;
         Ok(())
     }
 
-    /// Close; returns (edges, tiles, data summary, index summary).
-    pub fn finish(mut self) -> Result<(u64, u64, WriteSummary, WriteSummary), StoreError> {
+    /// Close; returns (edges, tiles, summaries of data, index and weights).
+    #[allow(clippy::type_complexity)]
+    pub fn finish(mut self) -> Result<(u64, u64, WriteSummary, WriteSummary, Option<WriteSummary>), StoreError> {
         self.index.write_bytes(&self.edges.to_le_bytes())?;
-        Ok((self.edges, self.tiles, self.data.finish()?, self.index.finish()?))
+        let weights = self.weights.map(|w| w.finish()).transpose()?;
+        Ok((self.edges, self.tiles, self.data.finish()?, self.index.finish()?, weights))
     }
 }
 
@@ -69,24 +77,42 @@ pub struct TileScan {
     carry: Vec<u8>,
 }
 
+/// The start-edge index: (i, j, first edge) per non-empty tile in storage
+/// order, and the total edge count; checked for consistency.
+#[allow(clippy::type_complexity)]
+pub fn read_tile_index(dir: &Path, rec: &TilesRecord) -> Result<(Vec<(u32, u32, u64)>, u64), StoreError> {
+    let path = dir.join(&rec.index);
+    let raw = std::fs::read(&path).map_err(|e| StoreError::invalid(&path, format!("cannot read: {e}")))?;
+    if raw.len() as u64 != rec.tiles * 16 + 8 {
+        return Err(StoreError::invalid(&path, format!("{} bytes for {} tiles", raw.len(), rec.tiles)));
+    }
+    let index: Vec<(u32, u32, u64)> = raw[..raw.len() - 8]
+        .chunks_exact(16)
+        .map(|c| {
+            (
+                u32::from_le_bytes(c[..4].try_into().unwrap()),
+                u32::from_le_bytes(c[4..8].try_into().unwrap()),
+                u64::from_le_bytes(c[8..].try_into().unwrap()),
+            )
+        })
+        .collect();
+    let end = u64::from_le_bytes(raw[raw.len() - 8..].try_into().unwrap());
+    let mut last = 0;
+    for (k, &(i, j, start)) in index.iter().enumerate() {
+        if start < last || start > end || i as u64 >= rec.spans || j as u64 >= rec.spans {
+            return Err(StoreError::invalid(&path, format!("entry {k} (tile {i}, {j}, first edge {start}) is out of order or range")));
+        }
+        last = start;
+    }
+    if end != rec.edges {
+        return Err(StoreError::invalid(&path, format!("holds {end} edges, the manifest says {}", rec.edges)));
+    }
+    Ok((index, end))
+}
+
 impl TileScan {
     pub fn open(dir: &Path, rec: &TilesRecord) -> Result<Self, StoreError> {
-        let raw =
-            std::fs::read(dir.join(&rec.index)).map_err(|e| StoreError::invalid(dir.join(&rec.index), format!("cannot read: {e}")))?;
-        if raw.len() as u64 != rec.tiles * 16 + 8 {
-            return Err(StoreError::invalid(dir.join(&rec.index), format!("{} bytes for {} tiles", raw.len(), rec.tiles)));
-        }
-        let index = raw[..raw.len() - 8]
-            .chunks_exact(16)
-            .map(|c| {
-                (
-                    u32::from_le_bytes(c[..4].try_into().unwrap()),
-                    u32::from_le_bytes(c[4..8].try_into().unwrap()),
-                    u64::from_le_bytes(c[8..].try_into().unwrap()),
-                )
-            })
-            .collect();
-        let end = u64::from_le_bytes(raw[raw.len() - 8..].try_into().unwrap());
+        let (index, end) = read_tile_index(dir, rec)?;
         Ok(TileScan {
             index,
             end,

@@ -3,7 +3,9 @@
 //! Graphalytics specification (shared/data/graphalytics/README.md).
 
 pub mod bfs;
+pub mod cdlp;
 pub mod pagerank;
+pub mod spmv;
 pub mod sssp;
 pub mod wcc;
 

@@ -1,0 +1,237 @@
+//! Community detection by label propagation, as Graphalytics defines it:
+//! every vertex starts with its own id; in each of a fixed number of
+//! synchronous iterations it takes the label most frequent among its
+//! neighbours (in- and out-neighbours of a directed graph, so a vertex
+//! linked both ways counts twice), the smallest such label on ties, and
+//! keeps its own when it has no neighbours.
+//!
+//! A vertex's new label needs all its neighbours' labels at once, which
+//! tiles scatter over a whole row and column. On tiles each iteration
+//! therefore runs in bands of consecutive spans whose incoming labels fit
+//! the band buffer: the stream engine reads only the tiles whose row or
+//! column lies in the band (its selective fetch), the labels are dropped
+//! into per-vertex slots, and each vertex's slots are sorted to find the
+//! mode. On intervals each vertex sorts the labels of its own lists.
+
+use crate::analytics::{choose, interval_layouts, open_stream, AnalyticsOptions, Engine, EngineReport, U64Cells, VertexResult};
+use outcore_engines::{IntervalEngine, IntervalProgram, NeighbourList, TileEdges, TileProgram, TileStream, Values};
+use outcore_io::{Budget, BudgetError};
+use outcore_store::{Store, StoreError};
+use rayon::prelude::*;
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+pub struct CdlpResult {
+    pub labels: VertexResult<u64>,
+    pub iterations: u32,
+    /// Bands per iteration on tiles (1 when every label fits at once).
+    pub bands: u64,
+    pub report: EngineReport,
+}
+
+/// Memory of the tile regime besides the band buffer: labels, next
+/// labels, per-vertex tuple counts and slot cursors.
+pub fn state_bytes(n: u64) -> u64 {
+    n * 24
+}
+
+/// The most frequent value of `labels` (sorted here), smallest on ties.
+pub fn mode(labels: &mut [u64]) -> Option<u64> {
+    labels.sort_unstable();
+    let (mut best, mut best_count) = (None, 0usize);
+    for run in labels.chunk_by(|a, b| a == b) {
+        if run.len() > best_count {
+            best = Some(run[0]);
+            best_count = run.len();
+        }
+    }
+    best
+}
+
+/// Counts tuples arriving at each target (in-degrees of a directed store).
+struct CountTargets<'a> {
+    counts: &'a [AtomicU32],
+}
+
+impl TileProgram for CountTargets<'_> {
+    fn reverse(&self) -> bool {
+        false
+    }
+    fn forward(&self, t: &TileEdges) {
+        for &[_, lt] in t.edges {
+            let v = t.target_base as usize + lt as usize;
+            self.counts[v].store(self.counts[v].load(Relaxed) + 1, Relaxed);
+        }
+    }
+}
+
+/// Drops neighbour labels into the slots of the band's vertices.
+struct Collect<'a> {
+    labels: &'a [u64],
+    /// Spans [lo, hi) and their first vertex.
+    lo: u32,
+    hi: u32,
+    first: usize,
+    cursor: &'a [AtomicU32],
+    slots: &'a U64Cells,
+    undirected: bool,
+}
+
+impl Collect<'_> {
+    #[inline]
+    fn put(&self, v: usize, label: u64) {
+        let c = &self.cursor[v - self.first];
+        let k = c.load(Relaxed);
+        c.store(k + 1, Relaxed);
+        self.slots.set(k as usize, label);
+    }
+    fn inside(&self, s: u32) -> bool {
+        (self.lo..self.hi).contains(&s)
+    }
+}
+
+impl TileProgram for Collect<'_> {
+    fn reverse(&self) -> bool {
+        true
+    }
+    fn needed(&self, i: u32, j: u32) -> bool {
+        self.inside(i) || self.inside(j)
+    }
+    fn forward(&self, t: &TileEdges) {
+        if self.inside(t.j) {
+            let (s0, t0) = (t.source_base as usize, t.target_base as usize);
+            for &[ls, lt] in t.edges {
+                self.put(t0 + lt as usize, self.labels[s0 + ls as usize]);
+            }
+        }
+    }
+    fn backward(&self, t: &TileEdges) {
+        if self.inside(t.i) {
+            let (s0, t0) = (t.source_base as usize, t.target_base as usize);
+            for &[ls, lt] in t.edges {
+                let (u, v) = (s0 + ls as usize, t0 + lt as usize);
+                if !(self.undirected && u == v) {
+                    self.put(u, self.labels[v]);
+                }
+            }
+        }
+    }
+}
+
+struct IntervalMode;
+
+thread_local! {
+    static SCRATCH: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+impl IntervalProgram for IntervalMode {
+    type Value = u64;
+    fn gather(&self, v: u64, _: u64, lists: &[NeighbourList], values: &Values<u64>) -> u64 {
+        SCRATCH.with(|s| {
+            let mut s = s.borrow_mut();
+            s.clear();
+            s.extend(lists.iter().flat_map(|l| l.ids.iter()).map(|&u| values.get(u)));
+            mode(&mut s).unwrap_or_else(|| values.get(v))
+        })
+    }
+}
+
+pub fn cdlp(store: &Store, iterations: u32, budget: &Budget, opts: &AnalyticsOptions) -> Result<CdlpResult, StoreError> {
+    let n = store.vertices();
+    let structure = interval_layouts(store, true);
+    let (engine, reason) = choose(store, budget, opts, state_bytes(n), false, &structure)?;
+    if engine == Engine::Interval {
+        let mut e = IntervalEngine::open(store, &structure, false, budget, &opts.interval, |v, _| v)?;
+        for _ in 0..iterations {
+            e.iterate(&IntervalMode, |_, _, _, _| {})?;
+        }
+        let report = EngineReport { engine, reason, stream: None, interval: Some(e.stats().clone()) };
+        return Ok(CdlpResult { labels: VertexResult::Intervals { engine: e, scale_by_degree: None }, iterations, bands: 0, report });
+    }
+    let _charge = budget.reserve("CDLP labels, next labels, counts and cursors", state_bytes(n))?;
+    let rec = TileStream::record(store)?;
+    let span = 1usize << rec.span_bits;
+    let undirected = rec.upper_triangle;
+
+    // tuples arriving at each vertex: its degree, or out- plus in-degree
+    let mut tuples = vec![0u32; n as usize];
+    store.layout("out")?.for_each_degree(|v, d| tuples[v as usize] = d as u32)?;
+    let span_tuples = |tuples: &[u32]| -> Vec<u64> { tuples.chunks(span).map(|c| c.iter().map(|&x| x as u64).sum()).collect() };
+    let total: u64 = tuples.iter().map(|&x| x as u64).sum::<u64>() + if undirected { 0 } else { rec.edges };
+    let band_bytes = (total * 8).min(budget.available() / 3).max(8);
+    let band_charge = budget.reserve("CDLP band of neighbour labels", band_bytes)?;
+    let mut stream = open_stream(store, budget, engine, false, opts)?;
+    if !undirected {
+        let counts: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+        stream.iterate(&CountTargets { counts: &counts })?;
+        for (t, c) in tuples.iter_mut().zip(counts) {
+            *t += c.into_inner();
+        }
+    }
+    // bands of consecutive spans whose labels fit the buffer
+    let per_span = span_tuples(&tuples);
+    let capacity = band_bytes / 8;
+    let mut bands: Vec<(u32, u32, u64)> = Vec::new();
+    for (s, &t) in per_span.iter().enumerate() {
+        if t > capacity {
+            return Err(BudgetError {
+                what: format!("the {t} neighbour labels of vertices {}..{}", s * span, ((s + 1) * span).min(n as usize)),
+                needed: t * 8,
+                available: capacity * 8,
+                total: budget.total(),
+                suggest: budget.total() + 3 * (t - capacity) * 8,
+            }
+            .into());
+        }
+        match bands.last_mut() {
+            Some((_, hi, sum)) if *sum + t <= capacity => {
+                *hi += 1;
+                *sum += t;
+            }
+            _ => bands.push((s as u32, s as u32 + 1, t)),
+        }
+    }
+    let slots = U64Cells::from_fn(capacity.min(total) as usize, |_| 0);
+    let mut labels: Vec<u64> = (0..n).collect();
+    let mut next = labels.clone();
+    for _ in 0..iterations {
+        for &(lo, hi, _) in &bands {
+            let first = lo as usize * span;
+            let end = (hi as usize * span).min(n as usize);
+            let mut starts = Vec::with_capacity(end - first + 1);
+            let mut at = 0u32;
+            for &t in &tuples[first..end] {
+                starts.push(at);
+                at += t;
+            }
+            starts.push(at);
+            let cursor: Vec<AtomicU32> = starts[..end - first].iter().map(|&s| AtomicU32::new(s)).collect();
+            stream.iterate(&Collect { labels: &labels, lo, hi, first, cursor: &cursor, slots: &slots, undirected })?;
+            for (k, c) in cursor.iter().enumerate() {
+                if c.load(Relaxed) != starts[k + 1] {
+                    return Err(StoreError::invalid(
+                        store.dir(),
+                        format!("tiles and the out layout disagree on the degree of vertex {}", first + k),
+                    ));
+                }
+            }
+            next[first..end].par_chunks_mut(span).enumerate().for_each(|(c, out)| {
+                let mut scratch = Vec::new();
+                for (k, label) in out.iter_mut().enumerate() {
+                    let v = c * span + k;
+                    scratch.clear();
+                    scratch.extend((starts[v] as usize..starts[v + 1] as usize).map(|x| slots.get(x)));
+                    if let Some(m) = mode(&mut scratch) {
+                        *label = m;
+                    } else {
+                        *label = labels[first + v];
+                    }
+                }
+            });
+        }
+        std::mem::swap(&mut labels, &mut next);
+    }
+    drop(band_charge);
+    let report = EngineReport { engine, reason, stream: Some(stream.stats().clone()), interval: None };
+    Ok(CdlpResult { labels: VertexResult::Memory(labels), iterations, bands: bands.len() as u64, report })
+}

@@ -1,0 +1,453 @@
+//! The interval engine (VENUS, Cheng et al., ICDE'15, sections III-IV) for
+//! when the vertex values do not fit in the budget beside the edges.
+//!
+//! The structure table is a CSR layout read sequentially: for an undirected
+//! store its `out` layout (every vertex's neighbours), for a directed one
+//! its `in` layout (the in-edges, VENUS's g-shards) and, for algorithms that
+//! ignore direction, the `out` layout beside it. Vertices are cut into
+//! consecutive intervals I so that the values of I and of its boundary
+//! S(I) (the vertices its lists name) fit the budget; intervals are chosen
+//! at open time by one pass over the structure, which also writes every
+//! interval's sorted S(I) (the v-shard) to a temporary file.
+//!
+//! One iteration, for each interval in turn (VSP-II): read the v-shard,
+//! fill the values of S(I) u I by a merge-join against the value table
+//! (only the 1 MiB chunks that hold one are read), compute every vertex of
+//! I from its lists, and append the new values to the next value table,
+//! which is written sequentially and becomes the current one at the end.
+//! Memory: one bit per vertex for membership plus a rank directory (3/16
+//! of a byte per vertex), the values of the largest S(I) u I, and I/O
+//! buffers; independent of the number of edges.
+
+use outcore_io::{open_maybe_direct, AlignedBuf, Budget, BudgetError, IoContext, Reservation, SeqReader, SeqWriter, CHECKSUM_BLOCK_BYTES};
+use outcore_store::{AdjacencyScan, DegreeScan, Layout, Store, StoreError, STREAM_CHUNK_BYTES};
+use serde::Serialize;
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// A fixed-size vertex value stored little-endian in the value tables.
+pub trait VertexValue: Copy + Send + Sync + 'static {
+    fn to_le(self) -> [u8; 8];
+    fn from_le(b: [u8; 8]) -> Self;
+}
+
+impl VertexValue for f64 {
+    fn to_le(self) -> [u8; 8] {
+        self.to_le_bytes()
+    }
+    fn from_le(b: [u8; 8]) -> Self {
+        f64::from_le_bytes(b)
+    }
+}
+
+impl VertexValue for u64 {
+    fn to_le(self) -> [u8; 8] {
+        self.to_le_bytes()
+    }
+    fn from_le(b: [u8; 8]) -> Self {
+        u64::from_le_bytes(b)
+    }
+}
+
+const VALUE_BYTES: u64 = 8;
+
+/// One structure list of a vertex: neighbour ids and (weighted stores) weights.
+pub struct NeighbourList<'a> {
+    pub ids: &'a [u64],
+    pub weights: &'a [f32],
+}
+
+/// The current values of an interval and its boundary.
+pub struct Values<'a, T> {
+    bitmap: &'a [u64],
+    rank: &'a [u32],
+    values: &'a [T],
+}
+
+impl<T: VertexValue> Values<'_, T> {
+    /// The value of `u`, which must be in the interval or its boundary.
+    #[inline]
+    pub fn get(&self, u: u64) -> T {
+        let (w, b) = ((u >> 6) as usize, u & 63);
+        debug_assert!(self.bitmap[w] >> b & 1 == 1, "vertex {u} is not in S(I)");
+        let r = self.rank[w] as usize + (self.bitmap[w] & ((1u64 << b) - 1)).count_ones() as usize;
+        self.values[r]
+    }
+}
+
+/// A vertex-centric program: the new value of `v` from its lists and the
+/// current values of its neighbours (and its own).
+pub trait IntervalProgram: Sync {
+    type Value: VertexValue;
+    fn gather(&self, v: u64, out_degree: u64, lists: &[NeighbourList], values: &Values<Self::Value>) -> Self::Value;
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct IntervalOptions {
+    /// Cap on the values of one interval and its boundary (default: what
+    /// the budget allows); tests and benchmarks use it to force many intervals.
+    pub max_interval_values: Option<u64>,
+    /// Directory for the value tables and v-shards (default: inside the store).
+    pub temp_dir: Option<PathBuf>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct IntervalStats {
+    pub intervals: u64,
+    /// Values held by the largest interval and its boundary.
+    pub largest_interval_values: u64,
+    pub setup_seconds: f64,
+    pub iterations: Vec<IntervalIteration>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct IntervalIteration {
+    pub seconds: f64,
+    /// Value-table bytes read by the merge-joins.
+    pub value_bytes_read: u64,
+    pub value_bytes_written: u64,
+    /// v-shard bytes read.
+    pub shard_bytes_read: u64,
+    pub edges: u64,
+}
+
+struct Interval {
+    first: u64,
+    end: u64,
+    boundary: u64,
+}
+
+/// Memory the engine keeps besides the interval values: the membership
+/// bitmap and its rank directory, and I/O buffers.
+pub fn fixed_bytes(vertices: u64, layouts: usize) -> u64 {
+    vertices.div_ceil(64) * 12 + (layouts as u64 * 3 + 6) * 2 * STREAM_CHUNK_BYTES as u64
+}
+
+/// Deletes the engine's temporary directory however it ends.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub struct IntervalEngine<T: VertexValue> {
+    vertices: u64,
+    layouts: Vec<Layout>,
+    degrees: Option<Layout>,
+    intervals: Vec<Interval>,
+    temp: TempDir,
+    current: usize,
+    bitmap: Vec<u64>,
+    rank: Vec<u32>,
+    values: Vec<T>,
+    stats: IntervalStats,
+    _charges: Vec<Reservation>,
+}
+
+impl<T: VertexValue> IntervalEngine<T> {
+    /// Structure `layouts` of `store` (which must exist); `degrees`: pass
+    /// out-degrees to `gather`. Initial values come from `init(v, out_degree)`.
+    pub fn open(
+        store: &Store,
+        layouts: &[&str],
+        degrees: bool,
+        budget: &Budget,
+        opts: &IntervalOptions,
+        mut init: impl FnMut(u64, u64) -> T,
+    ) -> Result<Self, StoreError> {
+        let setup = Instant::now();
+        let n = store.vertices();
+        if n > u32::MAX as u64 {
+            return Err(StoreError::invalid(store.dir(), "the interval engine holds at most 2^32 vertices"));
+        }
+        assert!((1..=2).contains(&layouts.len()), "one or two structure layouts");
+        let mut structure = Vec::new();
+        for name in layouts {
+            structure.push(store.layout(name).map_err(|_| {
+                StoreError::invalid(
+                    store.dir(),
+                    format!(
+                        "has no '{name}' layout, which the interval engine reads here; re-import with --layouts out,{name}{}",
+                        if store.manifest().tiles.is_some() { ",tiles" } else { "" }
+                    ),
+                )
+            })?);
+        }
+        let degree_layout = if degrees { Some(store.layout("out")?) } else { None };
+        let fixed = budget.reserve("interval bitmap, rank directory and I/O buffers", fixed_bytes(n, layouts.len()))?;
+        let words = n.div_ceil(64) as usize;
+        let cap_budget = budget.available() / VALUE_BYTES;
+        // intervals aim at `cap`; a vertex whose own list exceeds it gets an interval alone
+        let cap = opts.max_interval_values.map_or(cap_budget, |m| m.min(cap_budget)).max(1);
+        let dir = opts.temp_dir.clone().unwrap_or_else(|| store.dir().to_path_buf()).join(format!(".intervals-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| StoreError::invalid(&dir, format!("cannot create: {e}")))?;
+        let temp = TempDir(dir);
+
+        // initial values
+        let mut writer = SeqWriter::create(&temp.0.join("values-0"), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?;
+        let mut deg = degree_layout.as_ref().map(|l| l.degrees()).transpose()?;
+        for v in 0..n {
+            let d = match &mut deg {
+                Some(s) => s.next_degree()?,
+                None => 0,
+            };
+            writer.write_bytes(&init(v, d).to_le())?;
+        }
+        writer.finish()?;
+
+        // intervals and v-shards in one pass over the structure
+        let mut bitmap = vec![0u64; words];
+        let mut shard = SeqWriter::create(&temp.0.join("shards"), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?;
+        let mut scans = structure.iter().map(|l| l.scan()).collect::<Result<Vec<_>, _>>()?;
+        let mut intervals = Vec::new();
+        let (mut first, mut count, mut largest) = (0u64, 0u64, 0u64);
+        let mut fresh: Vec<u64> = Vec::new();
+        let mark = |bitmap: &mut [u64], fresh: &mut Vec<u64>, u: u64| {
+            let (w, b) = ((u >> 6) as usize, u & 63);
+            if bitmap[w] >> b & 1 == 0 {
+                bitmap[w] |= 1 << b;
+                fresh.push(u);
+            }
+        };
+        let mut named: Vec<u64> = Vec::new();
+        for v in 0..n {
+            named.clear();
+            named.push(v);
+            for scan in scans.iter_mut() {
+                named.extend_from_slice(next_list(scan, v)?.1);
+            }
+            fresh.clear();
+            for &u in &named {
+                mark(&mut bitmap, &mut fresh, u);
+            }
+            if count + fresh.len() as u64 > cap && v > first {
+                for &u in &fresh {
+                    bitmap[(u >> 6) as usize] &= !(1 << (u & 63));
+                }
+                write_shard(&mut shard, &mut bitmap)?;
+                intervals.push(Interval { first, end: v, boundary: count });
+                largest = largest.max(count);
+                first = v;
+                count = 0;
+                fresh.clear();
+                for &u in &named {
+                    mark(&mut bitmap, &mut fresh, u);
+                }
+            }
+            count += fresh.len() as u64;
+            if count > cap_budget {
+                let need = count * VALUE_BYTES;
+                return Err(BudgetError {
+                    what: format!("the values of vertex {v} and its {} neighbours", count - 1),
+                    needed: need,
+                    available: cap_budget * VALUE_BYTES,
+                    total: budget.total(),
+                    suggest: budget.total() + need - cap_budget * VALUE_BYTES,
+                }
+                .into());
+            }
+        }
+        if n > first || intervals.is_empty() {
+            write_shard(&mut shard, &mut bitmap)?;
+            intervals.push(Interval { first, end: n, boundary: count });
+            largest = largest.max(count);
+        }
+        shard.finish()?;
+        drop(scans);
+        let values_charge = budget.reserve("values of the largest interval and its boundary", largest * VALUE_BYTES)?;
+        let stats = IntervalStats {
+            intervals: intervals.len() as u64,
+            largest_interval_values: largest,
+            setup_seconds: setup.elapsed().as_secs_f64(),
+            iterations: Vec::new(),
+        };
+        Ok(IntervalEngine {
+            vertices: n,
+            layouts: structure,
+            degrees: degree_layout,
+            intervals,
+            temp,
+            current: 0,
+            bitmap,
+            rank: vec![0; words],
+            values: Vec::with_capacity(largest as usize),
+            stats,
+            _charges: vec![fixed, values_charge],
+        })
+    }
+
+    pub fn stats(&self) -> &IntervalStats {
+        &self.stats
+    }
+
+    fn table(&self, k: usize) -> PathBuf {
+        self.temp.0.join(format!("values-{k}"))
+    }
+
+    /// One VSP-II pass; `visit(v, out_degree, old, new)` sees every vertex in order.
+    pub fn iterate<P: IntervalProgram<Value = T>>(
+        &mut self,
+        program: &P,
+        mut visit: impl FnMut(u64, u64, T, T),
+    ) -> Result<IntervalIteration, StoreError> {
+        let start = Instant::now();
+        let mut it = IntervalIteration::default();
+        let mut table = ValueTable::open(&self.table(self.current))?;
+        let next = 1 - self.current;
+        let mut writer = SeqWriter::create(&self.table(next), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?;
+        let mut shard = SeqReader::open(&self.temp.0.join("shards"), STREAM_CHUNK_BYTES)?;
+        let mut carry: Vec<u8> = Vec::new();
+        let mut scans = self.layouts.iter().map(|l| l.scan()).collect::<Result<Vec<_>, _>>()?;
+        let mut degrees: Option<DegreeScan> = self.degrees.as_ref().map(|l| l.degrees()).transpose()?;
+        for interval in &self.intervals {
+            // v-shard ids -> membership bitmap and the values of S(I) u I
+            self.bitmap.iter_mut().for_each(|w| *w = 0);
+            self.values.clear();
+            let need = (interval.boundary * 4) as usize;
+            while carry.len() < need {
+                match shard.next_chunk()? {
+                    Some(c) => carry.extend_from_slice(c),
+                    None => return Err(StoreError::invalid(shard.path(), "ends inside an interval")),
+                }
+            }
+            for c in carry[..need].chunks_exact(4) {
+                let u = u32::from_le_bytes(c.try_into().unwrap()) as u64;
+                self.bitmap[(u >> 6) as usize] |= 1 << (u & 63);
+                self.values.push(table.get(u)?);
+            }
+            carry.drain(..need);
+            it.shard_bytes_read += need as u64;
+            let mut r = 0u32;
+            for (w, rank) in self.bitmap.iter().zip(self.rank.iter_mut()) {
+                *rank = r;
+                r += w.count_ones();
+            }
+            let values = Values { bitmap: &self.bitmap, rank: &self.rank, values: &self.values };
+            let mut bytes = Vec::with_capacity(((interval.end - interval.first) * VALUE_BYTES).min(STREAM_CHUNK_BYTES as u64) as usize);
+            for v in interval.first..interval.end {
+                let used = scans.len();
+                let (first, rest) = scans.split_at_mut(1);
+                let (_, ids, weights) = next_list(&mut first[0], v)?;
+                let mut lists = [NeighbourList { ids, weights }, NeighbourList { ids: &[], weights: &[] }];
+                if let Some(second) = rest.first_mut() {
+                    let (_, ids, weights) = next_list(second, v)?;
+                    lists[1] = NeighbourList { ids, weights };
+                }
+                let lists = &lists[..used];
+                it.edges += lists.iter().map(|l| l.ids.len() as u64).sum::<u64>();
+                let d = match &mut degrees {
+                    Some(s) => s.next_degree()?,
+                    None => 0,
+                };
+                let old = values.get(v);
+                let new = program.gather(v, d, lists, &values);
+                visit(v, d, old, new);
+                bytes.extend_from_slice(&new.to_le());
+                if bytes.len() >= STREAM_CHUNK_BYTES {
+                    writer.write_bytes(&bytes)?;
+                    bytes.clear();
+                }
+            }
+            writer.write_bytes(&bytes)?;
+        }
+        writer.finish()?;
+        it.value_bytes_read = table.bytes_read;
+        it.value_bytes_written = self.vertices * VALUE_BYTES;
+        self.current = next;
+        it.seconds = start.elapsed().as_secs_f64();
+        self.stats.iterations.push(it.clone());
+        Ok(it)
+    }
+
+    /// The current values, in vertex order.
+    pub fn for_each_value(&self, mut f: impl FnMut(u64, T)) -> Result<(), StoreError> {
+        let mut v = 0u64;
+        SeqReader::for_each_u64(&self.table(self.current), |x| {
+            f(v, T::from_le(x.to_le_bytes()));
+            v += 1;
+            Ok(())
+        })?;
+        Ok(())
+    }
+}
+
+fn next_list(scan: &mut AdjacencyScan, v: u64) -> Result<(u64, &[u64], &[f32]), StoreError> {
+    match scan.next_list()? {
+        Some(x) if x.0 == v => Ok(x),
+        _ => Err(StoreError::invalid(Path::new("structure layout"), format!("ends before vertex {v}"))),
+    }
+}
+
+/// Append the set bits of `bitmap` as u32 ids, clearing it.
+fn write_shard(shard: &mut SeqWriter, bitmap: &mut [u64]) -> Result<(), StoreError> {
+    let mut out = Vec::new();
+    for (w, word) in bitmap.iter_mut().enumerate() {
+        let mut x = *word;
+        while x != 0 {
+            let b = x.trailing_zeros() as u64;
+            out.extend_from_slice(&((w as u64 * 64 + b) as u32).to_le_bytes());
+            x &= x - 1;
+        }
+        *word = 0;
+        if out.len() >= STREAM_CHUNK_BYTES {
+            shard.write_bytes(&out)?;
+            out.clear();
+        }
+    }
+    shard.write_bytes(&out)?;
+    Ok(())
+}
+
+/// The current value table, read by 1 MiB chunks as ascending ids ask.
+struct ValueTable {
+    file: File,
+    path: PathBuf,
+    buf: AlignedBuf,
+    chunk: Option<u64>,
+    valid: usize,
+    bytes_read: u64,
+}
+
+impl ValueTable {
+    fn open(path: &Path) -> Result<Self, StoreError> {
+        let mut o = OpenOptions::new();
+        o.read(true);
+        let (file, _) = open_maybe_direct(path, &o).ctx(path, "open")?;
+        Ok(ValueTable {
+            file,
+            path: path.to_path_buf(),
+            buf: AlignedBuf::new(STREAM_CHUNK_BYTES, 4096),
+            chunk: None,
+            valid: 0,
+            bytes_read: 0,
+        })
+    }
+
+    fn get<T: VertexValue>(&mut self, u: u64) -> Result<T, StoreError> {
+        let at = u * VALUE_BYTES;
+        let chunk = at / STREAM_CHUNK_BYTES as u64;
+        if self.chunk != Some(chunk) {
+            self.buf.set_len(self.buf.capacity());
+            let mut got = 0;
+            while got < self.buf.len() {
+                let n = self.file.read_at(&mut self.buf[got..], chunk * STREAM_CHUNK_BYTES as u64 + got as u64).ctx(&self.path, "read")?;
+                got += n;
+                if n == 0 || n % 4096 != 0 {
+                    break; // end of file (O_DIRECT reads stay aligned)
+                }
+            }
+            self.valid = got;
+            self.bytes_read += got as u64;
+            self.chunk = Some(chunk);
+        }
+        let off = (at % STREAM_CHUNK_BYTES as u64) as usize;
+        if off + 8 > self.valid {
+            return Err(StoreError::invalid(&self.path, format!("value table ends before vertex {u}")));
+        }
+        Ok(T::from_le(self.buf[off..off + 8].try_into().unwrap()))
+    }
+}
