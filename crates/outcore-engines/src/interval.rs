@@ -21,6 +21,7 @@
 
 use outcore_io::{open_maybe_direct, AlignedBuf, Budget, BudgetError, IoContext, Reservation, SeqReader, SeqWriter, CHECKSUM_BLOCK_BYTES};
 use outcore_store::{AdjacencyScan, DegreeScan, Layout, Store, StoreError, STREAM_CHUNK_BYTES};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
@@ -120,9 +121,47 @@ struct Interval {
 }
 
 /// Memory the engine keeps besides the interval values: the membership
-/// bitmap and its rank directory, and I/O buffers.
+/// bitmap and its rank directory, a batch of lists, and I/O buffers.
 pub fn fixed_bytes(vertices: u64, layouts: usize) -> u64 {
-    vertices.div_ceil(64) * 12 + (layouts as u64 * 3 + 6) * 2 * STREAM_CHUNK_BYTES as u64
+    vertices.div_ceil(64) * 12 + BATCH_IDS as u64 * 12 + BATCH_VERTICES * 40 + (layouts as u64 * 3 + 6) * 2 * STREAM_CHUNK_BYTES as u64
+}
+
+/// Neighbour ids and vertices of one batch gathered in parallel.
+const BATCH_IDS: usize = 1 << 20;
+const BATCH_VERTICES: u64 = 1 << 16;
+
+/// Consecutive vertices' lists, flat, one set per structure layout.
+struct Batch {
+    ids: Vec<Vec<u64>>,
+    weights: Vec<Vec<f32>>,
+    /// Per layout: where each vertex's list ends.
+    ends: Vec<Vec<usize>>,
+    degrees: Vec<u64>,
+}
+
+impl Batch {
+    fn new(layouts: usize) -> Self {
+        Batch { ids: vec![Vec::new(); layouts], weights: vec![Vec::new(); layouts], ends: vec![Vec::new(); layouts], degrees: Vec::new() }
+    }
+    fn clear(&mut self) {
+        self.ids.iter_mut().for_each(Vec::clear);
+        self.weights.iter_mut().for_each(Vec::clear);
+        self.ends.iter_mut().for_each(Vec::clear);
+        self.degrees.clear();
+    }
+    fn ids(&self) -> usize {
+        self.ids.iter().map(Vec::len).sum()
+    }
+    fn push(&mut self, layout: usize, ids: &[u64], weights: &[f32]) {
+        self.ids[layout].extend_from_slice(ids);
+        self.weights[layout].extend_from_slice(weights);
+        self.ends[layout].push(self.ids[layout].len());
+    }
+    fn list(&self, layout: usize, k: usize) -> NeighbourList<'_> {
+        let (a, b) = (if k == 0 { 0 } else { self.ends[layout][k - 1] }, self.ends[layout][k]);
+        let w = &self.weights[layout];
+        NeighbourList { ids: &self.ids[layout][a..b], weights: if w.is_empty() { &[] } else { &w[a..b] } }
+    }
 }
 
 /// Deletes the engine's temporary directory however it ends.
@@ -301,26 +340,33 @@ impl<T: VertexValue> IntervalEngine<T> {
         let mut writer = SeqWriter::create(&self.table(next), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?;
         let mut shard = SeqReader::open(&self.temp.0.join("shards"), STREAM_CHUNK_BYTES)?;
         let mut carry: Vec<u8> = Vec::new();
+        let mut batch = Batch::new(self.layouts.len());
         let mut scans = self.layouts.iter().map(|l| l.scan()).collect::<Result<Vec<_>, _>>()?;
         let mut degrees: Option<DegreeScan> = self.degrees.as_ref().map(|l| l.degrees()).transpose()?;
         for interval in &self.intervals {
             // v-shard ids -> membership bitmap and the values of S(I) u I
             self.bitmap.iter_mut().for_each(|w| *w = 0);
             self.values.clear();
-            let need = (interval.boundary * 4) as usize;
-            while carry.len() < need {
-                match shard.next_chunk()? {
-                    Some(c) => carry.extend_from_slice(c),
-                    None => return Err(StoreError::invalid(shard.path(), "ends inside an interval")),
+            // `carry` holds the unread tail of the last shard chunk (at most one chunk)
+            let mut left = interval.boundary as usize;
+            while left > 0 {
+                if carry.len() < 4 {
+                    match shard.next_chunk()? {
+                        Some(c) => carry.extend_from_slice(c),
+                        None => return Err(StoreError::invalid(shard.path(), "ends inside an interval")),
+                    }
+                    continue;
                 }
+                let take = left.min(carry.len() / 4);
+                for c in carry[..take * 4].chunks_exact(4) {
+                    let u = u32::from_le_bytes(c.try_into().unwrap()) as u64;
+                    self.bitmap[(u >> 6) as usize] |= 1 << (u & 63);
+                    self.values.push(table.get(u)?);
+                }
+                carry.drain(..take * 4);
+                left -= take;
             }
-            for c in carry[..need].chunks_exact(4) {
-                let u = u32::from_le_bytes(c.try_into().unwrap()) as u64;
-                self.bitmap[(u >> 6) as usize] |= 1 << (u & 63);
-                self.values.push(table.get(u)?);
-            }
-            carry.drain(..need);
-            it.shard_bytes_read += need as u64;
+            it.shard_bytes_read += interval.boundary * 4;
             let mut r = 0u32;
             for (w, rank) in self.bitmap.iter().zip(self.rank.iter_mut()) {
                 *rank = r;
@@ -328,25 +374,38 @@ impl<T: VertexValue> IntervalEngine<T> {
             }
             let values = Values { bitmap: &self.bitmap, rank: &self.rank, values: &self.values };
             let mut bytes = Vec::with_capacity(((interval.end - interval.first) * VALUE_BYTES).min(STREAM_CHUNK_BYTES as u64) as usize);
-            for v in interval.first..interval.end {
-                let used = scans.len();
-                let (first, rest) = scans.split_at_mut(1);
-                let (_, ids, weights) = next_list(&mut first[0], v)?;
-                let mut lists = [NeighbourList { ids, weights }, NeighbourList { ids: &[], weights: &[] }];
-                if let Some(second) = rest.first_mut() {
-                    let (_, ids, weights) = next_list(second, v)?;
-                    lists[1] = NeighbourList { ids, weights };
+            let mut v = interval.first;
+            while v < interval.end {
+                // a batch of lists from the sequential scans, gathered in parallel
+                batch.clear();
+                let v0 = v;
+                while v < interval.end && batch.ids() < BATCH_IDS && v - v0 < BATCH_VERTICES {
+                    for (k, scan) in scans.iter_mut().enumerate() {
+                        let (_, ids, weights) = next_list(scan, v)?;
+                        batch.push(k, ids, weights);
+                    }
+                    batch.degrees.push(match &mut degrees {
+                        Some(s) => s.next_degree()?,
+                        None => 0,
+                    });
+                    v += 1;
                 }
-                let lists = &lists[..used];
-                it.edges += lists.iter().map(|l| l.ids.len() as u64).sum::<u64>();
-                let d = match &mut degrees {
-                    Some(s) => s.next_degree()?,
-                    None => 0,
-                };
-                let old = values.get(v);
-                let new = program.gather(v, d, lists, &values);
-                visit(v, d, old, new);
-                bytes.extend_from_slice(&new.to_le());
+                it.edges += batch.ids() as u64;
+                let layouts = scans.len();
+                let new: Vec<T> = (0..(v - v0) as usize)
+                    .into_par_iter()
+                    .with_min_len(1024)
+                    .map(|k| {
+                        let lists =
+                            [batch.list(0, k), if layouts > 1 { batch.list(1, k) } else { NeighbourList { ids: &[], weights: &[] } }];
+                        program.gather(v0 + k as u64, batch.degrees[k], &lists[..layouts], &values)
+                    })
+                    .collect();
+                for (k, &x) in new.iter().enumerate() {
+                    let u = v0 + k as u64;
+                    visit(u, batch.degrees[k], values.get(u), x);
+                    bytes.extend_from_slice(&x.to_le());
+                }
                 if bytes.len() >= STREAM_CHUNK_BYTES {
                     writer.write_bytes(&bytes)?;
                     bytes.clear();
