@@ -129,6 +129,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
              p: &mut dyn FnMut(std::sync::Arc<std::sync::atomic::AtomicU64>, u64, bool)| generate::emit(g.as_ref(), sink, p);
         let report = import_from(&source, store, &opts, provenance, &bars)?;
         print_report(&report, out.json);
+        out.graph.add_layouts(store, out.json)?;
     }
     Ok(ExitCode::SUCCESS)
 }

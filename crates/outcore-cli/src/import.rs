@@ -48,7 +48,8 @@ pub struct GraphFlags {
     /// Self loops: keep or drop.
     #[arg(long, default_value = "keep", value_parser = ["keep", "drop"])]
     pub self_loops: String,
-    /// Layouts to build: out, or out,in (in-edge CSR, directed graphs).
+    /// Layouts to build: out, plus in (in-edge CSR, directed graphs) and
+    /// tiles (the G-Store grid, added from out after the import).
     #[arg(long, default_value = "out", value_delimiter = ',')]
     pub layouts: Vec<String>,
     /// Adjacency encoding: raw32 or raw64 (default: raw32 when ids fit).
@@ -66,13 +67,31 @@ pub struct GraphFlags {
 }
 
 impl GraphFlags {
+    /// After the import: add the layouts built from the store (tiles).
+    pub fn add_layouts(&self, store: &std::path::Path, json: bool) -> Result<()> {
+        if self.layouts.iter().any(|l| l == "tiles") {
+            let t = std::time::Instant::now();
+            let r = outcore_ingest::tiles::add_tiles(store, 256, outcore_ingest::tiles::SPAN_BITS, self.memory)?;
+            if !json {
+                println!(
+                    "tiles: {} edges in {} tiles in {:.2} s",
+                    crate::grouped(r.edges),
+                    crate::grouped(r.tiles),
+                    t.elapsed().as_secs_f64()
+                );
+            }
+        }
+        Ok(())
+    }
+
     pub fn options(&self, default_directed: Option<bool>) -> Result<ImportOptions> {
         let mut in_layout = false;
         for l in &self.layouts {
             match l.as_str() {
                 "out" => {}
                 "in" => in_layout = true,
-                other => bail!("unknown layout '{other}' (this version builds: out, in)"),
+                "tiles" => {}
+                other => bail!("unknown layout '{other}' (this version builds: out, in, tiles)"),
             }
         }
         let encoding = match &self.encoding {
@@ -114,6 +133,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let bars = Bars::new(a.json);
     let report = import_file(&a.input, &a.output, &opts, &bars)?;
     print_report(&report, a.json);
+    a.graph.add_layouts(&a.output, a.json)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -231,6 +231,7 @@ fn demo_runs_under_a_budget_smaller_than_its_store() {
     assert!(err.contains("failcnt=0") || !err.contains("failcnt"), "{err}");
     assert!(out.contains("the graph does not fit in the budget"), "{out}");
     assert!(out.contains("degrees") && out.contains("top:"), "{out}");
+    assert!(out.contains("pagerank") && out.contains("ranks sum to 1.0000"), "{out}");
 }
 
 fn graphalytics_case(d: &Path, name: &str) -> PathBuf {
