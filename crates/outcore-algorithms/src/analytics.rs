@@ -206,8 +206,11 @@ impl F64Cells {
     pub fn fill(&mut self, x: f64) {
         self.0.iter_mut().for_each(|c| *c.get_mut() = x.to_bits());
     }
-    pub fn to_vec(&self) -> Vec<f64> {
-        (0..self.0.len()).map(|v| self.get(v)).collect()
+    /// The values, in place (no second copy).
+    pub fn into_vec(self) -> Vec<f64> {
+        let mut v = std::mem::ManuallyDrop::new(self.0);
+        // SAFETY: AtomicU64 has the size, alignment and bit validity of u64, and f64 of u64.
+        unsafe { Vec::from_raw_parts(v.as_mut_ptr() as *mut f64, v.len(), v.capacity()) }
     }
 }
 
@@ -232,8 +235,11 @@ impl U64Cells {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-    pub fn to_vec(&self) -> Vec<u64> {
-        (0..self.0.len()).map(|v| self.get(v)).collect()
+    /// The values, in place (no second copy).
+    pub fn into_vec(self) -> Vec<u64> {
+        let mut v = std::mem::ManuallyDrop::new(self.0);
+        // SAFETY: AtomicU64 has the size, alignment and bit validity of u64.
+        unsafe { Vec::from_raw_parts(v.as_mut_ptr() as *mut u64, v.len(), v.capacity()) }
     }
 }
 

@@ -117,5 +117,5 @@ pub fn wcc(store: &Store, budget: &Budget, opts: &AnalyticsOptions) -> Result<Wc
         changing.clear();
     }
     let report = EngineReport { engine, reason, stream: Some(stream.stats().clone()), interval: None };
-    Ok(WccResult { labels: VertexResult::Memory(labels.to_vec()), iterations, report })
+    Ok(WccResult { labels: VertexResult::Memory(labels.into_vec()), iterations, report })
 }

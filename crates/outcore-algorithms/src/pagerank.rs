@@ -159,7 +159,7 @@ pub fn pagerank(store: &Store, pr: &PageRankOptions, budget: &Budget, opts: &Ana
     }
     drop(contribution);
     let report = EngineReport { engine, reason, stream: Some(stream.stats().clone()), interval: None };
-    Ok(PageRankResult { rank: VertexResult::Memory(next.to_vec()), iterations: done, delta, report })
+    Ok(PageRankResult { rank: VertexResult::Memory(next.into_vec()), iterations: done, delta, report })
 }
 
 fn on_intervals(

@@ -91,5 +91,5 @@ pub fn spmv(store: &Store, x: Option<&[f64]>, budget: &Budget, opts: &AnalyticsO
     let y = F64Cells::new(n as usize, 0.0);
     stream.iterate(&TileProduct { x: &xs, y: &y, undirected, weighted })?;
     let report = EngineReport { engine, reason, stream: Some(stream.stats().clone()), interval: None };
-    Ok(SpmvResult { y: VertexResult::Memory(y.to_vec()), report })
+    Ok(SpmvResult { y: VertexResult::Memory(y.into_vec()), report })
 }

@@ -140,5 +140,5 @@ pub fn bfs_tiles(store: &Store, root: u64, budget: &Budget, opts: &AnalyticsOpti
         reached.clear();
     }
     let report = EngineReport { engine, reason, stream: Some(stream.stats().clone()), interval: None };
-    Ok(TileBfsResult { level: level.to_vec(), reached: count, depth: depth as u32, report })
+    Ok(TileBfsResult { level: level.into_vec(), reached: count, depth: depth as u32, report })
 }

@@ -111,6 +111,8 @@ pub struct IntervalIteration {
     pub value_bytes_written: u64,
     /// v-shard bytes read.
     pub shard_bytes_read: u64,
+    /// Structure (CSR index, adjacency, weights) and out-degree index bytes read.
+    pub structure_bytes_read: u64,
     pub edges: u64,
 }
 
@@ -123,15 +125,34 @@ struct Interval {
 /// Memory the engine keeps besides the interval values: the membership
 /// bitmap and its rank directory, a batch of lists, and I/O buffers.
 pub fn fixed_bytes(vertices: u64, layouts: usize) -> u64 {
-    vertices.div_ceil(64) * 12 + BATCH_IDS as u64 * 12 + BATCH_VERTICES * 40 + (layouts as u64 * 3 + 6) * 2 * STREAM_CHUNK_BYTES as u64
+    vertices.div_ceil(64) * 12 + 2 * (BATCH_IDS as u64 * 12 + BATCH_VERTICES * 40) + (layouts as u64 * 3 + 6) * 2 * STREAM_CHUNK_BYTES as u64
 }
 
 /// Neighbour ids and vertices of one batch gathered in parallel.
 const BATCH_IDS: usize = 1 << 20;
 const BATCH_VERTICES: u64 = 1 << 16;
 
+/// Read the lists of vertices `*v..` (up to a batch, not past `end`).
+fn fill(batch: &mut Batch, scans: &mut [AdjacencyScan], degrees: &mut Option<DegreeScan>, v: &mut u64, end: u64) -> Result<(), StoreError> {
+    batch.clear();
+    batch.first = *v;
+    while *v < end && batch.ids() < BATCH_IDS && *v - batch.first < BATCH_VERTICES {
+        for (k, scan) in scans.iter_mut().enumerate() {
+            let (_, ids, weights) = next_list(scan, *v)?;
+            batch.push(k, ids, weights);
+        }
+        batch.degrees.push(match degrees {
+            Some(s) => s.next_degree()?,
+            None => 0,
+        });
+        *v += 1;
+    }
+    Ok(())
+}
+
 /// Consecutive vertices' lists, flat, one set per structure layout.
 struct Batch {
+    first: u64,
     ids: Vec<Vec<u64>>,
     weights: Vec<Vec<f32>>,
     /// Per layout: where each vertex's list ends.
@@ -141,7 +162,7 @@ struct Batch {
 
 impl Batch {
     fn new(layouts: usize) -> Self {
-        Batch { ids: vec![Vec::new(); layouts], weights: vec![Vec::new(); layouts], ends: vec![Vec::new(); layouts], degrees: Vec::new() }
+        Batch { first: 0, ids: vec![Vec::new(); layouts], weights: vec![Vec::new(); layouts], ends: vec![Vec::new(); layouts], degrees: Vec::new() }
     }
     fn clear(&mut self) {
         self.ids.iter_mut().for_each(Vec::clear);
@@ -177,6 +198,8 @@ pub struct IntervalEngine<T: VertexValue> {
     vertices: u64,
     layouts: Vec<Layout>,
     degrees: Option<Layout>,
+    /// Bytes one pass over the structure (and the degree index) reads.
+    structure_bytes: u64,
     intervals: Vec<Interval>,
     temp: TempDir,
     current: usize,
@@ -304,8 +327,15 @@ impl<T: VertexValue> IntervalEngine<T> {
             setup_seconds: setup.elapsed().as_secs_f64(),
             iterations: Vec::new(),
         };
+        let file_bytes = |p: PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
+        let structure_bytes = structure
+            .iter()
+            .map(|l| file_bytes(l.index_path()) + file_bytes(l.adjacency_path()) + l.weights_path().map_or(0, file_bytes))
+            .sum::<u64>()
+            + degree_layout.as_ref().map_or(0, |l| file_bytes(l.index_path()));
         Ok(IntervalEngine {
             vertices: n,
+            structure_bytes,
             layouts: structure,
             degrees: degree_layout,
             intervals,
@@ -340,7 +370,7 @@ impl<T: VertexValue> IntervalEngine<T> {
         let mut writer = SeqWriter::create(&self.table(next), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?;
         let mut shard = SeqReader::open(&self.temp.0.join("shards"), STREAM_CHUNK_BYTES)?;
         let mut carry: Vec<u8> = Vec::new();
-        let mut batch = Batch::new(self.layouts.len());
+        let mut batches = [Batch::new(self.layouts.len()), Batch::new(self.layouts.len())];
         let mut scans = self.layouts.iter().map(|l| l.scan()).collect::<Result<Vec<_>, _>>()?;
         let mut degrees: Option<DegreeScan> = self.degrees.as_ref().map(|l| l.degrees()).transpose()?;
         for interval in &self.intervals {
@@ -374,47 +404,49 @@ impl<T: VertexValue> IntervalEngine<T> {
             }
             let values = Values { bitmap: &self.bitmap, rank: &self.rank, values: &self.values };
             let mut bytes = Vec::with_capacity(((interval.end - interval.first) * VALUE_BYTES).min(STREAM_CHUNK_BYTES as u64) as usize);
+            // Batches of lists: the next is read from the sequential scans
+            // while the current one is gathered on the other cores.
             let mut v = interval.first;
-            while v < interval.end {
-                // a batch of lists from the sequential scans, gathered in parallel
-                batch.clear();
-                let v0 = v;
-                while v < interval.end && batch.ids() < BATCH_IDS && v - v0 < BATCH_VERTICES {
-                    for (k, scan) in scans.iter_mut().enumerate() {
-                        let (_, ids, weights) = next_list(scan, v)?;
-                        batch.push(k, ids, weights);
-                    }
-                    batch.degrees.push(match &mut degrees {
-                        Some(s) => s.next_degree()?,
-                        None => 0,
-                    });
-                    v += 1;
-                }
-                it.edges += batch.ids() as u64;
+            let mut current = std::mem::replace(&mut batches[0], Batch::new(0));
+            let mut upcoming = std::mem::replace(&mut batches[1], Batch::new(0));
+            fill(&mut current, &mut scans, &mut degrees, &mut v, interval.end)?;
+            while !current.degrees.is_empty() {
                 let layouts = scans.len();
-                let new: Vec<T> = (0..(v - v0) as usize)
-                    .into_par_iter()
-                    .with_min_len(1024)
-                    .map(|k| {
-                        let lists =
-                            [batch.list(0, k), if layouts > 1 { batch.list(1, k) } else { NeighbourList { ids: &[], weights: &[] } }];
-                        program.gather(v0 + k as u64, batch.degrees[k], &lists[..layouts], &values)
-                    })
-                    .collect();
+                let (filled, new) = rayon::join(
+                    || fill(&mut upcoming, &mut scans, &mut degrees, &mut v, interval.end),
+                    || -> Vec<T> {
+                        (0..current.degrees.len())
+                            .into_par_iter()
+                            .with_min_len(1024)
+                            .map(|k| {
+                                let lists = [
+                                    current.list(0, k),
+                                    if layouts > 1 { current.list(1, k) } else { NeighbourList { ids: &[], weights: &[] } },
+                                ];
+                                program.gather(current.first + k as u64, current.degrees[k], &lists[..layouts], &values)
+                            })
+                            .collect()
+                    },
+                );
+                filled?;
+                it.edges += current.ids() as u64;
                 for (k, &x) in new.iter().enumerate() {
-                    let u = v0 + k as u64;
-                    visit(u, batch.degrees[k], values.get(u), x);
+                    let u = current.first + k as u64;
+                    visit(u, current.degrees[k], values.get(u), x);
                     bytes.extend_from_slice(&x.to_le());
                 }
                 if bytes.len() >= STREAM_CHUNK_BYTES {
                     writer.write_bytes(&bytes)?;
                     bytes.clear();
                 }
+                std::mem::swap(&mut current, &mut upcoming);
             }
+            batches = [current, upcoming];
             writer.write_bytes(&bytes)?;
         }
         writer.finish()?;
         it.value_bytes_read = table.bytes_read;
+        it.structure_bytes_read = self.structure_bytes;
         it.value_bytes_written = self.vertices * VALUE_BYTES;
         self.current = next;
         it.seconds = start.elapsed().as_secs_f64();
