@@ -136,7 +136,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
 
     // PageRank (Graphalytics semantics) on the G-Store tiles, engine chosen from the budget.
     let t = Instant::now();
-    let rec = outcore_ingest::tiles::add_tiles(&store_path, 256, outcore_ingest::tiles::SPAN_BITS, a.memory)?;
+    let rec =
+        outcore_ingest::tiles::add_tiles(&store_path, outcore_ingest::tiles::DEFAULT_GROUP, outcore_ingest::tiles::SPAN_BITS, a.memory)?;
     let tiles_seconds = t.elapsed().as_secs_f64();
     let store = Store::open(&store_path)?;
     let (budget, _base) = crate::traverse::budget(a.memory)?;

@@ -71,7 +71,12 @@ impl GraphFlags {
     pub fn add_layouts(&self, store: &std::path::Path, json: bool) -> Result<()> {
         if self.layouts.iter().any(|l| l == "tiles") {
             let t = std::time::Instant::now();
-            let r = outcore_ingest::tiles::add_tiles(store, 256, outcore_ingest::tiles::SPAN_BITS, self.memory)?;
+            let r = outcore_ingest::tiles::add_tiles(
+                store,
+                outcore_ingest::tiles::DEFAULT_GROUP,
+                outcore_ingest::tiles::SPAN_BITS,
+                self.memory,
+            )?;
             if !json {
                 println!(
                     "tiles: {} edges in {} tiles in {:.2} s",

@@ -18,7 +18,7 @@ pub enum Action {
         /// The layout to add.
         layout: String,
         /// Tiles per group side (q); groups are stored contiguously.
-        #[arg(long, default_value_t = 256)]
+        #[arg(long, default_value_t = outcore_ingest::tiles::DEFAULT_GROUP)]
         group: u32,
         /// log2 of the vertices per span (G-Store: 16; smaller spans give
         /// small graphs a grid of many tiles, for testing).

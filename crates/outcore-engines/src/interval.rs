@@ -125,7 +125,9 @@ struct Interval {
 /// Memory the engine keeps besides the interval values: the membership
 /// bitmap and its rank directory, a batch of lists, and I/O buffers.
 pub fn fixed_bytes(vertices: u64, layouts: usize) -> u64 {
-    vertices.div_ceil(64) * 12 + 2 * (BATCH_IDS as u64 * 12 + BATCH_VERTICES * 40) + (layouts as u64 * 3 + 6) * 2 * STREAM_CHUNK_BYTES as u64
+    vertices.div_ceil(64) * 12
+        + 2 * (BATCH_IDS as u64 * 12 + BATCH_VERTICES * 40)
+        + (layouts as u64 * 3 + 6) * 2 * STREAM_CHUNK_BYTES as u64
 }
 
 /// Neighbour ids and vertices of one batch gathered in parallel.
@@ -162,7 +164,13 @@ struct Batch {
 
 impl Batch {
     fn new(layouts: usize) -> Self {
-        Batch { first: 0, ids: vec![Vec::new(); layouts], weights: vec![Vec::new(); layouts], ends: vec![Vec::new(); layouts], degrees: Vec::new() }
+        Batch {
+            first: 0,
+            ids: vec![Vec::new(); layouts],
+            weights: vec![Vec::new(); layouts],
+            ends: vec![Vec::new(); layouts],
+            degrees: Vec::new(),
+        }
     }
     fn clear(&mut self) {
         self.ids.iter_mut().for_each(Vec::clear);
