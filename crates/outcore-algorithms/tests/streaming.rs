@@ -166,6 +166,7 @@ fn real_graphs_match_the_references_with_many_reads_evictions_and_intervals() {
                     assert!(s.iterations[1].bytes_from_cache > 0 && s.iterations[1].bytes_read > 0, "{file}: no partial cache reuse");
                     let ws = w.report.stream.as_ref().unwrap();
                     assert!(ws.iterations.iter().skip(1).any(|i| i.pieces_skipped > 0), "{file}: WCC never skipped a tile");
+                    assert!(ws.iterations.iter().any(|i| i.pieces_evicted > 0), "{file}: WCC never evicted a tile");
                 }
                 "memory" => {
                     let s = pr.report.stream.as_ref().unwrap();

@@ -119,6 +119,7 @@ fn summary(algorithm: &str, iterations: u32, seconds: f64, report: &EngineReport
                     "edges": i.edges_processed,
                     "segments": i.segments,
                     "tiles_skipped": i.pieces_skipped,
+                    "tiles_evicted": i.pieces_evicted,
                     "io_wait_seconds": i.io_wait_seconds,
                 })
             })

@@ -131,8 +131,8 @@ pub fn fixed_bytes(vertices: u64, layouts: usize) -> u64 {
 }
 
 /// Neighbour ids and vertices of one batch gathered in parallel.
-const BATCH_IDS: usize = 1 << 20;
-const BATCH_VERTICES: u64 = 1 << 16;
+const BATCH_IDS: usize = 1 << 18;
+const BATCH_VERTICES: u64 = 1 << 14;
 
 /// Read the lists of vertices `*v..` (up to a batch, not past `end`).
 fn fill(batch: &mut Batch, scans: &mut [AdjacencyScan], degrees: &mut Option<DegreeScan>, v: &mut u64, end: u64) -> Result<(), StoreError> {

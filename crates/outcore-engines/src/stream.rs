@@ -116,6 +116,8 @@ pub struct IterationStats {
     pub edges_processed: u64,
     /// Tiles (pieces) skipped because the program did not need them.
     pub pieces_skipped: u64,
+    /// Pieces evicted from the pool because the program will not need them.
+    pub pieces_evicted: u64,
     pub segments: u64,
     /// Seconds spent waiting for reads that processing did not hide.
     pub io_wait_seconds: f64,
@@ -223,8 +225,10 @@ impl TileStream {
             }
             .into());
         }
-        let segments_charge = budget.reserve("two stream segments", 2 * segment_bytes)?;
         let layout_bytes = Self::layout_bytes(&rec, weighted);
+        // no bigger than the layout needs (two pages of alignment slack per file)
+        let segment_bytes = segment_bytes.min((layout_bytes / files).div_ceil(ALIGN) * ALIGN * files + 4 * ALIGN * files);
+        let segments_charge = budget.reserve("two stream segments", 2 * segment_bytes)?;
         let pool_bytes = if opts.cache {
             budget.available().saturating_sub(1 << 20).min(layout_bytes).min(opts.pool_bytes.unwrap_or(u64::MAX)) / 4 * 4
         } else {
@@ -361,7 +365,7 @@ impl TileStream {
             it.edges_processed += work.iter().map(|w| w.edges.len() as u64).sum::<u64>();
             drop(work);
             if self.opts.cache && self.pool_words > 0 {
-                self.cache_segment(program, &seg, &buf, weights);
+                self.cache_segment(program, &seg, &buf, weights, &mut it);
             }
             self.buffers.push(buf);
         }
@@ -438,7 +442,7 @@ impl TileStream {
 
     /// Copy the segment's pieces into the pool; when it is full, evict what
     /// the program says the next iteration will not need (once per segment).
-    fn cache_segment<P: TileProgram>(&mut self, program: &P, seg: &Segment, buf: &AlignedBuf, weights: bool) {
+    fn cache_segment<P: TileProgram>(&mut self, program: &P, seg: &Segment, buf: &AlignedBuf, weights: bool, it: &mut IterationStats) {
         let mut analysed_now = false;
         for pl in &seg.placed {
             let p = self.pieces[pl.piece as usize];
@@ -448,7 +452,7 @@ impl TileStream {
                 if analysed_now {
                     continue;
                 }
-                self.evict(program);
+                it.pieces_evicted += self.evict(program);
                 analysed_now = true;
                 if self.pool.len() + words > self.pool_words {
                     continue;
@@ -471,11 +475,13 @@ impl TileStream {
         }
     }
 
-    /// Drop pool entries the program will not need and compact the rest.
-    fn evict<P: TileProgram>(&mut self, program: &P) {
+    /// Drop pool entries the program will not need and compact the rest;
+    /// returns how many were dropped.
+    fn evict<P: TileProgram>(&mut self, program: &P) -> u64 {
         let words_per_edge = if self.pool_has_weights { 2 } else { 1 };
         let mut write = 0usize;
         let mut kept = Vec::with_capacity(self.entries.len());
+        let before = self.entries.len() as u64;
         for e in std::mem::take(&mut self.entries) {
             let p = self.pieces[e.piece as usize];
             let (i, j) = self.coords[p.tile as usize];
@@ -490,7 +496,9 @@ impl TileStream {
             write += words;
         }
         self.pool.truncate(write);
+        let dropped = before - kept.len() as u64;
         self.entries = kept;
+        dropped
     }
 
     fn clear_pool(&mut self) {
