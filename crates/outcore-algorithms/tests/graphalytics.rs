@@ -2,28 +2,16 @@
 //! reproduce the LDBC Graphalytics expected outputs on every validation
 //! graph in shared/data/graphalytics, through import and the id map.
 
+mod common;
+
+use common::*;
+
 use outcore_algorithms::reference::{bfs::bfs_levels, pagerank::pagerank, sssp::sssp, wcc::wcc};
 use outcore_algorithms::MemGraph;
 use outcore_ingest::{import_file, ImportOptions, NoProgress};
 use outcore_io::Budget;
 use outcore_store::{IdMap, Store};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-
-fn evlp() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/graphalytics/evlp")
-}
-
-fn property(name: &str, key: &str) -> Option<String> {
-    let text = std::fs::read_to_string(evlp().join(format!("{name}.properties"))).unwrap();
-    text.lines()
-        .find_map(|l| l.split_once('=').filter(|(k, _)| k.trim() == format!("graph.{name}.{key}")).map(|(_, v)| v.trim().to_string()))
-}
-
-fn expected(name: &str, alg: &str) -> Option<HashMap<u64, String>> {
-    let text = std::fs::read_to_string(evlp().join(format!("{name}-{alg}"))).ok()?;
-    Some(text.lines().filter_map(|l| l.split_once(' ')).map(|(v, x)| (v.parse().unwrap(), x.to_string())).collect())
-}
 
 struct Loaded {
     _dir: tempfile::TempDir,

@@ -4,6 +4,10 @@
 //! many tiles, and tiny segments, pools and intervals force many reads,
 //! evictions and intervals.
 
+mod common;
+
+use common::*;
+
 use outcore_algorithms::analytics::{AnalyticsOptions, Engine};
 use outcore_algorithms::reference;
 use outcore_algorithms::{cdlp::cdlp, label_wcc::wcc, pagerank, spmv::spmv, tile_bfs, MemGraph};
@@ -12,26 +16,7 @@ use outcore_ingest::{import_file, tiles::add_tiles, ImportOptions, NoProgress};
 use outcore_io::Budget;
 use outcore_store::Store;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-
-fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")
-}
-
-fn evlp() -> PathBuf {
-    shared().join("graphalytics/evlp")
-}
-
-fn property(name: &str, key: &str) -> Option<String> {
-    let text = std::fs::read_to_string(evlp().join(format!("{name}.properties"))).unwrap();
-    text.lines()
-        .find_map(|l| l.split_once('=').filter(|(k, _)| k.trim() == format!("graph.{name}.{key}")).map(|(_, v)| v.trim().to_string()))
-}
-
-fn expected(name: &str, alg: &str) -> Option<HashMap<u64, String>> {
-    let text = std::fs::read_to_string(evlp().join(format!("{name}-{alg}"))).ok()?;
-    Some(text.lines().filter_map(|l| l.split_once(' ')).map(|(v, x)| (v.parse().unwrap(), x.to_string())).collect())
-}
+use std::path::Path;
 
 /// A store with out (and, directed, in) CSR and tiles of 2^`span_bits` vertices.
 fn store(input: &Path, directed: Option<bool>, weighted: bool, span_bits: u32) -> (tempfile::TempDir, Store) {

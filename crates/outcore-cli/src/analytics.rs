@@ -168,12 +168,17 @@ fn describe(report: &EngineReport) -> String {
     }
 }
 
-fn write_labels(path: &PathBuf, ids: &IdMap, labels: &outcore_algorithms::analytics::VertexResult<u64>) -> Result<()> {
+/// Write `vertex value` lines; `each` calls `emit(v, format)` in vertex order.
+fn write_lines(
+    path: &PathBuf,
+    ids: &IdMap,
+    each: impl FnOnce(&mut dyn FnMut(u64, &dyn Fn(&mut Vec<u8>))) -> Result<(), outcore_store::StoreError>,
+) -> Result<()> {
     let mut w = ValueWriter::create(path)?;
     let mut failure = None;
-    labels.for_each(|v, l| {
+    each(&mut |v, format| {
         if failure.is_none() {
-            if let Err(e) = w.push(ids, v, &mut |_, out: &mut Vec<u8>| write!(out, "{}", ids.original(l)).unwrap()) {
+            if let Err(e) = w.push(ids, v, &mut |_, out: &mut Vec<u8>| format(out)) {
                 failure = Some(e);
             }
         }
@@ -184,20 +189,12 @@ fn write_labels(path: &PathBuf, ids: &IdMap, labels: &outcore_algorithms::analyt
     w.finish()
 }
 
+fn write_labels(path: &PathBuf, ids: &IdMap, labels: &outcore_algorithms::analytics::VertexResult<u64>) -> Result<()> {
+    write_lines(path, ids, |emit| labels.for_each(|v, l| emit(v, &|out| write!(out, "{}", ids.original(l)).unwrap())))
+}
+
 fn write_floats(path: &PathBuf, ids: &IdMap, values: &outcore_algorithms::analytics::VertexResult<f64>) -> Result<()> {
-    let mut w = ValueWriter::create(path)?;
-    let mut failure = None;
-    values.for_each(|v, x| {
-        if failure.is_none() {
-            if let Err(e) = w.push(ids, v, &mut |_, out: &mut Vec<u8>| graphalytics_float(x, out)) {
-                failure = Some(e);
-            }
-        }
-    })?;
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    w.finish()
+    write_lines(path, ids, |emit| values.for_each(|v, x| emit(v, &|out| graphalytics_float(x, out))))
 }
 
 fn open(c: &StreamCommon) -> Result<(Store, Budget, outcore_io::Reservation, IdMap, AnalyticsOptions)> {
