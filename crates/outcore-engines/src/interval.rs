@@ -127,7 +127,9 @@ struct Interval {
 pub fn fixed_bytes(vertices: u64, layouts: usize) -> u64 {
     vertices.div_ceil(64) * 12
         + 2 * (BATCH_IDS as u64 * 12 + BATCH_VERTICES * 40)
-        + (layouts as u64 * 3 + 6) * 2 * STREAM_CHUNK_BYTES as u64
+        // per structure layout: index and adjacency scans, two chunks and a window each;
+        // the degree scan, the v-shard reader, the value table chunk, the writer and its buffer
+        + (layouts as u64 * 8 + 12) * STREAM_CHUNK_BYTES as u64
 }
 
 /// Neighbour ids and vertices of one batch gathered in parallel.
