@@ -99,7 +99,7 @@ struct IntervalPull {
 impl IntervalProgram for IntervalPull {
     type Value = f64;
     fn gather(&self, _v: u64, out_degree: u64, lists: &[NeighbourList], values: &Values<f64>) -> f64 {
-        let sum: f64 = lists[0].ids.iter().map(|&u| values.get(u)).sum();
+        let sum = values.sum(lists[0].ids);
         let rank = self.base + self.damping * sum;
         if out_degree > 0 {
             rank / out_degree as f64

@@ -58,7 +58,7 @@ impl IntervalProgram for IntervalProduct {
     type Value = f64;
     fn gather(&self, _: u64, _: u64, lists: &[NeighbourList], values: &Values<f64>) -> f64 {
         let l = &lists[0];
-        l.ids.iter().enumerate().map(|(k, &u)| l.weights.get(k).map_or(1.0, |&w| w as f64) * values.get(u)).sum()
+        values.sum_over(l.ids, |k, x| l.weights.get(k).map_or(1.0, |&w| w as f64) * x)
     }
 }
 

@@ -68,13 +68,44 @@ pub struct Values<'a, T> {
 }
 
 impl<T: VertexValue> Values<'_, T> {
+    #[inline]
+    fn slot(&self, u: u64) -> usize {
+        let (w, b) = ((u >> 6) as usize, u & 63);
+        debug_assert!(self.bitmap[w] >> b & 1 == 1, "vertex {u} is not in S(I)");
+        self.rank[w] as usize + (self.bitmap[w] & ((1u64 << b) - 1)).count_ones() as usize
+    }
+
     /// The value of `u`, which must be in the interval or its boundary.
     #[inline]
     pub fn get(&self, u: u64) -> T {
-        let (w, b) = ((u >> 6) as usize, u & 63);
-        debug_assert!(self.bitmap[w] >> b & 1 == 1, "vertex {u} is not in S(I)");
-        let r = self.rank[w] as usize + (self.bitmap[w] & ((1u64 << b) - 1)).count_ones() as usize;
-        self.values[r]
+        self.values[self.slot(u)]
+    }
+
+    /// Sum `f(value)` over `ids`, fetching values a few ids ahead (they
+    /// lie at random in the interval's value array).
+    #[inline]
+    pub fn sum_over(&self, ids: &[u64], mut f: impl FnMut(usize, T) -> f64) -> f64 {
+        const AHEAD: usize = 12;
+        let mut sum = 0.0;
+        for (k, &u) in ids.iter().enumerate() {
+            if let Some(&next) = ids.get(k + AHEAD) {
+                #[cfg(target_arch = "x86_64")]
+                if let Some(x) = self.values.get(self.slot(next)) {
+                    // SAFETY: a prefetch is a hint, and the address is in bounds.
+                    unsafe { std::arch::x86_64::_mm_prefetch(x as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0) }
+                }
+            }
+            sum += f(k, self.get(u));
+        }
+        sum
+    }
+}
+
+impl Values<'_, f64> {
+    /// The sum of the values of `ids` ([`Values::sum_over`]).
+    #[inline]
+    pub fn sum(&self, ids: &[u64]) -> f64 {
+        self.sum_over(ids, |_, x| x)
     }
 }
 
