@@ -422,3 +422,59 @@ fn streaming_analytics_reproduce_graphalytics_in_every_engine() {
         assert_eq!(read_pairs(&out), read_pairs(&shared().join(format!("graphalytics/evlp/{name}-BFS"))), "{name} BFS on tiles");
     }
 }
+
+/// The stream and interval engines keep the budget (page cache included)
+/// on a store larger than it, and agree with each other and with the
+/// unlimited run.
+#[test]
+fn streaming_engines_keep_a_budget_smaller_than_the_store() {
+    let d = tempfile::tempdir().unwrap();
+    let store = d.path().join("k19");
+    let (code, _, err) = outcore(&[
+        "generate",
+        "kronecker",
+        "--scale",
+        "19",
+        "--store",
+        s(&store),
+        "--undirected",
+        "--layouts",
+        "out,tiles",
+        "--memory",
+        "256M",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let store_bytes: u64 = std::fs::read_dir(&store).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum();
+    assert!(store_bytes > 80 << 20, "store of {store_bytes} bytes");
+    let memcap = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/tools/memcap");
+    let capped = |cap: &str, args: &[&str]| {
+        let out =
+            Command::new(&memcap).args([cap, "--", env!("CARGO_BIN_EXE_outcore")]).args(args).args(["--memory", cap]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{args:?} under {cap}: {err}");
+        assert!(err.contains("failcnt=0") || !err.contains("failcnt"), "{err}");
+    };
+    let pr = |engine: &str, cap: Option<&str>| {
+        let out = d.path().join(format!("pr-{engine}.txt"));
+        let args = ["pagerank", s(&store), "--engine", engine, "--iterations", "3", "--output", s(&out)];
+        match cap {
+            Some(cap) => capped(cap, &args),
+            None => assert_eq!(outcore(&args).0, 0),
+        }
+        read_pairs(&out).into_iter().map(|(_, x)| x.parse::<f64>().unwrap()).collect::<Vec<_>>()
+    };
+    let want = pr("memory", None);
+    for (engine, cap) in [("stream", "40M"), ("interval", "48M")] {
+        let got = pr(engine, Some(cap));
+        assert_eq!(got.len(), want.len());
+        for (a, b) in got.iter().zip(&want) {
+            assert!((a - b).abs() <= 1e-12 + 1e-9 * b, "{engine}: {a} vs {b}");
+        }
+    }
+    let wcc = |engine: &str| {
+        let out = d.path().join(format!("wcc-{engine}.txt"));
+        capped("40M", &["wcc", s(&store), "--engine", engine, "--output", s(&out)]);
+        read_pairs(&out)
+    };
+    assert_eq!(wcc("stream"), wcc("traverse"));
+}
