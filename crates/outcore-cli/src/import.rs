@@ -128,7 +128,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     opts.format = match &a.format {
         Some(f) => Some(
             Format::from_name(f)
-                .ok_or_else(|| anyhow::anyhow!("unknown format '{f}' (text, el, wel, mtx, metis, graphalytics, bin32, bin64)"))?,
+                .ok_or_else(|| anyhow::anyhow!("unknown format '{f}' (text, el, wel, mtx, metis, graphalytics, bin32, bin64, webgraph)"))?,
         ),
         None => None,
     };

@@ -7,6 +7,7 @@ mod graphalytics;
 mod matrix_market;
 mod metis;
 mod text;
+mod webgraph;
 
 use crate::error::{IngestError, Result};
 use std::path::Path;
@@ -32,10 +33,12 @@ pub enum Format {
     Bin32,
     /// Raw little-endian u64 pairs `.bin64`.
     Bin64,
+    /// WebGraph BV (`.graph` + `.properties` of a BVGraph).
+    WebGraph,
 }
 
 impl Format {
-    pub const NAMES: [(&'static str, Format); 8] = [
+    pub const NAMES: [(&'static str, Format); 9] = [
         ("text", Format::Text),
         ("el", Format::El),
         ("wel", Format::Wel),
@@ -44,6 +47,7 @@ impl Format {
         ("graphalytics", Format::Graphalytics),
         ("bin32", Format::Bin32),
         ("bin64", Format::Bin64),
+        ("webgraph", Format::WebGraph),
     ];
 
     pub fn from_name(name: &str) -> Option<Format> {
@@ -54,7 +58,12 @@ impl Format {
     }
 
     /// Guess from the file name; `.gz`/`.zst` suffixes are looked through.
+    /// A `.graph`, `.properties` or `.offsets` file whose `.properties`
+    /// names a BVGraph is WebGraph.
     pub fn from_path(path: &Path) -> Option<Format> {
+        if webgraph::is_bv_graph(path) {
+            return Some(Format::WebGraph);
+        }
         let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
         let name = name.strip_suffix(".gz").or_else(|| name.strip_suffix(".zst")).unwrap_or(&name);
         let ext = name.rsplit_once('.').map(|(_, e)| e)?;
@@ -138,6 +147,7 @@ pub fn parse(
         Format::Graphalytics => graphalytics::parse(path, sink, progress),
         Format::Bin32 => binary::parse(path, 4, sink, progress),
         Format::Bin64 => binary::parse(path, 8, sink, progress),
+        Format::WebGraph => webgraph::parse(path, sink, progress),
     }
 }
 
