@@ -270,7 +270,7 @@ impl SpanFlags {
 /// value table, optionally multiplied by the out-degree when read.
 pub enum VertexResult<T: VertexValue> {
     Memory(Vec<T>),
-    Intervals { engine: IntervalEngine<T>, scale_by_degree: Option<Layout> },
+    Intervals { engine: Box<IntervalEngine<T>>, scale_by_degree: Option<Layout> },
 }
 
 impl VertexResult<f64> {

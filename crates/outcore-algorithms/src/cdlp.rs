@@ -146,7 +146,12 @@ pub fn cdlp(store: &Store, iterations: u32, budget: &Budget, opts: &AnalyticsOpt
             e.iterate(&IntervalMode, |_, _, _, _| {})?;
         }
         let report = EngineReport { engine, reason, stream: None, interval: Some(e.stats().clone()) };
-        return Ok(CdlpResult { labels: VertexResult::Intervals { engine: e, scale_by_degree: None }, iterations, bands: 0, report });
+        return Ok(CdlpResult {
+            labels: VertexResult::Intervals { engine: Box::new(e), scale_by_degree: None },
+            iterations,
+            bands: 0,
+            report,
+        });
     }
     let _charge = budget.reserve("CDLP labels, next labels, counts and cursors", state_bytes(n))?;
     let rec = TileStream::record(store)?;

@@ -101,7 +101,7 @@ pub fn wcc(store: &Store, budget: &Budget, opts: &AnalyticsOptions) -> Result<Wc
             }
         }
         let report = EngineReport { engine, reason, stream: None, interval: Some(e.stats().clone()) };
-        return Ok(WccResult { labels: VertexResult::Intervals { engine: e, scale_by_degree: None }, iterations, report });
+        return Ok(WccResult { labels: VertexResult::Intervals { engine: Box::new(e), scale_by_degree: None }, iterations, report });
     }
     let _charge = budget.reserve("WCC labels", state_bytes(n))?;
     let mut stream = open_stream(store, budget, engine, false, opts)?;

@@ -201,6 +201,6 @@ fn on_intervals(
         }
     }
     let report = EngineReport { engine: Engine::Interval, reason, stream: None, interval: Some(engine.stats().clone()) };
-    let rank = VertexResult::Intervals { engine, scale_by_degree: Some(store.layout("out")?) };
+    let rank = VertexResult::Intervals { engine: Box::new(engine), scale_by_degree: Some(store.layout("out")?) };
     Ok(PageRankResult { rank, iterations: done, delta, report })
 }

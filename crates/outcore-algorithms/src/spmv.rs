@@ -76,7 +76,7 @@ pub fn spmv(store: &Store, x: Option<&[f64]>, budget: &Budget, opts: &AnalyticsO
         let mut e = IntervalEngine::open(store, &structure, false, budget, &opts.interval, |v, _| value(v))?;
         e.iterate(&IntervalProduct, |_, _, _, _| {})?;
         let report = EngineReport { engine, reason, stream: None, interval: Some(e.stats().clone()) };
-        return Ok(SpmvResult { y: VertexResult::Intervals { engine: e, scale_by_degree: None }, report });
+        return Ok(SpmvResult { y: VertexResult::Intervals { engine: Box::new(e), scale_by_degree: None }, report });
     }
     let _charge = budget.reserve("SpMV x and y", state_bytes(n))?;
     let mut stream = open_stream(store, budget, engine, weighted, opts)?;

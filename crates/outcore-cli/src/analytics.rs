@@ -170,7 +170,7 @@ fn describe(report: &EngineReport) -> String {
 
 /// Write `vertex value` lines; `each` calls `emit(v, format)` in vertex order.
 fn write_lines(
-    path: &PathBuf,
+    path: &std::path::Path,
     ids: &IdMap,
     each: impl FnOnce(&mut dyn FnMut(u64, &dyn Fn(&mut Vec<u8>))) -> Result<(), outcore_store::StoreError>,
 ) -> Result<()> {
@@ -189,11 +189,11 @@ fn write_lines(
     w.finish()
 }
 
-fn write_labels(path: &PathBuf, ids: &IdMap, labels: &outcore_algorithms::analytics::VertexResult<u64>) -> Result<()> {
+fn write_labels(path: &std::path::Path, ids: &IdMap, labels: &outcore_algorithms::analytics::VertexResult<u64>) -> Result<()> {
     write_lines(path, ids, |emit| labels.for_each(|v, l| emit(v, &|out| write!(out, "{}", ids.original(l)).unwrap())))
 }
 
-fn write_floats(path: &PathBuf, ids: &IdMap, values: &outcore_algorithms::analytics::VertexResult<f64>) -> Result<()> {
+fn write_floats(path: &std::path::Path, ids: &IdMap, values: &outcore_algorithms::analytics::VertexResult<f64>) -> Result<()> {
     write_lines(path, ids, |emit| values.for_each(|v, x| emit(v, &|out| graphalytics_float(x, out))))
 }
 
@@ -308,7 +308,7 @@ pub fn run_cdlp(a: CdlpArgs) -> Result<ExitCode> {
 }
 
 /// Read `vertex value` lines into a dense vector (0 where absent).
-fn read_vector(path: &PathBuf, ids: &IdMap, n: u64, budget: &Budget) -> Result<(Vec<f64>, outcore_io::Reservation)> {
+fn read_vector(path: &std::path::Path, ids: &IdMap, n: u64, budget: &Budget) -> Result<(Vec<f64>, outcore_io::Reservation)> {
     let charge = budget.reserve("SpMV input vector", n * 8)?;
     let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
     let mut x = vec![0.0; n as usize];

@@ -538,7 +538,7 @@ impl Word for f32 {}
 impl Word for u32 {}
 
 fn cast_bytes<T: Word>(buf: &[u8], at: usize, n: usize) -> &[T] {
-    assert!(at % 4 == 0 && at + n * 4 <= buf.len() && (buf.as_ptr() as usize) % 4 == 0);
+    assert!(at.is_multiple_of(4) && at + n * 4 <= buf.len() && (buf.as_ptr() as usize).is_multiple_of(4));
     // SAFETY: in bounds and aligned (checked); T is 4 bytes of plain data with no invalid bit patterns.
     unsafe { std::slice::from_raw_parts(buf.as_ptr().add(at) as *const T, n) }
 }
