@@ -224,3 +224,22 @@ fn auto_picks_the_regime_from_the_budget() {
     }
     assert_eq!(a.len() as u64, n);
 }
+
+#[test]
+fn interval_runs_leave_no_temporary_files_and_clear_those_of_killed_runs() {
+    let (_d, st) = store(&shared().join("real/CA-GrQc.txt"), Some(false), false, 16);
+    let stale = st.dir().join(".intervals-4000000000");
+    std::fs::create_dir_all(&stale).unwrap();
+    std::fs::write(stale.join("values-0"), b"left by a killed run").unwrap();
+    let opts = AnalyticsOptions { engine: Engine::Interval, ..Default::default() };
+    let pr = pagerank::PageRankOptions { damping: 0.85, iterations: 2, tolerance: None };
+    let r = pagerank::pagerank(&st, &pr, &Budget::unlimited(), &opts).unwrap();
+    assert_eq!(r.rank.to_vec().unwrap().len() as u64, st.vertices());
+    drop(r);
+    let left: Vec<_> = std::fs::read_dir(st.dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".intervals"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

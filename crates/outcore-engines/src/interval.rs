@@ -226,7 +226,22 @@ impl Batch {
     }
 }
 
-/// Deletes the engine's temporary directory however it ends.
+/// Remove `.intervals-PID` directories left by runs that were killed
+/// (their process no longer exists).
+fn remove_stale_temp_dirs(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if let Some(pid) = name.strip_prefix(".intervals-").and_then(|p| p.parse::<u32>().ok()) {
+            if !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+}
+
+/// Deletes the engine's temporary directory when the engine is dropped
+/// (normal end, error or panic); a killed run's is removed by the next one.
 struct TempDir(PathBuf);
 
 impl Drop for TempDir {
@@ -286,7 +301,9 @@ impl<T: VertexValue> IntervalEngine<T> {
         let cap_budget = budget.available() / VALUE_BYTES;
         // intervals aim at `cap`; a vertex whose own list exceeds it gets an interval alone
         let cap = opts.max_interval_values.map_or(cap_budget, |m| m.min(cap_budget)).max(1);
-        let dir = opts.temp_dir.clone().unwrap_or_else(|| store.dir().to_path_buf()).join(format!(".intervals-{}", std::process::id()));
+        let parent = opts.temp_dir.clone().unwrap_or_else(|| store.dir().to_path_buf());
+        remove_stale_temp_dirs(&parent);
+        let dir = parent.join(format!(".intervals-{}", std::process::id()));
         std::fs::create_dir_all(&dir).map_err(|e| StoreError::invalid(&dir, format!("cannot create: {e}")))?;
         let temp = TempDir(dir);
 
