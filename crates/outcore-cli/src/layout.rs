@@ -1,4 +1,4 @@
-//! `outcore layout add STORE tiles`: add a layout to an existing store.
+//! `outcore layout add STORE tiles|in`: add a layout to an existing store.
 
 use anyhow::{bail, Result};
 use std::path::PathBuf;
@@ -12,7 +12,7 @@ pub struct Args {
 
 #[derive(clap::Subcommand)]
 pub enum Action {
-    /// Build a layout from the store's out-edges (today: `tiles`, the G-Store grid).
+    /// Build a layout from the store's out-edges: `tiles` (the G-Store grid) or `in` (the in-edge CSR).
     Add {
         store: PathBuf,
         /// The layout to add.
@@ -33,8 +33,14 @@ pub enum Action {
 pub fn run(a: Args) -> Result<ExitCode> {
     match a.action {
         Action::Add { store, layout, group, span_bits, memory } => {
+            if layout == "in" {
+                let t = std::time::Instant::now();
+                outcore_ingest::in_layout::add_in(&store, memory)?;
+                println!("added the in-edge layout to {} in {:.2} s", store.display(), t.elapsed().as_secs_f64());
+                return Ok(ExitCode::SUCCESS);
+            }
             if layout != "tiles" {
-                bail!("unknown layout '{layout}' (layout add builds: tiles; out and in come from import --layouts)");
+                bail!("unknown layout '{layout}' (layout add builds: tiles, in)");
             }
             let t = std::time::Instant::now();
             let r = outcore_ingest::tiles::add_tiles(&store, group, span_bits, memory)?;

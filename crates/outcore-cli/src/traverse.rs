@@ -262,7 +262,7 @@ pub fn run_bfs(a: BfsArgs) -> Result<ExitCode> {
     let has_in_edges = !directed || store.manifest().layouts.contains_key("in");
     if a.direction == "hybrid" && !has_in_edges {
         bail!(
-            "{}: hybrid BFS on a directed graph needs in-edges; re-import with --layouts out,in (or use --direction top-down)",
+            "{}: hybrid BFS on a directed graph needs in-edges; add them with: outcore layout add STORE in (or use --direction top-down)",
             c.store.display()
         );
     }

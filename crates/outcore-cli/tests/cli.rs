@@ -338,7 +338,10 @@ fn traversal_bad_input_is_one_line() {
     one_line(&["bfs", s(&store), "--block", "1000"], "multiple of 4K");
     let dir_store = d.path().join("dir");
     assert_eq!(outcore(&["import", s(&shared().join("graphalytics/evlp/test-bfs-directed.properties")), "-o", s(&dir_store)]).0, 0);
-    one_line(&["bfs", s(&dir_store), "--direction", "hybrid"], "--layouts out,in");
+    one_line(&["bfs", s(&dir_store), "--direction", "hybrid"], "outcore layout add STORE in");
+    // ...and after adding it, the hybrid BFS runs
+    assert_eq!(outcore(&["layout", "add", s(&dir_store), "in"]).0, 0);
+    assert_eq!(outcore(&["bfs", s(&dir_store), "--direction", "hybrid"]).0, 0);
     let neg = write(d.path(), "neg.wel", b"0 1 1.5\n1 2 -2\n");
     let neg_store = d.path().join("neg");
     assert_eq!(outcore(&["import", s(&neg), "-o", s(&neg_store)]).0, 0);

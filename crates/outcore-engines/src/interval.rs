@@ -289,8 +289,8 @@ impl<T: VertexValue> IntervalEngine<T> {
                 StoreError::invalid(
                     store.dir(),
                     format!(
-                        "has no '{name}' layout, which the interval engine reads here; re-import with --layouts out,{name}{}",
-                        if store.manifest().tiles.is_some() { ",tiles" } else { "" }
+                        "has no '{name}' layout, which the interval engine reads here; add it with: outcore layout add {} {name}",
+                        store.dir().display()
                     ),
                 )
             })?);

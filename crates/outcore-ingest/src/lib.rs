@@ -12,6 +12,7 @@ pub mod formats;
 pub mod generate;
 pub mod ids;
 pub mod import;
+pub mod in_layout;
 pub mod input;
 pub mod sort;
 pub mod tiles;

@@ -46,7 +46,7 @@ impl Store {
             StoreError::invalid(
                 &self.dir,
                 format!(
-                    "has no '{name}' layout (it has: {}); re-import with --layouts out,{name}",
+                    "has no '{name}' layout (it has: {}); add it with: outcore layout add STORE {name}",
                     self.manifest.layouts.keys().cloned().collect::<Vec<_>>().join(", ")
                 ),
             )

@@ -125,10 +125,29 @@ pub struct CsrWriter {
 
 impl CsrWriter {
     pub fn new(store: &StoreWriter, name: &str, encoding: Encoding, vertices: u64, weighted: bool) -> Result<Self, StoreError> {
+        Self::create(store.target(), |f| store.file(f), name, encoding, vertices, weighted)
+    }
+
+    /// A layout written straight into `dir` (adding a layout to an existing
+    /// store; the caller publishes it with the manifest).
+    pub fn create_in(dir: &Path, name: &str, encoding: Encoding, vertices: u64, weighted: bool) -> Result<Self, StoreError> {
+        let file =
+            |f: &str| -> Result<SeqWriter, StoreError> { Ok(SeqWriter::create(&dir.join(f), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?) };
+        Self::create(dir, file, name, encoding, vertices, weighted)
+    }
+
+    fn create(
+        target: &Path,
+        file: impl Fn(&str) -> Result<SeqWriter, StoreError>,
+        name: &str,
+        encoding: Encoding,
+        vertices: u64,
+        weighted: bool,
+    ) -> Result<Self, StoreError> {
         let codec = codec_for(encoding);
         if vertices > codec.max_vertices() {
             return Err(StoreError::invalid(
-                store.target(),
+                target,
                 format!(
                     "encoding {} holds at most {} vertices, the graph has {vertices}; use --encoding raw64",
                     encoding.name(),
@@ -140,9 +159,9 @@ impl CsrWriter {
             name: name.to_string(),
             codec,
             vertices,
-            index: store.file(&format!("{name}.index"))?,
-            adjacency: store.file(&format!("{name}.adj"))?,
-            weights: if weighted { Some(store.file(&format!("{name}.weights"))?) } else { None },
+            index: file(&format!("{name}.index"))?,
+            adjacency: file(&format!("{name}.adj"))?,
+            weights: if weighted { Some(file(&format!("{name}.weights"))?) } else { None },
             next_vertex: 0,
             current: None,
             neighbours: Vec::new(),
@@ -215,18 +234,39 @@ impl CsrWriter {
         self.arcs + self.neighbours.len() as u64
     }
 
-    /// Close the files; returns the layout record and the number of arcs.
-    pub fn finish(mut self, store: &mut StoreWriter) -> Result<(LayoutRecord, u64), StoreError> {
+    /// Close the files of a [`CsrWriter::create_in`] layout; returns the
+    /// layout record, the arcs and each file's name and summary.
+    #[allow(clippy::type_complexity)]
+    pub fn finish_in(mut self) -> Result<(LayoutRecord, u64, Vec<(String, WriteSummary)>), StoreError> {
+        let record = self.close()?;
+        let mut files = Vec::new();
+        for (name, w) in [(record.index.clone(), Some(self.index)), (record.adjacency.clone(), Some(self.adjacency))]
+            .into_iter()
+            .chain(record.weights.clone().map(|n| (n, self.weights)))
+        {
+            if let Some(w) = w {
+                files.push((name, w.finish()?));
+            }
+        }
+        Ok((record, self.arcs, files))
+    }
+
+    fn close(&mut self) -> Result<LayoutRecord, StoreError> {
         self.flush_list()?;
         self.write_empty_until(self.vertices)?;
         self.index.write_bytes(&self.position.to_le_bytes())?;
-        let record = LayoutRecord {
+        Ok(LayoutRecord {
             encoding: self.codec.encoding(),
             index_unit: self.codec.index_unit(),
             index: format!("{}.index", self.name),
             adjacency: format!("{}.adj", self.name),
             weights: self.weights.as_ref().map(|_| format!("{}.weights", self.name)),
-        };
+        })
+    }
+
+    /// Close the files; returns the layout record and the number of arcs.
+    pub fn finish(mut self, store: &mut StoreWriter) -> Result<(LayoutRecord, u64), StoreError> {
+        let record = self.close()?;
         store.finish_file(self.index)?;
         store.finish_file(self.adjacency)?;
         if let Some(w) = self.weights {

@@ -1,0 +1,54 @@
+//! Adding the in-edge CSR to an existing directed store (`outcore layout
+//! add STORE in`), in bounded memory: one scan of the out-edges, an
+//! external sort by (target, source), one sequential write. The manifest
+//! is replaced last, so an interrupted run leaves the store as it was.
+
+use crate::error::{IngestError, Result};
+use crate::sort::{ExternalSorter, WideEdge};
+use outcore_io::{Budget, IoContext, PROCESS_BASELINE};
+use outcore_store::{CsrWriter, FileRecord, LayoutRecord, Store};
+use std::path::Path;
+
+/// Build the `in` layout of the directed store at `dir` within `memory` bytes.
+pub fn add_in(dir: &Path, memory: u64) -> Result<LayoutRecord> {
+    let store = Store::open(dir)?;
+    let mut manifest = store.manifest().clone();
+    if !manifest.directed {
+        return Err(IngestError::file(dir, "an undirected store's out layout already lists every vertex's in-neighbours"));
+    }
+    if manifest.layouts.contains_key("in") {
+        return Err(IngestError::file(dir, "already has an in layout"));
+    }
+    let out = store.layout("out")?;
+    let weighted = out.record().weights.is_some();
+    let budget = Budget::new(memory);
+    let _base = budget.reserve("program, thread stacks and allocator slack", PROCESS_BASELINE)?;
+    let _io = budget.reserve("store scan and layout writers", 12 << 20)?;
+    let tmp = dir.join(format!(".in-tmp-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).ctx(&tmp, "create directory")?;
+    let result = (|| {
+        let mut sorter = ExternalSorter::<WideEdge>::new(&tmp, "in", &budget, budget.available() / 2, false)?;
+        let mut scan = out.scan()?;
+        while let Some((u, targets, weights)) = scan.next_list()? {
+            for (k, &v) in targets.iter().enumerate() {
+                sorter.push(WideEdge { source: v, target: u, weight: weights.get(k).map_or(0, |w| w.to_bits()) })?;
+            }
+        }
+        drop(scan);
+        let mut writer = CsrWriter::create_in(dir, "in", out.record().encoding, manifest.vertices, weighted)?;
+        let mut merged = sorter.finish()?;
+        while let Some(r) = merged.next()? {
+            writer.push(r.source, r.target, f32::from_bits(r.weight))?;
+        }
+        drop(merged);
+        let (record, _, files) = writer.finish_in()?;
+        for (name, summary) in &files {
+            manifest.files.insert(name.clone(), FileRecord::from_hashes(&summary.hashes));
+        }
+        manifest.layouts.insert("in".into(), record.clone());
+        manifest.write_atomic(dir)?;
+        Ok(record)
+    })();
+    let _ = std::fs::remove_dir_all(&tmp);
+    result
+}
