@@ -172,16 +172,6 @@ pub fn choose(
     }
 }
 
-/// Stream options for the chosen tile regime: `memory` needs a pool that
-/// holds every tile.
-pub fn stream_options(engine: Engine, opts: &AnalyticsOptions) -> StreamOptions {
-    let mut s = opts.stream.clone();
-    if engine == Engine::Memory {
-        s.cache = true;
-    }
-    s
-}
-
 /// Per-vertex f64 state written under the stream engine's ownership rule
 /// (one writer per span at a time): relaxed atomics, plain loads and stores.
 pub struct F64Cells(Vec<AtomicU64>);
@@ -228,12 +218,6 @@ impl U64Cells {
     #[inline]
     pub fn set(&self, v: usize, x: u64) {
         self.0[v].store(x, Relaxed)
-    }
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
     }
     /// The values, in place (no second copy).
     pub fn into_vec(self) -> Vec<u64> {
@@ -334,7 +318,10 @@ pub fn open_stream(
     weights: bool,
     opts: &AnalyticsOptions,
 ) -> Result<TileStream, StoreError> {
-    let s = TileStream::open(store, budget, weights, stream_options(engine, opts))?;
+    let mut options = opts.stream.clone();
+    // the memory regime holds every tile in the pool
+    options.cache |= engine == Engine::Memory;
+    let s = TileStream::open(store, budget, weights, options)?;
     if engine == Engine::Memory && s.stats().pool_bytes < s.stats().layout_bytes {
         return Err(BudgetError {
             what: "every tile in the cache pool (engine memory)".into(),

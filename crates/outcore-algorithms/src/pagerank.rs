@@ -60,7 +60,7 @@ impl TileProgram for TilePush<'_> {
         let (mut run_source, mut sum) = (usize::MAX, 0.0);
         for (k, &[ls, lt]) in edges.iter().enumerate() {
             if let Some(&[_, ahead]) = edges.get(k + PREFETCH_AHEAD) {
-                prefetch(&self.contribution[t0..], ahead as usize);
+                outcore_io::prefetch(self.contribution, t0 + ahead as usize);
             }
             let (u, v) = (s0 + ls as usize, t0 + lt as usize);
             if u != run_source {
@@ -81,15 +81,6 @@ impl TileProgram for TilePush<'_> {
 
 /// Edges the backward pass prefetches ahead.
 const PREFETCH_AHEAD: usize = 24;
-
-#[inline(always)]
-fn prefetch(values: &[f64], k: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(x) = values.get(k) {
-        // SAFETY: a prefetch is a hint; the address is in bounds anyway.
-        unsafe { std::arch::x86_64::_mm_prefetch(x as *const f64 as *const i8, std::arch::x86_64::_MM_HINT_T0) }
-    }
-}
 
 struct IntervalPull {
     damping: f64,

@@ -1,7 +1,7 @@
 //! `outcore pagerank|wcc|cdlp|spmv STORE` and `bfs --engine stream`: the
 //! iterative analytics on the stream (tiles) and interval engines.
 
-use crate::traverse::{graphalytics_float, open_run, ValueWriter};
+use crate::traverse::{graphalytics_float, open_run, write_values, ValueWriter};
 use anyhow::{bail, Context, Result};
 use outcore_algorithms::analytics::{AnalyticsOptions, Engine, EngineReport};
 use outcore_engines::{IntervalOptions, StreamOptions};
@@ -386,18 +386,10 @@ pub fn run_tile_bfs(c: &crate::traverse::Common, root: Option<u64>) -> Result<Ex
     let r = outcore_algorithms::tile_bfs::bfs_tiles(&store, root, &budget, &opts)?;
     let seconds = t.elapsed().as_secs_f64();
     if let Some(path) = &c.output {
-        let mut w = ValueWriter::create(path)?;
-        for v in 0..n {
-            let l = r.level[v as usize];
-            w.push(&ids, v, &mut |_, out: &mut Vec<u8>| {
-                if l == outcore_algorithms::tile_bfs::UNREACHED {
-                    write!(out, "{}", i64::MAX).unwrap()
-                } else {
-                    write!(out, "{l}").unwrap()
-                }
-            })?;
-        }
-        w.finish()?;
+        write_values(path, &ids, n, |v, out| match r.level[v as usize] {
+            outcore_algorithms::tile_bfs::UNREACHED => write!(out, "{}", i64::MAX).unwrap(),
+            l => write!(out, "{l}").unwrap(),
+        })?;
     }
     if c.json {
         let mut s = summary("bfs", r.depth, seconds, &r.report, &budget);

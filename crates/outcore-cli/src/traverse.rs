@@ -164,7 +164,7 @@ fn resolve_root(store: &Store, ids: &IdMap, root: Option<u64>, g: &Traverse) -> 
     }
 }
 
-fn write_values(path: &PathBuf, ids: &IdMap, n: u64, mut value: impl FnMut(u64, &mut Vec<u8>)) -> Result<()> {
+pub fn write_values(path: &std::path::Path, ids: &IdMap, n: u64, mut value: impl FnMut(u64, &mut Vec<u8>)) -> Result<()> {
     let mut w = ValueWriter::create(path)?;
     for v in 0..n {
         w.push(ids, v, &mut value)?;

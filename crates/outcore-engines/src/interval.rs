@@ -89,11 +89,7 @@ impl<T: VertexValue> Values<'_, T> {
         let mut sum = 0.0;
         for (k, &u) in ids.iter().enumerate() {
             if let Some(&next) = ids.get(k + AHEAD) {
-                #[cfg(target_arch = "x86_64")]
-                if let Some(x) = self.values.get(self.slot(next)) {
-                    // SAFETY: a prefetch is a hint, and the address is in bounds.
-                    unsafe { std::arch::x86_64::_mm_prefetch(x as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0) }
-                }
+                outcore_io::prefetch(self.values, self.slot(next));
             }
             sum += f(k, self.get(u));
         }

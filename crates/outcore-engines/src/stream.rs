@@ -31,7 +31,6 @@ use outcore_store::tiles::read_tile_index;
 use outcore_store::{Store, StoreError, TilesRecord};
 use rayon::prelude::*;
 use serde::Serialize;
-use std::path::PathBuf;
 use std::time::Instant;
 
 #[cfg(target_endian = "big")]
@@ -148,14 +147,12 @@ struct PoolEntry {
     edges: usize,
 }
 
-const NOT_CACHED: u32 = u32::MAX;
-
 pub struct TileStream {
     rec: TilesRecord,
     coords: Vec<(u32, u32)>,
     pieces: Vec<Piece>,
-    /// Pool entry of each piece, or NOT_CACHED.
-    slot: Vec<u32>,
+    /// Whether each piece is in the pool.
+    cached: Vec<bool>,
     pool: Vec<u32>,
     pool_words: usize,
     entries: Vec<PoolEntry>,
@@ -263,7 +260,7 @@ impl TileStream {
             StreamStats { io_backend: reader.backend().name().into(), segment_bytes, pool_bytes, layout_bytes, iterations: Vec::new() };
         Ok(TileStream {
             coords: index.iter().map(|&(i, j, _)| (i, j)).collect(),
-            slot: vec![NOT_CACHED; pieces.len()],
+            cached: vec![false; pieces.len()],
             pieces,
             pool: Vec::new(),
             pool_words: (pool_bytes / 4) as usize,
@@ -286,11 +283,6 @@ impl TileStream {
 
     pub fn stats(&self) -> &StreamStats {
         &self.stats
-    }
-
-    /// Bytes currently held by the cache pool.
-    pub fn cached_bytes(&self) -> u64 {
-        self.pool.len() as u64 * 4
     }
 
     /// One pass over the tiles the program needs.
@@ -402,7 +394,7 @@ impl TileStream {
                 it.pieces_skipped += 1;
                 continue;
             }
-            if self.slot[k] != NOT_CACHED {
+            if self.cached[k] {
                 continue;
             }
             let (b0, b1) = (p.e0 * 4, p.e1 * 4);
@@ -470,7 +462,7 @@ impl TileStream {
             if weights {
                 self.pool.extend_from_slice(cast_bytes::<u32>(&buf[..], pl.weights_at, n));
             }
-            self.slot[pl.piece as usize] = self.entries.len() as u32;
+            self.cached[pl.piece as usize] = true;
             self.entries.push(PoolEntry { piece: pl.piece, at, edges: n });
         }
     }
@@ -486,12 +478,11 @@ impl TileStream {
             let p = self.pieces[e.piece as usize];
             let (i, j) = self.coords[p.tile as usize];
             if !program.keep(i, j) {
-                self.slot[e.piece as usize] = NOT_CACHED;
+                self.cached[e.piece as usize] = false;
                 continue;
             }
             let words = e.edges * words_per_edge;
             self.pool.copy_within(e.at..e.at + words, write);
-            self.slot[e.piece as usize] = kept.len() as u32;
             kept.push(PoolEntry { at: write, ..e });
             write += words;
         }
@@ -503,7 +494,7 @@ impl TileStream {
 
     fn clear_pool(&mut self) {
         for e in self.entries.drain(..) {
-            self.slot[e.piece as usize] = NOT_CACHED;
+            self.cached[e.piece as usize] = false;
         }
         self.pool.clear();
     }
@@ -546,13 +537,4 @@ fn cast_bytes<T: Word>(buf: &[u8], at: usize, n: usize) -> &[T] {
 fn cast_words<T: Word>(words: &[u32]) -> &[T] {
     // SAFETY: u32 and T have the same size and alignment 4 (or less) and no invalid bit patterns.
     unsafe { std::slice::from_raw_parts(words.as_ptr() as *const T, words.len()) }
-}
-
-/// Files a stream over `store` reads (for messages and benchmarks).
-pub fn tile_files(store: &Store, rec: &TilesRecord) -> Vec<PathBuf> {
-    let mut v = vec![store.dir().join(&rec.data)];
-    if let Some(w) = &rec.weights {
-        v.push(store.dir().join(w));
-    }
-    v
 }

@@ -4,8 +4,7 @@
 //! is replaced last, so an interrupted run leaves the store as it was.
 
 use crate::error::{IngestError, Result};
-use crate::sort::{ExternalSorter, WideEdge};
-use outcore_io::{Budget, IoContext, PROCESS_BASELINE};
+use crate::sort::{with_layout_sorter, WideEdge};
 use outcore_store::{CsrWriter, FileRecord, LayoutRecord, Store};
 use std::path::Path;
 
@@ -21,13 +20,7 @@ pub fn add_in(dir: &Path, memory: u64) -> Result<LayoutRecord> {
     }
     let out = store.layout("out")?;
     let weighted = out.record().weights.is_some();
-    let budget = Budget::new(memory);
-    let _base = budget.reserve("program, thread stacks and allocator slack", PROCESS_BASELINE)?;
-    let _io = budget.reserve("store scan and layout writers", 12 << 20)?;
-    let tmp = dir.join(format!(".in-tmp-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).ctx(&tmp, "create directory")?;
-    let result = (|| {
-        let mut sorter = ExternalSorter::<WideEdge>::new(&tmp, "in", &budget, budget.available() / 2, false)?;
+    with_layout_sorter(dir, "in", memory, |mut sorter| {
         let mut scan = out.scan()?;
         while let Some((u, targets, weights)) = scan.next_list()? {
             for (k, &v) in targets.iter().enumerate() {
@@ -48,7 +41,5 @@ pub fn add_in(dir: &Path, memory: u64) -> Result<LayoutRecord> {
         manifest.layouts.insert("in".into(), record.clone());
         manifest.write_atomic(dir)?;
         Ok(record)
-    })();
-    let _ = std::fs::remove_dir_all(&tmp);
-    result
+    })
 }

@@ -5,7 +5,7 @@
 //! passes when the budget cannot hold a reader for every run.
 
 use crate::error::{IngestError, Result};
-use outcore_io::{Budget, Reservation, SeqReader, SeqWriter};
+use outcore_io::{Budget, IoContext, Reservation, SeqReader, SeqWriter};
 use rayon::slice::ParallelSliceMut;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -158,6 +158,26 @@ fn write_run<R: SortRecord>(path: &Path, records: &[R]) -> Result<u64> {
 
 /// A spill in flight returns its buffer for reuse, and the run's size.
 type SpillHandle<R> = JoinHandle<Result<(Vec<R>, u64)>>;
+
+/// For rebuilding a layout of the store at `dir` from a sort of its edges
+/// within `memory` bytes: charges the process baseline and the scan and
+/// writer buffers, and gives `f` a sorter of half of the rest, spilling into
+/// `DIR/.NAME-tmp-PID`, which is removed however `f` ends.
+pub(crate) fn with_layout_sorter<T>(
+    dir: &Path,
+    name: &str,
+    memory: u64,
+    f: impl FnOnce(ExternalSorter<WideEdge>) -> Result<T>,
+) -> Result<T> {
+    let budget = Budget::new(memory);
+    let _base = budget.reserve("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)?;
+    let _io = budget.reserve("store scan and layout writers", 12 << 20)?;
+    let tmp = dir.join(format!(".{name}-tmp-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).ctx(&tmp, "create directory")?;
+    let result = ExternalSorter::new(&tmp, name, &budget, budget.available() / 2, false).and_then(f);
+    let _ = std::fs::remove_dir_all(&tmp);
+    result
+}
 
 pub struct ExternalSorter<R: SortRecord> {
     dir: PathBuf,

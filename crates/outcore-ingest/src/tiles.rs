@@ -5,8 +5,7 @@
 //! atomically last, so an interrupted conversion leaves the store as it was.
 
 use crate::error::{IngestError, Result};
-use crate::sort::{ExternalSorter, WideEdge};
-use outcore_io::{Budget, IoContext, PROCESS_BASELINE};
+use crate::sort::{with_layout_sorter, WideEdge};
 use outcore_store::tiles::TileWriter;
 use outcore_store::{FileRecord, Store, TilesRecord};
 use std::path::Path;
@@ -38,16 +37,10 @@ pub fn add_tiles(dir: &Path, group: u32, span_bits: u32, memory: u64) -> Result<
     if n.div_ceil(1 << span_bits) > 1 << 16 {
         return Err(IngestError::file(dir, format!("2^{span_bits}-vertex spans make more than 65536 spans of {n} vertices")));
     }
-    let budget = Budget::new(memory);
-    let _base = budget.reserve("program, thread stacks and allocator slack", PROCESS_BASELINE)?;
-    let _io = budget.reserve("store scan and tile writers", 12 << 20)?;
     let directed = manifest.directed;
     let q = group as u64;
     let mask = (1u64 << span_bits) - 1;
-    let tmp = dir.join(format!(".tiles-tmp-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).ctx(&tmp, "create directory")?;
-    let result = (|| {
-        let mut sorter = ExternalSorter::<WideEdge>::new(&tmp, "tiles", &budget, budget.available() / 2, false)?;
+    with_layout_sorter(dir, "tiles", memory, |mut sorter| {
         let mut scan = store.layout("out")?.scan()?;
         while let Some((u, nbrs, weights)) = scan.next_list()? {
             for (k, &v) in nbrs.iter().enumerate() {
@@ -103,7 +96,5 @@ pub fn add_tiles(dir: &Path, group: u32, span_bits: u32, memory: u64) -> Result<
             let _ = std::fs::remove_file(dir.join(f));
         }
         Ok(record)
-    })();
-    let _ = std::fs::remove_dir_all(&tmp);
-    result
+    })
 }

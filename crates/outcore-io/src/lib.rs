@@ -51,3 +51,16 @@ pub fn peak_rss_bytes() -> Option<u64> {
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
 }
+
+/// Ask the CPU to bring `values[k]` into cache ahead of a random access
+/// (a hint; nothing happens when `k` is out of bounds or off x86-64).
+#[inline(always)]
+pub fn prefetch<T>(values: &[T], k: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(x) = values.get(k) {
+        // SAFETY: a prefetch is a hint, and the address is in bounds.
+        unsafe { std::arch::x86_64::_mm_prefetch(x as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (values, k);
+}
