@@ -161,7 +161,6 @@ pub fn cdlp(store: &Store, iterations: u32, budget: &Budget, opts: &AnalyticsOpt
     // tuples arriving at each vertex: its degree, or out- plus in-degree
     let mut tuples = vec![0u32; n as usize];
     store.layout("out")?.for_each_degree(|v, d| tuples[v as usize] = d as u32)?;
-    let span_tuples = |tuples: &[u32]| -> Vec<u64> { tuples.chunks(span).map(|c| c.iter().map(|&x| x as u64).sum()).collect() };
     let total: u64 = tuples.iter().map(|&x| x as u64).sum::<u64>() + if undirected { 0 } else { rec.edges };
     let band_bytes = (total * 8).min(budget.available() / 3).max(8);
     let band_charge = budget.reserve("CDLP band of neighbour labels", band_bytes)?;
@@ -174,7 +173,7 @@ pub fn cdlp(store: &Store, iterations: u32, budget: &Budget, opts: &AnalyticsOpt
         }
     }
     // bands of consecutive spans whose labels fit the buffer
-    let per_span = span_tuples(&tuples);
+    let per_span: Vec<u64> = tuples.chunks(span).map(|c| c.iter().map(|&x| x as u64).sum()).collect();
     let capacity = band_bytes / 8;
     let mut bands: Vec<(u32, u32, u64)> = Vec::new();
     for (s, &t) in per_span.iter().enumerate() {

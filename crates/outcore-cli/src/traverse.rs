@@ -244,6 +244,15 @@ fn summary(
     })
 }
 
+/// Edges a search traversed: arcs scanned, each undirected edge counted once.
+fn edges_traversed(tree: &BfsTree, directed: bool) -> u64 {
+    if directed {
+        tree.arcs_scanned
+    } else {
+        tree.arcs_scanned / 2
+    }
+}
+
 pub fn run_bfs(a: BfsArgs) -> Result<ExitCode> {
     let c = &a.common;
     if c.engine == "memory" || c.engine == "stream" {
@@ -281,7 +290,7 @@ pub fn run_bfs(a: BfsArgs) -> Result<ExitCode> {
             let t = Instant::now();
             let (tree, levels) = hybrid_bfs(&mut out, inn.as_mut(), &hot, r, &budget, &HybridOptions { alpha: a.alpha, beta: a.beta })?;
             let secs = t.elapsed().as_secs_f64();
-            runs.push(json!({"root": ids.original(r), "seconds": secs, "edges": if directed { tree.arcs_scanned } else { tree.arcs_scanned / 2 }}));
+            runs.push(json!({"root": ids.original(r), "seconds": secs, "edges": edges_traversed(&tree, directed)}));
             last = Some((tree, levels, secs));
         }
         let (tree, levels, seconds) = last.unwrap();
@@ -298,13 +307,13 @@ pub fn run_bfs(a: BfsArgs) -> Result<ExitCode> {
             let t = Instant::now();
             let tree = bfs(&mut g, r, &budget)?;
             let secs = t.elapsed().as_secs_f64();
-            runs.push(json!({"root": ids.original(r), "seconds": secs, "edges": if directed { tree.arcs_scanned } else { tree.arcs_scanned / 2 }}));
+            runs.push(json!({"root": ids.original(r), "seconds": secs, "edges": edges_traversed(&tree, directed)}));
             last = Some((tree, secs));
         }
         let (tree, seconds) = last.unwrap();
         (tree, Vec::<LevelStats>::new(), vec![g.stats()], setup, seconds, None)
     };
-    let edges = if directed { tree.arcs_scanned } else { tree.arcs_scanned / 2 };
+    let edges = edges_traversed(&tree, directed);
     if let Some(path) = &c.output {
         write_values(path, &ids, n, |v, out| {
             let x = if a.values == "parent" { tree.parent[v as usize] } else { tree.level[v as usize] };
