@@ -52,7 +52,7 @@ pub struct GraphFlags {
     /// tiles (the G-Store grid, added from out after the import).
     #[arg(long, default_value = "out", value_delimiter = ',')]
     pub layouts: Vec<String>,
-    /// Adjacency encoding: raw32 or raw64 (default: raw32 when ids fit).
+    /// Adjacency encoding: raw32, raw64, ceesor or gapref (default: raw32 when ids fit).
     #[arg(long)]
     pub encoding: Option<String>,
     /// Memory budget, page cache included (e.g. 512M, 4G).
@@ -100,7 +100,7 @@ impl GraphFlags {
             }
         }
         let encoding = match &self.encoding {
-            Some(e) => Some(Encoding::from_name(e).ok_or_else(|| anyhow::anyhow!("unknown encoding '{e}' (raw32, raw64)"))?),
+            Some(e) => Some(Encoding::from_name(e).ok_or_else(|| anyhow::anyhow!("unknown encoding '{e}' ({})", Encoding::names()))?),
             None => None,
         };
         Ok(ImportOptions {

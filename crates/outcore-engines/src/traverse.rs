@@ -9,7 +9,7 @@
 //! `neighbours` reads whatever is missing on demand.
 
 use outcore_io::{Backend, BlockCache, Budget, BudgetError, CacheStats, Reservation};
-use outcore_store::{Codec, IndexUnit, Store, StoreError};
+use outcore_store::{BlockTable, Codec, ListDecoder, ListSource, Store, StoreError};
 use serde::Serialize;
 
 #[derive(Clone, Debug)]
@@ -47,8 +47,21 @@ const WEIGHTS: u32 = 1;
 
 pub struct Traverse {
     codec: &'static dyn Codec,
+    decoder: Box<dyn ListDecoder>,
     vertices: u64,
     index: Vec<u64>,
+    /// Degrees, for codecs whose index does not give them.
+    degrees: Option<Vec<u32>>,
+    /// First edge of each vertex (weights), for the same codecs.
+    edge_starts: Option<Vec<u64>>,
+    /// Blocked codecs: the block table, which blocks passed their checksum,
+    /// and the block whose bytes are in `block_bytes`.
+    blocks: Option<BlockTable>,
+    verified: Vec<bool>,
+    current_block: Option<usize>,
+    block_bytes: Vec<u8>,
+    list: Vec<u64>,
+    perm: Vec<usize>,
     cache: BlockCache,
     weighted: bool,
     bytes: Vec<u8>,
@@ -79,11 +92,46 @@ impl Traverse {
         let mut files = vec![lay.adjacency_path()];
         let weighted = lay.weights_path().is_some();
         if let Some(w) = lay.weights_path() {
-            if lay.codec().index_unit() != IndexUnit::Edges {
-                return Err(StoreError::invalid(store.dir(), "weights with a bit-level index are not supported by the traverse engine"));
-            }
             files.push(w);
         }
+        let mut charges = vec![index_charge];
+        let degrees = match lay.degrees_path() {
+            Some(p) => {
+                charges.push(budget.reserve("degrees", vertices * 4)?);
+                let mut d = Vec::with_capacity(vertices as usize);
+                let mut scan = lay.degrees()?;
+                for _ in 0..vertices {
+                    d.push(scan.next_degree()? as u32);
+                }
+                if std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0) != vertices * 4 {
+                    return Err(StoreError::invalid(p, format!("is not {vertices} u32 degrees")));
+                }
+                Some(d)
+            }
+            None => None,
+        };
+        let edge_starts = match (&degrees, weighted) {
+            (Some(d), true) => {
+                charges.push(budget.reserve("edge offsets", (vertices + 1) * 8)?);
+                let mut starts = Vec::with_capacity(vertices as usize + 1);
+                let mut at = 0u64;
+                for &x in d {
+                    starts.push(at);
+                    at += x as u64;
+                }
+                starts.push(at);
+                Some(starts)
+            }
+            _ => None,
+        };
+        let blocks = match lay.record().blocks.as_ref() {
+            Some(_) => {
+                let bytes = std::fs::metadata(lay.blocks_path().unwrap()).map(|m| m.len()).unwrap_or(0);
+                charges.push(budget.reserve("block table", bytes + bytes / 24)?);
+                lay.block_table()?
+            }
+            None => None,
+        };
         let block = opts.block_bytes;
         let data_bytes: u64 = files.iter().map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0)).sum();
         let useful = (data_bytes.div_ceil(block as u64) as usize + files.len()).max(MIN_FRAMES);
@@ -104,16 +152,26 @@ impl Traverse {
         let frames = useful.min(affordable);
         let cache_charge = budget.reserve("block cache", (frames * block) as u64)?;
         let cache = BlockCache::new(&files, block, frames, opts.depth, opts.force_pread)?;
+        charges.push(cache_charge);
         Ok(Traverse {
             codec: lay.codec(),
+            decoder: lay.codec().decoder(),
             vertices,
             index,
+            degrees,
+            edge_starts,
+            verified: vec![false; blocks.as_ref().map_or(0, |b| b.len())],
+            blocks,
+            current_block: None,
+            block_bytes: Vec::new(),
+            list: Vec::new(),
+            perm: Vec::new(),
             cache,
             weighted,
             bytes: Vec::new(),
             opts: opts.clone(),
             lists_read: 0,
-            _charges: vec![index_charge, cache_charge],
+            _charges: charges,
         })
     }
 
@@ -129,27 +187,72 @@ impl Traverse {
 
     #[inline]
     pub fn degree(&self, v: u64) -> u64 {
-        let (lo, hi) = (self.index[v as usize], self.index[v as usize + 1]);
-        self.codec.degree(lo, hi).expect("codec with degrees in the index")
+        match &self.degrees {
+            Some(d) => d[v as usize] as u64,
+            None => {
+                let (lo, hi) = (self.index[v as usize], self.index[v as usize + 1]);
+                self.codec.degree(lo, hi).expect("codec with degrees in the index")
+            }
+        }
     }
 
     /// Total adjacency entries.
     pub fn arcs(&self) -> u64 {
-        self.codec.degree(self.index[0], self.index[self.vertices as usize]).unwrap_or(0)
+        match &self.degrees {
+            Some(d) => d.iter().map(|&x| x as u64).sum(),
+            None => self.codec.degree(self.index[0], self.index[self.vertices as usize]).unwrap_or(0),
+        }
+    }
+
+    /// The file bytes to fetch for `v`'s list: its block for blocked codecs.
+    fn fetch_range(&self, v: u64) -> (u64, u64) {
+        match &self.blocks {
+            Some(t) => {
+                let b = t.get(t.block_of(v));
+                (b.first_byte, b.end_byte)
+            }
+            None => self.codec.byte_range(self.index[v as usize], self.index[v as usize + 1]),
+        }
     }
 
     /// Replace `out` with `v`'s neighbours.
     pub fn neighbours(&mut self, v: u64, out: &mut Vec<u64>) -> Result<(), StoreError> {
         let (lo, hi) = (self.index[v as usize], self.index[v as usize + 1]);
         out.clear();
-        if lo == hi {
+        if self.codec.position(lo) == self.codec.position(hi) && lo == self.codec.position(lo) {
             return Ok(());
         }
-        let (b0, b1) = self.codec.byte_range(lo, hi);
-        self.bytes.clear();
-        self.cache.read_range(ADJACENCY, b0, b1, &mut self.bytes)?;
         self.lists_read += 1;
-        self.codec.decode(v, lo, hi, &self.bytes, out).map_err(|e| StoreError::invalid("adjacency", format!("vertex {v}: {e}")))
+        let index = &self.index;
+        let entry = |u: u64| (index[u as usize], index[u as usize + 1]);
+        let (bytes, first_byte, first_vertex, block) = match &self.blocks {
+            Some(table) => {
+                let number = table.block_of(v);
+                let block = table.get(number);
+                if self.current_block != Some(number) {
+                    self.current_block = None;
+                    self.block_bytes.clear();
+                    self.cache.read_range(ADJACENCY, block.first_byte, block.end_byte, &mut self.block_bytes)?;
+                    if !self.verified[number] {
+                        block.verify(std::path::Path::new("adjacency"), &self.block_bytes)?;
+                        self.verified[number] = true;
+                    }
+                    self.current_block = Some(number);
+                }
+                (&self.block_bytes, block.first_byte, block.first_vertex, Some(block))
+            }
+            None => {
+                let (b0, b1) = self.codec.byte_range(lo, hi);
+                self.bytes.clear();
+                self.cache.read_range(ADJACENCY, b0, b1, &mut self.bytes)?;
+                (&self.bytes, b0, v, None)
+            }
+        };
+        let src = ListSource { vertices: self.vertices, bytes, first_byte, first_vertex, entry: &entry };
+        self.decoder.decode(v, lo, hi, &src, out).map_err(|e| {
+            let place = block.map(|b| format!("{}, ", b.describe())).unwrap_or_default();
+            StoreError::invalid("adjacency", format!("{place}vertex {v}: {e}"))
+        })
     }
 
     /// Replace `out` with the weights of `v`'s edges, in neighbour order.
@@ -158,10 +261,25 @@ impl Traverse {
         if !self.weighted {
             return Err(StoreError::invalid("store", "has no edge weights; re-import with --weighted"));
         }
-        let (lo, hi) = (self.index[v as usize], self.index[v as usize + 1]);
+        let (lo, hi) = match &self.edge_starts {
+            Some(s) => (s[v as usize], s[v as usize + 1]),
+            None => (self.index[v as usize], self.index[v as usize + 1]),
+        };
         self.bytes.clear();
         self.cache.read_range(WEIGHTS, lo * 4, hi * 4, &mut self.bytes)?;
         out.extend(self.bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())));
+        if !self.codec.reorders_weights() {
+            return Ok(());
+        }
+        let mut list = std::mem::take(&mut self.list);
+        self.neighbours(v, &mut list)?;
+        if self.codec.storage_order(v, &list, &mut self.perm) {
+            let stored = out.clone();
+            for (s, &i) in self.perm.iter().enumerate() {
+                out[i] = stored[s];
+            }
+        }
+        self.list = list;
         Ok(())
     }
 
@@ -180,15 +298,19 @@ impl Traverse {
         for v in upcoming.into_iter().take(self.opts.max_ahead) {
             let (lo, hi) = (self.index[v as usize], self.index[v as usize + 1]);
             if lo != hi {
-                if self.weighted {
-                    for b in (lo * 4) / bs..=(hi * 4 - 1) / bs {
+                let (w0, w1) = match &self.edge_starts {
+                    Some(s) => (s[v as usize], s[v as usize + 1]),
+                    None => (lo, hi),
+                };
+                if self.weighted && w1 > w0 {
+                    for b in (w0 * 4) / bs..=(w1 * 4 - 1) / bs {
                         if !self.cache.prefetch(WEIGHTS, b)? {
                             break;
                         }
                     }
                 }
-                let (b0, b1) = self.codec.byte_range(lo, hi);
-                let (b0, b1) = (b0 / bs, (b1 - 1) / bs);
+                let (b0, b1) = self.fetch_range(v);
+                let (b0, b1) = (b0 / bs, (b1.max(b0 + 1) - 1) / bs);
                 run = match run {
                     Some((s, e)) if b0 <= e + 1 && b1.max(e) - s < max_run => Some((s, b1.max(e))),
                     Some((s, e)) => {

@@ -1,8 +1,14 @@
-//! Adjacency encodings. A [`Codec`] turns one vertex's sorted neighbour
-//! list into bytes and back; the vertex index stores positions in the
-//! codec's [`IndexUnit`] (edges for fixed-width ids, bits for bit-level
-//! codes), so a new encoding slots in without touching callers.
+//! Adjacency encodings. A [`Codec`] turns one vertex's ascending
+//! neighbour list into bits and back; the vertex index stores positions in
+//! the codec's [`IndexUnit`] (edges for fixed-width ids, bits for the
+//! compressed codes), so a new encoding slots in without touching callers.
+//!
+//! Compressed codecs are *blocked*: lists are grouped into blocks of about
+//! [`BLOCK_TARGET_BYTES`], each byte-aligned and checksummed in the
+//! layout's block table, and a list may refer only to earlier lists of its
+//! own block. Decoders always return lists in ascending order.
 
+use crate::bits::BitWriter;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -12,18 +18,29 @@ pub enum Encoding {
     Raw32,
     /// Little-endian u64 ids, 8 bytes per edge.
     Raw64,
+    /// CEESOR (TR-823 section 2): signed offsets from the source in
+    /// minimum-width big-endian entries, ascending |offset|.
+    Ceesor,
+    /// Gap codes with references, intervals and residuals in the manner of
+    /// WebGraph's BV format, over checksummed blocks ([`crate::gapref`]).
+    Gapref,
 }
 
 impl Encoding {
-    pub const ALL: [Encoding; 2] = [Encoding::Raw32, Encoding::Raw64];
+    pub const ALL: [Encoding; 4] = [Encoding::Raw32, Encoding::Raw64, Encoding::Ceesor, Encoding::Gapref];
     pub fn name(self) -> &'static str {
         match self {
             Encoding::Raw32 => "raw32",
             Encoding::Raw64 => "raw64",
+            Encoding::Ceesor => "ceesor",
+            Encoding::Gapref => "gapref",
         }
     }
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|e| e.name() == name)
+    }
+    pub fn names() -> String {
+        Self::ALL.map(|e| e.name()).join(", ")
     }
     /// The narrowest raw encoding that holds ids below `vertices`.
     pub fn raw_for(vertices: u64) -> Self {
@@ -35,6 +52,9 @@ impl Encoding {
     }
 }
 
+/// Compressed codecs close a block at the first list boundary past this.
+pub const BLOCK_TARGET_BYTES: usize = 4096;
+
 /// What the numbers in a vertex index count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -43,90 +63,122 @@ pub enum IndexUnit {
     Bits,
 }
 
+/// Where a list's bits are: `bytes` starts at byte `first_byte` of the
+/// adjacency file and covers the list (for blocked codecs, its whole
+/// block, which starts at vertex `first_vertex`); `entry(u)` gives the
+/// index entries (lo, hi) of any vertex of the block up to the one decoded.
+pub struct ListSource<'a> {
+    /// Vertices of the graph: decoded ids must be below it.
+    pub vertices: u64,
+    pub bytes: &'a [u8],
+    pub first_byte: u64,
+    pub first_vertex: u64,
+    pub entry: &'a dyn Fn(u64) -> (u64, u64),
+}
+
 /// A neighbour-list encoding.
 pub trait Codec: Send + Sync {
     fn encoding(&self) -> Encoding;
     fn index_unit(&self) -> IndexUnit;
     /// Largest vertex count this codec can address.
     fn max_vertices(&self) -> u64;
-    /// Append `neighbours` (ascending, distinct unless the store keeps
-    /// duplicates) of `vertex` to `out`, whose encoded length so far is
-    /// `position` index units. Returns the new position.
-    fn encode(&self, vertex: u64, neighbours: &[u64], position: u64, out: &mut Vec<u8>) -> u64;
-    /// Byte range of the adjacency file that holds index positions `lo..hi`.
+    /// Lists come in checksummed blocks (see the module comment).
+    fn blocked(&self) -> bool {
+        false
+    }
+    /// The position part of an index entry (CEESOR keeps a flag on top).
+    fn position(&self, entry: u64) -> u64 {
+        entry
+    }
+    /// Byte range of the adjacency file that holds entries `lo..hi`.
     fn byte_range(&self, lo: u64, hi: u64) -> (u64, u64);
-    /// Number of neighbours stored at positions `lo..hi`, if the index tells.
+    /// Number of neighbours between entries `lo..hi`, if the index tells
+    /// (otherwise the layout stores a degrees file).
     fn degree(&self, lo: u64, hi: u64) -> Option<u64>;
-    /// Decode the list at positions `lo..hi`; `bytes` starts at
-    /// `byte_range(lo, hi).0`. Appends to `out`.
-    fn decode(&self, vertex: u64, lo: u64, hi: u64, bytes: &[u8], out: &mut Vec<u64>) -> Result<(), String>;
+    /// A stateful encoder (it may remember earlier lists of the block).
+    fn encoder(&self) -> Box<dyn ListEncoder>;
+    /// A stateful decoder (it may remember recently decoded lists).
+    fn decoder(&self) -> Box<dyn ListDecoder>;
+    /// Whether weights are stored in another order than ascending neighbours.
+    fn reorders_weights(&self) -> bool {
+        false
+    }
+    /// If weights are stored in another order than ascending neighbours:
+    /// fill `perm` with, for each stored position, the position in the
+    /// ascending list, and return true.
+    fn storage_order(&self, _vertex: u64, _neighbours: &[u64], _perm: &mut Vec<usize>) -> bool {
+        false
+    }
 }
 
-struct Raw32;
-struct Raw64;
+pub trait ListEncoder: Send {
+    /// A block starts: later lists may not refer to earlier ones.
+    fn start_block(&mut self) {}
+    /// Append `vertex`'s ascending, duplicate-free `neighbours`; returns the
+    /// flag bits to put in the vertex's index entry.
+    fn encode(&mut self, vertex: u64, neighbours: &[u64], out: &mut BitWriter) -> u64;
+}
 
-impl Codec for Raw32 {
+pub trait ListDecoder: Send {
+    /// Decode the list between index entries `lo..hi` into `out` (cleared
+    /// first), ascending. Impossible codes are errors, never wrong lists.
+    fn decode(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, out: &mut Vec<u64>) -> Result<(), String>;
+}
+
+struct Raw<const BYTES: usize>;
+
+impl<const BYTES: usize> Codec for Raw<BYTES> {
     fn encoding(&self) -> Encoding {
-        Encoding::Raw32
+        if BYTES == 4 {
+            Encoding::Raw32
+        } else {
+            Encoding::Raw64
+        }
     }
     fn index_unit(&self) -> IndexUnit {
         IndexUnit::Edges
     }
     fn max_vertices(&self) -> u64 {
-        1 << 32
-    }
-    fn encode(&self, _vertex: u64, neighbours: &[u64], position: u64, out: &mut Vec<u8>) -> u64 {
-        out.reserve(neighbours.len() * 4);
-        for &n in neighbours {
-            out.extend_from_slice(&(n as u32).to_le_bytes());
+        if BYTES == 4 {
+            1 << 32
+        } else {
+            u64::MAX
         }
-        position + neighbours.len() as u64
     }
     fn byte_range(&self, lo: u64, hi: u64) -> (u64, u64) {
-        (lo * 4, hi * 4)
+        (lo * BYTES as u64, hi * BYTES as u64)
     }
     fn degree(&self, lo: u64, hi: u64) -> Option<u64> {
         Some(hi - lo)
     }
-    fn decode(&self, _vertex: u64, lo: u64, hi: u64, bytes: &[u8], out: &mut Vec<u64>) -> Result<(), String> {
-        let n = (hi - lo) as usize;
-        if bytes.len() < n * 4 {
-            return Err(format!("{} bytes for {n} raw32 ids", bytes.len()));
-        }
-        out.extend(bytes[..n * 4].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap()) as u64));
-        Ok(())
+    fn encoder(&self) -> Box<dyn ListEncoder> {
+        Box::new(Raw::<BYTES>)
+    }
+    fn decoder(&self) -> Box<dyn ListDecoder> {
+        Box::new(Raw::<BYTES>)
     }
 }
 
-impl Codec for Raw64 {
-    fn encoding(&self) -> Encoding {
-        Encoding::Raw64
-    }
-    fn index_unit(&self) -> IndexUnit {
-        IndexUnit::Edges
-    }
-    fn max_vertices(&self) -> u64 {
-        u64::MAX
-    }
-    fn encode(&self, _vertex: u64, neighbours: &[u64], position: u64, out: &mut Vec<u8>) -> u64 {
-        out.reserve(neighbours.len() * 8);
+impl<const BYTES: usize> ListEncoder for Raw<BYTES> {
+    fn encode(&mut self, _vertex: u64, neighbours: &[u64], out: &mut BitWriter) -> u64 {
         for &n in neighbours {
-            out.extend_from_slice(&n.to_le_bytes());
+            out.write_bytes(&n.to_le_bytes()[..BYTES]);
         }
-        position + neighbours.len() as u64
+        0
     }
-    fn byte_range(&self, lo: u64, hi: u64) -> (u64, u64) {
-        (lo * 8, hi * 8)
-    }
-    fn degree(&self, lo: u64, hi: u64) -> Option<u64> {
-        Some(hi - lo)
-    }
-    fn decode(&self, _vertex: u64, lo: u64, hi: u64, bytes: &[u8], out: &mut Vec<u64>) -> Result<(), String> {
+}
+
+impl<const BYTES: usize> ListDecoder for Raw<BYTES> {
+    fn decode(&mut self, _vertex: u64, lo: u64, hi: u64, src: &ListSource, out: &mut Vec<u64>) -> Result<(), String> {
+        out.clear();
+        let b0 = (lo * BYTES as u64).checked_sub(src.first_byte).ok_or("list starts before its bytes")? as usize;
         let n = (hi - lo) as usize;
-        if bytes.len() < n * 8 {
-            return Err(format!("{} bytes for {n} raw64 ids", bytes.len()));
+        let bytes = src.bytes.get(b0..b0 + n * BYTES).ok_or_else(|| format!("{} bytes for {n} ids", src.bytes.len()))?;
+        if BYTES == 4 {
+            out.extend(bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap()) as u64));
+        } else {
+            out.extend(bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())));
         }
-        out.extend(bytes[..n * 8].chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())));
         Ok(())
     }
 }
@@ -134,38 +186,84 @@ impl Codec for Raw64 {
 /// The codec implementing `encoding`.
 pub fn codec_for(encoding: Encoding) -> &'static dyn Codec {
     match encoding {
-        Encoding::Raw32 => &Raw32,
-        Encoding::Raw64 => &Raw64,
+        Encoding::Raw32 => &Raw::<4>,
+        Encoding::Raw64 => &Raw::<8>,
+        Encoding::Ceesor => &crate::ceesor::Ceesor,
+        Encoding::Gapref => &crate::gapref::Gapref,
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn round_trip(enc: Encoding, lists: &[Vec<u64>]) {
+    /// Encode `lists` as a layout would (blocks for blocked codecs) and
+    /// decode every list both in order and in random order.
+    pub fn round_trip(enc: Encoding, lists: &[Vec<u64>]) {
         let codec = codec_for(enc);
-        let mut bytes = Vec::new();
-        let mut index = vec![0u64];
+        let mut w = BitWriter::new();
+        let mut enc_state = codec.encoder();
+        let (mut index, mut block_starts) = (Vec::new(), vec![(0u64, 0u64)]);
+        let pos = |w: &BitWriter| {
+            if codec.index_unit() == IndexUnit::Bits {
+                w.len()
+            } else {
+                w.len() / (8 * if enc == Encoding::Raw32 { 4 } else { 8 })
+            }
+        };
         for (v, l) in lists.iter().enumerate() {
-            let p = codec.encode(v as u64, l, *index.last().unwrap(), &mut bytes);
-            index.push(p);
+            if codec.blocked() && w.len() / 8 >= (block_starts.last().unwrap().1 + 64) && !l.is_empty() {
+                w.align();
+                block_starts.push((v as u64, w.len() / 8));
+                enc_state.start_block();
+            }
+            let at = pos(&w);
+            let flags = enc_state.encode(v as u64, l, &mut w);
+            index.push(at | flags);
         }
-        for (v, l) in lists.iter().enumerate() {
-            let (lo, hi) = (index[v], index[v + 1]);
-            let (b0, b1) = codec.byte_range(lo, hi);
-            let mut out = Vec::new();
-            codec.decode(v as u64, lo, hi, &bytes[b0 as usize..b1 as usize], &mut out).unwrap();
-            assert_eq!(&out, l);
-            assert_eq!(codec.degree(lo, hi), Some(l.len() as u64));
+        index.push(pos(&w));
+        w.align();
+        let total = w.bytes().len() as u64;
+        let entry = |u: u64| (index[u as usize], index[u as usize + 1]);
+        let mut order: Vec<usize> = (0..lists.len()).collect();
+        for pass in 0..2 {
+            let mut dec = codec.decoder();
+            if pass == 1 {
+                order.reverse();
+            }
+            for &v in &order {
+                let b = block_starts.partition_point(|&(f, _)| f <= v as u64) - 1;
+                let (first_vertex, first_byte) = block_starts[b];
+                let end = block_starts.get(b + 1).map_or(total, |x| x.1);
+                let (lo, hi) = entry(v as u64);
+                let (bytes, first_byte) = if codec.blocked() {
+                    (&w.bytes()[first_byte as usize..end as usize], first_byte)
+                } else {
+                    let (b0, b1) = codec.byte_range(lo, hi);
+                    (&w.bytes()[b0 as usize..b1 as usize], b0)
+                };
+                let src = ListSource { vertices: u64::MAX, bytes, first_byte, first_vertex, entry: &entry };
+                let mut out = vec![7];
+                if let Err(e) = dec.decode(v as u64, lo, hi, &src, &mut out) {
+                    panic!("{e}: v {v} lo {lo} hi {hi} block {b} {block_starts:?} total {total}");
+                }
+                assert_eq!(&out, &lists[v], "{} vertex {v}", enc.name());
+                if let Some(d) = codec.degree(lo, hi) {
+                    assert_eq!(d, lists[v].len() as u64);
+                }
+            }
         }
+    }
+
+    fn lists(max_id: u64) -> impl Strategy<Value = Vec<Vec<u64>>> {
+        prop::collection::vec(prop::collection::btree_set(0u64..max_id, 0..50), 0..40)
+            .prop_map(|ls| ls.into_iter().map(|s| s.into_iter().collect()).collect())
     }
 
     proptest! {
         #[test]
-        fn raw32_round_trips(lists in prop::collection::vec(prop::collection::btree_set(0u64..u32::MAX as u64, 0..50), 0..40)) {
-            let lists: Vec<Vec<u64>> = lists.into_iter().map(|s| s.into_iter().collect()).collect();
+        fn raw32_round_trips(lists in lists(u32::MAX as u64)) {
             round_trip(Encoding::Raw32, &lists);
         }
         #[test]

@@ -7,19 +7,22 @@
 //! encoding; optional f32 weights in adjacency order; an [`idmap`] from
 //! dense internal ids back to the original ids of the input.
 
+pub mod bits;
+pub mod ceesor;
 pub mod codec;
 mod error;
+pub mod gapref;
 pub mod idmap;
 pub mod manifest;
 mod reader;
 pub mod tiles;
 mod writer;
 
-pub use codec::{codec_for, Codec, Encoding, IndexUnit};
+pub use codec::{codec_for, Codec, Encoding, IndexUnit, ListDecoder, ListSource};
 pub use error::StoreError;
 pub use idmap::IdMap;
 pub use manifest::{FileRecord, LayoutRecord, Manifest, TilesRecord, FORMAT_NAME, FORMAT_VERSION};
-pub use reader::{AdjacencyScan, DegreeScan, Layout, Store};
+pub use reader::{AdjacencyScan, Block, BlockTable, DegreeScan, Layout, Store};
 pub use writer::{CsrWriter, StoreWriter};
 
 /// Chunk size of the sequential readers and writers used by the store.

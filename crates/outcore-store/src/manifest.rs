@@ -69,6 +69,13 @@ pub struct TilesRecord {
     pub weights: Option<String>,
 }
 
+impl LayoutRecord {
+    /// Every file of the layout.
+    pub fn files(&self) -> impl Iterator<Item = &String> {
+        [Some(&self.index), Some(&self.adjacency), self.weights.as_ref(), self.degrees.as_ref(), self.blocks.as_ref()].into_iter().flatten()
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LayoutRecord {
     pub encoding: Encoding,
@@ -77,6 +84,13 @@ pub struct LayoutRecord {
     pub adjacency: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weights: Option<String>,
+    /// u32 LE degree per vertex, for codecs whose index does not tell it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub degrees: Option<String>,
+    /// Block table of blocked (compressed) codecs: per block u64 LE first
+    /// vertex, first byte and xxh3-64 of its bytes; then (vertices, bytes, 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

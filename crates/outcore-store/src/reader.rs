@@ -1,5 +1,6 @@
 //! Opening a store and scanning its layouts sequentially in bounded memory.
 
+use crate::codec::{ListDecoder, ListSource};
 use crate::{codec_for, Codec, IdMap, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES};
 use outcore_io::{hash_file_blocks, Budget, ChecksumMismatch, SeqReader};
 use std::path::{Path, PathBuf};
@@ -63,12 +64,7 @@ impl Store {
         let Some(l) = self.manifest.layouts.get(name) else {
             return 0;
         };
-        [Some(&l.index), Some(&l.adjacency), l.weights.as_ref()]
-            .into_iter()
-            .flatten()
-            .filter_map(|f| self.manifest.files.get(f))
-            .map(|r| r.bytes)
-            .sum()
+        l.files().filter_map(|f| self.manifest.files.get(f)).map(|r| r.bytes).sum()
     }
 
     /// Re-hash every file and compare with the manifest.
@@ -117,11 +113,38 @@ impl Layout {
         self.record.weights.as_ref().map(|w| self.dir.join(w))
     }
 
+    pub fn degrees_path(&self) -> Option<PathBuf> {
+        self.record.degrees.as_ref().map(|w| self.dir.join(w))
+    }
+    pub fn blocks_path(&self) -> Option<PathBuf> {
+        self.record.blocks.as_ref().map(|w| self.dir.join(w))
+    }
+    pub fn vertices(&self) -> u64 {
+        self.vertices
+    }
+
+    /// The block table of a blocked codec (24 bytes per block).
+    pub fn block_table(&self) -> Result<Option<BlockTable>, StoreError> {
+        let Some(path) = self.blocks_path() else {
+            return Ok(None);
+        };
+        let mut words = Vec::new();
+        SeqReader::for_each_u64(&path, |x| {
+            words.push(x);
+            Ok(())
+        })?;
+        let table = BlockTable { path, words };
+        table.check(self.vertices)?;
+        Ok(Some(table))
+    }
+
     /// Stream every vertex's list in order; memory is a few I/O chunks plus
-    /// the longest list.
+    /// the longest list (a whole block for blocked codecs). Blocks are
+    /// checked against their checksums before any list in them is decoded.
     pub fn scan(&self) -> Result<AdjacencyScan, StoreError> {
         Ok(AdjacencyScan {
             codec: self.codec,
+            decoder: self.codec.decoder(),
             vertices: self.vertices,
             index: Window::open(&self.index_path())?,
             adjacency: Window::open(&self.adjacency_path())?,
@@ -129,15 +152,23 @@ impl Layout {
                 Some(p) => Some(Window::open(&p)?),
                 None => None,
             },
+            blocks: match self.blocks_path() {
+                Some(p) => Some(Window::open(&p)?),
+                None => None,
+            },
+            block: None,
+            block_entries: Vec::new(),
             vertex: 0,
             edge_position: 0,
             neighbours: Vec::new(),
             list_weights: Vec::new(),
+            stored_weights: Vec::new(),
+            perm: Vec::new(),
         })
     }
 
-    /// Call `f(v, degree)` for every vertex, reading only the index when the
-    /// codec can tell degrees from it.
+    /// Call `f(v, degree)` for every vertex, reading only the index (or the
+    /// degrees file) when the layout has one.
     pub fn for_each_degree(&self, mut f: impl FnMut(u64, u64)) -> Result<(), StoreError> {
         let mut degrees = self.degrees()?;
         for v in 0..self.vertices {
@@ -148,7 +179,9 @@ impl Layout {
 
     /// Degrees in vertex order, one at a time.
     pub fn degrees(&self) -> Result<DegreeScan, StoreError> {
-        Ok(if self.codec.degree(0, 0).is_some() {
+        Ok(if let Some(p) = self.degrees_path() {
+            DegreeScan::File { file: Window::open(&p)?, vertex: 0, vertices: self.vertices }
+        } else if self.codec.degree(0, 0).is_some() {
             DegreeScan::Index { codec: self.codec, index: Window::open(&self.index_path())?, vertex: 0, vertices: self.vertices }
         } else {
             DegreeScan::Lists(self.scan()?)
@@ -156,9 +189,95 @@ impl Layout {
     }
 }
 
+/// A layout's block table ([`crate::LayoutRecord::blocks`]) in memory.
+pub struct BlockTable {
+    path: PathBuf,
+    words: Vec<u64>,
+}
+
+/// One block: vertices `first_vertex..end_vertex`, bytes `first_byte..end_byte`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub number: usize,
+    pub first_vertex: u64,
+    pub end_vertex: u64,
+    pub first_byte: u64,
+    pub end_byte: u64,
+    pub hash: u64,
+}
+
+impl Block {
+    /// Where this block is, for error messages.
+    pub fn describe(&self) -> String {
+        format!("block {} (vertices {}..{}, bytes {}..{})", self.number, self.first_vertex, self.end_vertex, self.first_byte, self.end_byte)
+    }
+    /// Check `bytes` (the block's bytes) against its checksum.
+    pub fn verify(&self, path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+        if xxhash_rust::xxh3::xxh3_64(bytes) != self.hash {
+            return Err(StoreError::invalid(
+                path,
+                format!("{}: checksum mismatch (corrupt block; nothing decoded from it)", self.describe()),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl BlockTable {
+    pub fn len(&self) -> usize {
+        self.words.len() / 3 - 1
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Bytes held in memory.
+    pub fn memory_bytes(vertices_blocks: u64) -> u64 {
+        (vertices_blocks + 1) * 24
+    }
+    fn check(&self, vertices: u64) -> Result<(), StoreError> {
+        let bad = |why: String| Err(StoreError::invalid(&self.path, why));
+        if self.words.len() % 3 != 0 || self.words.len() < 6 {
+            return bad(format!("holds {} words, not a block table", self.words.len()));
+        }
+        let last = self.words.len() / 3 - 1;
+        if self.words[last * 3] != vertices {
+            return bad(format!("ends at vertex {}, the store has {vertices}", self.words[last * 3]));
+        }
+        for b in 0..last {
+            let (v0, v1) = (self.words[b * 3], self.words[b * 3 + 3]);
+            let (b0, b1) = (self.words[b * 3 + 1], self.words[b * 3 + 4]);
+            if v1 < v0 || b1 < b0 {
+                return bad(format!("block {b} goes backwards"));
+            }
+        }
+        Ok(())
+    }
+    pub fn get(&self, b: usize) -> Block {
+        let w = &self.words[b * 3..b * 3 + 6];
+        Block { number: b, first_vertex: w[0], end_vertex: w[3], first_byte: w[1], end_byte: w[4], hash: w[2] }
+    }
+    /// The block holding vertex `v`.
+    pub fn block_of(&self, v: u64) -> usize {
+        let n = self.len();
+        let mut lo = 0;
+        let mut hi = n;
+        // last block whose first vertex is <= v
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if self.words[mid * 3] <= v {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+}
+
 /// Degrees of a layout in vertex order ([`Layout::degrees`]).
 pub enum DegreeScan {
     Index { codec: &'static dyn Codec, index: Window, vertex: u64, vertices: u64 },
+    File { file: Window, vertex: u64, vertices: u64 },
     Lists(AdjacencyScan),
 }
 
@@ -176,6 +295,14 @@ impl DegreeScan {
                 codec.degree(lo, hi).filter(|_| hi >= lo).ok_or_else(|| {
                     StoreError::invalid(index.reader.path(), format!("index decreases at vertex {} ({lo} > {hi})", *vertex - 1))
                 })
+            }
+            DegreeScan::File { file, vertex, vertices } => {
+                if *vertex >= *vertices {
+                    return Err(StoreError::invalid(file.reader.path(), "read past the last vertex"));
+                }
+                let d = u32::from_le_bytes(file.range(*vertex * 4, *vertex * 4 + 4)?.try_into().unwrap());
+                *vertex += 1;
+                Ok(d as u64)
             }
             DegreeScan::Lists(scan) => match scan.next_list()? {
                 Some((_, n, _)) => Ok(n.len() as u64),
@@ -228,17 +355,43 @@ impl Window {
 /// Sequential scan of a layout, one vertex at a time.
 pub struct AdjacencyScan {
     codec: &'static dyn Codec,
+    decoder: Box<dyn ListDecoder>,
     vertices: u64,
     index: Window,
     adjacency: Window,
     weights: Option<Window>,
+    blocks: Option<Window>,
+    /// The current block of a blocked codec.
+    block: Option<Block>,
+    /// Index entries of the current block's vertices so far.
+    block_entries: Vec<u64>,
     vertex: u64,
     edge_position: u64,
     neighbours: Vec<u64>,
     list_weights: Vec<f32>,
+    stored_weights: Vec<f32>,
+    perm: Vec<usize>,
 }
 
 impl AdjacencyScan {
+    /// Enter the block that starts at `self.vertex` and verify it.
+    fn next_block(&mut self) -> Result<(), StoreError> {
+        let number = self.block.map_or(0, |b| b.number + 1);
+        let table = self.blocks.as_mut().unwrap();
+        let at = number as u64 * 24;
+        let w = table.range(at, at + 48)?;
+        let word = |i: usize| u64::from_le_bytes(w[i * 8..i * 8 + 8].try_into().unwrap());
+        let block = Block { number, first_vertex: word(0), first_byte: word(1), hash: word(2), end_vertex: word(3), end_byte: word(4) };
+        if block.first_vertex != self.vertex || block.end_vertex < block.first_vertex || block.end_byte < block.first_byte {
+            return Err(StoreError::invalid(table.reader.path(), format!("{} does not follow vertex {}", block.describe(), self.vertex)));
+        }
+        let path = self.adjacency.reader.path().to_path_buf();
+        block.verify(&path, self.adjacency.range(block.first_byte, block.end_byte)?)?;
+        self.block = Some(block);
+        self.block_entries.clear();
+        Ok(())
+    }
+
     /// The next vertex, its neighbours and (if the layout has them) weights.
     #[allow(clippy::type_complexity)]
     pub fn next_list(&mut self) -> Result<Option<(u64, &[u64], &[f32])>, StoreError> {
@@ -248,15 +401,43 @@ impl AdjacencyScan {
         let v = self.vertex;
         let lo = self.index.u64_at(v * 8)?;
         let hi = self.index.u64_at(v * 8 + 8)?;
-        if hi < lo {
-            return Err(StoreError::invalid(self.index.reader.path(), format!("index decreases at vertex {v} ({lo} > {hi})")));
+        let (plo, phi) = (self.codec.position(lo), self.codec.position(hi));
+        if phi < plo {
+            return Err(StoreError::invalid(self.index.reader.path(), format!("index decreases at vertex {v} ({plo} > {phi})")));
         }
-        let (b0, b1) = self.codec.byte_range(lo, hi);
-        self.neighbours.clear();
-        let bytes = self.adjacency.range(b0, b1)?;
-        self.codec
-            .decode(v, lo, hi, bytes, &mut self.neighbours)
-            .map_err(|e| StoreError::invalid(self.adjacency.reader.path(), format!("vertex {v}: {e}")))?;
+        if self.blocks.is_some() {
+            while self.block.is_none_or(|b| v >= b.end_vertex) {
+                self.next_block()?;
+            }
+            if self.block_entries.is_empty() {
+                self.block_entries.push(lo);
+            }
+            self.block_entries.push(hi);
+        }
+        let (src_start, src_end, first_vertex) = match self.block {
+            Some(b) => (b.first_byte, b.end_byte, b.first_vertex),
+            None => {
+                let (b0, b1) = self.codec.byte_range(lo, hi);
+                (b0, b1, v)
+            }
+        };
+        if self.block.is_some_and(|b| phi.div_ceil(8) > b.end_byte || plo < b.first_byte * 8) {
+            return Err(StoreError::invalid(
+                self.index.reader.path(),
+                format!("vertex {v}'s list lies outside {}", self.block.unwrap().describe()),
+            ));
+        }
+        let bytes = self.adjacency.range(src_start, src_end)?;
+        let entries = &self.block_entries;
+        let entry = |u: u64| {
+            let i = (u - first_vertex) as usize;
+            (entries[i], entries[i + 1])
+        };
+        let src = ListSource { vertices: self.vertices, bytes, first_byte: src_start, first_vertex, entry: &entry };
+        if let Err(e) = self.decoder.decode(v, lo, hi, &src, &mut self.neighbours) {
+            let place = self.block.map(|b| format!("{}, ", b.describe())).unwrap_or_default();
+            return Err(StoreError::invalid(self.adjacency.reader.path(), format!("{place}vertex {v}: {e}")));
+        }
         if let Some(vs) = self.neighbours.iter().find(|&&n| n >= self.vertices) {
             return Err(StoreError::invalid(
                 self.adjacency.reader.path(),
@@ -267,7 +448,17 @@ impl AdjacencyScan {
         let n = self.neighbours.len() as u64;
         if let Some(w) = &mut self.weights {
             let bytes = w.range(self.edge_position * 4, (self.edge_position + n) * 4)?;
-            self.list_weights.extend(bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())));
+            let stored = bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap()));
+            if self.codec.storage_order(v, &self.neighbours, &mut self.perm) {
+                self.stored_weights.clear();
+                self.stored_weights.extend(stored);
+                self.list_weights.resize(n as usize, 0.0);
+                for (s, &i) in self.perm.iter().enumerate() {
+                    self.list_weights[i] = self.stored_weights[s];
+                }
+            } else {
+                self.list_weights.extend(stored);
+            }
         }
         self.edge_position += n;
         self.vertex += 1;

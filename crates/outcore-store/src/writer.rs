@@ -3,7 +3,9 @@
 //! then moves the directory into place. A store that fails half-way (bad
 //! input, full disk, a crash) leaves no directory under the target name.
 
-use crate::{codec_for, Codec, Encoding, FileRecord, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES};
+use crate::bits::BitWriter;
+use crate::codec::{ListEncoder, BLOCK_TARGET_BYTES};
+use crate::{codec_for, Codec, Encoding, FileRecord, IndexUnit, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES};
 use outcore_io::{IoContext, SeqWriter, WriteSummary, CHECKSUM_BLOCK_BYTES};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -107,21 +109,35 @@ impl Drop for StoreWriter {
 }
 
 /// Writes one CSR layout from edges arriving sorted by (source, target).
+///
+/// Besides `NAME.index`, `NAME.adj` and `NAME.weights`, codecs whose index
+/// does not give degrees get `NAME.degrees` (u32 LE per vertex), and
+/// blocked codecs get `NAME.blocks`: per block u64 LE first vertex, first
+/// byte and xxh3-64 of its bytes, then a final (vertices, bytes, 0).
 pub struct CsrWriter {
     name: String,
     codec: &'static dyn Codec,
+    encoder: Box<dyn ListEncoder>,
     vertices: u64,
     index: SeqWriter,
     adjacency: SeqWriter,
     weights: Option<SeqWriter>,
+    degrees: Option<SeqWriter>,
+    blocks: Option<SeqWriter>,
     next_vertex: u64,
     current: Option<u64>,
     neighbours: Vec<u64>,
     list_weights: Vec<f32>,
-    position: u64,
+    perm: Vec<usize>,
     arcs: u64,
-    scratch: Vec<u8>,
+    /// Encoded bits not yet written (the open block for blocked codecs).
+    pending: BitWriter,
+    written_bytes: u64,
+    block_first_vertex: u64,
 }
+
+/// Raw layouts flush their pending bytes at this size.
+const RAW_FLUSH_BYTES: usize = 1 << 20;
 
 impl CsrWriter {
     pub fn new(store: &StoreWriter, name: &str, encoding: Encoding, vertices: u64, weighted: bool) -> Result<Self, StoreError> {
@@ -158,17 +174,22 @@ impl CsrWriter {
         Ok(CsrWriter {
             name: name.to_string(),
             codec,
+            encoder: codec.encoder(),
             vertices,
             index: file(&format!("{name}.index"))?,
             adjacency: file(&format!("{name}.adj"))?,
             weights: if weighted { Some(file(&format!("{name}.weights"))?) } else { None },
+            degrees: if codec.degree(0, 0).is_none() { Some(file(&format!("{name}.degrees"))?) } else { None },
+            blocks: if codec.blocked() { Some(file(&format!("{name}.blocks"))?) } else { None },
             next_vertex: 0,
             current: None,
             neighbours: Vec::new(),
             list_weights: Vec::new(),
-            position: 0,
+            perm: Vec::new(),
             arcs: 0,
-            scratch: Vec::with_capacity(1 << 16),
+            pending: BitWriter::new(),
+            written_bytes: 0,
+            block_first_vertex: 0,
         })
     }
 
@@ -200,12 +221,38 @@ impl CsrWriter {
         self.flush_list()
     }
 
+    /// The index position of the next list.
+    fn position(&self) -> u64 {
+        match self.codec.index_unit() {
+            IndexUnit::Edges => self.arcs,
+            IndexUnit::Bits => self.written_bytes * 8 + self.pending.len(),
+        }
+    }
+
     fn write_empty_until(&mut self, vertex: u64) -> Result<(), StoreError> {
-        let entry = self.position.to_le_bytes();
+        let entry = self.position().to_le_bytes();
         while self.next_vertex < vertex {
             self.index.write_bytes(&entry)?;
+            if let Some(d) = &mut self.degrees {
+                d.write_bytes(&0u32.to_le_bytes())?;
+            }
             self.next_vertex += 1;
         }
+        Ok(())
+    }
+
+    /// Write the open block (padded to a byte) and its table entry.
+    fn close_block(&mut self) -> Result<(), StoreError> {
+        self.pending.align();
+        if let Some(blocks) = &mut self.blocks {
+            let hash = xxhash_rust::xxh3::xxh3_64(self.pending.bytes());
+            for x in [self.block_first_vertex, self.written_bytes, hash] {
+                blocks.write_bytes(&x.to_le_bytes())?;
+            }
+        }
+        self.adjacency.write_bytes(self.pending.bytes())?;
+        self.written_bytes += self.pending.bytes().len() as u64;
+        self.pending.clear();
         Ok(())
     }
 
@@ -213,14 +260,34 @@ impl CsrWriter {
         let Some(v) = self.current.take() else {
             return Ok(());
         };
-        self.index.write_bytes(&self.position.to_le_bytes())?;
+        if self.codec.blocked() {
+            if self.pending.len() as usize >= BLOCK_TARGET_BYTES * 8 && !self.neighbours.is_empty() {
+                self.close_block()?;
+                self.block_first_vertex = v;
+                self.encoder.start_block();
+            }
+        } else if self.pending.bytes().len() >= RAW_FLUSH_BYTES {
+            self.close_block()?;
+        }
+        let at = self.position();
+        let flags = self.encoder.encode(v, &self.neighbours, &mut self.pending);
+        self.index.write_bytes(&(at | flags).to_le_bytes())?;
         self.next_vertex = v + 1;
-        self.scratch.clear();
-        self.position = self.codec.encode(v, &self.neighbours, self.position, &mut self.scratch);
-        self.adjacency.write_bytes(&self.scratch)?;
+        if let Some(d) = &mut self.degrees {
+            let degree = u32::try_from(self.neighbours.len()).map_err(|_| {
+                StoreError::invalid(d.path(), format!("vertex {v} has {} neighbours, more than 2^32", self.neighbours.len()))
+            })?;
+            d.write_bytes(&degree.to_le_bytes())?;
+        }
         if let Some(w) = &mut self.weights {
-            for x in &self.list_weights {
-                w.write_bytes(&x.to_le_bytes())?;
+            if self.codec.storage_order(v, &self.neighbours, &mut self.perm) {
+                for &i in &self.perm {
+                    w.write_bytes(&self.list_weights[i].to_le_bytes())?;
+                }
+            } else {
+                for x in &self.list_weights {
+                    w.write_bytes(&x.to_le_bytes())?;
+                }
             }
         }
         self.arcs += self.neighbours.len() as u64;
@@ -240,38 +307,54 @@ impl CsrWriter {
     pub fn finish_in(mut self) -> Result<(LayoutRecord, u64, Vec<(String, WriteSummary)>), StoreError> {
         let record = self.close()?;
         let mut files = Vec::new();
-        for (name, w) in [(record.index.clone(), Some(self.index)), (record.adjacency.clone(), Some(self.adjacency))]
-            .into_iter()
-            .chain(record.weights.clone().map(|n| (n, self.weights)))
-        {
-            if let Some(w) = w {
-                files.push((name, w.finish()?));
-            }
+        let mut writers = self.writers();
+        writers.push(self.index);
+        writers.push(self.adjacency);
+        for w in writers {
+            let name = w.path().file_name().unwrap().to_string_lossy().into_owned();
+            files.push((name, w.finish()?));
         }
         Ok((record, self.arcs, files))
+    }
+
+    fn writers(&mut self) -> Vec<SeqWriter> {
+        let mut all = Vec::new();
+        for w in [self.weights.take(), self.degrees.take(), self.blocks.take()].into_iter().flatten() {
+            all.push(w);
+        }
+        all
     }
 
     fn close(&mut self) -> Result<LayoutRecord, StoreError> {
         self.flush_list()?;
         self.write_empty_until(self.vertices)?;
-        self.index.write_bytes(&self.position.to_le_bytes())?;
+        self.index.write_bytes(&self.position().to_le_bytes())?;
+        self.close_block()?;
+        if let Some(blocks) = &mut self.blocks {
+            for x in [self.vertices, self.written_bytes, 0] {
+                blocks.write_bytes(&x.to_le_bytes())?;
+            }
+        }
+        let name = |f: &Option<SeqWriter>, ext: &str| f.as_ref().map(|_| format!("{}.{ext}", self.name));
         Ok(LayoutRecord {
             encoding: self.codec.encoding(),
             index_unit: self.codec.index_unit(),
             index: format!("{}.index", self.name),
             adjacency: format!("{}.adj", self.name),
-            weights: self.weights.as_ref().map(|_| format!("{}.weights", self.name)),
+            weights: name(&self.weights, "weights"),
+            degrees: name(&self.degrees, "degrees"),
+            blocks: name(&self.blocks, "blocks"),
         })
     }
 
     /// Close the files; returns the layout record and the number of arcs.
     pub fn finish(mut self, store: &mut StoreWriter) -> Result<(LayoutRecord, u64), StoreError> {
         let record = self.close()?;
-        store.finish_file(self.index)?;
-        store.finish_file(self.adjacency)?;
-        if let Some(w) = self.weights {
+        for w in self.writers() {
             store.finish_file(w)?;
         }
+        store.finish_file(self.index)?;
+        store.finish_file(self.adjacency)?;
         Ok((record, self.arcs))
     }
 }
