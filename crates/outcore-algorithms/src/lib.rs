@@ -11,6 +11,7 @@ pub mod graph;
 pub mod graph500;
 pub mod hybrid_bfs;
 pub mod label_wcc;
+pub mod order;
 pub mod pagerank;
 pub mod reference;
 pub mod spmv;

@@ -55,6 +55,11 @@ pub struct GraphFlags {
     /// Adjacency encoding: raw32, raw64, ceesor or gapref (default: raw32 when ids fit).
     #[arg(long)]
     pub encoding: Option<String>,
+    /// Vertex order: none, dfs (CEESOR's DFS enumeration), degree
+    /// (descending), bfs, rcm (reverse Cuthill-McKee). Results stay in
+    /// original ids.
+    #[arg(long, default_value = "none")]
+    pub order: String,
     /// Memory budget, page cache included (e.g. 512M, 4G).
     #[arg(long, default_value = "1G", value_parser = crate::parse_memory)]
     pub memory: u64,
@@ -67,6 +72,36 @@ pub struct GraphFlags {
 }
 
 impl GraphFlags {
+    /// Run `import` into `store`; with `--order`, import into a hidden
+    /// sibling first (raw, with the in layout a directed ordering needs),
+    /// then order and encode it into `store`.
+    pub fn import_ordered(
+        &self,
+        store: &std::path::Path,
+        opts: &ImportOptions,
+        import: impl FnOnce(&std::path::Path, &ImportOptions) -> Result<ImportReport>,
+    ) -> Result<ImportReport> {
+        let order = crate::recode::parse_order(&self.order)?;
+        if order == outcore_algorithms::order::Order::None {
+            return import(store, opts);
+        }
+        if store.exists() && !self.force {
+            bail!("{}: already exists; choose another output or pass --force to replace it", store.display());
+        }
+        let name = store.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let unordered = store.with_file_name(format!(".{name}.unordered-{}", std::process::id()));
+        let raw = ImportOptions { encoding: None, in_layout: true, force: true, ..opts.clone() };
+        let result = import(&unordered, &raw).and_then(|mut report| {
+            let layouts = Some(if opts.in_layout { vec!["out".to_string(), "in".to_string()] } else { vec!["out".to_string()] });
+            let r = crate::recode::order_store(&unordered, store, order, opts.encoding, self.memory, self.force, layouts)?;
+            report.store = r.store;
+            report.seconds += r.seconds;
+            Ok(report)
+        });
+        let _ = std::fs::remove_dir_all(&unordered);
+        result
+    }
+
     /// After the import: add the layouts built from the store (tiles).
     pub fn add_layouts(&self, store: &std::path::Path, json: bool) -> Result<()> {
         if self.layouts.iter().any(|l| l == "tiles") {
@@ -136,7 +171,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     opts.unweighted = a.unweighted;
     opts.num_vertices = a.num_vertices;
     let bars = Bars::new(a.json);
-    let report = import_file(&a.input, &a.output, &opts, &bars)?;
+    let report = a.graph.import_ordered(&a.output, &opts, |store, opts| Ok(import_file(&a.input, store, opts, &bars)?))?;
     print_report(&report, a.json);
     a.graph.add_layouts(&a.output, a.json)?;
     Ok(ExitCode::SUCCESS)

@@ -57,8 +57,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
                     "index_bytes": m.files[&l.index].bytes,
                     "adjacency_bytes": adj,
                     "weights_bytes": l.weights.as_ref().map(|w| m.files[w].bytes),
+                    "degrees_bytes": l.degrees.as_ref().map(|w| m.files[w].bytes),
+                    "block_table_bytes": l.blocks.as_ref().map(|w| m.files[w].bytes),
+                    "order": m.provenance.get("order").cloned().unwrap_or_else(|| "none".into()),
                     "bits_per_edge": per_edge(adj),
-                    "bits_per_edge_with_index": per_edge(m.files[&l.index].bytes + adj),
+                    "bits_per_edge_with_index": per_edge(total - l.weights.as_ref().map_or(0, |w| m.files[w].bytes)),
                 }),
             )
         })
@@ -111,12 +114,16 @@ fn print_text(a: &Args, store: &Store, d: &DegreeSummary, ids: &IdMap, layouts: 
     );
     let id_desc = match m.id_map.as_str() {
         "identity" => format!("identity (original id = dense id + {})", m.id_base),
+        "permuted" => format!(
+            "permuted by the {} order (original ids kept per vertex)",
+            m.provenance.get("order").map(String::as_str).unwrap_or("recorded")
+        ),
         _ => format!("sorted (original ids {}..={})", ids.original(0), ids.original(m.vertices.saturating_sub(1))),
     };
     println!("id map      {id_desc}");
     for (name, l) in layouts {
         println!(
-            "layout {name:<4} {}: {} ({:.2} bits/edge adjacency, {:.2} with index)",
+            "layout {name:<4} {}: {} ({:.2} bits/edge adjacency, {:.2} with index, degrees and blocks)",
             l["encoding"].as_str().unwrap(),
             format_bytes(l["bytes"].as_u64().unwrap()),
             l["bits_per_edge"].as_f64().unwrap(),

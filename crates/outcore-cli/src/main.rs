@@ -10,6 +10,7 @@ mod info;
 mod layout;
 mod probe;
 mod progress;
+mod recode;
 mod traverse;
 
 use clap::{Parser, Subcommand};
@@ -44,6 +45,8 @@ enum Command {
     Probe(probe::Args),
     /// Add a layout (tiles) to an existing store.
     Layout(layout::Args),
+    /// Rewrite a store in another vertex order and/or adjacency encoding.
+    Recode(recode::Args),
     /// PageRank (Graphalytics semantics) on tiles or intervals.
     Pagerank(analytics::PageRankArgs),
     /// Community detection by label propagation (Graphalytics CDLP).
@@ -70,6 +73,7 @@ fn main() -> ExitCode {
         Command::Graph500(a) => graph500::run(a),
         Command::Probe(a) => probe::run(a),
         Command::Layout(a) => layout::run(a),
+        Command::Recode(a) => recode::run(a),
         Command::Pagerank(a) => analytics::run_pagerank(a),
         Command::Cdlp(a) => analytics::run_cdlp(a),
         Command::Spmv(a) => analytics::run_spmv(a),

@@ -14,6 +14,7 @@ pub mod ids;
 pub mod import;
 pub mod in_layout;
 pub mod input;
+pub mod recode;
 pub mod sort;
 pub mod tiles;
 

@@ -273,6 +273,23 @@ pub(crate) mod tests {
         }
     }
 
+    proptest! {
+        /// Garbage is an error or some ascending list, never a panic.
+        #[test]
+        fn decoders_survive_garbage(bytes in prop::collection::vec(any::<u8>(), 1..200), lo in 0u64..64, len in 0u64..1600, v in 0u64..1000) {
+            let hi = (lo + len).min(bytes.len() as u64 * 8);
+            let lo = lo.min(hi);
+            let entry = |u: u64| (lo.saturating_sub(v - u), hi);
+            for enc in [Encoding::Ceesor, Encoding::Gapref] {
+                let src = ListSource { vertices: 1 << 20, bytes: &bytes, first_byte: 0, first_vertex: 0, entry: &entry };
+                let mut out = Vec::new();
+                if codec_for(enc).decoder().decode(v, lo, hi, &src, &mut out).is_ok() {
+                    prop_assert!(out.windows(2).all(|w| w[0] < w[1]) && out.iter().all(|&x| x < 1 << 20), "{}: {out:?}", enc.name());
+                }
+            }
+        }
+    }
+
     #[test]
     fn names_round_trip() {
         for e in Encoding::ALL {
