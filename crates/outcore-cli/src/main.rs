@@ -2,6 +2,7 @@
 //! crates (ripgrep-style). Each subcommand lives in its own module.
 
 mod analytics;
+mod bench_decode;
 mod demo;
 mod generate;
 mod graph500;
@@ -47,6 +48,8 @@ enum Command {
     Layout(layout::Args),
     /// Rewrite a store in another vertex order and/or adjacency encoding.
     Recode(recode::Args),
+    /// Decode speed of a layout's encoding (edges/s on one core, from memory).
+    BenchDecode(bench_decode::Args),
     /// PageRank (Graphalytics semantics) on tiles or intervals.
     Pagerank(analytics::PageRankArgs),
     /// Community detection by label propagation (Graphalytics CDLP).
@@ -74,6 +77,7 @@ fn main() -> ExitCode {
         Command::Probe(a) => probe::run(a),
         Command::Layout(a) => layout::run(a),
         Command::Recode(a) => recode::run(a),
+        Command::BenchDecode(a) => bench_decode::run(a),
         Command::Pagerank(a) => analytics::run_pagerank(a),
         Command::Cdlp(a) => analytics::run_cdlp(a),
         Command::Spmv(a) => analytics::run_spmv(a),
