@@ -59,11 +59,19 @@ pub fn run(a: Args) -> Result<ExitCode> {
                         next_block += 1;
                     }
                     let b = block.unwrap();
-                    ListSource { vertices: n, bytes: &bytes[b.first_byte as usize..b.end_byte as usize], first_byte: b.first_byte, first_vertex: b.first_vertex, entry: &entry }
+                    ListSource {
+                        vertices: n,
+                        bytes: &bytes[b.first_byte as usize..b.end_byte as usize],
+                        first_byte: b.first_byte,
+                        first_vertex: b.first_vertex,
+                        entry: &entry,
+                    }
                 }
                 None => ListSource { vertices: n, bytes: &bytes, first_byte: 0, first_vertex: v, entry: &entry },
             };
-            decoder.decode(v, lo, hi, &src, &mut out).map_err(|e| anyhow::anyhow!("{}: vertex {v}: {e}", lay.adjacency_path().display()))?;
+            decoder
+                .decode(v, lo, hi, &src, &mut out)
+                .map_err(|e| anyhow::anyhow!("{}: vertex {v}: {e}", lay.adjacency_path().display()))?;
             count += out.len() as u64;
             sum = sum.wrapping_add(out.iter().fold(0u64, |s, &x| s.wrapping_add(x)));
         }
