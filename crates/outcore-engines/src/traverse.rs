@@ -219,6 +219,7 @@ impl Traverse {
     pub fn neighbours(&mut self, v: u64, out: &mut Vec<u64>) -> Result<(), StoreError> {
         let (lo, hi) = (self.index[v as usize], self.index[v as usize + 1]);
         out.clear();
+        // no bits and no flag (a CEESOR self loop takes no bits)
         if self.codec.position(lo) == self.codec.position(hi) && lo == self.codec.position(lo) {
             return Ok(());
         }

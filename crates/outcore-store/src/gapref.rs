@@ -55,6 +55,7 @@ impl Codec for Gapref {
             best: BitWriter::new(),
             extras: Vec::new(),
             runs: Vec::new(),
+            spans: Vec::new(),
         })
     }
     fn decoder(&self) -> Box<dyn ListDecoder> {
@@ -63,6 +64,7 @@ impl Codec for Gapref {
             copied: Vec::new(),
             extras: Vec::new(),
             residuals: Vec::new(),
+            merged: Vec::new(),
         })
     }
 }
@@ -74,6 +76,8 @@ struct GaprefEncoder {
     best: BitWriter,
     extras: Vec<u64>,
     runs: Vec<u64>,
+    /// Maximal runs of consecutive ids in `extras`, as index ranges.
+    spans: Vec<(usize, usize)>,
 }
 
 impl ListEncoder for GaprefEncoder {
@@ -151,52 +155,36 @@ impl GaprefEncoder {
         }
         // intervals, then residuals
         let extras = &self.extras;
-        let mut intervals = 0u64;
+        self.spans.clear();
         let mut i = 0;
         while i < extras.len() {
             let mut j = i + 1;
             while j < extras.len() && extras[j] == extras[j - 1] + 1 {
                 j += 1;
             }
-            if (j - i) as u64 >= MIN_INTERVAL {
-                intervals += 1;
-            }
+            self.spans.push((i, j));
             i = j;
         }
-        w.write_gamma0(intervals);
-        let (mut i, mut prev_right) = (0, None::<u64>);
-        while i < extras.len() {
-            let mut j = i + 1;
-            while j < extras.len() && extras[j] == extras[j - 1] + 1 {
-                j += 1;
+        let is_interval = |&(i, j): &(usize, usize)| (j - i) as u64 >= MIN_INTERVAL;
+        w.write_gamma0(self.spans.iter().filter(|s| is_interval(s)).count() as u64);
+        let mut prev_right = None::<u64>;
+        for &(i, j) in self.spans.iter().filter(|s| is_interval(s)) {
+            match prev_right {
+                None => w.write_gamma0(zigzag(extras[i] as i128 - vertex as i128)),
+                Some(p) => w.write_gamma0(extras[i] - p - 2),
             }
-            let len = (j - i) as u64;
-            if len >= MIN_INTERVAL {
-                match prev_right {
-                    None => w.write_gamma0(zigzag(extras[i] as i128 - vertex as i128)),
-                    Some(p) => w.write_gamma0(extras[i] - p - 2),
-                }
-                w.write_gamma0(len - MIN_INTERVAL);
-                prev_right = Some(extras[j - 1]);
-            }
-            i = j;
+            w.write_gamma0((j - i) as u64 - MIN_INTERVAL);
+            prev_right = Some(extras[j - 1]);
         }
-        let (mut i, mut prev) = (0, None::<u64>);
-        while i < extras.len() {
-            let mut j = i + 1;
-            while j < extras.len() && extras[j] == extras[j - 1] + 1 {
-                j += 1;
-            }
-            if ((j - i) as u64) < MIN_INTERVAL {
-                for &x in &extras[i..j] {
-                    match prev {
-                        None => w.write_zeta0(zigzag(x as i128 - vertex as i128), ZETA_K),
-                        Some(p) => w.write_zeta0(x - p - 1, ZETA_K),
-                    }
-                    prev = Some(x);
+        let mut prev = None::<u64>;
+        for &(i, j) in self.spans.iter().filter(|s| !is_interval(s)) {
+            for &x in &extras[i..j] {
+                match prev {
+                    None => w.write_zeta0(zigzag(x as i128 - vertex as i128), ZETA_K),
+                    Some(p) => w.write_zeta0(x - p - 1, ZETA_K),
                 }
+                prev = Some(x);
             }
-            i = j;
         }
     }
 }
@@ -207,6 +195,8 @@ struct GaprefDecoder {
     copied: Vec<u64>,
     extras: Vec<u64>,
     residuals: Vec<u64>,
+    /// Intervals and residuals merged, before the copied ids join them.
+    merged: Vec<u64>,
 }
 
 impl ListDecoder for GaprefDecoder {
@@ -314,12 +304,9 @@ impl GaprefDecoder {
             } else if self.extras.is_empty() {
                 merge(&self.copied, &self.residuals, &mut list);
             } else {
-                let mut tmp = std::mem::take(&mut self.extras);
-                let mut merged = Vec::with_capacity(tmp.len() + self.residuals.len());
-                merge(&tmp, &self.residuals, &mut merged);
-                merge(&self.copied, &merged, &mut list);
-                tmp.clear();
-                self.extras = tmp;
+                self.merged.clear();
+                merge(&self.extras, &self.residuals, &mut self.merged);
+                merge(&self.copied, &self.merged, &mut list);
             }
             if list.windows(2).any(|w| w[0] >= w[1]) {
                 return Err("impossible code: neighbours repeat or go backwards".into());

@@ -207,6 +207,11 @@ pub struct Block {
 }
 
 impl Block {
+    /// Block `number` from its table record and the next one's first two
+    /// words (u64 LE each: first vertex, first byte, hash; next vertex, next byte).
+    fn from_words(number: usize, w: &[u64]) -> Block {
+        Block { number, first_vertex: w[0], first_byte: w[1], hash: w[2], end_vertex: w[3], end_byte: w[4] }
+    }
     /// Where this block is, for error messages.
     pub fn describe(&self) -> String {
         format!("block {} (vertices {}..{}, bytes {}..{})", self.number, self.first_vertex, self.end_vertex, self.first_byte, self.end_byte)
@@ -230,10 +235,6 @@ impl BlockTable {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// Bytes held in memory.
-    pub fn memory_bytes(vertices_blocks: u64) -> u64 {
-        (vertices_blocks + 1) * 24
-    }
     fn check(&self, vertices: u64) -> Result<(), StoreError> {
         let bad = |why: String| Err(StoreError::invalid(&self.path, why));
         if self.words.len() % 3 != 0 || self.words.len() < 6 {
@@ -253,8 +254,7 @@ impl BlockTable {
         Ok(())
     }
     pub fn get(&self, b: usize) -> Block {
-        let w = &self.words[b * 3..b * 3 + 6];
-        Block { number: b, first_vertex: w[0], end_vertex: w[3], first_byte: w[1], end_byte: w[4], hash: w[2] }
+        Block::from_words(b, &self.words[b * 3..b * 3 + 6])
     }
     /// The block holding vertex `v`.
     pub fn block_of(&self, v: u64) -> usize {
@@ -379,9 +379,8 @@ impl AdjacencyScan {
         let number = self.block.map_or(0, |b| b.number + 1);
         let table = self.blocks.as_mut().unwrap();
         let at = number as u64 * 24;
-        let w = table.range(at, at + 48)?;
-        let word = |i: usize| u64::from_le_bytes(w[i * 8..i * 8 + 8].try_into().unwrap());
-        let block = Block { number, first_vertex: word(0), first_byte: word(1), hash: word(2), end_vertex: word(3), end_byte: word(4) };
+        let words: Vec<u64> = table.range(at, at + 48)?.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+        let block = Block::from_words(number, &words);
         if block.first_vertex != self.vertex || block.end_vertex < block.first_vertex || block.end_byte < block.first_byte {
             return Err(StoreError::invalid(table.reader.path(), format!("{} does not follow vertex {}", block.describe(), self.vertex)));
         }

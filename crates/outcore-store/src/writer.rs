@@ -317,12 +317,9 @@ impl CsrWriter {
         Ok((record, self.arcs, files))
     }
 
+    /// The optional files' writers (weights, degrees, block table).
     fn writers(&mut self) -> Vec<SeqWriter> {
-        let mut all = Vec::new();
-        for w in [self.weights.take(), self.degrees.take(), self.blocks.take()].into_iter().flatten() {
-            all.push(w);
-        }
-        all
+        [self.weights.take(), self.degrees.take(), self.blocks.take()].into_iter().flatten().collect()
     }
 
     fn close(&mut self) -> Result<LayoutRecord, StoreError> {
