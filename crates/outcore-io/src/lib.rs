@@ -17,6 +17,7 @@ mod error;
 pub mod probe;
 mod segments;
 mod seq;
+pub mod temp;
 
 pub use aligned::AlignedBuf;
 pub use block::{open_block_io, Backend, BlockIo, ReadRequest};
@@ -25,7 +26,8 @@ pub use cache::{BlockCache, CacheStats};
 pub use checksum::{hash_file_blocks, BlockHasher, BlockHashes, ChecksumMismatch, CHECKSUM_BLOCK_BYTES};
 pub use error::{IoContext, IoError};
 pub use segments::{Filled, SegmentRead, SegmentReader};
-pub use seq::{open_maybe_direct, SeqReader, SeqWriter, WriteSummary, DIRECT_ALIGN};
+pub use seq::{drop_cached, open_maybe_direct, SeqReader, SeqWriter, WriteSummary, DIRECT_ALIGN};
+pub use temp::TempArea;
 
 /// Make freed large buffers go back to the kernel. glibc raises its mmap
 /// threshold each time a large mmapped block is freed, after which large

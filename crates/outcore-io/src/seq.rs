@@ -30,7 +30,9 @@ pub fn open_maybe_direct(path: &Path, opts: &OpenOptions) -> io::Result<(File, b
     }
 }
 
-fn drop_cached(file: &File, offset: u64, len: u64) {
+/// Drop a file range from the page cache (buffered reads of files that
+/// refused O_DIRECT).
+pub fn drop_cached(file: &File, offset: u64, len: u64) {
     unsafe {
         libc::posix_fadvise(file.as_raw_fd(), offset as i64, len as i64, libc::POSIX_FADV_DONTNEED);
     }

@@ -2,7 +2,7 @@
 
 use crate::codec::{ListDecoder, ListSource};
 use crate::{codec_for, Codec, IdMap, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES};
-use outcore_io::{hash_file_blocks, Budget, ChecksumMismatch, SeqReader};
+use outcore_io::{hash_file_blocks, open_maybe_direct, AlignedBuf, Budget, ChecksumMismatch, IoContext, SeqReader, DIRECT_ALIGN};
 use std::path::{Path, PathBuf};
 
 /// An opened, complete store.
@@ -142,20 +142,41 @@ impl Layout {
     /// the longest list (a whole block for blocked codecs). Blocks are
     /// checked against their checksums before any list in them is decoded.
     pub fn scan(&self) -> Result<AdjacencyScan, StoreError> {
+        self.open_scan(Window::open)
+    }
+
+    /// Lists of chosen vertices in ascending order ([`AdjacencyScan::seek`]):
+    /// positioned reads of the pages that hold them, so a sparse set of
+    /// vertices costs a few page reads each rather than a pass over the
+    /// file. Memory: a 64 KiB window per file, plus a block for blocked codecs.
+    pub fn lookup(&self) -> Result<AdjacencyScan, StoreError> {
+        let mut scan = self.open_scan(Window::open_paged)?;
+        if scan.blocks.is_some() && scan.weights.is_some() {
+            // edge positions of skipped vertices come from their degrees
+            let p = self.degrees_path().ok_or_else(|| StoreError::invalid(&self.dir, "a blocked layout without a degrees file"))?;
+            scan.degrees = Some(Window::open_paged(&p)?);
+        }
+        scan.paged = true;
+        Ok(scan)
+    }
+
+    fn open_scan(&self, open: fn(&Path) -> Result<Window, StoreError>) -> Result<AdjacencyScan, StoreError> {
         Ok(AdjacencyScan {
             codec: self.codec,
             decoder: self.codec.decoder(),
             vertices: self.vertices,
-            index: Window::open(&self.index_path())?,
-            adjacency: Window::open(&self.adjacency_path())?,
+            index: open(&self.index_path())?,
+            adjacency: open(&self.adjacency_path())?,
             weights: match self.weights_path() {
-                Some(p) => Some(Window::open(&p)?),
+                Some(p) => Some(open(&p)?),
                 None => None,
             },
             blocks: match self.blocks_path() {
-                Some(p) => Some(Window::open(&p)?),
+                Some(p) => Some(open(&p)?),
                 None => None,
             },
+            degrees: None,
+            paged: false,
             block: None,
             block_entries: Vec::new(),
             vertex: 0,
@@ -287,18 +308,19 @@ impl DegreeScan {
         match self {
             DegreeScan::Index { codec, index, vertex, vertices } => {
                 if *vertex >= *vertices {
-                    return Err(StoreError::invalid(index.reader.path(), "read past the last vertex"));
+                    return Err(StoreError::invalid(index.path(), "read past the last vertex"));
                 }
                 let lo = index.u64_at(*vertex * 8)?;
                 let hi = index.u64_at(*vertex * 8 + 8)?;
                 *vertex += 1;
-                codec.degree(lo, hi).filter(|_| hi >= lo).ok_or_else(|| {
-                    StoreError::invalid(index.reader.path(), format!("index decreases at vertex {} ({lo} > {hi})", *vertex - 1))
-                })
+                codec
+                    .degree(lo, hi)
+                    .filter(|_| hi >= lo)
+                    .ok_or_else(|| StoreError::invalid(index.path(), format!("index decreases at vertex {} ({lo} > {hi})", *vertex - 1)))
             }
             DegreeScan::File { file, vertex, vertices } => {
                 if *vertex >= *vertices {
-                    return Err(StoreError::invalid(file.reader.path(), "read past the last vertex"));
+                    return Err(StoreError::invalid(file.path(), "read past the last vertex"));
                 }
                 let d = u32::from_le_bytes(file.range(*vertex * 4, *vertex * 4 + 4)?.try_into().unwrap());
                 *vertex += 1;
@@ -306,26 +328,61 @@ impl DegreeScan {
             }
             DegreeScan::Lists(scan) => match scan.next_list()? {
                 Some((_, n, _)) => Ok(n.len() as u64),
-                None => Err(StoreError::invalid(scan.index.reader.path(), "read past the last vertex")),
+                None => Err(StoreError::invalid(scan.index.path(), "read past the last vertex")),
             },
         }
     }
 }
 
-/// A forward-only window over a file read with [`SeqReader`].
+/// A window over a file: forward-only through a [`SeqReader`], or paged
+/// (positioned reads of the aligned pages around each request, for
+/// lookups of scattered vertices in ascending order).
 pub struct Window {
-    reader: SeqReader,
+    source: WindowSource,
+    path: PathBuf,
     buf: Vec<u8>,
     start: u64,
 }
 
+enum WindowSource {
+    Seq(SeqReader),
+    Paged { file: std::fs::File, direct: bool, len: u64, page: AlignedBuf },
+}
+
+/// Bytes a paged window reads at least per miss.
+const PAGED_READ_BYTES: usize = 64 << 10;
+
 impl Window {
     fn open(path: &Path) -> Result<Self, StoreError> {
-        Ok(Window { reader: SeqReader::open(path, STREAM_CHUNK_BYTES)?, buf: Vec::new(), start: 0 })
+        Ok(Window {
+            source: WindowSource::Seq(SeqReader::open(path, STREAM_CHUNK_BYTES)?),
+            path: path.to_path_buf(),
+            buf: Vec::new(),
+            start: 0,
+        })
     }
 
-    /// Bytes `lo..hi` of the file; `lo` never goes backwards between calls.
+    fn open_paged(path: &Path) -> Result<Self, StoreError> {
+        let (file, direct) = open_maybe_direct(path, std::fs::OpenOptions::new().read(true)).ctx(path, "open")?;
+        let len = file.metadata().ctx(path, "stat")?.len();
+        let page = AlignedBuf::new(PAGED_READ_BYTES, DIRECT_ALIGN);
+        Ok(Window { source: WindowSource::Paged { file, direct, len, page }, path: path.to_path_buf(), buf: Vec::new(), start: 0 })
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn truncated(&self, end: u64, hi: u64) -> StoreError {
+        StoreError::invalid(&self.path, format!("ends at byte {end}, expected at least {hi} bytes (truncated)"))
+    }
+
+    /// Bytes `lo..hi` of the file; in a sequential window `lo` never goes
+    /// backwards between calls.
     fn range(&mut self, lo: u64, hi: u64) -> Result<&[u8], StoreError> {
+        if let WindowSource::Paged { .. } = self.source {
+            return self.paged_range(lo, hi);
+        }
         debug_assert!(lo >= self.start);
         let drop = (lo - self.start) as usize;
         if drop > 0 && drop >= self.buf.len() / 2 {
@@ -333,14 +390,44 @@ impl Window {
             self.start += drop as u64;
         }
         while self.start + (self.buf.len() as u64) < hi {
-            match self.reader.next_chunk()? {
+            let WindowSource::Seq(reader) = &mut self.source else { unreachable!() };
+            match reader.next_chunk()? {
                 Some(chunk) => self.buf.extend_from_slice(chunk),
-                None => {
-                    return Err(StoreError::invalid(
-                        self.reader.path(),
-                        format!("ends at byte {}, expected at least {hi} bytes (truncated)", self.start + self.buf.len() as u64),
-                    ))
+                None => return Err(self.truncated(self.start + self.buf.len() as u64, hi)),
+            }
+        }
+        let off = (lo - self.start) as usize;
+        Ok(&self.buf[off..off + (hi - lo) as usize])
+    }
+
+    fn paged_range(&mut self, lo: u64, hi: u64) -> Result<&[u8], StoreError> {
+        if lo < self.start || hi > self.start + self.buf.len() as u64 {
+            let WindowSource::Paged { file, direct, len, page } = &mut self.source else { unreachable!() };
+            if hi > *len {
+                let end = *len;
+                return Err(self.truncated(end, hi));
+            }
+            let align = DIRECT_ALIGN as u64;
+            let first = lo / align * align;
+            let end = (hi.div_ceil(align) * align).max(first + PAGED_READ_BYTES as u64).min(len.div_ceil(align) * align);
+            self.buf.clear();
+            let mut at = first;
+            while at < end {
+                let want = ((end - at) as usize).min(page.capacity());
+                let got = read_full_at(file, page, want, at).ctx(&self.path, &format!("read at byte {at}"))?;
+                self.buf.extend_from_slice(&page[..got]);
+                if got < want {
+                    break;
                 }
+                at += got as u64;
+            }
+            if !*direct {
+                // positioned reads of scattered pages: keep them out of the page cache
+                outcore_io::drop_cached(file, first, end - first);
+            }
+            self.start = first;
+            if hi > self.start + self.buf.len() as u64 {
+                return Err(self.truncated(self.start + self.buf.len() as u64, hi));
             }
         }
         let off = (lo - self.start) as usize;
@@ -352,6 +439,23 @@ impl Window {
     }
 }
 
+/// Read up to `want` bytes at `offset` into `page`; fewer only at end of file.
+fn read_full_at(file: &std::fs::File, page: &mut AlignedBuf, want: usize, offset: u64) -> std::io::Result<usize> {
+    use std::os::unix::fs::FileExt;
+    page.set_len(0);
+    let mut n = 0;
+    while n < want {
+        match file.read_at(&mut page.spare()[n..want], offset + n as u64) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    page.set_len(n);
+    Ok(n)
+}
+
 /// Sequential scan of a layout, one vertex at a time.
 pub struct AdjacencyScan {
     codec: &'static dyn Codec,
@@ -361,6 +465,9 @@ pub struct AdjacencyScan {
     adjacency: Window,
     weights: Option<Window>,
     blocks: Option<Window>,
+    /// Degrees file of a blocked, weighted layout opened by [`Layout::lookup`].
+    degrees: Option<Window>,
+    paged: bool,
     /// The current block of a blocked codec.
     block: Option<Block>,
     /// Index entries of the current block's vertices so far.
@@ -382,12 +489,76 @@ impl AdjacencyScan {
         let words: Vec<u64> = table.range(at, at + 48)?.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
         let block = Block::from_words(number, &words);
         if block.first_vertex != self.vertex || block.end_vertex < block.first_vertex || block.end_byte < block.first_byte {
-            return Err(StoreError::invalid(table.reader.path(), format!("{} does not follow vertex {}", block.describe(), self.vertex)));
+            return Err(StoreError::invalid(table.path(), format!("{} does not follow vertex {}", block.describe(), self.vertex)));
         }
-        let path = self.adjacency.reader.path().to_path_buf();
+        let path = self.adjacency.path().to_path_buf();
         block.verify(&path, self.adjacency.range(block.first_byte, block.end_byte)?)?;
         self.block = Some(block);
         self.block_entries.clear();
+        Ok(())
+    }
+
+    /// Make `v` (not below the next vertex) the next vertex [`Self::next_list`]
+    /// returns. Only lookups ([`Layout::lookup`]) skip without reading what
+    /// lies between; a sequential scan reads through it.
+    pub fn seek(&mut self, v: u64) -> Result<(), StoreError> {
+        if v < self.vertex || v > self.vertices {
+            return Err(StoreError::invalid(
+                self.index.path(),
+                format!("seek to vertex {v} from vertex {} (lookups go forward)", self.vertex),
+            ));
+        }
+        if v == self.vertex {
+            return Ok(());
+        }
+        if !self.paged {
+            while self.vertex < v {
+                self.next_list()?;
+            }
+            return Ok(());
+        }
+        if self.blocks.is_none() {
+            // unblocked codecs index edges: the index entry is the edge position
+            self.edge_position = self.index.u64_at(v * 8)?;
+            self.vertex = v;
+            return Ok(());
+        }
+        if let Some(d) = &mut self.degrees {
+            let bytes = d.range(self.vertex * 4, v * 4)?;
+            self.edge_position += bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap()) as u64).sum::<u64>();
+        }
+        if v == self.vertices {
+            self.vertex = v;
+            return Ok(());
+        }
+        if self.block.is_none_or(|b| v >= b.end_vertex) {
+            // walk the table to the block holding v, reading only its bytes
+            let table = self.blocks.as_mut().unwrap();
+            let mut number = self.block.map_or(0, |b| b.number + 1);
+            let first = loop {
+                let at = number as u64 * 24;
+                let words: Vec<u64> =
+                    table.range(at, at + 48)?.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+                let b = Block::from_words(number, &words);
+                if b.end_vertex < b.first_vertex || b.end_byte < b.first_byte || b.end_vertex > self.vertices {
+                    return Err(StoreError::invalid(table.path(), format!("{} is malformed", b.describe())));
+                }
+                if v < b.end_vertex {
+                    break b.first_vertex;
+                }
+                number += 1;
+            };
+            // enter it the way a sequential scan does (verified before use)
+            self.vertex = first;
+            self.block =
+                number.checked_sub(1).map(|p| Block { number: p, first_vertex: 0, end_vertex: first, first_byte: 0, end_byte: 0, hash: 0 });
+            self.next_block()?;
+        }
+        // index entries of the block's vertices up to v: later lists may refer to earlier ones
+        let from = if self.block_entries.is_empty() { self.vertex } else { self.vertex + 1 };
+        let bytes = self.index.range(from * 8, v * 8 + 8)?;
+        self.block_entries.extend(bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())));
+        self.vertex = v;
         Ok(())
     }
 
@@ -402,7 +573,7 @@ impl AdjacencyScan {
         let hi = self.index.u64_at(v * 8 + 8)?;
         let (plo, phi) = (self.codec.position(lo), self.codec.position(hi));
         if phi < plo {
-            return Err(StoreError::invalid(self.index.reader.path(), format!("index decreases at vertex {v} ({plo} > {phi})")));
+            return Err(StoreError::invalid(self.index.path(), format!("index decreases at vertex {v} ({plo} > {phi})")));
         }
         if self.blocks.is_some() {
             while self.block.is_none_or(|b| v >= b.end_vertex) {
@@ -422,7 +593,7 @@ impl AdjacencyScan {
         };
         if self.block.is_some_and(|b| phi.div_ceil(8) > b.end_byte || plo < b.first_byte * 8) {
             return Err(StoreError::invalid(
-                self.index.reader.path(),
+                self.index.path(),
                 format!("vertex {v}'s list lies outside {}", self.block.unwrap().describe()),
             ));
         }
@@ -435,13 +606,10 @@ impl AdjacencyScan {
         let src = ListSource { vertices: self.vertices, bytes, first_byte: src_start, first_vertex, entry: &entry };
         if let Err(e) = self.decoder.decode(v, lo, hi, &src, &mut self.neighbours) {
             let place = self.block.map(|b| format!("{}, ", b.describe())).unwrap_or_default();
-            return Err(StoreError::invalid(self.adjacency.reader.path(), format!("{place}vertex {v}: {e}")));
+            return Err(StoreError::invalid(self.adjacency.path(), format!("{place}vertex {v}: {e}")));
         }
         if let Some(vs) = self.neighbours.iter().find(|&&n| n >= self.vertices) {
-            return Err(StoreError::invalid(
-                self.adjacency.reader.path(),
-                format!("vertex {v} has neighbour {vs} >= {} vertices", self.vertices),
-            ));
+            return Err(StoreError::invalid(self.adjacency.path(), format!("vertex {v} has neighbour {vs} >= {} vertices", self.vertices)));
         }
         self.list_weights.clear();
         let n = self.neighbours.len() as u64;
