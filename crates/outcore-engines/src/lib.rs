@@ -7,8 +7,12 @@
 //!   block cache, and a run-ahead prefetcher (RASP, TR-823 section 6) keeps
 //!   the device busy with the blocks of the vertices the algorithm will
 //!   visit next, as its own iterator state (queue, heap, cursor) says.
+//! - [`stream`]: G-Store tiles with slide-cache-rewind; [`interval`]: VENUS.
+//! - [`sortreduce`]: fully external (BigSparse): vertex values on disk too,
+//!   updates logged, sort-reduced and merged; memory set by the budget alone.
 
 pub mod interval;
+pub mod sortreduce;
 pub mod stream;
 pub mod traverse;
 

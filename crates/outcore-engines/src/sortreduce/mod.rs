@@ -1,0 +1,615 @@
+//! The sort-reduce engine (BigSparse, Jun et al.): fully external
+//! analytics for when even the vertex values do not fit in memory.
+//! Memory is set by the budget alone, never by |V| or |E|.
+//!
+//! A superstep (Algorithm 3, Figure 3):
+//! 1. the active vertices come from a [`source::VertexSource`], usually the
+//!    lazy [`values::Activation`] of the previous superstep's update log;
+//! 2. their lists are read (a sequential scan of the layout when many are
+//!    active, positioned lookups by several threads when few are: the
+//!    VListSplit of section 4.4) and the [`Program`]'s edge program emits
+//!    (vertex, update) pairs into fixed-size batches;
+//! 3. a sorter thread sort-reduces each full batch in memory
+//!    ([`reduce::sort_reduce`], parallel over id windows) and spills it
+//!    as a sorted run; reading the edges and sorting overlap;
+//! 4. runs are merged k at a time with reduction at every merge
+//!    ([`reduce::merge_reduce`]) until one remains: the superstep's update
+//!    log, a sparse vertex file. Each merge reads ahead and writes behind
+//!    on background threads while it merges.
+//!
+//! Everything lives in a [`TempArea`] that is removed on success, error
+//! and Ctrl-C; free disk space is checked before each superstep.
+
+pub mod reduce;
+pub mod run;
+pub mod source;
+pub mod values;
+
+use outcore_io::{Budget, BudgetError, Reservation, TempArea};
+use outcore_store::{Layout, Store, StoreError, STREAM_CHUNK_BYTES};
+use reduce::{merge_reduce, sort_reduce, SortSpace};
+pub use run::{Record, Run, RunReader, RunWriter};
+use serde::Serialize;
+use source::VertexSource;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Mutex;
+use std::time::Instant;
+pub use values::{Activation, ActivationStats, ValueFile};
+
+/// Chunk of the vertex-file readers and writers.
+pub const VALUE_CHUNK_BYTES: usize = 256 << 10;
+/// Chunk of a run writer (three are held) and of each merge input (two).
+const RUN_CHUNK_BYTES: usize = 512 << 10;
+const MERGE_CHUNK_BYTES: usize = 64 << 10;
+/// Updates per batch handed from the edge readers to the sorter.
+const UPDATE_CHUNK: usize = 16 << 10;
+/// Vertices per lookup task.
+const LOOKUP_TASK: usize = 256;
+/// A looked-up list costs about as much device time as this many bytes of a scan.
+const LOOKUP_COST_BYTES: u64 = 32 << 10;
+const MAX_FAN_IN: usize = 1024;
+
+/// A push-style vertex program (Algorithm 1's four functions).
+pub trait Program: Sync {
+    /// The value each vertex keeps in the vertex file.
+    type State: Record;
+    /// What edge programs send; reduced with [`Program::reduce`].
+    type Update: Record;
+    /// Finalize every vertex each superstep, not only those with updates.
+    const FINALIZE_ALL: bool = false;
+    /// Called once per active vertex with its degree (all lists together):
+    /// a place for global sums, which must be thread-safe.
+    fn visit(&self, _u: u64, _state: &Self::State, _degree: u64) {}
+    /// The edge program: what `u` sends along its edge to `v`, if anything.
+    fn edge(&self, u: u64, state: &Self::State, degree: u64, v: u64, weight: f32) -> Option<Self::Update>;
+    /// The vertex program: associative and commutative.
+    fn reduce(&self, a: Self::Update, b: Self::Update) -> Self::Update;
+    /// The new value from the old one and the reduced update (`None`: no update).
+    fn finalize(&self, v: u64, old: Self::State, update: Option<Self::Update>) -> Self::State;
+    /// Whether `v` is active in the next superstep.
+    fn is_active(&self, v: u64, old: &Self::State, new: &Self::State) -> bool;
+}
+
+/// How a superstep reads the lists of its active vertices.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Access {
+    /// Lookups when the active vertices are few, else a scan.
+    #[default]
+    Auto,
+    Scan,
+    Lookup,
+}
+
+#[derive(Clone, Debug)]
+pub struct SortReduceOptions {
+    /// Directory for update logs and vertex files (default: inside the store).
+    pub temp_dir: Option<PathBuf>,
+    pub access: Access,
+    /// Caps on the updates of one in-memory batch and on the merge fan-in
+    /// (default: what the budget allows); tests use them to force spills.
+    pub max_batch_updates: Option<usize>,
+    pub max_fan_in: Option<usize>,
+    /// Threads issuing lookups (the device's queue depth).
+    pub lookup_threads: usize,
+}
+
+impl Default for SortReduceOptions {
+    fn default() -> Self {
+        SortReduceOptions { temp_dir: None, access: Access::Auto, max_batch_updates: None, max_fan_in: None, lookup_threads: 8 }
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SuperstepStats {
+    pub access: &'static str,
+    pub active: u64,
+    /// Updates the edge programs emitted.
+    pub updates: u64,
+    /// Updates left after the in-memory sort-reduce of each batch.
+    pub reduced_in_memory: u64,
+    pub runs: u64,
+    /// External merge passes (levels of k-way merges).
+    pub merge_passes: u32,
+    /// Updates in the reduced log.
+    pub log_entries: u64,
+    pub update_bytes_written: u64,
+    pub update_bytes_read: u64,
+    pub value_bytes_read: u64,
+    pub value_bytes_written: u64,
+    /// Bytes of the layouts a scan read (lookups read only the pages they need).
+    pub edge_bytes_scanned: u64,
+    pub generate_seconds: f64,
+    pub merge_seconds: f64,
+    pub seconds: f64,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SortReduceStats {
+    pub batch_updates: usize,
+    pub fan_in: usize,
+    pub lookup_threads: usize,
+    pub supersteps: Vec<SuperstepStats>,
+}
+
+impl SortReduceStats {
+    pub fn updates(&self) -> u64 {
+        self.supersteps.iter().map(|s| s.updates).sum()
+    }
+    /// Updates after the in-memory phase over updates emitted.
+    pub fn reduction_ratio(&self) -> f64 {
+        let u = self.updates();
+        if u == 0 {
+            1.0
+        } else {
+            self.supersteps.iter().map(|s| s.reduced_in_memory).sum::<u64>() as f64 / u as f64
+        }
+    }
+    pub fn bytes_written(&self) -> u64 {
+        self.supersteps.iter().map(|s| s.update_bytes_written + s.value_bytes_written).sum()
+    }
+    pub fn bytes_read(&self) -> u64 {
+        self.supersteps.iter().map(|s| s.update_bytes_read + s.value_bytes_read + s.edge_bytes_scanned).sum()
+    }
+    pub fn merge_passes(&self) -> u32 {
+        self.supersteps.iter().map(|s| s.merge_passes).sum()
+    }
+}
+
+pub struct SortReduce {
+    vertices: u64,
+    arcs: u64,
+    layouts: Vec<Layout>,
+    layout_bytes: u64,
+    temp: TempArea,
+    opts: SortReduceOptions,
+    budget: Budget,
+    stats: SortReduceStats,
+    files: AtomicU64,
+    _charge: Reservation,
+}
+
+/// Bytes one sequential scan holds per file (reader chunks and window).
+const SCAN_BYTES_PER_FILE: u64 = 4 * STREAM_CHUNK_BYTES as u64;
+/// Bytes one lookup holds per file.
+const LOOKUP_BYTES_PER_FILE: u64 = 192 << 10;
+/// Per merge input: two reader chunks and the decode buffer.
+const MERGE_INPUT_BYTES: u64 = 3 * MERGE_CHUNK_BYTES as u64;
+
+fn files_of(l: &Layout) -> u64 {
+    2 + l.weights_path().is_some() as u64 + l.blocks_path().is_some() as u64 + l.degrees_path().is_some() as u64
+}
+
+/// Memory besides the batches: scans or lookups, the activation's value
+/// streams, a run writer, the accumulation windows, chunk slack.
+pub fn fixed_bytes(layout_files: u64, lookup_threads: usize, update_bytes: usize) -> u64 {
+    let scan = layout_files * SCAN_BYTES_PER_FILE;
+    let lookups = lookup_threads as u64 * (layout_files * LOOKUP_BYTES_PER_FILE + (UPDATE_CHUNK * (8 + update_bytes)) as u64);
+    scan.max(lookups) + 6 * VALUE_CHUNK_BYTES as u64 + 3 * RUN_CHUNK_BYTES as u64 + (2 << 20)
+}
+
+/// The smallest batch the engine runs with.
+const MIN_BATCH_UPDATES: usize = 4 * UPDATE_CHUNK;
+
+impl SortReduce {
+    /// The engine over `layouts` of `store` for updates of `update_bytes`.
+    pub fn open(
+        store: &Store,
+        layouts: &[&str],
+        update_bytes: usize,
+        budget: &Budget,
+        opts: &SortReduceOptions,
+    ) -> Result<Self, StoreError> {
+        let mut structure = Vec::new();
+        for name in layouts {
+            structure.push(store.layout(name).map_err(|_| {
+                StoreError::invalid(
+                    store.dir(),
+                    format!(
+                        "has no '{name}' layout, which the sort-reduce engine reads here; add it with: outcore layout add {} {name}",
+                        store.dir().display()
+                    ),
+                )
+            })?);
+        }
+        let layout_files: u64 = structure.iter().map(files_of).sum();
+        let threads = opts.lookup_threads.max(1);
+        let fixed = fixed_bytes(layout_files, threads, update_bytes);
+        let entry = (8 + update_bytes).next_multiple_of(8) as u64;
+        let min = fixed + MIN_BATCH_UPDATES as u64 * entry * 2;
+        let available = budget.available();
+        if available < min {
+            return Err(BudgetError {
+                what: format!("one sort buffer of {} updates and the sort-reduce engine's streams", MIN_BATCH_UPDATES),
+                needed: min,
+                available,
+                total: budget.total(),
+                suggest: budget.total() + min - available,
+            }
+            .into());
+        }
+        let charge = budget.reserve("sort-reduce batches, merge inputs and streams", available)?;
+        let rest = available - fixed;
+        let batch = ((rest / (2 * entry)) as usize).min(opts.max_batch_updates.unwrap_or(usize::MAX)).max(UPDATE_CHUNK);
+        let fan_in = ((rest.saturating_sub(3 << 20) / MERGE_INPUT_BYTES) as usize)
+            .clamp(2, MAX_FAN_IN)
+            .min(opts.max_fan_in.unwrap_or(usize::MAX))
+            .max(2);
+        let parent = opts.temp_dir.clone().unwrap_or_else(|| store.dir().to_path_buf());
+        let temp = TempArea::create(&parent, "sortreduce")?;
+        let file_bytes = |p: PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
+        let layout_bytes = structure
+            .iter()
+            .map(|l| {
+                file_bytes(l.index_path())
+                    + file_bytes(l.adjacency_path())
+                    + l.weights_path().map_or(0, file_bytes)
+                    + l.blocks_path().map_or(0, file_bytes)
+            })
+            .sum();
+        let arcs = store.manifest().arcs * layouts.len() as u64;
+        Ok(SortReduce {
+            vertices: store.vertices(),
+            arcs,
+            layouts: structure,
+            layout_bytes,
+            temp,
+            opts: SortReduceOptions { lookup_threads: threads, ..opts.clone() },
+            budget: budget.clone(),
+            stats: SortReduceStats { batch_updates: batch, fan_in, lookup_threads: threads, supersteps: Vec::new() },
+            files: AtomicU64::new(0),
+            _charge: charge,
+        })
+    }
+
+    pub fn vertices(&self) -> u64 {
+        self.vertices
+    }
+    pub fn stats(&self) -> &SortReduceStats {
+        &self.stats
+    }
+    pub fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
+    fn file(&self, what: &str) -> PathBuf {
+        self.temp.file(&format!("{what}-{}", self.files.fetch_add(1, Ordering::Relaxed)))
+    }
+
+    /// A new vertex file with `init(v)` for every vertex.
+    pub fn values<S: Record>(&self, init: impl FnMut(u64) -> S) -> Result<ValueFile<S>, StoreError> {
+        self.temp.require_free(self.vertices * 2 * std::mem::size_of::<S>() as u64, "the vertex files")?;
+        Ok(ValueFile::create(self.file("values"), self.vertices, init)?.0)
+    }
+
+    /// A sparse vertex file from a list in memory (seeds: a BFS root, sources).
+    pub fn log_from<U: Record>(&self, items: Vec<(u64, U)>) -> Result<Run<U>, StoreError> {
+        let mut items = items;
+        items.sort_by_key(|e| e.0);
+        items.dedup_by_key(|e| e.0);
+        let mut w = RunWriter::create(&self.file("seed"), 64 << 10)?;
+        for (v, x) in &items {
+            if *v >= self.vertices {
+                return Err(StoreError::invalid(self.temp.path(), format!("vertex {v} is beyond the {} vertices", self.vertices)));
+            }
+            w.push(*v, x)?;
+        }
+        Ok(w.finish()?)
+    }
+
+    /// Write a source to a sparse vertex file (to keep a superstep's active set).
+    pub fn save<T: Record>(&self, mut source: impl VertexSource<T>) -> Result<Run<T>, StoreError> {
+        let mut w = RunWriter::create(&self.file("saved"), RUN_CHUNK_BYTES)?;
+        while let Some((v, x)) = source.next()? {
+            w.push(v, &x)?;
+        }
+        Ok(w.finish()?)
+    }
+
+    /// One superstep: with no log, every vertex of `values` is active with
+    /// its stored value; with a log, the active vertices are its lazy
+    /// activation (and `values` is updated on the way). Returns the new log.
+    pub fn step<P: Program>(
+        &mut self,
+        program: &P,
+        values: &ValueFile<P::State>,
+        log: Option<Run<P::Update>>,
+    ) -> Result<Run<P::Update>, StoreError> {
+        match log {
+            None => self.superstep(values.source()?, program),
+            Some(log) => {
+                let mut act = Activation::new(program, values, Some((log.reader(VALUE_CHUNK_BYTES)?, log.entries)))?;
+                let out = self.superstep(&mut act, program)?;
+                let last = self.stats.supersteps.last_mut().unwrap();
+                last.value_bytes_read += act.stats.bytes_read;
+                last.value_bytes_written += act.stats.bytes_written;
+                last.update_bytes_read += log.bytes;
+                log.remove();
+                Ok(out)
+            }
+        }
+    }
+
+    /// Apply a last log to `values` without another superstep.
+    pub fn finish<P: Program>(
+        &mut self,
+        program: &P,
+        values: &ValueFile<P::State>,
+        log: Run<P::Update>,
+    ) -> Result<ActivationStats, StoreError> {
+        let act = Activation::new(program, values, Some((log.reader(VALUE_CHUNK_BYTES)?, log.entries)))?;
+        let stats = act.complete()?;
+        log.remove();
+        Ok(stats)
+    }
+
+    /// One superstep from an explicit active source; returns the reduced update log.
+    pub fn superstep<P: Program>(&mut self, mut active: impl VertexSource<P::State>, program: &P) -> Result<Run<P::Update>, StoreError> {
+        let start = Instant::now();
+        let hint = active.size_hint();
+        let lookup = match self.opts.access {
+            Access::Scan => false,
+            Access::Lookup => true,
+            Access::Auto => hint.saturating_mul(LOOKUP_COST_BYTES) < self.layout_bytes,
+        };
+        // disk: the unreduced updates of the vertices about to be read, once
+        let expected =
+            if self.vertices == 0 { 0 } else { (hint.min(self.vertices) as u128 * self.arcs as u128 / self.vertices as u128) as u64 };
+        let update_disk = expected * (std::mem::size_of::<P::Update>() as u64 + 3);
+        self.temp.require_free(update_disk, "the update logs of the next superstep")?;
+
+        let mut st = SuperstepStats { access: if lookup { "lookup" } else { "scan" }, ..Default::default() };
+        let batch = self.stats.batch_updates;
+        let (runs, generated) = std::thread::scope(|scope| -> Result<_, StoreError> {
+            let (tx, rx) = sync_channel::<Vec<(u64, P::Update)>>(batch / UPDATE_CHUNK + 1);
+            let (recycle_tx, recycle_rx) = sync_channel::<Vec<(u64, P::Update)>>(batch / UPDATE_CHUNK + 4);
+            let sorter = scope.spawn(|| self.sort_batches(rx, recycle_tx, program));
+            let generated = if lookup {
+                self.generate_by_lookup(&mut active, program, tx)
+            } else {
+                self.generate_by_scan(&mut active, program, tx, &recycle_rx)
+            };
+            let sorted = sorter.join().expect("sorter thread panicked")?;
+            Ok((sorted, generated?))
+        })?;
+        // whatever the scan did not reach is still activated (values written to the end)
+        while active.next()?.is_some() {}
+        let (active_count, updates) = generated;
+        st.active = active_count;
+        st.updates = updates;
+        st.edge_bytes_scanned = if lookup { 0 } else { self.layout_bytes };
+        st.generate_seconds = start.elapsed().as_secs_f64();
+        st.runs = runs.len() as u64;
+        st.reduced_in_memory = runs.iter().map(|r| r.entries).sum();
+        st.update_bytes_written = runs.iter().map(|r| r.bytes).sum();
+        let merging = Instant::now();
+        let log = self.merge_all(runs, program, &mut st)?;
+        st.merge_seconds = merging.elapsed().as_secs_f64();
+        st.log_entries = log.entries;
+        st.seconds = start.elapsed().as_secs_f64();
+        self.stats.supersteps.push(st);
+        Ok(log)
+    }
+
+    fn sort_batches<P: Program>(
+        &self,
+        rx: Receiver<Vec<(u64, P::Update)>>,
+        recycle: SyncSender<Vec<(u64, P::Update)>>,
+        program: &P,
+    ) -> Result<Vec<Run<P::Update>>, StoreError> {
+        let mut space = SortSpace::new(self.stats.batch_updates);
+        let reduce = |a, b| program.reduce(a, b);
+        let mut pending: Vec<Vec<(u64, P::Update)>> = Vec::new();
+        let mut held = 0usize;
+        let mut runs = Vec::new();
+        let mut spill = |pending: &mut Vec<Vec<(u64, P::Update)>>| -> Result<(), StoreError> {
+            let mut w = RunWriter::create(&self.file("run"), RUN_CHUNK_BYTES)?;
+            sort_reduce(pending, self.vertices, &mut space, &reduce, |v, x| w.push(v, x))?;
+            runs.push(w.finish()?);
+            for mut c in pending.drain(..) {
+                c.clear();
+                let _ = recycle.try_send(c);
+            }
+            Ok(())
+        };
+        for chunk in rx {
+            held += chunk.len();
+            pending.push(chunk);
+            if held >= self.stats.batch_updates {
+                spill(&mut pending)?;
+                held = 0;
+            }
+        }
+        if held > 0 {
+            spill(&mut pending)?;
+        }
+        Ok(runs)
+    }
+
+    /// Read every layout front to back, emitting for the active vertices.
+    fn generate_by_scan<P: Program>(
+        &self,
+        active: &mut impl VertexSource<P::State>,
+        program: &P,
+        tx: SyncSender<Vec<(u64, P::Update)>>,
+        recycle: &Receiver<Vec<(u64, P::Update)>>,
+    ) -> Result<(u64, u64), StoreError> {
+        let mut scans = self.layouts.iter().map(|l| l.scan()).collect::<Result<Vec<_>, _>>()?;
+        let mut emitter = Emitter { tx, recycle: Some(recycle), chunk: Vec::with_capacity(UPDATE_CHUNK), emitted: 0 };
+        let mut count = 0;
+        let mut lists: Vec<(Vec<u64>, Vec<f32>)> = vec![(Vec::new(), Vec::new()); scans.len()];
+        while let Some((u, state)) = active.next()? {
+            count += 1;
+            if scans.len() == 1 {
+                scans[0].seek(u)?;
+                let (_, ids, ws) = scans[0].next_list()?.unwrap();
+                program.visit(u, &state, ids.len() as u64);
+                emitter.emit_list(program, u, &state, ids, ws)?;
+                continue;
+            }
+            for (scan, list) in scans.iter_mut().zip(lists.iter_mut()) {
+                scan.seek(u)?;
+                let (_, ids, ws) = scan.next_list()?.unwrap();
+                list.0.clear();
+                list.0.extend_from_slice(ids);
+                list.1.clear();
+                list.1.extend_from_slice(ws);
+            }
+            program.visit(u, &state, lists.iter().map(|l| l.0.len() as u64).sum());
+            for (ids, ws) in &lists {
+                emitter.emit_list(program, u, &state, ids, ws)?;
+            }
+        }
+        emitter.flush()?;
+        Ok((count, emitter.emitted))
+    }
+
+    /// Split the active vertices into tasks of consecutive vertices taken
+    /// by several lookup threads (each then reads in increasing order).
+    fn generate_by_lookup<P: Program>(
+        &self,
+        active: &mut impl VertexSource<P::State>,
+        program: &P,
+        tx: SyncSender<Vec<(u64, P::Update)>>,
+    ) -> Result<(u64, u64), StoreError> {
+        let threads = self.opts.lookup_threads;
+        let (task_tx, task_rx) = sync_channel::<Vec<(u64, P::State)>>(2 * threads);
+        let task_rx = Mutex::new(task_rx);
+        let emitted = AtomicU64::new(0);
+        std::thread::scope(|scope| -> Result<u64, StoreError> {
+            let mut workers = Vec::new();
+            for _ in 0..threads {
+                let tx = tx.clone();
+                let (task_rx, emitted) = (&task_rx, &emitted);
+                workers.push(scope.spawn(move || -> Result<(), StoreError> {
+                    let mut lookups = self.layouts.iter().map(|l| l.lookup()).collect::<Result<Vec<_>, _>>()?;
+                    let mut emitter = Emitter { tx, recycle: None, chunk: Vec::with_capacity(UPDATE_CHUNK), emitted: 0 };
+                    loop {
+                        let task = task_rx.lock().unwrap().recv();
+                        let Ok(task) = task else { break };
+                        for (u, state) in task {
+                            let mut degree = 0;
+                            for l in lookups.iter_mut() {
+                                l.seek(u)?;
+                                let (_, ids, ws) = l.next_list()?.unwrap();
+                                degree += ids.len() as u64;
+                                emitter.emit_list(program, u, &state, ids, ws)?;
+                            }
+                            program.visit(u, &state, degree);
+                        }
+                    }
+                    emitter.flush()?;
+                    emitted.fetch_add(emitter.emitted, Ordering::Relaxed);
+                    Ok(())
+                }));
+            }
+            drop(tx);
+            let mut count = 0;
+            let mut task = Vec::with_capacity(LOOKUP_TASK);
+            let mut failed = None;
+            while let Some(x) = active.next()? {
+                count += 1;
+                task.push(x);
+                if task.len() == LOOKUP_TASK && task_tx.send(std::mem::replace(&mut task, Vec::with_capacity(LOOKUP_TASK))).is_err() {
+                    failed = Some(());
+                    break;
+                }
+            }
+            if !task.is_empty() && failed.is_none() {
+                let _ = task_tx.send(task);
+            }
+            drop(task_tx);
+            for w in workers {
+                w.join().expect("lookup thread panicked")?;
+            }
+            Ok(count)
+        })
+        .map(|count| (count, emitted.load(Ordering::Relaxed)))
+    }
+
+    /// Merge runs `fan_in` at a time, level by level, into one log.
+    fn merge_all<P: Program>(
+        &self,
+        mut runs: Vec<Run<P::Update>>,
+        program: &P,
+        st: &mut SuperstepStats,
+    ) -> Result<Run<P::Update>, StoreError> {
+        let reduce = |a, b| program.reduce(a, b);
+        let fan_in = self.stats.fan_in;
+        while runs.len() > 1 {
+            let groups = runs.len().div_ceil(fan_in);
+            let per = runs.len().div_ceil(groups);
+            let mut next = Vec::with_capacity(groups);
+            let mut rest = runs.into_iter();
+            loop {
+                let group: Vec<Run<P::Update>> = rest.by_ref().take(per).collect();
+                if group.is_empty() {
+                    break;
+                }
+                let mut readers = group.iter().map(|r| r.reader(MERGE_CHUNK_BYTES)).collect::<Result<Vec<_>, _>>()?;
+                let mut w = RunWriter::create(&self.file(if groups == 1 { "log" } else { "merged" }), RUN_CHUNK_BYTES)?;
+                merge_reduce(&mut readers, &reduce, |v, x| w.push(v, x))?;
+                drop(readers);
+                st.update_bytes_read += group.iter().map(|r| r.bytes).sum::<u64>();
+                group.into_iter().for_each(Run::remove);
+                let merged = w.finish()?;
+                st.update_bytes_written += merged.bytes;
+                next.push(merged);
+            }
+            runs = next;
+            st.merge_passes += 1;
+        }
+        match runs.pop() {
+            Some(r) => Ok(r),
+            None => Ok(RunWriter::<P::Update>::create(&self.file("log"), 4096)?.finish()?),
+        }
+    }
+}
+
+/// Collects a reader's updates into chunks for the sorter.
+struct Emitter<'a, U> {
+    tx: SyncSender<Vec<(u64, U)>>,
+    recycle: Option<&'a Receiver<Vec<(u64, U)>>>,
+    chunk: Vec<(u64, U)>,
+    emitted: u64,
+}
+
+impl<U: Record> Emitter<'_, U> {
+    #[inline]
+    fn emit_list<P: Program<Update = U>>(
+        &mut self,
+        program: &P,
+        u: u64,
+        state: &P::State,
+        ids: &[u64],
+        ws: &[f32],
+    ) -> Result<(), StoreError> {
+        let degree = ids.len() as u64;
+        for (k, &v) in ids.iter().enumerate() {
+            if let Some(x) = program.edge(u, state, degree, v, ws.get(k).copied().unwrap_or(1.0)) {
+                self.chunk.push((v, x));
+                if self.chunk.len() == UPDATE_CHUNK {
+                    self.send()?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn send(&mut self) -> Result<(), StoreError> {
+        let next = self.recycle.and_then(|r| r.try_recv().ok()).unwrap_or_else(|| Vec::with_capacity(UPDATE_CHUNK));
+        let full = std::mem::replace(&mut self.chunk, next);
+        self.emitted += full.len() as u64;
+        // the sorter only hangs up after an error, which the superstep reports
+        self.tx.send(full).map_err(|_| StoreError::invalid("sort-reduce", "the sorter stopped"))
+    }
+
+    fn flush(&mut self) -> Result<(), StoreError> {
+        if !self.chunk.is_empty() {
+            self.send()?;
+        }
+        Ok(())
+    }
+}
