@@ -5,8 +5,12 @@
 //! - `memory`: the stream engine with a pool that holds every tile, so only
 //!   the first pass reads the device;
 //! - `stream`: vertex state in memory, tiles streamed with slide-cache-rewind;
-//! - `interval`: vertex values on disk too, VENUS intervals.
+//! - `interval`: vertex values on disk too, VENUS intervals;
+//! - `sortreduce`: vertex values on disk, updates logged and sort-reduced
+//!   (BigSparse): memory independent of |V|, for when even the interval
+//!   engine's per-vertex bits and a few intervals' values do not fit.
 
+use outcore_engines::sortreduce::{SortReduce, SortReduceOptions, SortReduceStats, ValueFile};
 use outcore_engines::{IntervalEngine, IntervalOptions, IntervalStats, StreamOptions, StreamStats, TileStream, VertexValue};
 use outcore_io::{format_bytes, Budget, BudgetError};
 use outcore_store::{Layout, Store, StoreError};
@@ -20,6 +24,8 @@ pub enum Engine {
     Memory,
     Stream,
     Interval,
+    #[serde(rename = "sortreduce")]
+    SortReduce,
 }
 
 impl std::str::FromStr for Engine {
@@ -30,7 +36,8 @@ impl std::str::FromStr for Engine {
             "memory" => Engine::Memory,
             "stream" => Engine::Stream,
             "interval" => Engine::Interval,
-            _ => return Err(format!("unknown engine '{s}' (auto, memory, stream, interval)")),
+            "sortreduce" => Engine::SortReduce,
+            _ => return Err(format!("unknown engine '{s}' (auto, memory, stream, interval, sortreduce)")),
         })
     }
 }
@@ -42,6 +49,7 @@ impl Engine {
             Engine::Memory => "memory",
             Engine::Stream => "stream",
             Engine::Interval => "interval",
+            Engine::SortReduce => "sortreduce",
         }
     }
 }
@@ -51,11 +59,17 @@ pub struct AnalyticsOptions {
     pub engine: Engine,
     pub stream: StreamOptions,
     pub interval: IntervalOptions,
+    pub sortreduce: SortReduceOptions,
 }
 
 impl Default for AnalyticsOptions {
     fn default() -> Self {
-        AnalyticsOptions { engine: Engine::Auto, stream: StreamOptions::default(), interval: IntervalOptions::default() }
+        AnalyticsOptions {
+            engine: Engine::Auto,
+            stream: StreamOptions::default(),
+            interval: IntervalOptions::default(),
+            sortreduce: SortReduceOptions::default(),
+        }
     }
 }
 
@@ -68,6 +82,14 @@ pub struct EngineReport {
     pub stream: Option<StreamStats>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interval: Option<IntervalStats>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sortreduce: Option<SortReduceStats>,
+}
+
+impl EngineReport {
+    pub fn new(engine: Engine, reason: String) -> Self {
+        EngineReport { engine, reason, stream: None, interval: None, sortreduce: None }
+    }
 }
 
 /// Structure layouts the interval engine reads: the neighbours of an
@@ -122,6 +144,7 @@ pub fn choose(
             Ok((Engine::Stream, "requested".into()))
         }
         Engine::Interval => Ok((Engine::Interval, "requested".into())),
+        Engine::SortReduce => Ok((Engine::SortReduce, "requested".into())),
         Engine::Auto => {
             let Some(rec) = tiles else {
                 if have_structure {
@@ -160,6 +183,21 @@ pub fn choose(
             if !have_structure {
                 fits(stream_need, &format!("vertex state and two stream segments (intervals would need the layouts {structure:?})"))?;
             }
+            // VENUS needs a bit and a rank per vertex and works best with few
+            // intervals; below that, sort-reduce, whose memory is independent of |V|
+            let n = store.vertices();
+            let interval_need = outcore_engines::interval::fixed_bytes(n, structure.len()) + n * 8 / 4;
+            if interval_need > available {
+                return Ok((
+                    Engine::SortReduce,
+                    format!(
+                        "neither the vertex state ({}) nor the interval engine's bitmaps and a quarter of the values ({}) fit the {} left of the budget: sort-reduce, memory independent of |V|",
+                        format_bytes(tile_state),
+                        format_bytes(interval_need),
+                        format_bytes(available)
+                    ),
+                ));
+            }
             Ok((
                 Engine::Interval,
                 format!(
@@ -170,6 +208,49 @@ pub fn choose(
             ))
         }
     }
+}
+
+/// For algorithms without a sort-reduce version: auto falls back to
+/// intervals, an explicit request is an error saying why.
+pub fn without_sortreduce(choice: (Engine, String), opts: &AnalyticsOptions, why: &str) -> Result<(Engine, String), StoreError> {
+    match choice {
+        (Engine::SortReduce, _) if opts.engine == Engine::SortReduce => {
+            Err(StoreError::invalid("--engine sortreduce", format!("{why}; use --engine interval for vertex values on disk")))
+        }
+        (Engine::SortReduce, reason) => Ok((Engine::Interval, format!("{reason} (this algorithm has no sort-reduce version: intervals)"))),
+        other => Ok(other),
+    }
+}
+
+/// An f64 sum many threads add to (sort-reduce programs' global sums).
+#[derive(Default)]
+pub struct AtomicSum(AtomicU64);
+
+impl AtomicSum {
+    pub fn add(&self, x: f64) {
+        let mut cur = self.0.load(Relaxed);
+        loop {
+            let next = (f64::from_bits(cur) + x).to_bits();
+            match self.0.compare_exchange_weak(cur, next, Relaxed, Relaxed) {
+                Ok(_) => return,
+                Err(seen) => cur = seen,
+            }
+        }
+    }
+    pub fn get(&self) -> f64 {
+        f64::from_bits(self.0.load(Relaxed))
+    }
+}
+
+/// Open the sort-reduce engine over `layouts` for updates of `update_bytes`.
+pub fn open_sortreduce(
+    store: &Store,
+    layouts: &[&str],
+    update_bytes: usize,
+    budget: &Budget,
+    opts: &AnalyticsOptions,
+) -> Result<SortReduce, StoreError> {
+    SortReduce::open(store, layouts, update_bytes, budget, &opts.sortreduce)
 }
 
 /// Per-vertex f64 state written under the stream engine's ownership rule
@@ -254,7 +335,15 @@ impl SpanFlags {
 /// value table, optionally multiplied by the out-degree when read.
 pub enum VertexResult<T: VertexValue> {
     Memory(Vec<T>),
-    Intervals { engine: Box<IntervalEngine<T>>, scale_by_degree: Option<Layout> },
+    Intervals {
+        engine: Box<IntervalEngine<T>>,
+        scale_by_degree: Option<Layout>,
+    },
+    /// A vertex file of the sort-reduce engine (which keeps it until dropped).
+    External {
+        engine: Box<SortReduce>,
+        values: ValueFile<T>,
+    },
 }
 
 impl VertexResult<f64> {
@@ -280,9 +369,20 @@ impl VertexResult<f64> {
                     return Err(e);
                 }
             }
+            VertexResult::External { values, .. } => for_each_stored(values, f)?,
         }
         Ok(())
     }
+}
+
+/// Every value of a vertex file, in vertex order.
+pub fn for_each_stored<T: outcore_engines::sortreduce::Record>(values: &ValueFile<T>, mut f: impl FnMut(u64, T)) -> Result<(), StoreError> {
+    use outcore_engines::sortreduce::source::VertexSource;
+    let mut source = values.source()?;
+    while let Some((v, x)) = source.next()? {
+        f(v, x);
+    }
+    Ok(())
 }
 
 impl VertexResult<u64> {
@@ -290,6 +390,7 @@ impl VertexResult<u64> {
         match self {
             VertexResult::Memory(v) => v.iter().enumerate().for_each(|(k, &x)| f(k as u64, x)),
             VertexResult::Intervals { engine, .. } => engine.for_each_value(f)?,
+            VertexResult::External { values, .. } => for_each_stored(values, f)?,
         }
         Ok(())
     }

@@ -13,7 +13,9 @@
 //! into per-vertex slots, and each vertex's slots are sorted to find the
 //! mode. On intervals each vertex sorts the labels of its own lists.
 
-use crate::analytics::{choose, interval_layouts, open_stream, AnalyticsOptions, Engine, EngineReport, U64Cells, VertexResult};
+use crate::analytics::{
+    choose, interval_layouts, open_stream, without_sortreduce, AnalyticsOptions, Engine, EngineReport, U64Cells, VertexResult,
+};
 use outcore_engines::{IntervalEngine, IntervalProgram, NeighbourList, TileEdges, TileProgram, TileStream, Values};
 use outcore_io::{Budget, BudgetError};
 use outcore_store::{Store, StoreError};
@@ -139,13 +141,17 @@ impl IntervalProgram for IntervalMode {
 pub fn cdlp(store: &Store, iterations: u32, budget: &Budget, opts: &AnalyticsOptions) -> Result<CdlpResult, StoreError> {
     let n = store.vertices();
     let structure = interval_layouts(store, true);
-    let (engine, reason) = choose(store, budget, opts, state_bytes(n), false, &structure)?;
+    let (engine, reason) = without_sortreduce(
+        choose(store, budget, opts, state_bytes(n), false, &structure)?,
+        opts,
+        "CDLP's vertex program (the most frequent label) does not reduce pairwise in fixed space",
+    )?;
     if engine == Engine::Interval {
         let mut e = IntervalEngine::open(store, &structure, false, budget, &opts.interval, |v, _| v)?;
         for _ in 0..iterations {
             e.iterate(&IntervalMode, |_, _, _, _| {})?;
         }
-        let report = EngineReport { engine, reason, stream: None, interval: Some(e.stats().clone()) };
+        let report = EngineReport { engine, reason, stream: None, interval: Some(e.stats().clone()), sortreduce: None };
         return Ok(CdlpResult {
             labels: VertexResult::Intervals { engine: Box::new(e), scale_by_degree: None },
             iterations,
@@ -236,6 +242,6 @@ pub fn cdlp(store: &Store, iterations: u32, budget: &Budget, opts: &AnalyticsOpt
         std::mem::swap(&mut labels, &mut next);
     }
     drop(band_charge);
-    let report = EngineReport { engine, reason, stream: Some(stream.stats().clone()), interval: None };
+    let report = EngineReport { engine, reason, stream: Some(stream.stats().clone()), interval: None, sortreduce: None };
     Ok(CdlpResult { labels: VertexResult::Memory(labels), iterations, bands: bands.len() as u64, report })
 }

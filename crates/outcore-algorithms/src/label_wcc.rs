@@ -8,9 +8,14 @@
 //!
 //! On tiles the labels are updated in place and an iteration reads only the
 //! tiles with a row or column span that changed in the previous one. On
-//! intervals each vertex takes the minimum over its in- and out-lists.
+//! intervals each vertex takes the minimum over its in- and out-lists. On
+//! sort-reduce, vertices whose label dropped push it along both lists;
+//! updates reduce by min and a vertex is active when its label drops.
 
-use crate::analytics::{choose, interval_layouts, open_stream, AnalyticsOptions, Engine, EngineReport, SpanFlags, U64Cells, VertexResult};
+use crate::analytics::{
+    choose, interval_layouts, open_sortreduce, open_stream, AnalyticsOptions, Engine, EngineReport, SpanFlags, U64Cells, VertexResult,
+};
+use outcore_engines::sortreduce::Program;
 use outcore_engines::{IntervalEngine, IntervalProgram, NeighbourList, TileEdges, TileProgram, Values};
 use outcore_io::Budget;
 use outcore_store::{Store, StoreError};
@@ -89,6 +94,20 @@ pub fn wcc(store: &Store, budget: &Budget, opts: &AnalyticsOptions) -> Result<Wc
     let n = store.vertices();
     let structure = interval_layouts(store, true);
     let (engine, reason) = choose(store, budget, opts, state_bytes(n), false, &structure)?;
+    if engine == Engine::SortReduce {
+        let mut e = open_sortreduce(store, &structure, 8, budget, opts)?;
+        let labels = e.values(|v| v)?;
+        let mut log = e.step(&PushMin, &labels, None)?;
+        let mut iterations = 1;
+        while !log.is_empty() {
+            log = e.step(&PushMin, &labels, Some(log))?;
+            iterations += 1;
+        }
+        log.remove();
+        let mut report = EngineReport::new(engine, reason);
+        report.sortreduce = Some(e.stats().clone());
+        return Ok(WccResult { labels: VertexResult::External { engine: Box::new(e), values: labels }, iterations, report });
+    }
     if engine == Engine::Interval {
         let mut e = IntervalEngine::open(store, &structure, false, budget, &opts.interval, |v, _| v)?;
         let mut iterations = 0;
@@ -100,7 +119,7 @@ pub fn wcc(store: &Store, budget: &Budget, opts: &AnalyticsOptions) -> Result<Wc
                 break;
             }
         }
-        let report = EngineReport { engine, reason, stream: None, interval: Some(e.stats().clone()) };
+        let report = EngineReport { engine, reason, stream: None, interval: Some(e.stats().clone()), sortreduce: None };
         return Ok(WccResult { labels: VertexResult::Intervals { engine: Box::new(e), scale_by_degree: None }, iterations, report });
     }
     let _charge = budget.reserve("WCC labels", state_bytes(n))?;
@@ -116,6 +135,26 @@ pub fn wcc(store: &Store, budget: &Budget, opts: &AnalyticsOptions) -> Result<Wc
         std::mem::swap(&mut changed, &mut changing);
         changing.clear();
     }
-    let report = EngineReport { engine, reason, stream: Some(stream.stats().clone()), interval: None };
+    let report = EngineReport { engine, reason, stream: Some(stream.stats().clone()), interval: None, sortreduce: None };
     Ok(WccResult { labels: VertexResult::Memory(labels.into_vec()), iterations, report })
+}
+
+/// Min-label propagation as a sort-reduce program.
+struct PushMin;
+
+impl Program for PushMin {
+    type State = u64;
+    type Update = u64;
+    fn edge(&self, _u: u64, label: &u64, _degree: u64, _v: u64, _w: f32) -> Option<u64> {
+        Some(*label)
+    }
+    fn reduce(&self, a: u64, b: u64) -> u64 {
+        a.min(b)
+    }
+    fn finalize(&self, _v: u64, old: u64, label: Option<u64>) -> u64 {
+        label.map_or(old, |l| l.min(old))
+    }
+    fn is_active(&self, _v: u64, old: &u64, new: &u64) -> bool {
+        new < old
+    }
 }

@@ -7,9 +7,15 @@
 //! (20 bytes a vertex); each tuple (u, v) pushes u's contribution to v, and
 //! back from v to u on an undirected store's upper triangle. On intervals
 //! (VENUS): the value table holds PR(v)/outdeg(v) (PR(v) for sinks), and
-//! each vertex sums its in-neighbours' values.
+//! each vertex sums its in-neighbours' values. On sort-reduce (BigSparse
+//! section 5.2): each vertex pushes PR(u)/outdeg(u) along its out-edges,
+//! updates are summed, and finalize applies the damping and the sinks'
+//! share lazily, as the next iteration reads the ranks.
 
-use crate::analytics::{choose, interval_layouts, open_stream, AnalyticsOptions, Engine, EngineReport, F64Cells, VertexResult};
+use crate::analytics::{
+    choose, interval_layouts, open_sortreduce, open_stream, AnalyticsOptions, AtomicSum, Engine, EngineReport, F64Cells, VertexResult,
+};
+use outcore_engines::sortreduce::Program;
 use outcore_engines::{IntervalEngine, IntervalProgram, NeighbourList, TileEdges, TileProgram, Values};
 use outcore_io::Budget;
 use outcore_store::{Store, StoreError};
@@ -113,6 +119,9 @@ pub fn pagerank(store: &Store, pr: &PageRankOptions, budget: &Budget, opts: &Ana
     if engine == Engine::Interval {
         return on_intervals(store, pr, budget, opts, &structure, reason);
     }
+    if engine == Engine::SortReduce {
+        return on_sortreduce(store, pr, budget, opts, reason);
+    }
     let _charge = budget.reserve("PageRank ranks, contributions and out-degrees", state_bytes(n))?;
     let mut stream = open_stream(store, budget, engine, false, opts)?;
     let undirected = stream.record_ref().upper_triangle;
@@ -149,7 +158,7 @@ pub fn pagerank(store: &Store, pr: &PageRankOptions, budget: &Budget, opts: &Ana
         }
     }
     drop(contribution);
-    let report = EngineReport { engine, reason, stream: Some(stream.stats().clone()), interval: None };
+    let report = EngineReport { engine, reason, stream: Some(stream.stats().clone()), interval: None, sortreduce: None };
     Ok(PageRankResult { rank: VertexResult::Memory(next.into_vec()), iterations: done, delta, report })
 }
 
@@ -191,7 +200,81 @@ fn on_intervals(
             break;
         }
     }
-    let report = EngineReport { engine: Engine::Interval, reason, stream: None, interval: Some(engine.stats().clone()) };
+    let report = EngineReport { engine: Engine::Interval, reason, stream: None, interval: Some(engine.stats().clone()), sortreduce: None };
     let rank = VertexResult::Intervals { engine: Box::new(engine), scale_by_degree: Some(store.layout("out")?) };
     Ok(PageRankResult { rank, iterations: done, delta, report })
+}
+
+/// PageRank as a sort-reduce program: the state is PR(v).
+struct PushRank {
+    damping: f64,
+    /// (1-d)/|V| + d * (sinks' rank)/|V| of the previous iteration.
+    base: f64,
+    /// Rank of the sinks among the vertices read this superstep.
+    sinks: AtomicSum,
+    /// L1 change of the ranks finalized this superstep.
+    change: AtomicSum,
+}
+
+impl Program for PushRank {
+    type State = f64;
+    type Update = f64;
+    const FINALIZE_ALL: bool = true;
+    fn visit(&self, _u: u64, rank: &f64, degree: u64) {
+        if degree == 0 {
+            self.sinks.add(*rank);
+        }
+    }
+    fn edge(&self, _u: u64, rank: &f64, degree: u64, _v: u64, _w: f32) -> Option<f64> {
+        Some(rank / degree as f64)
+    }
+    fn reduce(&self, a: f64, b: f64) -> f64 {
+        a + b
+    }
+    fn finalize(&self, _v: u64, old: f64, sum: Option<f64>) -> f64 {
+        let new = self.base + self.damping * sum.unwrap_or(0.0);
+        self.change.add((new - old).abs());
+        new
+    }
+    fn is_active(&self, _v: u64, _old: &f64, _new: &f64) -> bool {
+        true
+    }
+}
+
+fn on_sortreduce(
+    store: &Store,
+    pr: &PageRankOptions,
+    budget: &Budget,
+    opts: &AnalyticsOptions,
+    reason: String,
+) -> Result<PageRankResult, StoreError> {
+    let n = store.vertices();
+    let nf = n as f64;
+    let mut engine = open_sortreduce(store, &["out"], 8, budget, opts)?;
+    let values = engine.values(|_| 1.0 / nf)?;
+    let program = |base| PushRank { damping: pr.damping, base, sinks: AtomicSum::default(), change: AtomicSum::default() };
+    let (mut done, mut delta) = (0, f64::INFINITY);
+    let mut current = program(0.0);
+    let mut log = None;
+    while done < pr.iterations {
+        // finalizes the ranks of iteration `done` (from the last log) while pushing them
+        let next = engine.step(&current, &values, log.take())?;
+        if done > 0 {
+            delta = current.change.get();
+            if pr.tolerance.is_some_and(|t| delta < t) {
+                next.remove();
+                break;
+            }
+        }
+        log = Some(next);
+        current = program((1.0 - pr.damping) / nf + pr.damping * current.sinks.get() / nf);
+        done += 1;
+    }
+    if let Some(log) = log {
+        engine.finish(&current, &values, log)?;
+        delta = current.change.get();
+    }
+    let mut report = EngineReport::new(Engine::SortReduce, reason);
+    report.sortreduce = Some(engine.stats().clone());
+    Ok(PageRankResult { rank: VertexResult::External { engine: Box::new(engine), values }, iterations: done, delta, report })
 }

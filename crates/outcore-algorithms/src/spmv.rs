@@ -4,7 +4,9 @@
 //! and each tuple adds along both directions when undirected; on intervals
 //! x is the value table and each vertex sums over its in-list.
 
-use crate::analytics::{choose, interval_layouts, open_stream, AnalyticsOptions, Engine, EngineReport, F64Cells, VertexResult};
+use crate::analytics::{
+    choose, interval_layouts, open_stream, without_sortreduce, AnalyticsOptions, Engine, EngineReport, F64Cells, VertexResult,
+};
 use outcore_engines::{IntervalEngine, IntervalProgram, NeighbourList, TileEdges, TileProgram, Values};
 use outcore_io::Budget;
 use outcore_store::{Store, StoreError};
@@ -70,12 +72,16 @@ pub fn spmv(store: &Store, x: Option<&[f64]>, budget: &Budget, opts: &AnalyticsO
     }
     let weighted = store.manifest().weighted;
     let structure = interval_layouts(store, false);
-    let (engine, reason) = choose(store, budget, opts, state_bytes(n), weighted, &structure)?;
+    let (engine, reason) = without_sortreduce(
+        choose(store, budget, opts, state_bytes(n), weighted, &structure)?,
+        opts,
+        "SpMV holds its input vector in memory, so it has no sort-reduce version",
+    )?;
     let value = |v: u64| x.map_or(1.0, |x| x[v as usize]);
     if engine == Engine::Interval {
         let mut e = IntervalEngine::open(store, &structure, false, budget, &opts.interval, |v, _| value(v))?;
         e.iterate(&IntervalProduct, |_, _, _, _| {})?;
-        let report = EngineReport { engine, reason, stream: None, interval: Some(e.stats().clone()) };
+        let report = EngineReport { engine, reason, stream: None, interval: Some(e.stats().clone()), sortreduce: None };
         return Ok(SpmvResult { y: VertexResult::Intervals { engine: Box::new(e), scale_by_degree: None }, report });
     }
     let _charge = budget.reserve("SpMV x and y", state_bytes(n))?;
@@ -90,6 +96,6 @@ pub fn spmv(store: &Store, x: Option<&[f64]>, budget: &Budget, opts: &AnalyticsO
     let xs: Vec<f64> = (0..n).map(value).collect();
     let y = F64Cells::new(n as usize, 0.0);
     stream.iterate(&TileProduct { x: &xs, y: &y, undirected, weighted })?;
-    let report = EngineReport { engine, reason, stream: Some(stream.stats().clone()), interval: None };
+    let report = EngineReport { engine, reason, stream: Some(stream.stats().clone()), interval: None, sortreduce: None };
     Ok(SpmvResult { y: VertexResult::Memory(y.into_vec()), report })
 }

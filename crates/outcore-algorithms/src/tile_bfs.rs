@@ -101,7 +101,7 @@ pub fn bfs_tiles(store: &Store, root: u64, budget: &Budget, opts: &AnalyticsOpti
         opts.engine = Engine::Auto;
     }
     let (engine, reason) = choose(store, budget, &opts, state_bytes(n), false, &[])?;
-    if engine == Engine::Interval {
+    if matches!(engine, Engine::Interval | Engine::SortReduce) {
         return Err(StoreError::invalid(store.dir(), format!("BFS on tiles needs its levels in memory: {reason}")));
     }
     let _charge = budget.reserve("BFS levels and frontier bitmaps", state_bytes(n))?;
@@ -139,6 +139,6 @@ pub fn bfs_tiles(store: &Store, root: u64, budget: &Budget, opts: &AnalyticsOpti
         std::mem::swap(&mut active, &mut reached);
         reached.clear();
     }
-    let report = EngineReport { engine, reason, stream: Some(stream.stats().clone()), interval: None };
+    let report = EngineReport { engine, reason, stream: Some(stream.stats().clone()), interval: None, sortreduce: None };
     Ok(TileBfsResult { level: level.into_vec(), reached: count, depth: depth as u32, report })
 }

@@ -50,6 +50,8 @@ const LOOKUP_TASK: usize = 256;
 /// A looked-up list costs about as much device time as this many bytes of a scan.
 const LOOKUP_COST_BYTES: u64 = 32 << 10;
 const MAX_FAN_IN: usize = 1024;
+/// Larger batches reduce a little more but sort no faster.
+const MAX_BATCH_UPDATES: usize = 1 << 25;
 
 /// A push-style vertex program (Algorithm 1's four functions).
 pub trait Program: Sync {
@@ -129,6 +131,8 @@ pub struct SuperstepStats {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct SortReduceStats {
     pub batch_updates: usize,
+    /// Updates per chunk handed to the sorter.
+    pub chunk_updates: usize,
     pub fan_in: usize,
     pub lookup_threads: usize,
     pub supersteps: Vec<SuperstepStats>,
@@ -230,13 +234,15 @@ impl SortReduce {
             }
             .into());
         }
-        let charge = budget.reserve("sort-reduce batches, merge inputs and streams", available)?;
         let rest = available - fixed;
-        let batch = ((rest / (2 * entry)) as usize).min(opts.max_batch_updates.unwrap_or(usize::MAX)).max(UPDATE_CHUNK);
+        let batch = ((rest / (2 * entry)) as usize).min(MAX_BATCH_UPDATES).min(opts.max_batch_updates.unwrap_or(usize::MAX)).max(1);
         let fan_in = ((rest.saturating_sub(3 << 20) / MERGE_INPUT_BYTES) as usize)
             .clamp(2, MAX_FAN_IN)
             .min(opts.max_fan_in.unwrap_or(usize::MAX))
             .max(2);
+        // batches and merges take turns with the same memory
+        let phases = (2 * batch as u64 * entry).max(fan_in as u64 * MERGE_INPUT_BYTES + (3 << 20));
+        let charge = budget.reserve("sort-reduce batches, merge inputs and streams", fixed + phases)?;
         let parent = opts.temp_dir.clone().unwrap_or_else(|| store.dir().to_path_buf());
         let temp = TempArea::create(&parent, "sortreduce")?;
         let file_bytes = |p: PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
@@ -258,7 +264,13 @@ impl SortReduce {
             temp,
             opts: SortReduceOptions { lookup_threads: threads, ..opts.clone() },
             budget: budget.clone(),
-            stats: SortReduceStats { batch_updates: batch, fan_in, lookup_threads: threads, supersteps: Vec::new() },
+            stats: SortReduceStats {
+                batch_updates: batch,
+                chunk_updates: UPDATE_CHUNK.min(batch),
+                fan_in,
+                lookup_threads: threads,
+                supersteps: Vec::new(),
+            },
             files: AtomicU64::new(0),
             _charge: charge,
         })
@@ -363,8 +375,9 @@ impl SortReduce {
         let mut st = SuperstepStats { access: if lookup { "lookup" } else { "scan" }, ..Default::default() };
         let batch = self.stats.batch_updates;
         let (runs, generated) = std::thread::scope(|scope| -> Result<_, StoreError> {
-            let (tx, rx) = sync_channel::<Vec<(u64, P::Update)>>(batch / UPDATE_CHUNK + 1);
-            let (recycle_tx, recycle_rx) = sync_channel::<Vec<(u64, P::Update)>>(batch / UPDATE_CHUNK + 4);
+            let chunk = self.stats.chunk_updates;
+            let (tx, rx) = sync_channel::<Vec<(u64, P::Update)>>(batch / chunk + 1);
+            let (recycle_tx, recycle_rx) = sync_channel::<Vec<(u64, P::Update)>>(batch / chunk + 4);
             let sorter = scope.spawn(|| self.sort_batches(rx, recycle_tx, program));
             let generated = if lookup {
                 self.generate_by_lookup(&mut active, program, tx)
@@ -437,7 +450,7 @@ impl SortReduce {
         recycle: &Receiver<Vec<(u64, P::Update)>>,
     ) -> Result<(u64, u64), StoreError> {
         let mut scans = self.layouts.iter().map(|l| l.scan()).collect::<Result<Vec<_>, _>>()?;
-        let mut emitter = Emitter { tx, recycle: Some(recycle), chunk: Vec::with_capacity(UPDATE_CHUNK), emitted: 0 };
+        let mut emitter = Emitter::new(tx, Some(recycle), self.stats.chunk_updates);
         let mut count = 0;
         let mut lists: Vec<(Vec<u64>, Vec<f32>)> = vec![(Vec::new(), Vec::new()); scans.len()];
         while let Some((u, state)) = active.next()? {
@@ -485,7 +498,7 @@ impl SortReduce {
                 let (task_rx, emitted) = (&task_rx, &emitted);
                 workers.push(scope.spawn(move || -> Result<(), StoreError> {
                     let mut lookups = self.layouts.iter().map(|l| l.lookup()).collect::<Result<Vec<_>, _>>()?;
-                    let mut emitter = Emitter { tx, recycle: None, chunk: Vec::with_capacity(UPDATE_CHUNK), emitted: 0 };
+                    let mut emitter = Emitter::new(tx, None, self.stats.chunk_updates);
                     loop {
                         let task = task_rx.lock().unwrap().recv();
                         let Ok(task) = task else { break };
@@ -573,10 +586,15 @@ struct Emitter<'a, U> {
     tx: SyncSender<Vec<(u64, U)>>,
     recycle: Option<&'a Receiver<Vec<(u64, U)>>>,
     chunk: Vec<(u64, U)>,
+    size: usize,
     emitted: u64,
 }
 
-impl<U: Record> Emitter<'_, U> {
+impl<'a, U: Record> Emitter<'a, U> {
+    fn new(tx: SyncSender<Vec<(u64, U)>>, recycle: Option<&'a Receiver<Vec<(u64, U)>>>, size: usize) -> Self {
+        Emitter { tx, recycle, chunk: Vec::with_capacity(size), size, emitted: 0 }
+    }
+
     #[inline]
     fn emit_list<P: Program<Update = U>>(
         &mut self,
@@ -590,7 +608,7 @@ impl<U: Record> Emitter<'_, U> {
         for (k, &v) in ids.iter().enumerate() {
             if let Some(x) = program.edge(u, state, degree, v, ws.get(k).copied().unwrap_or(1.0)) {
                 self.chunk.push((v, x));
-                if self.chunk.len() == UPDATE_CHUNK {
+                if self.chunk.len() >= self.size {
                     self.send()?;
                 }
             }
@@ -599,7 +617,7 @@ impl<U: Record> Emitter<'_, U> {
     }
 
     fn send(&mut self) -> Result<(), StoreError> {
-        let next = self.recycle.and_then(|r| r.try_recv().ok()).unwrap_or_else(|| Vec::with_capacity(UPDATE_CHUNK));
+        let next = self.recycle.and_then(|r| r.try_recv().ok()).unwrap_or_else(|| Vec::with_capacity(self.size));
         let full = std::mem::replace(&mut self.chunk, next);
         self.emitted += full.len() as u64;
         // the sorter only hangs up after an error, which the superstep reports

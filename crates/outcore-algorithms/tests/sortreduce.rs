@@ -1,0 +1,224 @@
+//! The sort-reduce engine (BigSparse) runs PageRank, BFS, SSSP and WCC to
+//! the reference implementations' answers and to the Graphalytics expected
+//! outputs, with batches and fan-ins so small that every superstep spills
+//! many runs and merges them over several levels; by scans and by lookups.
+//! Temporary files are gone afterwards, and bad budgets and full disks are
+//! clear errors.
+
+mod common;
+
+use common::*;
+use outcore_algorithms::analytics::{AnalyticsOptions, Engine};
+use outcore_algorithms::reference;
+use outcore_algorithms::{bfs, label_wcc, pagerank, sssp, MemGraph};
+use outcore_engines::sortreduce::{Access, SortReduce, SortReduceOptions};
+use outcore_ingest::{import_file, ImportOptions, NoProgress};
+use outcore_io::Budget;
+use outcore_store::Store;
+use std::collections::HashMap;
+use std::path::Path;
+
+fn options(access: Access, batch: usize, fan_in: usize) -> AnalyticsOptions {
+    AnalyticsOptions {
+        engine: Engine::SortReduce,
+        sortreduce: SortReduceOptions {
+            access,
+            max_batch_updates: Some(batch),
+            max_fan_in: Some(fan_in),
+            lookup_threads: 3,
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+/// Tiny batches and 3-way merges: several merge levels even on 40 edges.
+fn regimes() -> Vec<(&'static str, AnalyticsOptions)> {
+    vec![("scan", options(Access::Scan, 3, 3)), ("lookup", options(Access::Lookup, 5, 2)), ("auto", options(Access::Auto, 64, 4))]
+}
+
+fn import(input: &Path, dir: &Path, directed: Option<bool>, weighted: bool) -> Store {
+    let out = dir.join("s");
+    let opts = ImportOptions { directed, weighted, in_layout: true, ..Default::default() };
+    import_file(input, &out, &opts, &NoProgress).unwrap();
+    Store::open(&out).unwrap()
+}
+
+fn engine(store: &Store, opts: &AnalyticsOptions, update_bytes: usize) -> SortReduce {
+    SortReduce::open(store, &["out"], update_bytes, &Budget::unlimited(), &opts.sortreduce).unwrap()
+}
+
+fn no_temporary_files(store: &Store) {
+    let left: Vec<String> = std::fs::read_dir(store.dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".sortreduce"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}
+
+const GRAPHS: [&str; 6] =
+    ["example-directed", "example-undirected", "test-bfs-directed", "test-bfs-undirected", "test-wcc-directed", "test-wcc-undirected"];
+
+#[test]
+fn graphalytics_outputs_on_sortreduce() {
+    let mut checked = 0;
+    for name in GRAPHS {
+        let dir = tempfile::tempdir().unwrap();
+        let st = import(&evlp().join(format!("{name}.properties")), dir.path(), None, name.starts_with("example"));
+        let budget = Budget::unlimited();
+        let ids = st.id_map(&budget).unwrap();
+        for (regime, opts) in regimes() {
+            let what = format!("{name} ({regime})");
+            if let Some(want) = expected(name, "BFS") {
+                let root = ids.dense(property(name, "bfs.source-vertex").unwrap().parse().unwrap()).unwrap();
+                let t = bfs::bfs_sortreduce(engine(&st, &opts, 4), root).unwrap();
+                outcore_algorithms::analytics::for_each_stored(&t.values, |v, [level, _]| {
+                    let shown = if level == bfs::NONE { i64::MAX.to_string() } else { level.to_string() };
+                    assert_eq!(shown, want[&ids.original(v)], "{what}: BFS level of {}", ids.original(v));
+                })
+                .unwrap();
+                checked += 1;
+            }
+            if let Some(want) = expected(name, "WCC") {
+                let r = label_wcc::wcc(&st, &budget, &opts).unwrap();
+                assert_eq!(r.report.engine, Engine::SortReduce);
+                let (mut forward, mut backward) = (HashMap::new(), HashMap::new());
+                r.labels
+                    .for_each(|v, l| {
+                        let theirs = want[&ids.original(v)].clone();
+                        assert_eq!(forward.entry(l).or_insert(theirs.clone()), &theirs, "{what}: one component split");
+                        assert_eq!(backward.entry(theirs).or_insert(l), &l, "{what}: two components merged");
+                    })
+                    .unwrap();
+                checked += 1;
+            }
+            if let Some(want) = expected(name, "PR") {
+                let d: f64 = property(name, "pr.damping-factor").unwrap().parse().unwrap();
+                let iterations: u32 = property(name, "pr.num-iterations").unwrap().parse().unwrap();
+                let r = pagerank::pagerank(&st, &pagerank::PageRankOptions { damping: d, iterations, tolerance: None }, &budget, &opts)
+                    .unwrap();
+                assert_eq!(r.iterations, iterations);
+                r.rank
+                    .for_each(|v, x| {
+                        let e: f64 = want[&ids.original(v)].parse().unwrap();
+                        assert!((x - e).abs() <= 1e-4 * e, "{what}: PageRank of {}: {x} vs {e}", ids.original(v));
+                    })
+                    .unwrap();
+                checked += 1;
+            }
+            if let Some(want) = expected(name, "SSSP") {
+                let root = ids.dense(property(name, "sssp.source-vertex").unwrap().parse().unwrap()).unwrap();
+                let p = sssp::sssp_sortreduce(engine(&st, &opts, 8), root).unwrap();
+                outcore_algorithms::analytics::for_each_stored(&p.dist, |v, x: f64| {
+                    let theirs = &want[&ids.original(v)];
+                    if theirs == "infinity" {
+                        assert!(x.is_infinite(), "{what}: {} should be unreachable", ids.original(v));
+                    } else {
+                        let e: f64 = theirs.parse().unwrap();
+                        assert!((x - e).abs() <= 1e-6 * e.max(1.0), "{what}: SSSP of {}: {x} vs {e}", ids.original(v));
+                    }
+                })
+                .unwrap();
+                checked += 1;
+            }
+        }
+        no_temporary_files(&st);
+    }
+    assert_eq!(checked, 3 * (4 + 4 + 2 + 2));
+}
+
+/// Real graphs against the plain references, with merges several levels deep.
+#[test]
+fn real_graphs_match_the_references_with_deep_merges() {
+    let real = shared().join("real");
+    for (file, directed) in [("wiki-Vote.txt", true), ("CA-GrQc.txt", false), ("p2p-Gnutella05.txt", true)] {
+        let dir = tempfile::tempdir().unwrap();
+        let st = import(&real.join(file), dir.path(), Some(directed), false);
+        let budget = Budget::unlimited();
+        let g = MemGraph::load(&st, "out", &budget).unwrap();
+        let n = st.vertices();
+        let root = (0..n).max_by_key(|&v| g.degree(v)).unwrap();
+        let want_pr = reference::pagerank::pagerank(&g, 0.85, 8);
+        let want_bfs = reference::bfs::bfs_levels(&g, root);
+        let want_wcc = reference::wcc::wcc(&g);
+        // the smallest id one level up with an edge to each vertex
+        let mut first_parent = vec![u64::MAX; n as usize];
+        for u in 0..n {
+            for &v in g.neighbours(u) {
+                let (lu, lv) = (want_bfs[u as usize], want_bfs[v as usize]);
+                if lu != reference::UNREACHABLE && lu + 1 == lv && first_parent[v as usize] == u64::MAX {
+                    first_parent[v as usize] = u;
+                }
+            }
+        }
+        for (regime, opts) in [("scan", options(Access::Scan, 2000, 3)), ("lookup", options(Access::Lookup, 1500, 4))] {
+            let what = format!("{file} ({regime})");
+            let r = pagerank::pagerank(&st, &pagerank::PageRankOptions { damping: 0.85, iterations: 8, tolerance: None }, &budget, &opts)
+                .unwrap();
+            let got = r.rank.to_vec().unwrap();
+            for v in 0..n as usize {
+                assert!((got[v] - want_pr[v]).abs() <= 1e-12 + 1e-9 * want_pr[v], "{what}: PageRank of {v}: {} vs {}", got[v], want_pr[v]);
+            }
+            let sr = r.report.sortreduce.as_ref().unwrap();
+            assert!(sr.supersteps.iter().all(|s| s.runs > 3 && s.merge_passes >= 2), "{what}: every superstep spills and merges twice");
+            assert!(sr.reduction_ratio() < 1.0 && sr.reduction_ratio() > 0.0);
+
+            let t = bfs::bfs_sortreduce(engine(&st, &opts, 4), root).unwrap();
+            let mut reached = 0;
+            outcore_algorithms::analytics::for_each_stored(&t.values, |v, [level, parent]| {
+                let want = want_bfs[v as usize];
+                if want == reference::UNREACHABLE {
+                    assert_eq!(level, bfs::NONE, "{what}: {v} is unreachable");
+                } else {
+                    reached += 1;
+                    assert_eq!(level as u64, want, "{what}: BFS level of {v}");
+                    let p = parent as u64;
+                    assert_eq!(p, if v == root { root } else { first_parent[v as usize] }, "{what}: parent of {v}");
+                }
+            })
+            .unwrap();
+            assert_eq!(t.reached, reached);
+
+            let w = label_wcc::wcc(&st, &budget, &opts).unwrap().labels.to_vec().unwrap();
+            assert_eq!(w, want_wcc, "{what}: WCC labels (the smallest id of each component)");
+        }
+        no_temporary_files(&st);
+    }
+}
+
+#[test]
+fn too_small_a_budget_and_a_full_disk_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = import(&shared().join("real/CA-GrQc.txt"), dir.path(), Some(false), false);
+    let before: Vec<_> = std::fs::read_dir(st.dir()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let opts = options(Access::Auto, usize::MAX, usize::MAX);
+    let pr = pagerank::PageRankOptions { damping: 0.85, iterations: 3, tolerance: None };
+    let e = pagerank::pagerank(&st, &pr, &Budget::new(1 << 20), &opts).err().unwrap().to_string();
+    assert!(e.contains("one sort buffer") && e.contains("use --memory"), "{e}");
+
+    // a temporary directory on a full file system
+    let full = dir.path().join("full");
+    std::fs::create_dir(&full).unwrap();
+    let ok = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs", full.to_str().unwrap()])
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    assert!(ok, "this test mounts a 64 KiB tmpfs; it needs root (CI runs as root)");
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let _unmount = Unmount(full.clone());
+    let mut opts = options(Access::Scan, 100, 4);
+    opts.sortreduce.temp_dir = Some(full.clone());
+    let e = pagerank::pagerank(&st, &pr, &Budget::unlimited(), &opts).err().unwrap().to_string();
+    assert!(e.contains("free disk") || e.contains("No space left"), "{e}");
+    assert_eq!(std::fs::read_dir(&full).unwrap().count(), 0, "temporary files removed after the failure");
+    let after: Vec<_> = std::fs::read_dir(st.dir()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(before, after, "the store is untouched");
+    assert!(Store::open(st.dir()).unwrap().verify().iter().all(|(_, r)| r.is_ok()));
+}
