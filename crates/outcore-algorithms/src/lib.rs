@@ -4,6 +4,7 @@
 //! store layer's scans (and, in later layers, through the engines).
 
 pub mod analytics;
+pub mod bc;
 pub mod bfs;
 pub mod cdlp;
 pub mod degrees;

@@ -246,6 +246,8 @@ pub struct SeqWriter {
     empty: Receiver<Result<AlignedBuf, IoError>>,
     thread: Option<JoinHandle<Result<(File, bool, BlockHasher, u64), IoError>>>,
     written: u64,
+    /// fsync at finish (not for scratch files that die with the run).
+    durable: bool,
 }
 
 impl SeqWriter {
@@ -268,7 +270,15 @@ impl SeqWriter {
             empty: empty_rx,
             thread: Some(thread),
             written: 0,
+            durable: true,
         })
+    }
+
+    /// Like [`SeqWriter::create`], for a scratch file: no fsync at finish.
+    pub fn scratch(path: &Path, chunk_bytes: usize) -> Result<Self, IoError> {
+        let mut w = Self::create(path, chunk_bytes, crate::CHECKSUM_BLOCK_BYTES)?;
+        w.durable = false;
+        Ok(w)
     }
 
     pub fn path(&self) -> &Path {
@@ -328,7 +338,9 @@ impl SeqWriter {
             Err(_) => return Err(IoError::new(&self.path, "write", io::Error::other("writer thread panicked"))),
         };
         file.set_len(bytes).ctx(&self.path, "truncate")?;
-        file.sync_all().ctx(&self.path, "fsync")?;
+        if self.durable {
+            file.sync_all().ctx(&self.path, "fsync")?;
+        }
         Ok(WriteSummary { path: self.path.clone(), bytes, hashes: hasher.finish() })
     }
 }

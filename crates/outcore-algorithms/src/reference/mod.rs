@@ -2,6 +2,7 @@
 //! and the oracles of every engine's tests. Semantics follow the LDBC
 //! Graphalytics specification (shared/data/graphalytics/README.md).
 
+pub mod bc;
 pub mod bfs;
 pub mod cdlp;
 pub mod pagerank;

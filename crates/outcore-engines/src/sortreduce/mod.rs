@@ -166,12 +166,16 @@ pub struct SortReduce {
     vertices: u64,
     arcs: u64,
     layouts: Vec<Layout>,
-    layout_bytes: u64,
+    names: Vec<String>,
+    /// Bytes of each layout's files.
+    layout_bytes: Vec<u64>,
     temp: TempArea,
     opts: SortReduceOptions,
     budget: Budget,
     stats: SortReduceStats,
     files: AtomicU64,
+    /// Indices into `layouts` read by supersteps.
+    using: Vec<usize>,
     _charge: Reservation,
 }
 
@@ -254,12 +258,13 @@ impl SortReduce {
                     + l.weights_path().map_or(0, file_bytes)
                     + l.blocks_path().map_or(0, file_bytes)
             })
-            .sum();
-        let arcs = store.manifest().arcs * layouts.len() as u64;
+            .collect();
+        let arcs = store.manifest().arcs;
         Ok(SortReduce {
             vertices: store.vertices(),
             arcs,
             layouts: structure,
+            names: layouts.iter().map(|n| n.to_string()).collect(),
             layout_bytes,
             temp,
             opts: SortReduceOptions { lookup_threads: threads, ..opts.clone() },
@@ -272,6 +277,7 @@ impl SortReduce {
                 supersteps: Vec::new(),
             },
             files: AtomicU64::new(0),
+            using: (0..layouts.len()).collect(),
             _charge: charge,
         })
     }
@@ -320,6 +326,34 @@ impl SortReduce {
         Ok(w.finish()?)
     }
 
+    /// Read only these of the engine's layouts in the next supersteps
+    /// (BC's backward passes read in-edges, its forward passes out-edges).
+    pub fn use_layouts(&mut self, names: &[&str]) -> Result<(), StoreError> {
+        let mut using = Vec::new();
+        for name in names {
+            using.push(self.names.iter().position(|l| l == name).ok_or_else(|| {
+                StoreError::invalid(self.temp.path(), format!("the sort-reduce engine was not opened with layout '{name}'"))
+            })?);
+        }
+        self.using = using;
+        Ok(())
+    }
+
+    /// A new, empty writer for a sparse vertex file in the work area.
+    pub fn run_writer<T: Record>(&self, what: &str) -> Result<RunWriter<T>, StoreError> {
+        Ok(RunWriter::create(&self.file(what), RUN_CHUNK_BYTES)?)
+    }
+
+    /// The lazy activation of `log` against `values` (what [`Self::step`] reads).
+    pub fn activate<'a, P: Program>(
+        &self,
+        program: &'a P,
+        values: &'a ValueFile<P::State>,
+        log: &Run<P::Update>,
+    ) -> Result<Activation<'a, P>, StoreError> {
+        Activation::new(program, values, Some((log.reader(VALUE_CHUNK_BYTES)?, log.entries)))
+    }
+
     /// One superstep: with no log, every vertex of `values` is active with
     /// its stored value; with a log, the active vertices are its lazy
     /// activation (and `values` is updated on the way). Returns the new log.
@@ -361,14 +395,15 @@ impl SortReduce {
     pub fn superstep<P: Program>(&mut self, mut active: impl VertexSource<P::State>, program: &P) -> Result<Run<P::Update>, StoreError> {
         let start = Instant::now();
         let hint = active.size_hint();
+        let layout_bytes: u64 = self.using.iter().map(|&k| self.layout_bytes[k]).sum();
+        let arcs = self.arcs * self.using.len() as u64;
         let lookup = match self.opts.access {
             Access::Scan => false,
             Access::Lookup => true,
-            Access::Auto => hint.saturating_mul(LOOKUP_COST_BYTES) < self.layout_bytes,
+            Access::Auto => hint.saturating_mul(LOOKUP_COST_BYTES) < layout_bytes,
         };
         // disk: the unreduced updates of the vertices about to be read, once
-        let expected =
-            if self.vertices == 0 { 0 } else { (hint.min(self.vertices) as u128 * self.arcs as u128 / self.vertices as u128) as u64 };
+        let expected = if self.vertices == 0 { 0 } else { (hint.min(self.vertices) as u128 * arcs as u128 / self.vertices as u128) as u64 };
         let update_disk = expected * (std::mem::size_of::<P::Update>() as u64 + 3);
         self.temp.require_free(update_disk, "the update logs of the next superstep")?;
 
@@ -392,7 +427,7 @@ impl SortReduce {
         let (active_count, updates) = generated;
         st.active = active_count;
         st.updates = updates;
-        st.edge_bytes_scanned = if lookup { 0 } else { self.layout_bytes };
+        st.edge_bytes_scanned = if lookup { 0 } else { layout_bytes };
         st.generate_seconds = start.elapsed().as_secs_f64();
         st.runs = runs.len() as u64;
         st.reduced_in_memory = runs.iter().map(|r| r.entries).sum();
@@ -449,7 +484,7 @@ impl SortReduce {
         tx: SyncSender<Vec<(u64, P::Update)>>,
         recycle: &Receiver<Vec<(u64, P::Update)>>,
     ) -> Result<(u64, u64), StoreError> {
-        let mut scans = self.layouts.iter().map(|l| l.scan()).collect::<Result<Vec<_>, _>>()?;
+        let mut scans = self.using.iter().map(|&k| self.layouts[k].scan()).collect::<Result<Vec<_>, _>>()?;
         let mut emitter = Emitter::new(tx, Some(recycle), self.stats.chunk_updates);
         let mut count = 0;
         let mut lists: Vec<(Vec<u64>, Vec<f32>)> = vec![(Vec::new(), Vec::new()); scans.len()];
@@ -497,7 +532,7 @@ impl SortReduce {
                 let tx = tx.clone();
                 let (task_rx, emitted) = (&task_rx, &emitted);
                 workers.push(scope.spawn(move || -> Result<(), StoreError> {
-                    let mut lookups = self.layouts.iter().map(|l| l.lookup()).collect::<Result<Vec<_>, _>>()?;
+                    let mut lookups = self.using.iter().map(|&k| self.layouts[k].lookup()).collect::<Result<Vec<_>, _>>()?;
                     let mut emitter = Emitter::new(tx, None, self.stats.chunk_updates);
                     loop {
                         let task = task_rx.lock().unwrap().recv();
@@ -540,6 +575,18 @@ impl SortReduce {
             Ok(count)
         })
         .map(|count| (count, emitted.load(Ordering::Relaxed)))
+    }
+
+    /// Merge and reduce runs into one (sparse vertex files combined by the
+    /// program's reduction); counted in the last superstep's figures.
+    pub fn merge<P: Program>(&mut self, runs: Vec<Run<P::Update>>, program: &P) -> Result<Run<P::Update>, StoreError> {
+        let mut st = SuperstepStats::default();
+        let run = self.merge_all(runs, program, &mut st)?;
+        if let Some(last) = self.stats.supersteps.last_mut() {
+            last.update_bytes_read += st.update_bytes_read;
+            last.update_bytes_written += st.update_bytes_written;
+        }
+        Ok(run)
     }
 
     /// Merge runs `fan_in` at a time, level by level, into one log.

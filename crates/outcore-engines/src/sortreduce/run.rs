@@ -5,7 +5,7 @@
 //! is also a set. Gaps keep a reduced log near one byte per id.
 
 use bytemuck::Pod;
-use outcore_io::{IoError, SeqReader, SeqWriter, CHECKSUM_BLOCK_BYTES};
+use outcore_io::{IoError, SeqReader, SeqWriter};
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
@@ -51,7 +51,7 @@ pub struct RunWriter<T> {
 impl<T: Record> RunWriter<T> {
     pub fn create(path: &Path, chunk_bytes: usize) -> Result<Self, IoError> {
         Ok(RunWriter {
-            out: SeqWriter::create(path, chunk_bytes, CHECKSUM_BLOCK_BYTES)?,
+            out: SeqWriter::scratch(path, chunk_bytes)?,
             last: None,
             entries: 0,
             scratch: Vec::with_capacity(64 << 10),

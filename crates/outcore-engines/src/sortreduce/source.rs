@@ -7,9 +7,11 @@
 //! sources (VListLogical, Table 1, and VListArith): [`Union`] (the first
 //! source's value where both have the vertex), [`Difference`], [`Join`]
 //! (a custom function where both have the vertex: Minimum, Custom and
-//! Converge are joins with min, any function, or "changed"), [`Map`].
+//! Converge are joins with min, any function, or "changed"), [`LeftJoin`]
+//! (Custom where the second may lack the vertex), [`Map`]; [`Tee`] keeps
+//! a copy of what a source yields (a superstep's active set).
 
-use super::run::{Record, RunReader};
+use super::run::{Record, Run, RunReader, RunWriter};
 use super::VALUE_CHUNK_BYTES;
 use outcore_io::SeqReader;
 use outcore_store::StoreError;
@@ -267,6 +269,67 @@ impl<X, Y: Copy, T, A: VertexSource<X>, B: VertexSource<Y>, F: FnMut(u64, X, Y) 
             }
         }
         Ok(None)
+    }
+    fn size_hint(&self) -> u64 {
+        self.a.size_hint()
+    }
+}
+
+/// Every vertex of the first source, valued `f(v, a, b)` with `b` the
+/// second source's value if it has the vertex (dropped where `None`).
+pub struct LeftJoin<A, B, X, Y, T, F> {
+    a: A,
+    b: Peeked<B, Y>,
+    f: F,
+    _t: PhantomData<(X, T)>,
+}
+
+impl<X, Y: Copy, T, A: VertexSource<X>, B: VertexSource<Y>, F: FnMut(u64, X, Option<Y>) -> Option<T>> LeftJoin<A, B, X, Y, T, F> {
+    pub fn new(a: A, b: B, f: F) -> Self {
+        LeftJoin { a, b: Peeked::new(b), f, _t: PhantomData }
+    }
+}
+
+impl<X, Y: Copy, T, A: VertexSource<X>, B: VertexSource<Y>, F: FnMut(u64, X, Option<Y>) -> Option<T>> VertexSource<T>
+    for LeftJoin<A, B, X, Y, T, F>
+{
+    fn next(&mut self) -> Result<Option<(u64, T)>, StoreError> {
+        while let Some((v, x)) = self.a.next()? {
+            let y = self.b.skip_to(v)?.filter(|(u, _)| *u == v).map(|(_, y)| y);
+            if let Some(t) = (self.f)(v, x, y) {
+                return Ok(Some((v, t)));
+            }
+        }
+        Ok(None)
+    }
+    fn size_hint(&self) -> u64 {
+        self.a.size_hint()
+    }
+}
+
+/// Passes a source through while writing what it yields to a run.
+pub struct Tee<A, T> {
+    a: A,
+    out: RunWriter<T>,
+}
+
+impl<T: Record, A: VertexSource<T>> Tee<A, T> {
+    pub fn new(a: A, out: RunWriter<T>) -> Self {
+        Tee { a, out }
+    }
+    /// The run of everything yielded.
+    pub fn finish(self) -> Result<Run<T>, StoreError> {
+        Ok(self.out.finish()?)
+    }
+}
+
+impl<T: Record, A: VertexSource<T>> VertexSource<T> for Tee<A, T> {
+    fn next(&mut self) -> Result<Option<(u64, T)>, StoreError> {
+        let x = self.a.next()?;
+        if let Some((v, t)) = &x {
+            self.out.push(*v, t)?;
+        }
+        Ok(x)
     }
     fn size_hint(&self) -> u64 {
         self.a.size_hint()

@@ -11,7 +11,7 @@
 use super::run::{Record, RunReader};
 use super::source::{DenseSource, VertexSource};
 use super::{Program, VALUE_CHUNK_BYTES};
-use outcore_io::{open_maybe_direct, AlignedBuf, IoContext, SeqWriter, CHECKSUM_BLOCK_BYTES, DIRECT_ALIGN};
+use outcore_io::{open_maybe_direct, AlignedBuf, IoContext, SeqWriter, DIRECT_ALIGN};
 use outcore_store::StoreError;
 use std::marker::PhantomData;
 use std::os::unix::fs::FileExt;
@@ -26,7 +26,7 @@ pub struct ValueFile<S> {
 
 impl<S: Record> ValueFile<S> {
     pub(crate) fn create(path: PathBuf, vertices: u64, mut init: impl FnMut(u64) -> S) -> Result<(Self, u64), StoreError> {
-        let mut w = SeqWriter::create(&path, VALUE_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?;
+        let mut w = SeqWriter::scratch(&path, VALUE_CHUNK_BYTES)?;
         let mut buf = Vec::with_capacity(64 << 10);
         for v in 0..vertices {
             buf.extend_from_slice(bytemuck::bytes_of(&init(v)));
@@ -48,6 +48,10 @@ impl<S: Record> ValueFile<S> {
     }
     pub fn bytes(&self) -> u64 {
         self.vertices * std::mem::size_of::<S>() as u64
+    }
+    /// Delete the file.
+    pub fn remove(self) {
+        let _ = std::fs::remove_file(&self.path);
     }
     /// Every vertex and its value, in order.
     pub fn source(&self) -> Result<DenseSource<S>, StoreError> {
@@ -183,7 +187,7 @@ impl<'a, P: Program> Activation<'a, P> {
             let tmp = values.path().with_extension("next");
             Mode::Rewrite {
                 old: values.source()?,
-                out: SeqWriter::create(&tmp, VALUE_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?,
+                out: SeqWriter::scratch(&tmp, VALUE_CHUNK_BYTES)?,
                 buf: Vec::with_capacity(64 << 10),
                 tmp,
             }

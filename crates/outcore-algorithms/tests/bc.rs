@@ -1,0 +1,211 @@
+//! Betweenness centrality: the reference Brandes equals a brute-force
+//! count over all pairs on small random graphs; the traverse and
+//! sort-reduce engines equal the reference (all sources on small graphs,
+//! sampled sources with the |V|/k scale on real ones); and given sources
+//! equal networkx's betweenness on real graphs.
+
+mod common;
+
+use common::*;
+use outcore_algorithms::bc::{bc_sortreduce, bc_traverse, pick_sources, Sources};
+use outcore_algorithms::reference;
+use outcore_algorithms::MemGraph;
+use outcore_engines::sortreduce::{Access, SortReduce, SortReduceOptions};
+use outcore_engines::{Traverse, TraverseOptions};
+use outcore_ingest::{import_file, ImportOptions, NoProgress};
+use outcore_io::Budget;
+use outcore_store::Store;
+use std::collections::{HashMap, VecDeque};
+use std::path::Path;
+
+/// BC by definition: for every pair s != t with a path, the share of
+/// shortest s-t paths through v, counted as sigma(s,v) * sigma(v,t) / sigma(s,t).
+fn brute_force(g: &MemGraph) -> Vec<f64> {
+    let n = g.vertices() as usize;
+    let mut dist = vec![vec![u64::MAX; n]; n];
+    let mut sigma = vec![vec![0.0f64; n]; n];
+    for s in 0..n {
+        dist[s][s] = 0;
+        sigma[s][s] = 1.0;
+        let mut q = VecDeque::from([s]);
+        while let Some(v) = q.pop_front() {
+            for &w in g.neighbours(v as u64) {
+                let w = w as usize;
+                if dist[s][w] == u64::MAX {
+                    dist[s][w] = dist[s][v] + 1;
+                    q.push_back(w);
+                }
+                if dist[s][w] == dist[s][v] + 1 {
+                    sigma[s][w] += sigma[s][v];
+                }
+            }
+        }
+    }
+    let mut bc = vec![0.0; n];
+    for s in 0..n {
+        for t in 0..n {
+            if s == t || dist[s][t] == u64::MAX {
+                continue;
+            }
+            for v in 0..n {
+                if v != s && v != t && dist[s][v] != u64::MAX && dist[v][t] != u64::MAX && dist[s][v] + dist[v][t] == dist[s][t] {
+                    bc[v] += sigma[s][v] * sigma[v][t] / sigma[s][t];
+                }
+            }
+        }
+    }
+    bc
+}
+
+fn random_graph(n: u64, m: usize, seed: u64, directed: bool) -> (MemGraph, Vec<(u64, u64, f32)>) {
+    let mut x = seed;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut edges: Vec<(u64, u64, f32)> = (0..m).map(|_| (next() % n, next() % n, 1.0)).filter(|e| e.0 != e.1).collect();
+    edges.sort_by_key(|e| (e.0, e.1));
+    edges.dedup_by_key(|e| (e.0, e.1));
+    (MemGraph::from_edges(n, &edges, directed, false), edges)
+}
+
+fn close(a: &[f64], b: &[f64], what: &str) {
+    assert_eq!(a.len(), b.len());
+    for (v, (x, y)) in a.iter().zip(b).enumerate() {
+        assert!((x - y).abs() <= 1e-9 * (1.0 + y.abs()), "{what}: BC of {v}: {x} vs {y}");
+    }
+}
+
+#[test]
+fn reference_brandes_equals_the_brute_force_count() {
+    for seed in 1..=12u64 {
+        for directed in [true, false] {
+            let (g, _) = random_graph(25 + seed % 7, 40 + 5 * seed as usize, seed * 7919, directed);
+            let all: Vec<u64> = (0..g.vertices()).collect();
+            close(&reference::bc::bc(&g, &all), &brute_force(&g), &format!("seed {seed} directed {directed}"));
+        }
+    }
+}
+
+fn import(input: &Path, dir: &Path, directed: bool) -> Store {
+    let out = dir.join("s");
+    let opts = ImportOptions { directed: Some(directed), in_layout: true, ..Default::default() };
+    import_file(input, &out, &opts, &NoProgress).unwrap();
+    Store::open(&out).unwrap()
+}
+
+fn sortreduce(st: &Store, access: Access, batch: usize) -> SortReduce {
+    let layouts: &[&str] = if st.manifest().directed { &["out", "in"] } else { &["out"] };
+    let opts = SortReduceOptions { access, max_batch_updates: Some(batch), max_fan_in: Some(3), lookup_threads: 3, ..Default::default() };
+    SortReduce::open(st, layouts, 8, &Budget::unlimited(), &opts).unwrap()
+}
+
+/// BC of `st` from `sources` on both engines, each in dense ids.
+fn engines(st: &Store, sources: &Sources, access: Access, batch: usize) -> (Vec<f64>, Vec<f64>, Vec<u64>, f64) {
+    let budget = Budget::unlimited();
+    let directed = st.manifest().directed;
+    let (picked, scale) = pick_sources(st.vertices(), sources, directed).unwrap();
+    let mut g = Traverse::open(st, "out", &budget, &TraverseOptions::default(), 0).unwrap();
+    let (semi, _) = bc_traverse(&mut g, &picked, scale, &budget).unwrap();
+    let mut e = sortreduce(st, access, batch);
+    let file = bc_sortreduce(&mut e, if directed { "in" } else { "out" }, &picked, scale).unwrap();
+    let mut external = Vec::new();
+    outcore_algorithms::analytics::for_each_stored(&file, |_, x: f64| external.push(x)).unwrap();
+    (semi, external, picked, scale)
+}
+
+#[test]
+fn engines_equal_the_reference_on_small_graphs_from_every_source() {
+    for seed in 1..=2u64 {
+        for directed in [true, false] {
+            let (g, edges) = random_graph(60, 150, seed * 104_729, directed);
+            let dir = tempfile::tempdir().unwrap();
+            let input = dir.path().join("g.txt");
+            let text: String = edges.iter().map(|(u, v, _)| format!("{u} {v}\n")).collect();
+            // self loops name every vertex (and change no shortest path)
+            let loops: String = (0..60).map(|v| format!("{v} {v}\n")).collect();
+            std::fs::write(&input, text + &loops).unwrap();
+            let st = import(&input, dir.path(), directed);
+            let ids = st.id_map(&Budget::unlimited()).unwrap();
+            assert_eq!(st.vertices(), 60);
+            let half = if directed { 1.0 } else { 0.5 };
+            let want: Vec<f64> = reference::bc::bc(&g, &(0..60).collect::<Vec<_>>()).iter().map(|x| x * half).collect();
+            let access = if seed % 2 == 0 { Access::Scan } else { Access::Lookup };
+            let (semi, external, _, _) = engines(&st, &Sources::All, access, 20);
+            let original = |v: Vec<f64>| -> Vec<f64> {
+                let mut out = vec![0.0; 60];
+                for (d, x) in v.into_iter().enumerate() {
+                    out[ids.original(d as u64) as usize] = x;
+                }
+                out
+            };
+            close(&original(semi), &want, &format!("traverse, seed {seed}, directed {directed}"));
+            close(&original(external), &want, &format!("sortreduce, seed {seed}, directed {directed}"));
+        }
+    }
+}
+
+#[test]
+fn sampled_sources_are_scaled_by_n_over_k() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = import(&shared().join("real/wiki-Vote.txt"), dir.path(), true);
+    let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
+    let (semi, external, picked, scale) = engines(&st, &Sources::Sample { count: 5, seed: 3 }, Access::Auto, 4000);
+    assert_eq!(picked.len(), 5);
+    assert!((scale - st.vertices() as f64 / 5.0).abs() < 1e-9);
+    let want: Vec<f64> = reference::bc::bc(&g, &picked).iter().map(|x| x * scale).collect();
+    close(&semi, &want, "traverse, sampled");
+    close(&external, &want, "sortreduce, sampled");
+    // another seed picks other sources
+    let (other, _) = pick_sources(st.vertices(), &Sources::Sample { count: 5, seed: 4 }, true).unwrap();
+    assert_ne!(other, picked);
+}
+
+/// networkx's `betweenness_centrality_subset` with every vertex a target.
+fn networkx(input: &Path, directed: bool, sources: &[u64]) -> HashMap<u64, f64> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/networkx_bc.py");
+    let list: Vec<String> = sources.iter().map(|s| s.to_string()).collect();
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(input)
+        .arg(if directed { "directed" } else { "undirected" })
+        .arg(list.join(","))
+        .output()
+        .expect("python3 runs the networkx oracle (.ci/run installs it)");
+    assert!(out.status.success(), "networkx oracle failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (v, x) = l.split_once(' ').unwrap();
+            (v.parse().unwrap(), x.parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn given_sources_equal_networkx_on_real_graphs() {
+    for (file, directed) in [("CA-GrQc.txt", false), ("wiki-Vote.txt", true), ("p2p-Gnutella05.txt", true)] {
+        let input = shared().join("real").join(file);
+        let dir = tempfile::tempdir().unwrap();
+        let st = import(&input, dir.path(), directed);
+        let ids = st.id_map(&Budget::unlimited()).unwrap();
+        // a few sources of high degree and a few ordinary ones
+        let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
+        let mut by_degree: Vec<u64> = (0..st.vertices()).collect();
+        by_degree.sort_by_key(|&v| std::cmp::Reverse(g.degree(v)));
+        let dense: Vec<u64> = by_degree.iter().take(3).chain(by_degree.iter().skip(100).step_by(97).take(3)).copied().collect();
+        let original: Vec<u64> = dense.iter().map(|&v| ids.original(v)).collect();
+        let want = networkx(&input, directed, &original);
+        let (semi, external, _, _) = engines(&st, &Sources::Given(dense), Access::Auto, 5000);
+        for (v, (x, y)) in semi.iter().zip(&external).enumerate() {
+            let o = ids.original(v as u64);
+            let w = want.get(&o).copied().unwrap_or(0.0);
+            assert!((x - w).abs() <= 1e-9 * (1.0 + w), "{file}: traverse BC of {o}: {x} vs networkx {w}");
+            assert!((y - w).abs() <= 1e-9 * (1.0 + w), "{file}: sortreduce BC of {o}: {y} vs networkx {w}");
+        }
+        assert!(want.values().any(|&w| w > 1.0), "{file}: some vertex lies on paths");
+    }
+}
