@@ -4,6 +4,7 @@
 use crate::traverse::{graphalytics_float, open_run, write_values, ValueWriter};
 use anyhow::{bail, Context, Result};
 use outcore_algorithms::analytics::{AnalyticsOptions, Engine, EngineReport};
+use outcore_engines::sortreduce::SortReduceOptions;
 use outcore_engines::{IntervalOptions, StreamOptions};
 use outcore_io::{format_bytes, Budget};
 use outcore_store::{IdMap, Store};
@@ -20,10 +21,15 @@ pub struct StreamCommon {
     #[arg(long, default_value = "1G", value_parser = crate::parse_memory)]
     pub memory: u64,
     /// auto (from the budget), memory (every tile cached), stream (tiles,
-    /// slide-cache-rewind) or interval (VENUS, values on disk); wcc also
+    /// slide-cache-rewind), interval (VENUS, values on disk) or sortreduce
+    /// (BigSparse, memory independent of |V|: pagerank and wcc); wcc also
     /// traverse (union-find, which auto picks when its parent array fits).
     #[arg(long, default_value = "auto")]
     pub engine: String,
+    /// Directory for the interval and sort-reduce engines' temporary files
+    /// (default: inside the store).
+    #[arg(long)]
+    pub temp: Option<PathBuf>,
     /// Stream segment size (default: from the budget, 1M to 64M).
     #[arg(long, value_parser = crate::parse_memory)]
     pub segment: Option<u64>,
@@ -60,7 +66,8 @@ impl StreamCommon {
                 force_pread: self.pread,
                 ..Default::default()
             },
-            interval: IntervalOptions { max_interval_values: self.interval_values, temp_dir: None },
+            interval: IntervalOptions { max_interval_values: self.interval_values, temp_dir: self.temp.clone() },
+            sortreduce: SortReduceOptions { temp_dir: self.temp.clone(), ..Default::default() },
         })
     }
 }
@@ -125,7 +132,10 @@ fn summary(algorithm: &str, iterations: u32, seconds: f64, report: &EngineReport
             })
             .collect(),
         (None, Some(s)) => s.iterations.iter().map(|i| serde_json::to_value(i).unwrap()).collect(),
-        _ => Vec::new(),
+        _ => match &report.sortreduce {
+            Some(s) => s.supersteps.iter().map(|i| serde_json::to_value(i).unwrap()).collect(),
+            None => Vec::new(),
+        },
     };
     json!({
         "algorithm": algorithm,
@@ -141,6 +151,7 @@ fn summary(algorithm: &str, iterations: u32, seconds: f64, report: &EngineReport
         "interval": report.interval.as_ref().map(|s| json!({
             "intervals": s.intervals, "largest_interval_values": s.largest_interval_values, "setup_seconds": s.setup_seconds,
         })),
+        "sortreduce": report.sortreduce.as_ref().map(|s| crate::external::sortreduce_json(s, 8)),
         "budget_bytes": budget.total(),
         "budget_peak_bytes": budget.peak(),
         "peak_rss_bytes": outcore_io::peak_rss_bytes(),
@@ -164,7 +175,7 @@ fn describe(report: &EngineReport) -> String {
         (None, Some(s)) => {
             format!("engine interval: {} intervals (largest holds {} values)", s.intervals, crate::grouped(s.largest_interval_values))
         }
-        _ => String::new(),
+        _ => report.sortreduce.as_ref().map(crate::external::describe_sortreduce).unwrap_or_default(),
     }
 }
 
@@ -368,6 +379,7 @@ pub fn run_tile_bfs(c: &crate::traverse::Common, root: Option<u64>) -> Result<Ex
             ..Default::default()
         },
         interval: IntervalOptions::default(),
+        sortreduce: SortReduceOptions::default(),
     };
     let n = store.vertices();
     let root = match root {

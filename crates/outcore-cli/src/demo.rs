@@ -86,6 +86,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         store: store_path.clone(),
         memory: a.memory,
         engine: "traverse".into(),
+        temp: None,
         prefetch: "on".into(),
         block: 4096,
         depth: None,

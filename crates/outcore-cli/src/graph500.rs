@@ -139,6 +139,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         store: path.clone(),
         memory: a.memory,
         engine: "traverse".into(),
+        temp: None,
         prefetch: a.prefetch.clone(),
         block: 4096,
         depth: None,

@@ -4,6 +4,7 @@
 mod analytics;
 mod bench_decode;
 mod demo;
+mod external;
 mod generate;
 mod graph500;
 mod import;
@@ -34,11 +35,11 @@ enum Command {
     Info(info::Args),
     /// Generate, import and analyse a Kronecker graph under a memory budget.
     Demo(demo::Args),
-    /// Breadth-first search (top-down or NETALX hybrid) on the traverse engine.
+    /// Breadth-first search (top-down or NETALX hybrid; or on tiles or sort-reduce).
     Bfs(traverse::BfsArgs),
     /// Single-source shortest paths (Dijkstra with run-ahead) on weighted stores.
     Sssp(traverse::SsspArgs),
-    /// Weakly connected components (union-find, or label propagation on tiles or intervals).
+    /// Weakly connected components (union-find, or label propagation on tiles, intervals or sort-reduce).
     Wcc(analytics::WccArgs),
     /// The Graph500 benchmark: construction, BFS and SSSP kernels, validation, statistics.
     Graph500(graph500::Args),
@@ -50,12 +51,14 @@ enum Command {
     Recode(recode::Args),
     /// Decode speed of a layout's encoding (edges/s on one core, from memory).
     BenchDecode(bench_decode::Args),
-    /// PageRank (Graphalytics semantics) on tiles or intervals.
+    /// PageRank (Graphalytics semantics) on tiles, intervals or sort-reduce.
     Pagerank(analytics::PageRankArgs),
     /// Community detection by label propagation (Graphalytics CDLP).
     Cdlp(analytics::CdlpArgs),
     /// Sparse matrix-vector product y = A^T x.
     Spmv(analytics::SpmvArgs),
+    /// Betweenness centrality (Brandes): exact from given sources, or sampled.
+    Bc(external::BcArgs),
 }
 
 fn main() -> ExitCode {
@@ -64,6 +67,8 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // Ctrl-C removes the temporary areas (update logs, value tables) first.
+    outcore_io::temp::remove_on_interrupt();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Import(a) => import::run(a),
@@ -81,6 +86,7 @@ fn main() -> ExitCode {
         Command::Pagerank(a) => analytics::run_pagerank(a),
         Command::Cdlp(a) => analytics::run_cdlp(a),
         Command::Spmv(a) => analytics::run_spmv(a),
+        Command::Bc(a) => external::run_bc(a),
     };
     match result {
         Ok(code) => code,

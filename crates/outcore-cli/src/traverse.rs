@@ -20,10 +20,15 @@ pub struct Common {
     /// Memory budget, page cache included.
     #[arg(long, default_value = "1G", value_parser = crate::parse_memory)]
     pub memory: u64,
-    /// Engine: auto or traverse (semi-external, run-ahead prefetch); bfs
-    /// also runs on tiles: memory (every tile cached) or stream.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "traverse", "memory", "stream"])]
+    /// Engine: auto, traverse (semi-external, run-ahead prefetch) or
+    /// sortreduce (fully external: vertex values on disk, which auto picks
+    /// when the state and index do not fit); bfs also runs on tiles:
+    /// memory (every tile cached) or stream.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "traverse", "sortreduce", "memory", "stream"])]
     pub engine: String,
+    /// Directory for the sort-reduce engine's logs (default: inside the store).
+    #[arg(long)]
+    pub temp: Option<PathBuf>,
     /// The run-ahead prefetcher.
     #[arg(long, default_value = "on", value_parser = ["on", "off"])]
     pub prefetch: String,
@@ -91,6 +96,13 @@ pub struct SsspArgs {
     /// Root vertex (original id); default: a vertex of highest out-degree.
     #[arg(long)]
     pub root: Option<u64>,
+}
+
+/// Whether auto picks the sort-reduce engine for `algorithm`.
+fn external(c: &Common, algorithm: &str) -> Result<bool> {
+    let store = Store::open(&c.store)?;
+    let state = crate::external::traverse_state(algorithm, store.vertices());
+    Ok(crate::external::auto_is_external(&store, c.memory, state))
 }
 
 /// Blocks of the smallest cache an engine runs with.
@@ -264,6 +276,12 @@ pub fn run_bfs(a: BfsArgs) -> Result<ExitCode> {
         }
         return crate::analytics::run_tile_bfs(c, a.root);
     }
+    if c.engine == "sortreduce" || (c.engine == "auto" && external(c, "bfs")?) {
+        if a.direction == "hybrid" {
+            bail!("--engine sortreduce runs a level-synchronous top-down BFS; use --engine traverse for hybrid BFS");
+        }
+        return crate::external::run_bfs(c, a.root, &a.values);
+    }
     let (store, budget, _base, ids) = open_run(&c.store, c.memory)?;
     let n = store.vertices();
     let directed = store.manifest().directed;
@@ -353,8 +371,11 @@ pub fn run_bfs(a: BfsArgs) -> Result<ExitCode> {
 
 pub fn run_sssp(a: SsspArgs) -> Result<ExitCode> {
     let c = &a.common;
-    if c.engine != "auto" && c.engine != "traverse" {
-        bail!("sssp runs on the traverse engine (--engine auto or traverse)");
+    if c.engine != "auto" && c.engine != "traverse" && c.engine != "sortreduce" {
+        bail!("sssp runs on the traverse or sortreduce engine (--engine auto, traverse or sortreduce)");
+    }
+    if c.engine == "sortreduce" || (c.engine == "auto" && external(c, "sssp")?) {
+        return crate::external::run_sssp(c, a.root);
     }
     let (store, budget, _base, ids) = open_run(&c.store, c.memory)?;
     if !store.manifest().weighted {

@@ -481,3 +481,63 @@ fn streaming_engines_keep_a_budget_smaller_than_the_store() {
     };
     assert_eq!(wcc("stream"), wcc("traverse"));
 }
+
+/// `--engine sortreduce` on pagerank, wcc, bfs and sssp reproduces the
+/// Graphalytics outputs and reports its updates, reduction and merges;
+/// `bc` gives the same values on both of its engines; algorithms without
+/// a sort-reduce version say so in one line; no temporary files remain.
+#[test]
+fn sortreduce_commands_reproduce_graphalytics() {
+    let d = tempfile::tempdir().unwrap();
+    for name in ["example-directed", "example-undirected"] {
+        let store = graphalytics_case(d.path(), name);
+        let want = |alg: &str| read_pairs(&shared().join(format!("graphalytics/evlp/{name}-{alg}")));
+        let run = |alg: &str, extra: &[&str]| {
+            let out = d.path().join(format!("{name}-{alg}-sr.txt"));
+            let mut args = vec![alg, s(&store), "--engine", "sortreduce", "--memory", "64M", "--json", "--output", s(&out)];
+            args.extend_from_slice(extra);
+            let (code, stdout, err) = outcore(&args);
+            assert_eq!(code, 0, "{args:?}: {err}");
+            let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+            assert_eq!(summary["engine"], "sortreduce", "{stdout}");
+            let sr = &summary["sortreduce"];
+            assert!(sr["updates_generated"].as_u64().unwrap() > 0, "{stdout}");
+            let ratio = sr["reduction_ratio"].as_f64().unwrap();
+            assert!(ratio > 0.0 && ratio <= 1.0, "{stdout}");
+            assert!(sr["merge_passes"].is_u64() && sr["bytes_written"].as_u64().unwrap() > 0, "{stdout}");
+            read_pairs(&out)
+        };
+        let close = |got: Vec<(String, String)>, want: Vec<(String, String)>, what: &str| {
+            assert_eq!(got.len(), want.len());
+            for ((v1, x), (v2, y)) in got.iter().zip(&want) {
+                assert_eq!(v1, v2);
+                if x != y {
+                    let (x, y): (f64, f64) = (x.parse().unwrap(), y.parse().unwrap());
+                    assert!((x - y).abs() <= 1e-4 * y, "{name} {what} vertex {v1}: {x} vs {y}");
+                }
+            }
+        };
+        let pr =
+            run("pagerank", &["--iterations", &property(name, "pr.num-iterations"), "--damping", &property(name, "pr.damping-factor")]);
+        close(pr, want("PR"), "PageRank");
+        assert_eq!(run("wcc", &[]), want("WCC"), "{name} WCC");
+        assert_eq!(run("bfs", &["--root", &property(name, "bfs.source-vertex")]), want("BFS"), "{name} BFS");
+        close(run("sssp", &["--root", &property(name, "sssp.source-vertex")]), want("SSSP"), "SSSP");
+
+        let (code, _, err) = outcore(&["cdlp", s(&store), "--engine", "sortreduce"]);
+        assert!(code != 0 && err.trim_end().lines().count() == 1 && err.contains("--engine interval"), "{err}");
+
+        let bc = |engine: &str| {
+            let out = d.path().join(format!("{name}-bc-{engine}.txt"));
+            let (code, _, err) = outcore(&["bc", s(&store), "--engine", engine, "--sources", "all", "--output", s(&out)]);
+            assert_eq!(code, 0, "{err}");
+            read_pairs(&out)
+        };
+        let (semi, external) = (bc("traverse"), bc("sortreduce"));
+        close(semi.clone(), external, "BC");
+        assert!(semi.iter().any(|(_, x)| x.parse::<f64>().unwrap() > 0.0));
+        let leftovers: Vec<_> =
+            std::fs::read_dir(&store).unwrap().map(|e| e.unwrap().file_name()).filter(|n| n.to_string_lossy().starts_with('.')).collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+}

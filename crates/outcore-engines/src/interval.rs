@@ -19,7 +19,9 @@
 //! of a byte per vertex), the values of the largest S(I) u I, and I/O
 //! buffers; independent of the number of edges.
 
-use outcore_io::{open_maybe_direct, AlignedBuf, Budget, BudgetError, IoContext, Reservation, SeqReader, SeqWriter, CHECKSUM_BLOCK_BYTES};
+use outcore_io::{
+    open_maybe_direct, AlignedBuf, Budget, BudgetError, IoContext, Reservation, SeqReader, SeqWriter, TempArea, CHECKSUM_BLOCK_BYTES,
+};
 use outcore_store::{AdjacencyScan, DegreeScan, Layout, Store, StoreError, STREAM_CHUNK_BYTES};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -222,30 +224,6 @@ impl Batch {
     }
 }
 
-/// Remove `.intervals-PID` directories left by runs that were killed
-/// (their process no longer exists).
-fn remove_stale_temp_dirs(parent: &Path) {
-    let Ok(entries) = std::fs::read_dir(parent) else { return };
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if let Some(pid) = name.strip_prefix(".intervals-").and_then(|p| p.parse::<u32>().ok()) {
-            if !Path::new(&format!("/proc/{pid}")).exists() {
-                let _ = std::fs::remove_dir_all(e.path());
-            }
-        }
-    }
-}
-
-/// Deletes the engine's temporary directory when the engine is dropped
-/// (normal end, error or panic); a killed run's is removed by the next one.
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 pub struct IntervalEngine<T: VertexValue> {
     vertices: u64,
     layouts: Vec<Layout>,
@@ -253,7 +231,7 @@ pub struct IntervalEngine<T: VertexValue> {
     /// Bytes one pass over the structure (and the degree index) reads.
     structure_bytes: u64,
     intervals: Vec<Interval>,
-    temp: TempDir,
+    temp: TempArea,
     current: usize,
     bitmap: Vec<u64>,
     rank: Vec<u32>,
@@ -298,13 +276,10 @@ impl<T: VertexValue> IntervalEngine<T> {
         // intervals aim at `cap`; a vertex whose own list exceeds it gets an interval alone
         let cap = opts.max_interval_values.map_or(cap_budget, |m| m.min(cap_budget)).max(1);
         let parent = opts.temp_dir.clone().unwrap_or_else(|| store.dir().to_path_buf());
-        remove_stale_temp_dirs(&parent);
-        let dir = parent.join(format!(".intervals-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(|e| StoreError::invalid(&dir, format!("cannot create: {e}")))?;
-        let temp = TempDir(dir);
+        let temp = TempArea::create(&parent, "intervals")?;
 
         // initial values
-        let mut writer = SeqWriter::create(&temp.0.join("values-0"), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?;
+        let mut writer = SeqWriter::create(&temp.path().join("values-0"), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?;
         let mut deg = degree_layout.as_ref().map(|l| l.degrees()).transpose()?;
         for v in 0..n {
             let d = match &mut deg {
@@ -317,7 +292,7 @@ impl<T: VertexValue> IntervalEngine<T> {
 
         // intervals and v-shards in one pass over the structure
         let mut bitmap = vec![0u64; words];
-        let mut shard = SeqWriter::create(&temp.0.join("shards"), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?;
+        let mut shard = SeqWriter::create(&temp.path().join("shards"), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?;
         let mut scans = structure.iter().map(|l| l.scan()).collect::<Result<Vec<_>, _>>()?;
         let mut intervals = Vec::new();
         let (mut first, mut count, mut largest) = (0u64, 0u64, 0u64);
@@ -408,7 +383,7 @@ impl<T: VertexValue> IntervalEngine<T> {
     }
 
     fn table(&self, k: usize) -> PathBuf {
-        self.temp.0.join(format!("values-{k}"))
+        self.temp.path().join(format!("values-{k}"))
     }
 
     /// One VSP-II pass; `visit(v, out_degree, old, new)` sees every vertex in order.
@@ -422,7 +397,7 @@ impl<T: VertexValue> IntervalEngine<T> {
         let mut table = ValueTable::open(&self.table(self.current))?;
         let next = 1 - self.current;
         let mut writer = SeqWriter::create(&self.table(next), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?;
-        let mut shard = SeqReader::open(&self.temp.0.join("shards"), STREAM_CHUNK_BYTES)?;
+        let mut shard = SeqReader::open(&self.temp.path().join("shards"), STREAM_CHUNK_BYTES)?;
         let mut carry: Vec<u8> = Vec::new();
         let mut batches = [Batch::new(self.layouts.len()), Batch::new(self.layouts.len())];
         let mut scans = self.layouts.iter().map(|l| l.scan()).collect::<Result<Vec<_>, _>>()?;
