@@ -52,7 +52,8 @@ pub fn describe_sortreduce(s: &SortReduceStats) -> String {
 /// the state and the vertex index do not fit with a minimal cache.
 pub fn auto_is_external(store: &Store, memory: u64, state: u64) -> bool {
     let n = store.vertices();
-    state + (n + 1) * 8 + (4 << 20) + outcore_io::PROCESS_BASELINE > memory
+    // the traverse engine runs with a cache of 64 blocks
+    state + (n + 1) * 8 + (256 << 10) + outcore_io::PROCESS_BASELINE > memory
 }
 
 fn open_engine(store: &Store, layouts: &[&str], update_bytes: usize, budget: &Budget, temp: &Option<PathBuf>) -> Result<SortReduce> {
