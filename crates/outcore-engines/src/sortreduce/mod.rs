@@ -183,8 +183,8 @@ pub struct SortReduce {
 const SCAN_BYTES_PER_FILE: u64 = 4 * STREAM_CHUNK_BYTES as u64;
 /// Bytes one lookup holds per file.
 const LOOKUP_BYTES_PER_FILE: u64 = 192 << 10;
-/// Per merge input: two reader chunks and the decode buffer.
-const MERGE_INPUT_BYTES: u64 = 3 * MERGE_CHUNK_BYTES as u64;
+/// Per merge input: two reader chunks and the decode buffer (up to two chunks).
+const MERGE_INPUT_BYTES: u64 = 4 * MERGE_CHUNK_BYTES as u64;
 
 fn files_of(l: &Layout) -> u64 {
     2 + l.weights_path().is_some() as u64 + l.blocks_path().is_some() as u64 + l.degrees_path().is_some() as u64
@@ -193,8 +193,11 @@ fn files_of(l: &Layout) -> u64 {
 /// Memory besides the batches: scans or lookups, the activation's value
 /// streams, a run writer, the accumulation windows, chunk slack.
 pub fn fixed_bytes(layout_files: u64, lookup_threads: usize, update_bytes: usize) -> u64 {
-    let scan = layout_files * SCAN_BYTES_PER_FILE;
-    let lookups = lookup_threads as u64 * (layout_files * LOOKUP_BYTES_PER_FILE + (UPDATE_CHUNK * (8 + update_bytes)) as u64);
+    let entry = (8 + update_bytes).next_multiple_of(8) as u64;
+    // per reader: its files and a chunk (plus a spare chunk)
+    let reader = |files_bytes: u64| files_bytes + UPDATE_CHUNK as u64 * entry;
+    let scan = reader(layout_files * SCAN_BYTES_PER_FILE) + UPDATE_CHUNK as u64 * entry;
+    let lookups = lookup_threads as u64 * reader(layout_files * LOOKUP_BYTES_PER_FILE) + UPDATE_CHUNK as u64 * entry;
     scan.max(lookups) + 6 * VALUE_CHUNK_BYTES as u64 + 3 * RUN_CHUNK_BYTES as u64 + (2 << 20)
 }
 
@@ -240,12 +243,12 @@ impl SortReduce {
         }
         let rest = available - fixed;
         let batch = ((rest / (2 * entry)) as usize).min(MAX_BATCH_UPDATES).min(opts.max_batch_updates.unwrap_or(usize::MAX)).max(1);
-        let fan_in = ((rest.saturating_sub(3 << 20) / MERGE_INPUT_BYTES) as usize)
+        let fan_in = ((rest.saturating_sub(6 << 20) / MERGE_INPUT_BYTES) as usize)
             .clamp(2, MAX_FAN_IN)
             .min(opts.max_fan_in.unwrap_or(usize::MAX))
             .max(2);
         // batches and merges take turns with the same memory
-        let phases = (2 * batch as u64 * entry).max(fan_in as u64 * MERGE_INPUT_BYTES + (3 << 20));
+        let phases = (2 * batch as u64 * entry).max(fan_in as u64 * MERGE_INPUT_BYTES + (6 << 20));
         let charge = budget.reserve("sort-reduce batches, merge inputs and streams", fixed + phases)?;
         let parent = opts.temp_dir.clone().unwrap_or_else(|| store.dir().to_path_buf());
         let temp = TempArea::create(&parent, "sortreduce")?;
@@ -409,19 +412,25 @@ impl SortReduce {
 
         let mut st = SuperstepStats { access: if lookup { "lookup" } else { "scan" }, ..Default::default() };
         let batch = self.stats.batch_updates;
+        let chunk = self.stats.chunk_updates;
+        let producers = if lookup { self.opts.lookup_threads } else { 1 };
+        // a batch in the sorter's hands, one chunk per reader, one spare
+        let chunks = batch.div_ceil(chunk) + producers + 1;
+        let chunk_pool = ChunkPool::new(chunks, chunk);
+        let (pool, this) = (&chunk_pool, &*self);
         let (runs, generated) = std::thread::scope(|scope| -> Result<_, StoreError> {
-            let chunk = self.stats.chunk_updates;
-            let (tx, rx) = sync_channel::<Vec<(u64, P::Update)>>(batch / chunk + 1);
-            let (recycle_tx, recycle_rx) = sync_channel::<Vec<(u64, P::Update)>>(batch / chunk + 4);
-            let sorter = scope.spawn(|| self.sort_batches(rx, recycle_tx, program));
+            let (tx, rx) = sync_channel::<Vec<(u64, P::Update)>>(chunks);
+            let sorter = scope.spawn(move || this.sort_batches(rx, pool, program));
             let generated = if lookup {
-                self.generate_by_lookup(&mut active, program, tx)
+                this.generate_by_lookup(&mut active, program, tx, pool)
             } else {
-                self.generate_by_scan(&mut active, program, tx, &recycle_rx)
+                this.generate_by_scan(&mut active, program, tx, pool)
             };
             let sorted = sorter.join().expect("sorter thread panicked")?;
             Ok((sorted, generated?))
         })?;
+        // the chunks' memory goes to the merges
+        drop(chunk_pool);
         // whatever the scan did not reach is still activated (values written to the end)
         while active.next()?.is_some() {}
         let (active_count, updates) = generated;
@@ -444,7 +453,7 @@ impl SortReduce {
     fn sort_batches<P: Program>(
         &self,
         rx: Receiver<Vec<(u64, P::Update)>>,
-        recycle: SyncSender<Vec<(u64, P::Update)>>,
+        pool: &ChunkPool<P::Update>,
         program: &P,
     ) -> Result<Vec<Run<P::Update>>, StoreError> {
         let mut space = SortSpace::new(self.stats.batch_updates);
@@ -454,12 +463,8 @@ impl SortReduce {
         let mut runs = Vec::new();
         let mut spill = |pending: &mut Vec<Vec<(u64, P::Update)>>| -> Result<(), StoreError> {
             let mut w = RunWriter::create(&self.file("run"), RUN_CHUNK_BYTES)?;
-            sort_reduce(pending, self.vertices, &mut space, &reduce, |v, x| w.push(v, x))?;
+            sort_reduce(pending, self.vertices, &mut space, &reduce, |c| pool.give(c), |v, x| w.push(v, x))?;
             runs.push(w.finish()?);
-            for mut c in pending.drain(..) {
-                c.clear();
-                let _ = recycle.try_send(c);
-            }
             Ok(())
         };
         for chunk in rx {
@@ -482,10 +487,10 @@ impl SortReduce {
         active: &mut impl VertexSource<P::State>,
         program: &P,
         tx: SyncSender<Vec<(u64, P::Update)>>,
-        recycle: &Receiver<Vec<(u64, P::Update)>>,
+        pool: &ChunkPool<P::Update>,
     ) -> Result<(u64, u64), StoreError> {
         let mut scans = self.using.iter().map(|&k| self.layouts[k].scan()).collect::<Result<Vec<_>, _>>()?;
-        let mut emitter = Emitter::new(tx, Some(recycle), self.stats.chunk_updates);
+        let mut emitter = Emitter::new(tx, pool, self.stats.chunk_updates)?;
         let mut count = 0;
         let mut lists: Vec<(Vec<u64>, Vec<f32>)> = vec![(Vec::new(), Vec::new()); scans.len()];
         while let Some((u, state)) = active.next()? {
@@ -521,6 +526,7 @@ impl SortReduce {
         active: &mut impl VertexSource<P::State>,
         program: &P,
         tx: SyncSender<Vec<(u64, P::Update)>>,
+        pool: &ChunkPool<P::Update>,
     ) -> Result<(u64, u64), StoreError> {
         let threads = self.opts.lookup_threads;
         let (task_tx, task_rx) = sync_channel::<Vec<(u64, P::State)>>(2 * threads);
@@ -533,7 +539,7 @@ impl SortReduce {
                 let (task_rx, emitted) = (&task_rx, &emitted);
                 workers.push(scope.spawn(move || -> Result<(), StoreError> {
                     let mut lookups = self.using.iter().map(|&k| self.layouts[k].lookup()).collect::<Result<Vec<_>, _>>()?;
-                    let mut emitter = Emitter::new(tx, None, self.stats.chunk_updates);
+                    let mut emitter = Emitter::new(tx, pool, self.stats.chunk_updates)?;
                     loop {
                         let task = task_rx.lock().unwrap().recv();
                         let Ok(task) = task else { break };
@@ -589,34 +595,52 @@ impl SortReduce {
         Ok(run)
     }
 
-    /// Merge runs `fan_in` at a time, level by level, into one log.
+    /// Merge runs `fan_in` at a time, level by level, into one log. Levels
+    /// before the last merge several groups at once, one per core, each
+    /// with a share of the fan-in (the memory is the same).
     fn merge_all<P: Program>(
         &self,
         mut runs: Vec<Run<P::Update>>,
         program: &P,
         st: &mut SuperstepStats,
     ) -> Result<Run<P::Update>, StoreError> {
-        let reduce = |a, b| program.reduce(a, b);
         let fan_in = self.stats.fan_in;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
         while runs.len() > 1 {
-            let groups = runs.len().div_ceil(fan_in);
-            let per = runs.len().div_ceil(groups);
-            let mut next = Vec::with_capacity(groups);
-            let mut rest = runs.into_iter();
-            loop {
-                let group: Vec<Run<P::Update>> = rest.by_ref().take(per).collect();
-                if group.is_empty() {
-                    break;
+            if runs.len() <= fan_in {
+                let merged = self.merge_group(runs, program, "log", st)?;
+                runs = vec![merged];
+                st.merge_passes += 1;
+                break;
+            }
+            let parallel = cores.min(fan_in / 2).max(1);
+            let per = (fan_in / parallel).max(2);
+            let mut groups: Vec<Vec<Run<P::Update>>> = Vec::new();
+            let mut rest = runs.into_iter().peekable();
+            while rest.peek().is_some() {
+                groups.push(rest.by_ref().take(per).collect());
+            }
+            let mut next = Vec::with_capacity(groups.len());
+            while !groups.is_empty() {
+                let round: Vec<Vec<Run<P::Update>>> = groups.drain(..parallel.min(groups.len())).collect();
+                let results: Vec<Result<(Run<P::Update>, SuperstepStats), StoreError>> = std::thread::scope(|scope| {
+                    let handles: Vec<_> = round
+                        .into_iter()
+                        .map(|group| {
+                            scope.spawn(move || {
+                                let mut part = SuperstepStats::default();
+                                self.merge_group(group, program, "merged", &mut part).map(|r| (r, part))
+                            })
+                        })
+                        .collect();
+                    handles.into_iter().map(|h| h.join().expect("merge thread panicked")).collect()
+                });
+                for r in results {
+                    let (run, part) = r?;
+                    st.update_bytes_read += part.update_bytes_read;
+                    st.update_bytes_written += part.update_bytes_written;
+                    next.push(run);
                 }
-                let mut readers = group.iter().map(|r| r.reader(MERGE_CHUNK_BYTES)).collect::<Result<Vec<_>, _>>()?;
-                let mut w = RunWriter::create(&self.file(if groups == 1 { "log" } else { "merged" }), RUN_CHUNK_BYTES)?;
-                merge_reduce(&mut readers, &reduce, |v, x| w.push(v, x))?;
-                drop(readers);
-                st.update_bytes_read += group.iter().map(|r| r.bytes).sum::<u64>();
-                group.into_iter().for_each(Run::remove);
-                let merged = w.finish()?;
-                st.update_bytes_written += merged.bytes;
-                next.push(merged);
             }
             runs = next;
             st.merge_passes += 1;
@@ -626,20 +650,64 @@ impl SortReduce {
             None => Ok(RunWriter::<P::Update>::create(&self.file("log"), 4096)?.finish()?),
         }
     }
+
+    /// Merge-reduce one group of runs into a new run, deleting the inputs.
+    fn merge_group<P: Program>(
+        &self,
+        group: Vec<Run<P::Update>>,
+        program: &P,
+        what: &str,
+        st: &mut SuperstepStats,
+    ) -> Result<Run<P::Update>, StoreError> {
+        let reduce = |a, b| program.reduce(a, b);
+        let mut readers = group.iter().map(|r| r.reader(MERGE_CHUNK_BYTES)).collect::<Result<Vec<_>, _>>()?;
+        let mut w = RunWriter::create(&self.file(what), RUN_CHUNK_BYTES)?;
+        merge_reduce(&mut readers, &reduce, |v, x| w.push(v, x))?;
+        drop(readers);
+        st.update_bytes_read += group.iter().map(|r| r.bytes).sum::<u64>();
+        group.into_iter().for_each(Run::remove);
+        let merged = w.finish()?;
+        st.update_bytes_written += merged.bytes;
+        Ok(merged)
+    }
+}
+
+/// A fixed set of update chunks shared by the readers and the sorter, so
+/// that updates in flight never exceed what the budget charged for them.
+struct ChunkPool<U> {
+    give: SyncSender<Vec<(u64, U)>>,
+    take: Mutex<Receiver<Vec<(u64, U)>>>,
+}
+
+impl<U: Record> ChunkPool<U> {
+    fn new(chunks: usize, size: usize) -> Self {
+        let (give, take) = sync_channel(chunks);
+        for _ in 0..chunks {
+            give.send(Vec::with_capacity(size)).unwrap();
+        }
+        ChunkPool { give, take: Mutex::new(take) }
+    }
+    fn take(&self) -> Result<Vec<(u64, U)>, StoreError> {
+        self.take.lock().unwrap().recv().map_err(|_| StoreError::invalid("sort-reduce", "the sorter stopped"))
+    }
+    fn give(&self, mut chunk: Vec<(u64, U)>) {
+        chunk.clear();
+        let _ = self.give.try_send(chunk);
+    }
 }
 
 /// Collects a reader's updates into chunks for the sorter.
 struct Emitter<'a, U> {
     tx: SyncSender<Vec<(u64, U)>>,
-    recycle: Option<&'a Receiver<Vec<(u64, U)>>>,
+    pool: &'a ChunkPool<U>,
     chunk: Vec<(u64, U)>,
     size: usize,
     emitted: u64,
 }
 
 impl<'a, U: Record> Emitter<'a, U> {
-    fn new(tx: SyncSender<Vec<(u64, U)>>, recycle: Option<&'a Receiver<Vec<(u64, U)>>>, size: usize) -> Self {
-        Emitter { tx, recycle, chunk: Vec::with_capacity(size), size, emitted: 0 }
+    fn new(tx: SyncSender<Vec<(u64, U)>>, pool: &'a ChunkPool<U>, size: usize) -> Result<Self, StoreError> {
+        Ok(Emitter { tx, chunk: pool.take()?, pool, size, emitted: 0 })
     }
 
     #[inline]
@@ -654,6 +722,7 @@ impl<'a, U: Record> Emitter<'a, U> {
         let degree = ids.len() as u64;
         for (k, &v) in ids.iter().enumerate() {
             if let Some(x) = program.edge(u, state, degree, v, ws.get(k).copied().unwrap_or(1.0)) {
+                self.emitted += 1;
                 self.chunk.push((v, x));
                 if self.chunk.len() >= self.size {
                     self.send()?;
@@ -664,16 +733,22 @@ impl<'a, U: Record> Emitter<'a, U> {
     }
 
     fn send(&mut self) -> Result<(), StoreError> {
-        let next = self.recycle.and_then(|r| r.try_recv().ok()).unwrap_or_else(|| Vec::with_capacity(self.size));
+        let next = self.pool.take()?;
+        self.hand_over(next)
+    }
+
+    /// Send the current chunk to the sorter, continuing with `next`.
+    fn hand_over(&mut self, next: Vec<(u64, U)>) -> Result<(), StoreError> {
         let full = std::mem::replace(&mut self.chunk, next);
-        self.emitted += full.len() as u64;
         // the sorter only hangs up after an error, which the superstep reports
         self.tx.send(full).map_err(|_| StoreError::invalid("sort-reduce", "the sorter stopped"))
     }
 
+    /// Send what is left; the last chunk is not replaced (taking one could
+    /// wait for a sorter that waits for this reader's chunks).
     fn flush(&mut self) -> Result<(), StoreError> {
         if !self.chunk.is_empty() {
-            self.send()?;
+            self.hand_over(Vec::new())?;
         }
         Ok(())
     }

@@ -70,101 +70,167 @@ impl<U: Record> Default for Window<U> {
     }
 }
 
-/// Reusable memory of the in-memory sort-reducer: room for `capacity` updates.
+/// Reusable memory of the in-memory sort-reducer: the sorted batch and
+/// one window per thread.
 pub struct SortSpace<U> {
     sorted: Vec<(u64, U)>,
-    counts: Vec<usize>,
+    windows: Vec<Window<U>>,
 }
 
 impl<U: Record> SortSpace<U> {
     pub fn new(capacity: usize) -> Self {
-        SortSpace { sorted: Vec::with_capacity(capacity), counts: Vec::new() }
+        SortSpace { sorted: Vec::with_capacity(capacity), windows: Vec::new() }
     }
+    /// Bytes besides the batch: the threads' windows.
+    pub fn window_bytes() -> u64 {
+        (WINDOW * (std::mem::size_of::<U>() + 1)) as u64 * rayon::current_num_threads() as u64
+    }
+}
+
+/// A pointer the scatter threads share; each writes only its own slots.
+#[derive(Clone, Copy)]
+struct Slots<T>(*mut T);
+unsafe impl<T: Send> Send for Slots<T> {}
+unsafe impl<T: Send> Sync for Slots<T> {}
+
+/// Reduce one bucket in place, compacting it to its front; returns its new length.
+fn reduce_bucket<U: Record>(bucket: &mut [(u64, U)], base: u64, dense: bool, window: &mut Window<U>, reduce: &impl Fn(U, U) -> U) -> usize {
+    if bucket.len() < SMALL_BUCKET || !dense {
+        bucket.sort_unstable_by_key(|e| e.0);
+        let mut n = 0;
+        for i in 0..bucket.len() {
+            if n > 0 && bucket[n - 1].0 == bucket[i].0 {
+                bucket[n - 1].1 = reduce(bucket[n - 1].1, bucket[i].1);
+            } else {
+                bucket[n] = bucket[i];
+                n += 1;
+            }
+        }
+        return n;
+    }
+    for &(v, x) in bucket.iter() {
+        window.add((v - base) as usize, x, reduce);
+    }
+    let mut n = 0;
+    window
+        .drain(|slot, x| {
+            bucket[n] = (base + slot as u64, x);
+            n += 1;
+            Ok(())
+        })
+        .unwrap();
+    n
 }
 
 /// Sort the updates of `batches` by vertex and reduce equal vertices,
 /// then hand the result to `emit` in increasing vertex order. Returns the
-/// number of reduced updates. `vertices` bounds the ids.
+/// number of reduced updates. `vertices` bounds the ids. The batches go
+/// to `release` as soon as their updates are in the sort space.
 pub fn sort_reduce<U: Record>(
-    batches: &[Vec<(u64, U)>],
+    batches: &mut Vec<Vec<(u64, U)>>,
     vertices: u64,
     space: &mut SortSpace<U>,
     reduce: &(impl Fn(U, U) -> U + Sync),
+    mut release: impl FnMut(Vec<(u64, U)>),
     mut emit: impl FnMut(u64, &U) -> Result<(), IoError>,
 ) -> Result<u64, IoError> {
     let total: usize = batches.iter().map(Vec::len).sum();
     // bucket width: a window, or wider so that there are at most 2^16 buckets
     let id_bits = 64 - vertices.max(2).saturating_sub(1).leading_zeros();
     let shift = WINDOW_BITS.max(id_bits.saturating_sub(16));
+    let dense = shift == WINDOW_BITS;
     let buckets = (vertices.max(1) - 1 >> shift) as usize + 1;
-    let counts = &mut space.counts;
-    counts.clear();
-    counts.resize(buckets + 1, 0);
-    for b in batches {
-        for &(v, _) in b {
-            counts[(v >> shift) as usize + 1] += 1;
-        }
-    }
-    for k in 1..=buckets {
-        counts[k] += counts[k - 1];
-    }
-    let sorted = &mut space.sorted;
-    sorted.clear();
-    sorted.resize(total, (0, U::zeroed()));
-    let mut next: Vec<usize> = counts[..buckets].to_vec();
-    for b in batches {
-        for &(v, x) in b {
-            let k = (v >> shift) as usize;
-            sorted[next[k]] = (v, x);
-            next[k] += 1;
-        }
-    }
-    // reduce each bucket in place, compacting it to its front
-    let mut slices = Vec::with_capacity(buckets);
-    let mut rest: &mut [(u64, U)] = sorted;
-    for k in 0..buckets {
-        let (head, tail) = rest.split_at_mut(counts[k + 1] - counts[k]);
-        slices.push((k as u64, head));
-        rest = tail;
-    }
-    let lens: Vec<usize> = slices
-        .into_par_iter()
-        .map_init(Window::<U>::new, |window, (k, bucket)| {
-            if bucket.len() < SMALL_BUCKET || shift > WINDOW_BITS {
-                bucket.sort_unstable_by_key(|e| e.0);
-                let mut n = 0;
-                for i in 0..bucket.len() {
-                    if n > 0 && bucket[n - 1].0 == bucket[i].0 {
-                        bucket[n - 1].1 = reduce(bucket[n - 1].1, bucket[i].1);
-                    } else {
-                        bucket[n] = bucket[i];
-                        n += 1;
-                    }
+    let threads = rayon::current_num_threads().max(1);
+
+    // count per group of batches, in parallel
+    let per_group = batches.len().div_ceil(threads).max(1);
+    let counts: Vec<Vec<usize>> = batches
+        .par_chunks(per_group)
+        .map(|group| {
+            let mut c = vec![0usize; buckets];
+            for b in group {
+                for &(v, _) in b {
+                    c[(v >> shift) as usize] += 1;
                 }
-                n
-            } else {
-                let base = k << shift;
-                for &(v, x) in bucket.iter() {
-                    window.add((v - base) as usize, x, reduce);
-                }
-                let mut n = 0;
-                window
-                    .drain(|slot, x| {
-                        bucket[n] = (base + slot as u64, x);
-                        n += 1;
-                        Ok(())
-                    })
-                    .unwrap();
-                n
             }
+            c
         })
         .collect();
+    let mut starts = vec![0usize; buckets + 1];
+    for k in 0..buckets {
+        starts[k + 1] = starts[k] + counts.iter().map(|c| c[k]).sum::<usize>();
+    }
+    // where each group writes in each bucket
+    let mut offsets: Vec<Vec<usize>> = Vec::with_capacity(counts.len());
+    let mut running = starts[..buckets].to_vec();
+    for c in &counts {
+        offsets.push(running.clone());
+        for k in 0..buckets {
+            running[k] += c[k];
+        }
+    }
+    let sorted = &mut space.sorted;
+    if sorted.len() < total {
+        sorted.resize(total, (0, U::zeroed()));
+    }
+    let slots = Slots(sorted.as_mut_ptr());
+    batches.par_chunks(per_group).zip(offsets.par_iter_mut()).for_each(|(group, next)| {
+        let slots = slots;
+        for b in group {
+            for &(v, x) in b {
+                let k = (v >> shift) as usize;
+                // SAFETY: the groups' ranges within each bucket are disjoint and
+                // lie below `total` <= sorted.len(); every slot is written once.
+                unsafe { slots.0.add(next[k]).write((v, x)) };
+                next[k] += 1;
+            }
+        }
+    });
+    // the batches' memory goes back to the readers while this one is reduced
+    batches.drain(..).for_each(&mut release);
+
+    // reduce: contiguous ranges of buckets of about equal size, one per thread
+    while space.windows.len() < threads {
+        space.windows.push(Window::new());
+    }
+    let mut ranges = Vec::with_capacity(threads);
+    let mut first = 0;
+    for t in 1..=threads {
+        let goal = total * t / threads;
+        let mut end = first;
+        while end < buckets && (starts[end + 1] <= goal || t == threads) {
+            end += 1;
+        }
+        ranges.push(first..end);
+        first = end;
+    }
+    let mut lens = vec![0usize; buckets];
+    {
+        let mut rest_items: &mut [(u64, U)] = &mut sorted[..total];
+        let mut rest_lens: &mut [usize] = &mut lens;
+        let mut work = Vec::with_capacity(threads);
+        for (r, window) in ranges.iter().zip(space.windows.iter_mut()) {
+            let (items, tail) = rest_items.split_at_mut(starts[r.end] - starts[r.start]);
+            let (ls, ltail) = rest_lens.split_at_mut(r.len());
+            work.push((r.clone(), items, ls, window));
+            rest_items = tail;
+            rest_lens = ltail;
+        }
+        work.into_par_iter().for_each(|(r, items, ls, window)| {
+            let mut items = items;
+            for (i, k) in r.enumerate() {
+                let (bucket, tail) = items.split_at_mut(starts[k + 1] - starts[k]);
+                ls[i] = reduce_bucket(bucket, (k as u64) << shift, dense, window, reduce);
+                items = tail;
+            }
+        });
+    }
     let mut reduced = 0u64;
-    for (k, &len) in lens.iter().enumerate() {
-        for (v, x) in &sorted[counts[k]..counts[k] + len] {
+    for k in 0..buckets {
+        for (v, x) in &sorted[starts[k]..starts[k] + lens[k]] {
             emit(*v, x)?;
         }
-        reduced += len as u64;
+        reduced += lens[k] as u64;
     }
     Ok(reduced)
 }
@@ -221,10 +287,13 @@ mod tests {
             split in 1usize..5,
         ) {
             let vertices = 300_000 + vertices_extra;
-            let batches: Vec<Vec<(u64, u64)>> = updates.chunks(updates.len() / split + 1).map(|c| c.to_vec()).collect();
+            let mut batches: Vec<Vec<(u64, u64)>> = updates.chunks(updates.len() / split + 1).map(|c| c.to_vec()).collect();
+            let given = batches.len();
             let mut space = SortSpace::new(16);
             let mut out = Vec::new();
-            let n = sort_reduce(&batches, vertices, &mut space, &|a, b| a + b, |v, x| { out.push((v, *x)); Ok(()) }).unwrap();
+            let mut released = 0;
+            let n = sort_reduce(&mut batches, vertices, &mut space, &|a, b| a + b, |_| released += 1, |v, x| { out.push((v, *x)); Ok(()) }).unwrap();
+            prop_assert_eq!(released, given);
             let want = oracle(&updates);
             prop_assert_eq!(n as usize, want.len());
             prop_assert_eq!(out, want);
