@@ -36,13 +36,12 @@ impl<U: Record> Window<U> {
 
     #[inline]
     fn add(&mut self, slot: usize, x: U, reduce: &impl Fn(U, U) -> U) {
+        // branch-free: whether the slot held a value is unpredictable
         let (w, b) = (slot >> 6, slot & 63);
-        if self.present[w] >> b & 1 == 1 {
-            self.values[slot] = reduce(self.values[slot], x);
-        } else {
-            self.present[w] |= 1 << b;
-            self.values[slot] = x;
-        }
+        let held = self.present[w] >> b & 1 == 1;
+        let combined = reduce(self.values[slot], x);
+        self.values[slot] = if held { combined } else { x };
+        self.present[w] |= 1 << b;
     }
 
     /// Call `f(slot, value)` in slot order and clear.
@@ -255,7 +254,7 @@ pub fn merge_reduce<U: Record>(
                     break;
                 }
                 window.add((v - base) as usize, x, reduce);
-                r.advance()?;
+                r.skip()?;
                 read += 1;
             }
         }

@@ -117,11 +117,35 @@ impl<T: Record> RunReader<T> {
     /// Take the head and decode the next record.
     #[inline]
     pub fn advance(&mut self) -> Result<Option<(u64, T)>, IoError> {
-        let h = self.head.take();
-        if h.is_some() {
+        let h = self.head;
+        self.skip()?;
+        Ok(h)
+    }
+
+    /// Drop the head and decode the next record; inline for the common
+    /// record (a one-byte gap with the buffer holding a whole record).
+    #[inline(always)]
+    pub fn skip(&mut self) -> Result<(), IoError> {
+        let size = std::mem::size_of::<T>();
+        if self.head.is_some() && self.buf.len() - self.pos >= max_record::<T>() {
+            let b = self.buf[self.pos];
+            if b != 0 && b < 0x80 {
+                let x = bytemuck::pod_read_unaligned(&self.buf[self.pos + 1..self.pos + 1 + size]);
+                self.pos += 1 + size;
+                self.last += b as u64;
+                self.head = Some((self.last, x));
+                return Ok(());
+            }
+        }
+        self.skip_slow()
+    }
+
+    #[inline(never)]
+    fn skip_slow(&mut self) -> Result<(), IoError> {
+        if self.head.is_some() {
             self.head = self.decode(false)?;
         }
-        Ok(h)
+        Ok(())
     }
 
     fn corrupt(&self, why: &str) -> IoError {
