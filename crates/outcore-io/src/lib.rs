@@ -46,6 +46,16 @@ pub fn pin_allocator() {
     }
 }
 
+/// Give memory that freed buffers left in the allocator's arenas back to
+/// the kernel (glibc keeps it resident otherwise, and a later phase of the
+/// same run would count it against the budget a second time).
+pub fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Peak resident set size of this process in bytes (VmHWM), if known.
 pub fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;

@@ -198,7 +198,9 @@ pub fn fixed_bytes(layout_files: u64, lookup_threads: usize, update_bytes: usize
     let reader = |files_bytes: u64| files_bytes + UPDATE_CHUNK as u64 * entry;
     let scan = reader(layout_files * SCAN_BYTES_PER_FILE) + UPDATE_CHUNK as u64 * entry;
     let lookups = lookup_threads as u64 * reader(layout_files * LOOKUP_BYTES_PER_FILE) + UPDATE_CHUNK as u64 * entry;
-    scan.max(lookups) + 6 * VALUE_CHUNK_BYTES as u64 + 3 * RUN_CHUNK_BYTES as u64 + (2 << 20)
+    // the activation's three value streams, a run writer, the threads'
+    // windows and what the allocator keeps between phases (measured)
+    scan.max(lookups) + 12 * VALUE_CHUNK_BYTES as u64 + 3 * RUN_CHUNK_BYTES as u64 + (10 << 20)
 }
 
 /// The smallest batch the engine runs with.
@@ -431,6 +433,7 @@ impl SortReduce {
         })?;
         // the chunks' memory goes to the merges
         drop(chunk_pool);
+        outcore_io::release_free_memory();
         // whatever the scan did not reach is still activated (values written to the end)
         while active.next()?.is_some() {}
         let (active_count, updates) = generated;
@@ -446,6 +449,7 @@ impl SortReduce {
         st.merge_seconds = merging.elapsed().as_secs_f64();
         st.log_entries = log.entries;
         st.seconds = start.elapsed().as_secs_f64();
+        outcore_io::release_free_memory();
         self.stats.supersteps.push(st);
         Ok(log)
     }

@@ -104,7 +104,9 @@ pub struct RunReader<T> {
 
 impl<T: Record> RunReader<T> {
     pub fn open(path: &Path, chunk_bytes: usize) -> Result<Self, IoError> {
-        let mut r = RunReader { input: SeqReader::open(path, chunk_bytes)?, buf: Vec::new(), pos: 0, eof: false, last: 0, head: None };
+        // room for a chunk and a record's tail from the one before, allocated once
+        let buf = Vec::with_capacity(chunk_bytes.max(4096) + max_record::<T>());
+        let mut r = RunReader { input: SeqReader::open(path, chunk_bytes)?, buf, pos: 0, eof: false, last: 0, head: None };
         r.head = r.decode(true)?;
         Ok(r)
     }

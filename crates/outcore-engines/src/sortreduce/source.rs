@@ -86,7 +86,8 @@ pub struct DenseSource<T> {
 
 impl<T: Record> DenseSource<T> {
     pub fn open(path: &Path, vertices: u64) -> Result<Self, StoreError> {
-        Ok(DenseSource { input: SeqReader::open(path, VALUE_CHUNK_BYTES)?, buf: Vec::new(), pos: 0, vertex: 0, vertices, _t: PhantomData })
+        let buf = Vec::with_capacity(VALUE_CHUNK_BYTES + std::mem::size_of::<T>());
+        Ok(DenseSource { input: SeqReader::open(path, VALUE_CHUNK_BYTES)?, buf, pos: 0, vertex: 0, vertices, _t: PhantomData })
     }
 }
 
