@@ -257,18 +257,7 @@ impl<T: VertexValue> IntervalEngine<T> {
             return Err(StoreError::invalid(store.dir(), "the interval engine holds at most 2^32 vertices"));
         }
         assert!((1..=2).contains(&layouts.len()), "one or two structure layouts");
-        let mut structure = Vec::new();
-        for name in layouts {
-            structure.push(store.layout(name).map_err(|_| {
-                StoreError::invalid(
-                    store.dir(),
-                    format!(
-                        "has no '{name}' layout, which the interval engine reads here; add it with: outcore layout add {} {name}",
-                        store.dir().display()
-                    ),
-                )
-            })?);
-        }
+        let structure = store.layouts_for(layouts, "the interval engine")?;
         let degree_layout = if degrees { Some(store.layout("out")?) } else { None };
         let fixed = budget.reserve("interval bitmap, rank directory and I/O buffers", fixed_bytes(n, layouts.len()))?;
         let words = n.div_ceil(64) as usize;

@@ -55,6 +55,25 @@ impl Store {
         Ok(Layout { dir: self.dir.clone(), record: record.clone(), codec: codec_for(record.encoding), vertices: self.manifest.vertices })
     }
 
+    /// Layouts `names`, or an error saying which is missing, that `reader`
+    /// needs it, and the command that adds it.
+    pub fn layouts_for(&self, names: &[&str], reader: &str) -> Result<Vec<Layout>, StoreError> {
+        names
+            .iter()
+            .map(|name| {
+                self.layout(name).map_err(|_| {
+                    StoreError::invalid(
+                        &self.dir,
+                        format!(
+                            "has no '{name}' layout, which {reader} reads here; add it with: outcore layout add {} {name}",
+                            self.dir.display()
+                        ),
+                    )
+                })
+            })
+            .collect()
+    }
+
     pub fn id_map(&self, budget: &Budget) -> Result<IdMap, StoreError> {
         IdMap::load(&self.dir, &self.manifest.id_map, self.manifest.id_base, self.manifest.vertices, budget)
     }

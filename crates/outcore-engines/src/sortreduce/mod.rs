@@ -215,18 +215,7 @@ impl SortReduce {
         budget: &Budget,
         opts: &SortReduceOptions,
     ) -> Result<Self, StoreError> {
-        let mut structure = Vec::new();
-        for name in layouts {
-            structure.push(store.layout(name).map_err(|_| {
-                StoreError::invalid(
-                    store.dir(),
-                    format!(
-                        "has no '{name}' layout, which the sort-reduce engine reads here; add it with: outcore layout add {} {name}",
-                        store.dir().display()
-                    ),
-                )
-            })?);
-        }
+        let structure = store.layouts_for(layouts, "the sort-reduce engine")?;
         let layout_files: u64 = structure.iter().map(files_of).sum();
         let threads = opts.lookup_threads.max(1);
         let fixed = fixed_bytes(layout_files, threads, update_bytes);
@@ -372,7 +361,22 @@ impl SortReduce {
             None => self.superstep(values.source()?, program),
             Some(log) => {
                 let mut act = Activation::new(program, values, Some((log.reader(VALUE_CHUNK_BYTES)?, log.entries)))?;
-                let out = self.superstep(&mut act, program)?;
+                let layout_bytes: u64 = self.using.iter().map(|&k| self.layout_bytes[k]).sum();
+                let scan_by_log = log.entries.saturating_mul(LOOKUP_COST_BYTES) >= layout_bytes;
+                let out = if self.opts.access == Access::Auto && !P::FINALIZE_ALL && scan_by_log && log.entries < self.vertices / 4 {
+                    // The log says "scan", but most of its vertices may not
+                    // become active (BFS's late levels): activate it into a
+                    // file first and choose by the real count.
+                    let active = self.save(&mut act)?;
+                    let out = self.superstep(source::Counted::new(active.reader(VALUE_CHUNK_BYTES)?, active.entries), program)?;
+                    let last = self.stats.supersteps.last_mut().unwrap();
+                    last.update_bytes_written += active.bytes;
+                    last.update_bytes_read += active.bytes;
+                    active.remove();
+                    out
+                } else {
+                    self.superstep(&mut act, program)?
+                };
                 let last = self.stats.supersteps.last_mut().unwrap();
                 last.value_bytes_read += act.stats.bytes_read;
                 last.value_bytes_written += act.stats.bytes_written;
