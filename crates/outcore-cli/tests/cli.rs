@@ -541,3 +541,32 @@ fn sortreduce_commands_reproduce_graphalytics() {
         assert!(leftovers.is_empty(), "{leftovers:?}");
     }
 }
+
+/// Ctrl-C during a sort-reduce run removes its update logs and vertex
+/// files (while its threads are still writing them) and exits with 130.
+#[test]
+fn interrupted_sortreduce_runs_leave_no_temporary_files() {
+    let d = tempfile::tempdir().unwrap();
+    let store = d.path().join("k.store");
+    let (code, _, err) = outcore(&["generate", "kronecker", "--scale", "16", "--store", s(&store)]);
+    assert_eq!(code, 0, "{err}");
+    let child = Command::new(env!("CARGO_BIN_EXE_outcore"))
+        .args(["pagerank", s(&store), "--engine", "sortreduce", "--memory", "64M", "--iterations", "100000"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let temp_exists = || std::fs::read_dir(&store).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with(".sortreduce"));
+    let started = std::time::Instant::now();
+    while !temp_exists() {
+        assert!(started.elapsed().as_secs() < 60, "the run never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("temporary files removed"));
+    assert!(!temp_exists(), "temporary files left after Ctrl-C");
+    assert_eq!(outcore(&["info", s(&store), "--verify"]).0, 0, "the store is intact");
+}

@@ -95,7 +95,15 @@ fn remove_stale(parent: &Path, name: &str) {
 pub fn remove_live_areas() {
     let dirs = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|e| e.into_inner()));
     for d in dirs {
-        let _ = std::fs::remove_dir_all(d);
+        // other threads may still be creating files in it: once the
+        // directory itself is gone they cannot, so retry until it is
+        for _ in 0..200 {
+            let _ = std::fs::remove_dir_all(&d);
+            if !d.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
     }
 }
 

@@ -220,7 +220,7 @@ impl SortReduce {
         let threads = opts.lookup_threads.max(1);
         let fixed = fixed_bytes(layout_files, threads, update_bytes);
         let entry = (8 + update_bytes).next_multiple_of(8) as u64;
-        let min = fixed + MIN_BATCH_UPDATES as u64 * entry * 2;
+        let min = fixed + (MIN_BATCH_UPDATES as u64 * entry * 2).max(2 * MERGE_INPUT_BYTES + (6 << 20));
         let available = budget.available();
         if available < min {
             return Err(BudgetError {
