@@ -165,6 +165,7 @@ fn real_graphs_match_the_references_with_deep_merges() {
             assert!(sr.reduction_ratio() < 1.0 && sr.reduction_ratio() > 0.0);
 
             let t = bfs::bfs_sortreduce(engine(&st, &opts, 4), root).unwrap();
+            assert!(t.engine.stats().supersteps.iter().any(|s| s.merge_passes >= 2), "{what}: BFS merges several levels");
             let mut reached = 0;
             outcore_algorithms::analytics::for_each_stored(&t.values, |v, [level, parent]| {
                 let want = want_bfs[v as usize];
@@ -180,7 +181,10 @@ fn real_graphs_match_the_references_with_deep_merges() {
             .unwrap();
             assert_eq!(t.reached, reached);
 
-            let w = label_wcc::wcc(&st, &budget, &opts).unwrap().labels.to_vec().unwrap();
+            let r = label_wcc::wcc(&st, &budget, &opts).unwrap();
+            let sr = r.report.sortreduce.as_ref().unwrap();
+            assert!(sr.supersteps.iter().any(|s| s.merge_passes >= 2), "{what}: WCC merges several levels");
+            let w = r.labels.to_vec().unwrap();
             assert_eq!(w, want_wcc, "{what}: WCC labels (the smallest id of each component)");
         }
         no_temporary_files(&st);
