@@ -180,7 +180,7 @@ fn describe(report: &EngineReport) -> String {
 }
 
 /// Write `vertex value` lines; `each` calls `emit(v, format)` in vertex order.
-fn write_lines(
+pub fn write_lines(
     path: &std::path::Path,
     ids: &IdMap,
     each: impl FnOnce(&mut dyn FnMut(u64, &dyn Fn(&mut Vec<u8>))) -> Result<(), outcore_store::StoreError>,
@@ -382,18 +382,7 @@ pub fn run_tile_bfs(c: &crate::traverse::Common, root: Option<u64>) -> Result<Ex
         sortreduce: SortReduceOptions::default(),
     };
     let n = store.vertices();
-    let root = match root {
-        Some(r) => ids.dense(r).with_context(|| format!("{}: root {r} is not a vertex of this store", store.dir().display()))?,
-        None => {
-            let mut best = (0, 0);
-            store.layout("out")?.for_each_degree(|v, d| {
-                if d > best.1 {
-                    best = (v, d)
-                }
-            })?;
-            best.0
-        }
-    };
+    let root = crate::external::root_or_hub(&store, &ids, root)?;
     let t = Instant::now();
     let r = outcore_algorithms::tile_bfs::bfs_tiles(&store, root, &budget, &opts)?;
     let seconds = t.elapsed().as_secs_f64();

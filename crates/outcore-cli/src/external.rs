@@ -2,7 +2,7 @@
 //! external sort-reduce engine, whose results are vertex files streamed
 //! to the output, and the JSON figures every sort-reduce run reports.
 
-use crate::traverse::{budget, graphalytics_float, Common, ValueWriter};
+use crate::traverse::{budget, graphalytics_float, Common};
 use anyhow::{bail, Context, Result};
 use outcore_algorithms::analytics::for_each_stored;
 use outcore_algorithms::bc::{self, Sources};
@@ -63,7 +63,7 @@ fn open_engine(store: &Store, layouts: &[&str], update_bytes: usize, budget: &Bu
 
 /// Dense id of `root` (original id), or the vertex of highest out-degree
 /// (one pass over the degrees).
-fn root_or_hub(store: &Store, ids: &IdMap, root: Option<u64>) -> Result<u64> {
+pub fn root_or_hub(store: &Store, ids: &IdMap, root: Option<u64>) -> Result<u64> {
     match root {
         Some(r) => ids.dense(r).with_context(|| format!("{}: root {r} is not a vertex of this store", store.dir().display())),
         None => {
@@ -78,20 +78,8 @@ fn root_or_hub(store: &Store, ids: &IdMap, root: Option<u64>) -> Result<u64> {
     }
 }
 
-fn write_file<T: Record>(path: &Path, ids: &IdMap, values: &ValueFile<T>, mut format: impl FnMut(T, &mut Vec<u8>)) -> Result<()> {
-    let mut w = ValueWriter::create(path)?;
-    let mut failure = None;
-    for_each_stored(values, |v, x| {
-        if failure.is_none() {
-            if let Err(e) = w.push(ids, v, &mut |_, out: &mut Vec<u8>| format(x, out)) {
-                failure = Some(e);
-            }
-        }
-    })?;
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    w.finish()
+fn write_file<T: Record>(path: &Path, ids: &IdMap, values: &ValueFile<T>, format: impl Fn(T, &mut Vec<u8>)) -> Result<()> {
+    crate::analytics::write_lines(path, ids, |emit| for_each_stored(values, |v, x| emit(v, &|out| format(x, out))))
 }
 
 fn summary(algorithm: &str, reason: &str, seconds: f64, engine: &SortReduce, update_bytes: usize, budget: &Budget) -> serde_json::Value {

@@ -26,7 +26,7 @@ pub use cache::{BlockCache, CacheStats};
 pub use checksum::{hash_file_blocks, BlockHasher, BlockHashes, ChecksumMismatch, CHECKSUM_BLOCK_BYTES};
 pub use error::{IoContext, IoError};
 pub use segments::{Filled, SegmentRead, SegmentReader};
-pub use seq::{drop_cached, open_maybe_direct, SeqReader, SeqWriter, WriteSummary, DIRECT_ALIGN};
+pub use seq::{drop_cached, open_maybe_direct, read_full_at, SeqReader, SeqWriter, WriteSummary, DIRECT_ALIGN};
 pub use temp::TempArea;
 
 /// Make freed large buffers go back to the kernel. glibc raises its mmap

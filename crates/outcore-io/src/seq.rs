@@ -38,6 +38,23 @@ pub fn drop_cached(file: &File, offset: u64, len: u64) {
     }
 }
 
+/// Read up to `want` bytes at `offset` into `page` (positioned reads, for
+/// O_DIRECT files too); fewer only at end of file. Returns the bytes read.
+pub fn read_full_at(file: &File, page: &mut AlignedBuf, want: usize, offset: u64) -> std::io::Result<usize> {
+    page.set_len(0);
+    let mut n = 0;
+    while n < want {
+        match file.read_at(&mut page.spare()[n..want], offset + n as u64) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    page.set_len(n);
+    Ok(n)
+}
+
 /// Reads a whole file sequentially in chunks, one chunk ahead.
 pub struct SeqReader {
     path: PathBuf,

@@ -2,7 +2,9 @@
 
 use crate::codec::{ListDecoder, ListSource};
 use crate::{codec_for, Codec, IdMap, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES};
-use outcore_io::{hash_file_blocks, open_maybe_direct, AlignedBuf, Budget, ChecksumMismatch, IoContext, SeqReader, DIRECT_ALIGN};
+use outcore_io::{
+    hash_file_blocks, open_maybe_direct, read_full_at, AlignedBuf, Budget, ChecksumMismatch, IoContext, SeqReader, DIRECT_ALIGN,
+};
 use std::path::{Path, PathBuf};
 
 /// An opened, complete store.
@@ -458,23 +460,6 @@ impl Window {
     }
 }
 
-/// Read up to `want` bytes at `offset` into `page`; fewer only at end of file.
-fn read_full_at(file: &std::fs::File, page: &mut AlignedBuf, want: usize, offset: u64) -> std::io::Result<usize> {
-    use std::os::unix::fs::FileExt;
-    page.set_len(0);
-    let mut n = 0;
-    while n < want {
-        match file.read_at(&mut page.spare()[n..want], offset + n as u64) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    page.set_len(n);
-    Ok(n)
-}
-
 /// Sequential scan of a layout, one vertex at a time.
 pub struct AdjacencyScan {
     codec: &'static dyn Codec,
@@ -499,16 +484,27 @@ pub struct AdjacencyScan {
     perm: Vec<usize>,
 }
 
+/// Block `number`'s record (and the next one's start) from the block table.
+fn read_block(table: &mut Window, number: usize) -> Result<Block, StoreError> {
+    let at = number as u64 * 24;
+    let words: Vec<u64> = table.range(at, at + 48)?.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+    Ok(Block::from_words(number, &words))
+}
+
 impl AdjacencyScan {
     /// Enter the block that starts at `self.vertex` and verify it.
     fn next_block(&mut self) -> Result<(), StoreError> {
         let number = self.block.map_or(0, |b| b.number + 1);
-        let table = self.blocks.as_mut().unwrap();
-        let at = number as u64 * 24;
-        let words: Vec<u64> = table.range(at, at + 48)?.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
-        let block = Block::from_words(number, &words);
+        let block = read_block(self.blocks.as_mut().unwrap(), number)?;
+        self.enter_block(block)
+    }
+
+    /// Make `block`, which must start at `self.vertex`, the current block
+    /// once its bytes match their checksum.
+    fn enter_block(&mut self, block: Block) -> Result<(), StoreError> {
         if block.first_vertex != self.vertex || block.end_vertex < block.first_vertex || block.end_byte < block.first_byte {
-            return Err(StoreError::invalid(table.path(), format!("{} does not follow vertex {}", block.describe(), self.vertex)));
+            let table = self.blocks.as_ref().unwrap().path();
+            return Err(StoreError::invalid(table, format!("{} does not follow vertex {}", block.describe(), self.vertex)));
         }
         let path = self.adjacency.path().to_path_buf();
         block.verify(&path, self.adjacency.range(block.first_byte, block.end_byte)?)?;
@@ -554,24 +550,18 @@ impl AdjacencyScan {
             // walk the table to the block holding v, reading only its bytes
             let table = self.blocks.as_mut().unwrap();
             let mut number = self.block.map_or(0, |b| b.number + 1);
-            let first = loop {
-                let at = number as u64 * 24;
-                let words: Vec<u64> =
-                    table.range(at, at + 48)?.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
-                let b = Block::from_words(number, &words);
+            let block = loop {
+                let b = read_block(table, number)?;
                 if b.end_vertex < b.first_vertex || b.end_byte < b.first_byte || b.end_vertex > self.vertices {
                     return Err(StoreError::invalid(table.path(), format!("{} is malformed", b.describe())));
                 }
                 if v < b.end_vertex {
-                    break b.first_vertex;
+                    break b;
                 }
                 number += 1;
             };
-            // enter it the way a sequential scan does (verified before use)
-            self.vertex = first;
-            self.block =
-                number.checked_sub(1).map(|p| Block { number: p, first_vertex: 0, end_vertex: first, first_byte: 0, end_byte: 0, hash: 0 });
-            self.next_block()?;
+            self.vertex = block.first_vertex;
+            self.enter_block(block)?;
         }
         // index entries of the block's vertices up to v: later lists may refer to earlier ones
         let from = if self.block_entries.is_empty() { self.vertex } else { self.vertex + 1 };

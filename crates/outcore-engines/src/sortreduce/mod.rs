@@ -171,7 +171,6 @@ pub struct SortReduce {
     layout_bytes: Vec<u64>,
     temp: TempArea,
     opts: SortReduceOptions,
-    budget: Budget,
     stats: SortReduceStats,
     files: AtomicU64,
     /// Indices into `layouts` read by supersteps.
@@ -262,7 +261,6 @@ impl SortReduce {
             layout_bytes,
             temp,
             opts: SortReduceOptions { lookup_threads: threads, ..opts.clone() },
-            budget: budget.clone(),
             stats: SortReduceStats {
                 batch_updates: batch,
                 chunk_updates: UPDATE_CHUNK.min(batch),
@@ -281,9 +279,6 @@ impl SortReduce {
     }
     pub fn stats(&self) -> &SortReduceStats {
         &self.stats
-    }
-    pub fn budget(&self) -> &Budget {
-        &self.budget
     }
 
     fn file(&self, what: &str) -> PathBuf {
@@ -345,7 +340,12 @@ impl SortReduce {
         values: &'a ValueFile<P::State>,
         log: &Run<P::Update>,
     ) -> Result<Activation<'a, P>, StoreError> {
-        Activation::new(program, values, Some((log.reader(VALUE_CHUNK_BYTES)?, log.entries)))
+        Activation::new(program, values, log)
+    }
+
+    /// Bytes of the layouts a scan of the supersteps' layouts reads.
+    fn scanned_bytes(&self) -> u64 {
+        self.using.iter().map(|&k| self.layout_bytes[k]).sum()
     }
 
     /// One superstep: with no log, every vertex of `values` is active with
@@ -360,9 +360,8 @@ impl SortReduce {
         match log {
             None => self.superstep(values.source()?, program),
             Some(log) => {
-                let mut act = Activation::new(program, values, Some((log.reader(VALUE_CHUNK_BYTES)?, log.entries)))?;
-                let layout_bytes: u64 = self.using.iter().map(|&k| self.layout_bytes[k]).sum();
-                let scan_by_log = log.entries.saturating_mul(LOOKUP_COST_BYTES) >= layout_bytes;
+                let mut act = self.activate(program, values, &log)?;
+                let scan_by_log = log.entries.saturating_mul(LOOKUP_COST_BYTES) >= self.scanned_bytes();
                 let out = if self.opts.access == Access::Auto && !P::FINALIZE_ALL && scan_by_log && log.entries < self.vertices / 4 {
                     // The log says "scan", but most of its vertices may not
                     // become active (BFS's late levels): activate it into a
@@ -394,8 +393,7 @@ impl SortReduce {
         values: &ValueFile<P::State>,
         log: Run<P::Update>,
     ) -> Result<ActivationStats, StoreError> {
-        let act = Activation::new(program, values, Some((log.reader(VALUE_CHUNK_BYTES)?, log.entries)))?;
-        let stats = act.complete()?;
+        let stats = self.activate(program, values, &log)?.complete()?;
         log.remove();
         Ok(stats)
     }
@@ -404,7 +402,7 @@ impl SortReduce {
     pub fn superstep<P: Program>(&mut self, mut active: impl VertexSource<P::State>, program: &P) -> Result<Run<P::Update>, StoreError> {
         let start = Instant::now();
         let hint = active.size_hint();
-        let layout_bytes: u64 = self.using.iter().map(|&k| self.layout_bytes[k]).sum();
+        let layout_bytes = self.scanned_bytes();
         let arcs = self.arcs * self.using.len() as u64;
         let lookup = match self.opts.access {
             Access::Scan => false,
@@ -500,28 +498,9 @@ impl SortReduce {
         let mut scans = self.using.iter().map(|&k| self.layouts[k].scan()).collect::<Result<Vec<_>, _>>()?;
         let mut emitter = Emitter::new(tx, pool, self.stats.chunk_updates)?;
         let mut count = 0;
-        let mut lists: Vec<(Vec<u64>, Vec<f32>)> = vec![(Vec::new(), Vec::new()); scans.len()];
         while let Some((u, state)) = active.next()? {
             count += 1;
-            if scans.len() == 1 {
-                scans[0].seek(u)?;
-                let (_, ids, ws) = scans[0].next_list()?.unwrap();
-                program.visit(u, &state, ids.len() as u64);
-                emitter.emit_list(program, u, &state, ids, ws)?;
-                continue;
-            }
-            for (scan, list) in scans.iter_mut().zip(lists.iter_mut()) {
-                scan.seek(u)?;
-                let (_, ids, ws) = scan.next_list()?.unwrap();
-                list.0.clear();
-                list.0.extend_from_slice(ids);
-                list.1.clear();
-                list.1.extend_from_slice(ws);
-            }
-            program.visit(u, &state, lists.iter().map(|l| l.0.len() as u64).sum());
-            for (ids, ws) in &lists {
-                emitter.emit_list(program, u, &state, ids, ws)?;
-            }
+            emitter.emit_vertex(program, &mut scans, u, &state)?;
         }
         emitter.flush()?;
         Ok((count, emitter.emitted))
@@ -552,14 +531,7 @@ impl SortReduce {
                         let task = task_rx.lock().unwrap().recv();
                         let Ok(task) = task else { break };
                         for (u, state) in task {
-                            let mut degree = 0;
-                            for l in lookups.iter_mut() {
-                                l.seek(u)?;
-                                let (_, ids, ws) = l.next_list()?.unwrap();
-                                degree += ids.len() as u64;
-                                emitter.emit_list(program, u, &state, ids, ws)?;
-                            }
-                            program.visit(u, &state, degree);
+                            emitter.emit_vertex(program, &mut lookups, u, &state)?;
                         }
                     }
                     emitter.flush()?;
@@ -570,16 +542,15 @@ impl SortReduce {
             drop(tx);
             let mut count = 0;
             let mut task = Vec::with_capacity(LOOKUP_TASK);
-            let mut failed = None;
             while let Some(x) = active.next()? {
                 count += 1;
                 task.push(x);
+                // a send fails only when every worker has stopped on an error, reported below
                 if task.len() == LOOKUP_TASK && task_tx.send(std::mem::replace(&mut task, Vec::with_capacity(LOOKUP_TASK))).is_err() {
-                    failed = Some(());
                     break;
                 }
             }
-            if !task.is_empty() && failed.is_none() {
+            if !task.is_empty() {
                 let _ = task_tx.send(task);
             }
             drop(task_tx);
@@ -716,6 +687,26 @@ struct Emitter<'a, U> {
 impl<'a, U: Record> Emitter<'a, U> {
     fn new(tx: SyncSender<Vec<(u64, U)>>, pool: &'a ChunkPool<U>, size: usize) -> Result<Self, StoreError> {
         Ok(Emitter { tx, chunk: pool.take()?, pool, size, emitted: 0 })
+    }
+
+    /// Read `u`'s list in each of `lists` (positioned at or before it),
+    /// run the edge program over them, and visit `u` with its degree.
+    fn emit_vertex<P: Program<Update = U>>(
+        &mut self,
+        program: &P,
+        lists: &mut [outcore_store::AdjacencyScan],
+        u: u64,
+        state: &P::State,
+    ) -> Result<(), StoreError> {
+        let mut degree = 0;
+        for l in lists.iter_mut() {
+            l.seek(u)?;
+            let (_, ids, ws) = l.next_list()?.unwrap();
+            degree += ids.len() as u64;
+            self.emit_list(program, u, state, ids, ws)?;
+        }
+        program.visit(u, state, degree);
+        Ok(())
     }
 
     #[inline]

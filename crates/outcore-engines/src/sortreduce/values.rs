@@ -8,10 +8,10 @@
 //! vertex) rewrites the vertex file sequentially; a sparse one updates the
 //! pages it touches in place, in increasing order.
 
-use super::run::{Record, RunReader};
+use super::run::{Record, Run, RunReader};
 use super::source::{DenseSource, VertexSource};
 use super::{Program, VALUE_CHUNK_BYTES};
-use outcore_io::{open_maybe_direct, AlignedBuf, IoContext, SeqWriter, DIRECT_ALIGN};
+use outcore_io::{open_maybe_direct, read_full_at, AlignedBuf, IoContext, SeqWriter, DIRECT_ALIGN};
 use outcore_store::StoreError;
 use std::marker::PhantomData;
 use std::os::unix::fs::FileExt;
@@ -106,19 +106,8 @@ impl<S: Record> PagedValues<S> {
         if lo < self.start || lo + size > self.start + self.valid as u64 {
             self.flush()?;
             self.start = lo / DIRECT_ALIGN as u64 * DIRECT_ALIGN as u64;
-            let buf = self.window.spare();
-            let mut n = 0;
-            while n < PAGED_WINDOW {
-                match self.file.read_at(&mut buf[n..], self.start + n as u64) {
-                    Ok(0) => break,
-                    Ok(k) => n += k,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(outcore_io::IoError::new(&self.path, format!("read at byte {}", self.start + n as u64), e).into()),
-                }
-                if n % DIRECT_ALIGN != 0 {
-                    break;
-                }
-            }
+            let n = read_full_at(&self.file, &mut self.window, PAGED_WINDOW, self.start)
+                .ctx(&self.path, &format!("read at byte {}", self.start))?;
             self.valid = n;
             self.bytes_read += n as u64;
             if lo + size > self.start + n as u64 {
@@ -152,8 +141,6 @@ enum Mode<S> {
 /// What an activation did.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ActivationStats {
-    pub active: u64,
-    pub in_place: bool,
     pub bytes_read: u64,
     pub bytes_written: u64,
 }
@@ -164,20 +151,16 @@ pub struct ActivationStats {
 pub struct Activation<'a, P: Program> {
     program: &'a P,
     values: &'a ValueFile<P::State>,
-    log: Option<RunReader<P::Update>>,
+    log: RunReader<P::Update>,
     log_entries: u64,
     mode: Mode<P::State>,
     pub stats: ActivationStats,
 }
 
 impl<'a, P: Program> Activation<'a, P> {
-    pub(crate) fn new(
-        program: &'a P,
-        values: &'a ValueFile<P::State>,
-        log: Option<(RunReader<P::Update>, u64)>,
-    ) -> Result<Self, StoreError> {
+    pub(crate) fn new(program: &'a P, values: &'a ValueFile<P::State>, log: &Run<P::Update>) -> Result<Self, StoreError> {
         let n = values.vertices();
-        let entries = log.as_ref().map_or(0, |l| l.1);
+        let entries = log.entries;
         let page = 4096 / std::mem::size_of::<P::State>().max(1) as u64;
         // in place when the log touches few pages, counting a touched page as 8 sequential ones
         let in_place = !P::FINALIZE_ALL && entries.saturating_mul(8) < n / page.max(1);
@@ -195,10 +178,10 @@ impl<'a, P: Program> Activation<'a, P> {
         Ok(Activation {
             program,
             values,
-            log: log.map(|l| l.0),
+            log: log.reader(VALUE_CHUNK_BYTES)?,
             log_entries: entries,
             mode,
-            stats: ActivationStats { in_place, ..Default::default() },
+            stats: ActivationStats::default(),
         })
     }
 
@@ -214,7 +197,7 @@ impl<'a, P: Program> Activation<'a, P> {
                 let s = out.finish()?;
                 self.stats.bytes_written += s.bytes;
                 self.stats.bytes_read += self.values.bytes();
-                if let Some((v, _)) = self.log.as_mut().and_then(|l| l.head().copied()) {
+                if let Some(&(v, _)) = self.log.head() {
                     return Err(self.bad_update(v));
                 }
                 std::fs::rename(&tmp, self.values.path()).ctx(&tmp, "rename")?;
@@ -248,10 +231,7 @@ impl<P: Program> VertexSource<P::State> for Activation<'_, P> {
                         self.finish()?;
                         return Ok(None);
                     };
-                    let update = match self.log.as_mut() {
-                        Some(l) if l.head().is_some_and(|h| h.0 == v) => l.advance()?.map(|h| h.1),
-                        _ => None,
-                    };
+                    let update = if self.log.head().is_some_and(|h| h.0 == v) { self.log.advance()?.map(|h| h.1) } else { None };
                     let touched = update.is_some() || P::FINALIZE_ALL;
                     let new = if touched { self.program.finalize(v, x, update) } else { x };
                     buf.extend_from_slice(bytemuck::bytes_of(&new));
@@ -260,12 +240,11 @@ impl<P: Program> VertexSource<P::State> for Activation<'_, P> {
                         buf.clear();
                     }
                     if touched && self.program.is_active(v, &x, &new) {
-                        self.stats.active += 1;
                         return Ok(Some((v, new)));
                     }
                 }
                 Mode::InPlace(rw) => {
-                    let Some((v, u)) = self.log.as_mut().map(|l| l.advance()).transpose()?.flatten() else {
+                    let Some((v, u)) = self.log.advance()? else {
                         self.finish()?;
                         return Ok(None);
                     };
@@ -277,7 +256,6 @@ impl<P: Program> VertexSource<P::State> for Activation<'_, P> {
                     rw.set(v, &new)?;
                     self.log_entries = self.log_entries.saturating_sub(1);
                     if self.program.is_active(v, &x, &new) {
-                        self.stats.active += 1;
                         return Ok(Some((v, new)));
                     }
                 }
