@@ -1,0 +1,367 @@
+//! A partition's heap: one file mapped shared (memmap2) with a large
+//! virtual reservation, so it grows by extending the file and never
+//! moves; tables and edge chunks are blocks at byte offsets in it. The
+//! kernel pages it in and out, so it may be far larger than memory.
+//!
+//! Crash consistency (thesis section 4.5.1 leaves it open): every byte of
+//! a block that existed at the last commit is saved to the undo log before
+//! it is overwritten. The undo log is itself a shared mapping, written in
+//! program order before the heap, so after a process crash (kill -9,
+//! panic, OOM) replaying it backwards restores the last commit exactly.
+//! Blocks allocated since the last commit need no undo: the committed
+//! state does not reference them (they come from beyond the committed end
+//! or from the committed free lists). Blocks freed since the last commit
+//! are reused only after the next one.
+
+use crate::error::{DynError, Result};
+use crate::rhh::Undo;
+use memmap2::{MmapOptions, MmapRaw};
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{compiler_fence, Ordering};
+
+/// Virtual address space reserved per heap (not memory: pages exist only
+/// where the file does).
+const RESERVE: usize = 1 << 40;
+/// Offsets below this are never allocated; 0 means "no block".
+pub const HEAP_START: u64 = 4096;
+const GROW_STEP: u64 = 64 << 20;
+
+pub struct Heap {
+    path: PathBuf,
+    file: File,
+    map: MmapRaw,
+    /// Bytes of the file.
+    file_len: u64,
+    /// Allocation frontier.
+    pub end: u64,
+    /// Free blocks by size, reusable now.
+    free: HashMap<u64, Vec<u64>>,
+    /// Blocks freed in this epoch that the last commit still references.
+    pending: Vec<(u64, u64)>,
+    /// The epoch being built (last commit + 1).
+    pub epoch: u32,
+    /// The committed end: blocks at or beyond it are new in this epoch.
+    committed_end: u64,
+    pub undo: UndoLog,
+}
+
+impl Heap {
+    pub fn create(path: &Path, undo_path: &Path) -> Result<Heap> {
+        let file = OpenOptions::new().read(true).write(true).create_new(true).open(path).map_err(|e| DynError::io(path, e))?;
+        file.set_len(GROW_STEP.min(1 << 20)).map_err(|e| DynError::io(path, e))?;
+        let map = map(&file, path)?;
+        let undo = UndoLog::create(undo_path, 1)?;
+        Ok(Heap {
+            path: path.to_path_buf(),
+            file,
+            map,
+            file_len: 1 << 20,
+            end: HEAP_START,
+            free: HashMap::new(),
+            pending: Vec::new(),
+            epoch: 1,
+            committed_end: HEAP_START,
+            undo,
+        }
+        .bound())
+    }
+
+    fn bound(mut self) -> Heap {
+        self.undo.heap_base = self.map.as_ptr();
+        self
+    }
+
+    /// Open at the committed state `meta` (rolling back an interrupted epoch).
+    pub fn open(path: &Path, undo_path: &Path, meta: &HeapMeta, epoch: u32) -> Result<Heap> {
+        let file = OpenOptions::new().read(true).write(true).open(path).map_err(|e| DynError::io(path, e))?;
+        let len = file.metadata().map_err(|e| DynError::io(path, e))?.len();
+        if len < meta.end {
+            return Err(DynError::Corrupt(format!(
+                "{}: {} bytes, but the last commit used {} (truncated?)",
+                path.display(),
+                len,
+                meta.end
+            )));
+        }
+        let map = map(&file, path)?;
+        let mut heap = Heap {
+            path: path.to_path_buf(),
+            file,
+            map,
+            file_len: len,
+            end: meta.end,
+            free: HashMap::new(),
+            pending: Vec::new(),
+            epoch: epoch + 1,
+            committed_end: meta.end,
+            undo: UndoLog::open_or_create(undo_path, epoch + 1)?,
+        }
+        .bound();
+        for &(size, off) in &meta.free {
+            heap.free.entry(size).or_default().push(off);
+        }
+        let restored = heap.undo.roll_back(heap.map.as_mut_ptr(), len, epoch + 1, undo_path)?;
+        if restored > 0 {
+            heap.sync()?;
+        }
+        heap.undo.reset(epoch + 1)?;
+        // Blocks past the committed end hold what the interrupted epoch
+        // wrote; new blocks there must start zeroed.
+        if len > meta.end {
+            heap.file.set_len(meta.end).map_err(|e| DynError::io(path, e))?;
+            heap.file_len = meta.end;
+        }
+        Ok(heap)
+    }
+
+    #[inline]
+    pub fn ptr(&self, off: u64) -> *mut u8 {
+        debug_assert!(off < self.file_len);
+        unsafe { self.map.as_mut_ptr().add(off as usize) }
+    }
+
+    /// Whether a block was allocated in this epoch (needs no undo).
+    #[inline]
+    pub fn fresh(&self, off: u64, block_epoch: u32) -> bool {
+        off >= self.committed_end || block_epoch == self.epoch
+    }
+
+    /// Allocate `size` bytes (zeroed).
+    pub fn alloc(&mut self, size: u64) -> Result<u64> {
+        if let Some(off) = self.free.get_mut(&size).and_then(|v| v.pop()) {
+            unsafe { std::ptr::write_bytes(self.ptr(off), 0, size as usize) };
+            return Ok(off);
+        }
+        let off = self.end;
+        let end = off + size;
+        if end > self.file_len {
+            let len = (end + GROW_STEP.min(self.file_len)).div_ceil(1 << 20) << 20;
+            if len as usize > RESERVE {
+                return Err(DynError::Full(format!("{}: a partition heap may hold at most 1 TiB", self.path.display())));
+            }
+            self.file.set_len(len).map_err(|e| DynError::io(&self.path, e))?;
+            self.file_len = len;
+        }
+        self.end = end;
+        Ok(off)
+    }
+
+    /// Free a block; `fresh` = allocated in this epoch.
+    pub fn free(&mut self, off: u64, size: u64, fresh: bool) {
+        if fresh {
+            self.free.entry(size).or_default().push(off);
+        } else {
+            self.pending.push((size, off));
+        }
+    }
+
+    /// Undo target for writes into a block that the last commit references.
+    pub fn undo_for(&mut self, fresh: bool) -> Option<&mut UndoLog> {
+        if fresh {
+            None
+        } else {
+            Some(&mut self.undo)
+        }
+    }
+
+    pub fn sync(&self) -> Result<()> {
+        self.map.flush_range(0, self.end as usize).map_err(|e| DynError::io(&self.path, e))?;
+        self.file.sync_all().map_err(|e| DynError::io(&self.path, e))
+    }
+
+    /// State to persist with a commit (after [`Heap::sync`]).
+    pub fn meta(&self) -> HeapMeta {
+        let mut free: Vec<(u64, u64)> = self.free.iter().flat_map(|(&s, v)| v.iter().map(move |&o| (s, o))).collect();
+        free.extend(self.pending.iter().copied());
+        free.sort_unstable();
+        HeapMeta { end: self.end, free }
+    }
+
+    /// The commit of this epoch is durable: start the next one.
+    pub fn committed(&mut self) -> Result<()> {
+        for (size, off) in self.pending.drain(..) {
+            self.free.entry(size).or_default().push(off);
+        }
+        self.epoch += 1;
+        self.committed_end = self.end;
+        self.undo.reset(self.epoch)
+    }
+
+    /// Write dirty pages back and drop the heap from the page cache (the
+    /// memory budget covers mapped pages too).
+    pub fn release_pages(&self) -> Result<()> {
+        self.map.flush_range(0, self.end as usize).map_err(|e| DynError::io(&self.path, e))?;
+        unsafe {
+            libc::madvise(self.map.as_mut_ptr() as *mut libc::c_void, self.file_len as usize, libc::MADV_DONTNEED);
+        }
+        outcore_io::drop_cached(&self.file, 0, self.file_len);
+        self.undo.release_pages();
+        Ok(())
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.end
+    }
+    pub fn free_bytes(&self) -> u64 {
+        self.free.iter().map(|(s, v)| s * v.len() as u64).sum::<u64>() + self.pending.iter().map(|p| p.0).sum::<u64>()
+    }
+}
+
+fn map(file: &File, path: &Path) -> Result<MmapRaw> {
+    MmapOptions::new().len(RESERVE).map_raw(file).map_err(|e| DynError::io(path, e))
+}
+
+/// What a commit records about a heap.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HeapMeta {
+    pub end: u64,
+    /// (size, offset) of free blocks.
+    pub free: Vec<(u64, u64)>,
+}
+
+/// Undo records `[len: u32][pad][offset: u64][old bytes, padded to 8]`
+/// after a 16-byte header `[epoch: u32][magic]`. The length is written
+/// last, so a record with a length is complete; a zero length ends the log.
+pub struct UndoLog {
+    path: PathBuf,
+    file: File,
+    map: MmapRaw,
+    len: u64,
+    at: u64,
+    heap_base: *const u8,
+    pub saved_bytes: u64,
+}
+
+unsafe impl Send for UndoLog {}
+unsafe impl Send for Heap {}
+unsafe impl Sync for Heap {}
+unsafe impl Sync for UndoLog {}
+
+const UNDO_MAGIC: u32 = 0x4f44_4e55; // "UNDO"
+const UNDO_HEADER: u64 = 16;
+
+impl UndoLog {
+    fn create(path: &Path, epoch: u32) -> Result<UndoLog> {
+        let file = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path).map_err(|e| DynError::io(path, e))?;
+        let mut log = Self::with_file(path, file)?;
+        log.reset(epoch)?;
+        Ok(log)
+    }
+
+    fn open_or_create(path: &Path, epoch: u32) -> Result<UndoLog> {
+        if !path.exists() {
+            return Self::create(path, epoch);
+        }
+        let file = OpenOptions::new().read(true).write(true).open(path).map_err(|e| DynError::io(path, e))?;
+        Self::with_file(path, file)
+    }
+
+    fn with_file(path: &Path, file: File) -> Result<UndoLog> {
+        let len = file.metadata().map_err(|e| DynError::io(path, e))?.len();
+        let map = map(&file, path)?;
+        Ok(UndoLog { path: path.to_path_buf(), file, map, len, at: UNDO_HEADER, heap_base: std::ptr::null(), saved_bytes: 0 })
+    }
+
+    fn base(&self) -> *mut u8 {
+        self.map.as_mut_ptr()
+    }
+
+    /// Restore every record of `epoch` in reverse order. Returns the count.
+    fn roll_back(&mut self, heap: *mut u8, heap_len: u64, epoch: u32, path: &Path) -> Result<u64> {
+        if self.len < UNDO_HEADER {
+            return Ok(0);
+        }
+        let head = unsafe { (self.base() as *const u32).read() };
+        let magic = unsafe { (self.base() as *const u32).add(1).read() };
+        if magic != UNDO_MAGIC || head != epoch {
+            return Ok(0);
+        }
+        let mut records = Vec::new();
+        let mut at = UNDO_HEADER;
+        while at + 16 <= self.len {
+            let p = unsafe { self.base().add(at as usize) };
+            let n = unsafe { (p as *const u32).read() } as u64;
+            if n == 0 {
+                break;
+            }
+            let off = unsafe { (p.add(8) as *const u64).read() };
+            if at + 16 + n > self.len || off + n > heap_len {
+                return Err(DynError::Corrupt(format!("{}: undo record at byte {at} points outside the heap", path.display())));
+            }
+            records.push((off, n, at + 16));
+            at += 16 + n.div_ceil(8) * 8;
+        }
+        for &(off, n, data) in records.iter().rev() {
+            unsafe { std::ptr::copy_nonoverlapping(self.base().add(data as usize), heap.add(off as usize), n as usize) };
+        }
+        Ok(records.len() as u64)
+    }
+
+    /// Empty the log and stamp it with the epoch it protects.
+    fn reset(&mut self, epoch: u32) -> Result<()> {
+        if self.len < 1 << 20 || self.len > 64 << 20 {
+            self.file.set_len(0).map_err(|e| DynError::io(&self.path, e))?;
+            self.file.set_len(1 << 20).map_err(|e| DynError::io(&self.path, e))?;
+            self.len = 1 << 20;
+        }
+        unsafe {
+            std::ptr::write_bytes(self.base().add(UNDO_HEADER as usize), 0, 16);
+            (self.base() as *mut u32).write(epoch);
+            (self.base() as *mut u32).add(1).write(UNDO_MAGIC);
+        }
+        self.at = UNDO_HEADER;
+        Ok(())
+    }
+
+    fn release_pages(&self) {
+        unsafe {
+            libc::madvise(self.base() as *mut libc::c_void, self.len as usize, libc::MADV_DONTNEED);
+        }
+        outcore_io::drop_cached(&self.file, 0, self.len);
+    }
+
+    fn record(&mut self, ptr: *const u8, n: usize) {
+        let need = 16 + (n as u64).div_ceil(8) * 8 + 16;
+        if self.at + need > self.len {
+            let len = ((self.at + need) * 2).div_ceil(1 << 20) << 20;
+            // The file only grows here; the mapping's reservation covers it.
+            if let Err(e) = self.file.set_len(len) {
+                panic!("{}: cannot grow the undo log: {e}", self.path.display());
+            }
+            self.len = len;
+        }
+        unsafe {
+            let p = self.base().add(self.at as usize);
+            let off = ptr.offset_from(self.heap_base) as u64;
+            (p.add(8) as *mut u64).write(off);
+            std::ptr::copy_nonoverlapping(ptr, p.add(16), n);
+            // The terminator of the next record, then this record's length.
+            std::ptr::write_bytes(p.add(need as usize - 16), 0, 16);
+            compiler_fence(Ordering::Release);
+            std::ptr::write_volatile(p as *mut u32, n as u32);
+            compiler_fence(Ordering::Release);
+        }
+        self.at += need - 16;
+        self.saved_bytes += n as u64;
+    }
+}
+
+impl Undo for UndoLog {
+    #[inline]
+    fn save(&mut self, ptr: *const u8, len: usize) {
+        self.record(ptr, len)
+    }
+}
+
+/// An optional undo log as an [`Undo`].
+pub struct MaybeUndo<'a>(pub Option<&'a mut UndoLog>);
+impl Undo for MaybeUndo<'_> {
+    #[inline]
+    fn save(&mut self, ptr: *const u8, len: usize) {
+        if let Some(u) = self.0.as_mut() {
+            u.record(ptr, len)
+        }
+    }
+}

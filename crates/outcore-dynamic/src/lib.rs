@@ -1,0 +1,6 @@
+pub mod error;
+pub mod hash;
+pub mod heap;
+pub mod partition;
+pub mod rhh;
+pub mod store;

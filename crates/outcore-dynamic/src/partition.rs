@@ -1,0 +1,789 @@
+//! One partition of the degree-aware store (DegAwareRHH, thesis section
+//! 4.3): a low-degree table holding the edges of every vertex with fewer
+//! than `threshold` distinct out-neighbours, keyed by source, and a vertex
+//! table whose entries point to a per-vertex edge table (an "edge chunk")
+//! for the rest. All three are Robin Hood tables in the partition's heap.
+//!
+//! Threshold rule (the thesis moves up at `== T` on insert but down at
+//! `<= T` on delete; we keep one invariant instead): a vertex's edges are
+//! in an edge chunk exactly when it has at least `threshold` distinct
+//! out-neighbours. An insert that reaches it moves the vertex up, a
+//! delete that falls below it moves it down.
+//!
+//! Slot bodies (after the management byte), little-endian, unaligned:
+//! - low table: source u64, target u64, [count u32], [weight f32]
+//! - vertex table: id u64, chunk offset u64 (bit 63: explicit vertex), property u64
+//! - edge chunk: target u64, [count u32], [weight f32]
+//!
+//! `count` exists in multigraph stores (parallel edges are one slot with a
+//! multiplicity); `weight` in weighted stores. A chunk starts with a
+//! 24-byte header: live u32, tombstones u32, degree u64, epoch u32, log2
+//! capacity u8.
+
+use crate::error::Result;
+use crate::heap::{Heap, MaybeUndo};
+use crate::rhh::{capacity_for, over_load, NoUndo, Overfull, Table};
+
+/// Chunk pointers with this bit belong to vertices that exist on their own
+/// (inserted or given a property), not only through their edges.
+const EXPLICIT: u64 = 1 << 63;
+const CHUNK_HEADER: u64 = 24;
+const MIN_CHUNK: u64 = 4;
+const MIN_TABLE: u64 = 1024;
+const VERTEX_SLOT: usize = 25;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Config {
+    pub weighted: bool,
+    pub multigraph: bool,
+    /// Vertices with at least this many distinct out-neighbours get an edge chunk.
+    pub threshold: u32,
+}
+
+impl Config {
+    fn edge_body(&self) -> usize {
+        8 + 4 * self.multigraph as usize + 4 * self.weighted as usize
+    }
+    fn count_at(&self) -> usize {
+        8
+    }
+    fn weight_at(&self) -> usize {
+        8 + 4 * self.multigraph as usize
+    }
+}
+
+/// A table's place in the heap; persisted with each commit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TableDesc {
+    pub off: u64,
+    pub cap: u64,
+    pub live: u64,
+    pub tombs: u64,
+    pub epoch: u32,
+}
+
+/// Counters of a partition; persisted with each commit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Counts {
+    /// Edges, parallel ones counted.
+    pub arcs: u64,
+    /// Vertices with an edge chunk.
+    pub chunked: u64,
+    pub moves_up: u64,
+    pub moves_down: u64,
+    pub grows: u64,
+    pub rehashes: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inserted {
+    New,
+    /// A parallel edge (multigraph) or an ignored duplicate (unique store).
+    Existing,
+}
+
+/// One edge as read back.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Edge {
+    pub target: u64,
+    pub count: u32,
+    pub weight: f32,
+}
+
+pub struct Partition {
+    pub cfg: Config,
+    pub heap: Heap,
+    pub low: TableDesc,
+    pub vertices: TableDesc,
+    pub counts: Counts,
+    scratch: Vec<u8>,
+}
+
+#[inline]
+fn rd64(p: *const u8) -> u64 {
+    unsafe { (p as *const u64).read_unaligned() }
+}
+#[inline]
+fn wr64(p: *mut u8, v: u64) {
+    unsafe { (p as *mut u64).write_unaligned(v) }
+}
+#[inline]
+fn rd32(p: *const u8) -> u32 {
+    unsafe { (p as *const u32).read_unaligned() }
+}
+#[inline]
+fn wr32(p: *mut u8, v: u32) {
+    unsafe { (p as *mut u32).write_unaligned(v) }
+}
+
+impl Partition {
+    pub fn create(cfg: Config, mut heap: Heap) -> Result<Partition> {
+        let low = new_table(&mut heap, MIN_TABLE, 1 + 8 + cfg.edge_body())?;
+        let vertices = new_table(&mut heap, MIN_TABLE, VERTEX_SLOT)?;
+        Ok(Partition { cfg, heap, low, vertices, counts: Counts::default(), scratch: Vec::new() })
+    }
+
+    pub fn open(cfg: Config, heap: Heap, low: TableDesc, vertices: TableDesc, counts: Counts) -> Partition {
+        Partition { cfg, heap, low, vertices, counts, scratch: Vec::new() }
+    }
+
+    fn low_slot(&self) -> usize {
+        1 + 8 + self.cfg.edge_body()
+    }
+    fn edge_slot(&self) -> usize {
+        1 + self.cfg.edge_body()
+    }
+    fn low_table(&self) -> Table {
+        Table::new(self.heap.ptr(self.low.off), self.low.cap, self.low_slot())
+    }
+    fn vertex_table(&self) -> Table {
+        Table::new(self.heap.ptr(self.vertices.off), self.vertices.cap, VERTEX_SLOT)
+    }
+    fn chunk_table(&self, chunk: u64) -> Table {
+        let h = self.heap.ptr(chunk);
+        let cap = 1u64 << unsafe { *h.add(20) };
+        Table::new(unsafe { h.add(CHUNK_HEADER as usize) }, cap, self.edge_slot())
+    }
+    fn chunk_fresh(&self, chunk: u64) -> bool {
+        self.heap.fresh(chunk, rd32(unsafe { self.heap.ptr(chunk).add(16) }))
+    }
+    fn table_fresh(&self, d: &TableDesc) -> bool {
+        self.heap.fresh(d.off, d.epoch)
+    }
+
+    /// The vertex table slot of `u` and its chunk offset (0 = none).
+    #[inline]
+    fn find_vertex(&self, u: u64) -> Option<(u64, u64)> {
+        let t = self.vertex_table();
+        t.probe(u, |_| true).map(|p| (p, rd64(unsafe { t.at(p).add(9) }) & !EXPLICIT))
+    }
+
+    /// Insert an edge.
+    pub fn insert_edge(&mut self, u: u64, v: u64, w: f32) -> Result<Inserted> {
+        let vertex = self.find_vertex(u);
+        if let Some((vp, chunk)) = vertex {
+            if chunk != 0 {
+                return self.chunk_insert(vp, chunk, v, w);
+            }
+        }
+        let lt = self.low_table();
+        let mut distinct = 0u32;
+        let hit = lt.probe(u, |p| {
+            distinct += 1;
+            rd64(unsafe { lt.at(p).add(9) }) == v
+        });
+        if let Some(p) = hit {
+            let fresh = self.table_fresh(&self.low);
+            self.bump(lt, p, 8, fresh, w);
+            return Ok(Inserted::Existing);
+        }
+        self.counts.arcs += 1;
+        if distinct + 1 >= self.cfg.threshold {
+            self.move_up(u, vertex.map(|v| v.0), v, w)?;
+        } else {
+            let body = self.low_body(u, v, w);
+            self.low_insert(&body)?;
+        }
+        Ok(Inserted::New)
+    }
+
+    /// An insert of an existing edge: one more parallel edge (multigraph,
+    /// taking the new weight) or nothing (unique).
+    fn bump(&mut self, t: Table, pos: u64, key_bytes: usize, fresh: bool, w: f32) {
+        if !self.cfg.multigraph {
+            return;
+        }
+        let mut undo = MaybeUndo(self.heap.undo_for(fresh));
+        t.touch(pos, &mut undo);
+        let body = unsafe { t.at(pos).add(1 + key_bytes) };
+        wr32(unsafe { body.add(self.cfg.count_at()) }, rd32(unsafe { body.add(self.cfg.count_at()) }) + 1);
+        if self.cfg.weighted {
+            wr32(unsafe { body.add(self.cfg.weight_at()) }, w.to_bits());
+        }
+        self.counts.arcs += 1;
+    }
+
+    fn edge_body(&mut self, v: u64, count: u32, w: f32) -> Vec<u8> {
+        let mut b = std::mem::take(&mut self.scratch);
+        b.clear();
+        b.extend_from_slice(&v.to_le_bytes());
+        if self.cfg.multigraph {
+            b.extend_from_slice(&count.to_le_bytes());
+        }
+        if self.cfg.weighted {
+            b.extend_from_slice(&w.to_bits().to_le_bytes());
+        }
+        b
+    }
+
+    fn low_body(&mut self, u: u64, v: u64, w: f32) -> Vec<u8> {
+        let mut b = u.to_le_bytes().to_vec();
+        b.extend_from_slice(&self.edge_body(v, 1, w));
+        b
+    }
+
+    fn read_edge(&self, body: *const u8) -> Edge {
+        unsafe {
+            Edge {
+                target: rd64(body),
+                count: if self.cfg.multigraph { rd32(body.add(self.cfg.count_at())) } else { 1 },
+                weight: if self.cfg.weighted { f32::from_bits(rd32(body.add(self.cfg.weight_at()))) } else { 1.0 },
+            }
+        }
+    }
+
+    fn low_insert(&mut self, body: &[u8]) -> Result<()> {
+        let (mut d, slot) = (self.low, self.low_slot());
+        table_insert(&mut self.heap, &mut d, slot, MIN_TABLE, body, &mut self.counts)?;
+        self.low = d;
+        Ok(())
+    }
+
+    fn vertex_insert(&mut self, body: &[u8]) -> Result<()> {
+        let mut d = self.vertices;
+        table_insert(&mut self.heap, &mut d, VERTEX_SLOT, MIN_TABLE, body, &mut self.counts)?;
+        self.vertices = d;
+        Ok(())
+    }
+
+    fn low_remove(&mut self, pos: u64) {
+        let t = self.low_table();
+        let mut undo = MaybeUndo(self.heap.undo_for(self.heap.fresh(self.low.off, self.low.epoch)));
+        let gained = t.remove(pos, &mut undo);
+        self.low.live -= 1;
+        self.low.tombs = (self.low.tombs as i64 + gained).max(0) as u64;
+    }
+
+    /// The live low-table slots of `u`.
+    fn low_slots(&self, u: u64) -> Vec<u64> {
+        let lt = self.low_table();
+        let mut out = Vec::new();
+        lt.probe(u, |p| {
+            out.push(p);
+            false
+        });
+        out
+    }
+
+    /// `u` reached the threshold: its low-table edges plus `(v, w)` go to a new chunk.
+    fn move_up(&mut self, u: u64, vertex_slot: Option<u64>, v: u64, w: f32) -> Result<()> {
+        let lt = self.low_table();
+        let slots = self.low_slots(u);
+        let mut edges: Vec<Edge> = slots.iter().map(|&p| self.read_edge(unsafe { lt.at(p).add(9) })).collect();
+        edges.push(Edge { target: v, count: 1, weight: w });
+        for &p in &slots {
+            self.low_remove(p);
+        }
+        self.low_shrink()?;
+        let chunk = self.new_chunk(&edges)?;
+        match vertex_slot {
+            Some(_) => self.set_chunk(u, chunk),
+            None => {
+                let mut body = Vec::with_capacity(24);
+                body.extend_from_slice(&u.to_le_bytes());
+                body.extend_from_slice(&chunk.to_le_bytes());
+                body.extend_from_slice(&0u64.to_le_bytes());
+                self.vertex_insert(&body)?;
+            }
+        }
+        self.counts.moves_up += 1;
+        self.counts.chunked += 1;
+        Ok(())
+    }
+
+    /// `u` fell below the threshold: its chunk's edges go to the low table.
+    fn move_down(&mut self, u: u64, vp: u64, chunk: u64) -> Result<()> {
+        let edges = self.chunk_edges(chunk);
+        self.free_chunk(chunk);
+        let vt = self.vertex_table();
+        if rd64(unsafe { vt.at(vp).add(9) }) & EXPLICIT != 0 {
+            self.set_chunk(u, 0);
+        } else {
+            self.vertex_remove(vp)?;
+        }
+        for e in edges {
+            let mut body = u.to_le_bytes().to_vec();
+            body.extend_from_slice(&self.edge_body(e.target, e.count, e.weight));
+            self.low_insert(&body)?;
+        }
+        self.counts.moves_down += 1;
+        self.counts.chunked -= 1;
+        Ok(())
+    }
+
+    fn vertex_remove(&mut self, vp: u64) -> Result<()> {
+        let t = self.vertex_table();
+        let mut undo = MaybeUndo(self.heap.undo_for(self.table_fresh(&self.vertices)));
+        let gained = t.remove(vp, &mut undo);
+        self.vertices.live -= 1;
+        self.vertices.tombs = (self.vertices.tombs as i64 + gained).max(0) as u64;
+        let mut d = self.vertices;
+        table_shrink(&mut self.heap, &mut d, VERTEX_SLOT, MIN_TABLE, &mut self.counts)?;
+        self.vertices = d;
+        Ok(())
+    }
+
+    fn low_shrink(&mut self) -> Result<()> {
+        let (mut d, slot) = (self.low, self.low_slot());
+        table_shrink(&mut self.heap, &mut d, slot, MIN_TABLE, &mut self.counts)?;
+        self.low = d;
+        Ok(())
+    }
+
+    /// Point `u`'s vertex entry at `chunk` (0 = none), keeping its flag.
+    fn set_chunk(&mut self, u: u64, chunk: u64) {
+        let t = self.vertex_table();
+        let vp = t.probe(u, |_| true).expect("vertex entry");
+        let mut undo = MaybeUndo(self.heap.undo_for(self.table_fresh(&self.vertices)));
+        t.touch(vp, &mut undo);
+        let p = unsafe { t.at(vp).add(9) };
+        wr64(p, (rd64(p) & EXPLICIT) | chunk);
+    }
+
+    fn new_chunk(&mut self, edges: &[Edge]) -> Result<u64> {
+        self.new_chunk_sized(edges, MIN_CHUNK)
+    }
+
+    fn free_chunk(&mut self, chunk: u64) {
+        let cap = self.chunk_table(chunk).cap;
+        let fresh = self.chunk_fresh(chunk);
+        self.heap.free(chunk, CHUNK_HEADER + Table::bytes(cap, self.edge_slot()), fresh);
+    }
+
+    fn chunk_edges(&self, chunk: u64) -> Vec<Edge> {
+        let t = self.chunk_table(chunk);
+        let mut out = Vec::with_capacity(rd32(self.heap.ptr(chunk)) as usize);
+        t.for_each_live(|p| out.push(self.read_edge(unsafe { t.at(p).add(1) })));
+        out
+    }
+
+    /// Replace `u`'s chunk by a new one with the same edges: twice the
+    /// capacity (growth) or the smallest that fits (rehash).
+    fn rebuild_chunk(&mut self, u: u64, chunk: u64, grow: bool) -> Result<u64> {
+        let edges = self.chunk_edges(chunk);
+        let cap = self.chunk_table(chunk).cap;
+        let want = if grow { cap * 2 } else { capacity_for(edges.len() as u64 + 1, MIN_CHUNK) };
+        let fresh = self.new_chunk_sized(&edges, want)?;
+        self.free_chunk(chunk);
+        self.set_chunk(u, fresh);
+        if grow {
+            self.counts.grows += 1;
+        } else {
+            self.counts.rehashes += 1;
+        }
+        Ok(fresh)
+    }
+
+    fn new_chunk_sized(&mut self, edges: &[Edge], cap: u64) -> Result<u64> {
+        let mut cap = cap.max(capacity_for(edges.len() as u64, MIN_CHUNK));
+        loop {
+            let size = CHUNK_HEADER + Table::bytes(cap, self.edge_slot());
+            let off = self.heap.alloc(size)?;
+            let h = self.heap.ptr(off);
+            wr32(h, edges.len() as u32);
+            wr64(unsafe { h.add(8) }, edges.iter().map(|e| e.count as u64).sum());
+            wr32(unsafe { h.add(16) }, self.heap.epoch);
+            unsafe { *h.add(20) = cap.trailing_zeros() as u8 };
+            let t = self.chunk_table(off);
+            let mut ok = true;
+            for e in edges {
+                let body = self.edge_body(e.target, e.count, e.weight);
+                let r = t.insert(&body, &mut NoUndo);
+                self.scratch = body;
+                if r.is_err() {
+                    ok = false;
+                    break;
+                }
+            }
+            if ok {
+                return Ok(off);
+            }
+            self.heap.free(off, size, true);
+            cap *= 2;
+        }
+    }
+
+    fn chunk_insert(&mut self, vp: u64, mut chunk: u64, v: u64, w: f32) -> Result<Inserted> {
+        let _ = vp;
+        let t = self.chunk_table(chunk);
+        if let Some(p) = t.probe(v, |_| true) {
+            if self.cfg.multigraph {
+                let fresh = self.chunk_fresh(chunk);
+                self.bump(t, p, 0, fresh, w);
+                self.add_degree(chunk, 0, 1);
+            }
+            return Ok(Inserted::Existing);
+        }
+        let u = rd64(unsafe { self.vertex_table().at(vp).add(1) });
+        let (live, tombs) = self.chunk_counts(chunk);
+        if over_load(live + 1, t.cap) {
+            chunk = self.rebuild_chunk(u, chunk, true)?;
+        } else if over_load(live + tombs + 1, t.cap) {
+            chunk = self.rebuild_chunk(u, chunk, false)?;
+        }
+        loop {
+            let t = self.chunk_table(chunk);
+            let body = self.edge_body(v, 1, w);
+            let fresh = self.chunk_fresh(chunk);
+            let r = t.insert(&body, &mut MaybeUndo(self.heap.undo_for(fresh)));
+            self.scratch = body;
+            match r {
+                Ok(_) => break,
+                Err(Overfull) => chunk = self.rebuild_chunk(u, chunk, true)?,
+            }
+        }
+        self.add_degree(chunk, 1, 1);
+        self.counts.arcs += 1;
+        Ok(Inserted::New)
+    }
+
+    fn chunk_counts(&self, chunk: u64) -> (u64, u64) {
+        let h = self.heap.ptr(chunk);
+        (rd32(h) as u64, rd32(unsafe { h.add(4) }) as u64)
+    }
+
+    /// Adjust a chunk header: live slots, tombstones and degree.
+    fn adjust_chunk(&mut self, chunk: u64, live: i64, tombs: i64, degree: i64) {
+        let fresh = self.chunk_fresh(chunk);
+        let h = self.heap.ptr(chunk);
+        if let Some(u) = self.heap.undo_for(fresh) {
+            crate::rhh::Undo::save(u, h, 16);
+        }
+        wr32(h, (rd32(h) as i64 + live) as u32);
+        wr32(unsafe { h.add(4) }, (rd32(unsafe { h.add(4) }) as i64 + tombs).max(0) as u32);
+        wr64(unsafe { h.add(8) }, (rd64(unsafe { h.add(8) }) as i64 + degree) as u64);
+    }
+
+    fn add_degree(&mut self, chunk: u64, live: i64, degree: i64) {
+        self.adjust_chunk(chunk, live, 0, degree)
+    }
+
+    /// Delete one edge (one copy of a parallel edge). False if absent.
+    pub fn delete_edge(&mut self, u: u64, v: u64) -> Result<bool> {
+        if let Some((vp, chunk)) = self.find_vertex(u) {
+            if chunk != 0 {
+                let t = self.chunk_table(chunk);
+                let Some(p) = t.probe(v, |_| true) else { return Ok(false) };
+                let fresh = self.chunk_fresh(chunk);
+                self.counts.arcs -= 1;
+                if self.cfg.multigraph && self.read_edge(unsafe { t.at(p).add(1) }).count > 1 {
+                    let mut undo = MaybeUndo(self.heap.undo_for(fresh));
+                    t.touch(p, &mut undo);
+                    let c = unsafe { t.at(p).add(1 + self.cfg.count_at()) };
+                    wr32(c, rd32(c) - 1);
+                    self.adjust_chunk(chunk, 0, 0, -1);
+                    return Ok(true);
+                }
+                let gained = t.remove(p, &mut MaybeUndo(self.heap.undo_for(fresh)));
+                self.adjust_chunk(chunk, -1, gained, -1);
+                let (live, _) = self.chunk_counts(chunk);
+                if live < self.cfg.threshold as u64 {
+                    self.move_down(u, vp, chunk)?;
+                } else if t.cap > MIN_CHUNK && live * 8 < t.cap {
+                    self.rebuild_chunk(u, chunk, false)?;
+                }
+                return Ok(true);
+            }
+        }
+        let lt = self.low_table();
+        let Some(p) = lt.probe(u, |p| rd64(unsafe { lt.at(p).add(9) }) == v) else { return Ok(false) };
+        self.counts.arcs -= 1;
+        if self.cfg.multigraph && self.read_edge(unsafe { lt.at(p).add(9) }).count > 1 {
+            let mut undo = MaybeUndo(self.heap.undo_for(self.table_fresh(&self.low)));
+            lt.touch(p, &mut undo);
+            let c = unsafe { lt.at(p).add(9 + self.cfg.count_at()) };
+            wr32(c, rd32(c) - 1);
+            return Ok(true);
+        }
+        self.low_remove(p);
+        self.low_shrink()?;
+        Ok(true)
+    }
+
+    /// Delete `u` and its out-edges. Returns its distinct out-neighbours,
+    /// or None if it did not exist as a source or explicit vertex.
+    pub fn delete_vertex(&mut self, u: u64) -> Result<Option<Vec<u64>>> {
+        let mut targets = Vec::new();
+        let vertex = self.find_vertex(u);
+        if let Some((vp, chunk)) = vertex {
+            if chunk != 0 {
+                for e in self.chunk_edges(chunk) {
+                    targets.push(e.target);
+                    self.counts.arcs -= e.count as u64;
+                }
+                self.free_chunk(chunk);
+                self.counts.chunked -= 1;
+            }
+            self.vertex_remove(vp)?;
+        }
+        let lt = self.low_table();
+        let slots = self.low_slots(u);
+        for &p in &slots {
+            let e = self.read_edge(unsafe { lt.at(p).add(9) });
+            targets.push(e.target);
+            self.counts.arcs -= e.count as u64;
+            self.low_remove(p);
+        }
+        self.low_shrink()?;
+        Ok((vertex.is_some() || !slots.is_empty()).then_some(targets))
+    }
+
+    /// Make `u` an explicit vertex, and set its property if given.
+    pub fn upsert_vertex(&mut self, u: u64, property: Option<u64>) -> Result<()> {
+        let t = self.vertex_table();
+        if let Some(vp) = t.probe(u, |_| true) {
+            let mut undo = MaybeUndo(self.heap.undo_for(self.table_fresh(&self.vertices)));
+            t.touch(vp, &mut undo);
+            let p = unsafe { t.at(vp).add(9) };
+            wr64(p, rd64(p) | EXPLICIT);
+            if let Some(x) = property {
+                wr64(unsafe { p.add(8) }, x);
+            }
+            return Ok(());
+        }
+        let mut body = Vec::with_capacity(24);
+        body.extend_from_slice(&u.to_le_bytes());
+        body.extend_from_slice(&EXPLICIT.to_le_bytes());
+        body.extend_from_slice(&property.unwrap_or(0).to_le_bytes());
+        self.vertex_insert(&body)
+    }
+
+    /// The property of an explicit or chunked vertex.
+    pub fn property(&self, u: u64) -> Option<u64> {
+        let t = self.vertex_table();
+        t.probe(u, |_| true).map(|vp| rd64(unsafe { t.at(vp).add(17) }))
+    }
+
+    /// Out-degree, parallel edges counted.
+    pub fn degree(&self, u: u64) -> u64 {
+        if let Some((_, chunk)) = self.find_vertex(u) {
+            if chunk != 0 {
+                return rd64(unsafe { self.heap.ptr(chunk).add(8) });
+            }
+        }
+        let mut d = 0;
+        self.for_each_low(u, |e| d += e.count as u64);
+        d
+    }
+
+    fn for_each_low(&self, u: u64, mut f: impl FnMut(Edge)) {
+        let lt = self.low_table();
+        lt.probe(u, |p| {
+            f(self.read_edge(unsafe { lt.at(p).add(9) }));
+            false
+        });
+    }
+
+    /// Every out-edge of `u` (one call per distinct target).
+    pub fn for_each_neighbour(&self, u: u64, mut f: impl FnMut(Edge)) {
+        if let Some((_, chunk)) = self.find_vertex(u) {
+            if chunk != 0 {
+                let t = self.chunk_table(chunk);
+                t.for_each_live(|p| f(self.read_edge(unsafe { t.at(p).add(1) })));
+                return;
+            }
+        }
+        self.for_each_low(u, f)
+    }
+
+    /// The edge `u -> v`, if present.
+    pub fn edge(&self, u: u64, v: u64) -> Option<Edge> {
+        if let Some((_, chunk)) = self.find_vertex(u) {
+            if chunk != 0 {
+                let t = self.chunk_table(chunk);
+                return t.probe(v, |_| true).map(|p| self.read_edge(unsafe { t.at(p).add(1) }));
+            }
+        }
+        let lt = self.low_table();
+        lt.probe(u, |p| rd64(unsafe { lt.at(p).add(9) }) == v).map(|p| self.read_edge(unsafe { lt.at(p).add(9) }))
+    }
+
+    /// Every vertex that has an entry or a low-degree edge, once, with
+    /// whether it has out-edges.
+    pub fn for_each_vertex(&self, mut f: impl FnMut(u64)) {
+        let vt = self.vertex_table();
+        vt.for_each_live(|p| f(vt.key(p)));
+        let lt = self.low_table();
+        lt.for_each_live(|p| {
+            let u = lt.key(p);
+            // Each low-degree source once: at its first slot in probe order,
+            // and only if it has no vertex entry (which was listed above).
+            let first = lt.probe(u, |_| true);
+            if first == Some(p) && vt.probe(u, |_| true).is_none() {
+                f(u)
+            }
+        });
+    }
+
+    /// Every edge: `f(source, edge)`, sources with chunks first.
+    pub fn for_each_edge(&self, mut f: impl FnMut(u64, Edge)) {
+        let vt = self.vertex_table();
+        vt.for_each_live(|vp| {
+            let chunk = rd64(unsafe { vt.at(vp).add(9) }) & !EXPLICIT;
+            if chunk != 0 {
+                let u = vt.key(vp);
+                let t = self.chunk_table(chunk);
+                t.for_each_live(|p| f(u, self.read_edge(unsafe { t.at(p).add(1) })));
+            }
+        });
+        let lt = self.low_table();
+        lt.for_each_live(|p| f(lt.key(p), self.read_edge(unsafe { lt.at(p).add(9) })));
+    }
+
+    /// Table statistics for `stats`.
+    pub fn table_stats(&self) -> TableStats {
+        let (lt, vt) = (self.low_table(), self.vertex_table());
+        let mut s = TableStats {
+            low_slots: self.low.cap,
+            low_live: self.low.live,
+            low_tombstones: self.low.tombs,
+            low_max_probe: lt.max_probe(),
+            low_probe_sum: lt.probe_sum(),
+            vertex_slots: self.vertices.cap,
+            vertex_live: self.vertices.live,
+            vertex_max_probe: vt.max_probe(),
+            ..Default::default()
+        };
+        vt.for_each_live(|vp| {
+            let chunk = rd64(unsafe { vt.at(vp).add(9) }) & !EXPLICIT;
+            if chunk != 0 {
+                let t = self.chunk_table(chunk);
+                let (live, tombs) = self.chunk_counts(chunk);
+                s.chunks += 1;
+                s.chunk_slots += t.cap;
+                s.chunk_live += live;
+                s.chunk_tombstones += tombs;
+                s.chunk_max_probe = s.chunk_max_probe.max(t.max_probe());
+                s.chunk_probe_sum += t.probe_sum();
+            }
+        });
+        s
+    }
+
+    /// Check the layout invariants (tests and `stats --check`): counts
+    /// match the tables, the threshold rule holds for every source.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        let vt = self.vertex_table();
+        let mut arcs = 0u64;
+        let mut chunked = 0u64;
+        let mut live = 0u64;
+        let mut bad = None;
+        vt.for_each_live(|vp| {
+            live += 1;
+            let u = vt.key(vp);
+            let chunk = rd64(unsafe { vt.at(vp).add(9) }) & !EXPLICIT;
+            if chunk != 0 {
+                chunked += 1;
+                let edges = self.chunk_edges(chunk);
+                let degree: u64 = edges.iter().map(|e| e.count as u64).sum();
+                let (l, _) = self.chunk_counts(chunk);
+                if l != edges.len() as u64 || degree != rd64(unsafe { self.heap.ptr(chunk).add(8) }) {
+                    bad = Some(format!("vertex {u}: chunk header disagrees with its slots"));
+                }
+                if (edges.len() as u64) < self.cfg.threshold as u64 {
+                    bad = Some(format!("vertex {u}: {} edges in a chunk, below the threshold", edges.len()));
+                }
+                if !self.low_slots(u).is_empty() {
+                    bad = Some(format!("vertex {u}: edges in both tables"));
+                }
+                arcs += degree;
+            }
+        });
+        if live != self.vertices.live {
+            return Err(format!("vertex table: {live} live slots, {} counted", self.vertices.live));
+        }
+        let lt = self.low_table();
+        let mut low_live = 0;
+        lt.for_each_live(|p| {
+            low_live += 1;
+            let u = lt.key(p);
+            arcs += self.read_edge(unsafe { lt.at(p).add(9) }).count as u64;
+            let n = self.low_slots(u).len() as u64;
+            if n >= self.cfg.threshold as u64 {
+                bad = Some(format!("vertex {u}: {n} edges in the low-degree table, at or above the threshold"));
+            }
+        });
+        if low_live != self.low.live {
+            return Err(format!("low table: {low_live} live slots, {} counted", self.low.live));
+        }
+        if let Some(b) = bad {
+            return Err(b);
+        }
+        if chunked != self.counts.chunked || arcs != self.counts.arcs {
+            return Err(format!("counts: {arcs} arcs and {chunked} chunks found, {:?} recorded", self.counts));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct TableStats {
+    pub low_slots: u64,
+    pub low_live: u64,
+    pub low_tombstones: u64,
+    pub low_max_probe: u32,
+    pub low_probe_sum: u64,
+    pub vertex_slots: u64,
+    pub vertex_live: u64,
+    pub vertex_max_probe: u32,
+    pub chunks: u64,
+    pub chunk_slots: u64,
+    pub chunk_live: u64,
+    pub chunk_tombstones: u64,
+    pub chunk_max_probe: u32,
+    pub chunk_probe_sum: u64,
+}
+
+fn new_table(heap: &mut Heap, cap: u64, slot: usize) -> Result<TableDesc> {
+    let off = heap.alloc(Table::bytes(cap, slot))?;
+    Ok(TableDesc { off, cap, live: 0, tombs: 0, epoch: heap.epoch })
+}
+
+/// Rebuild a shared table at capacity `cap` (growth, or a rehash that
+/// drops tombstones and shortens probe distances).
+fn table_rebuild(heap: &mut Heap, d: &mut TableDesc, slot: usize, mut cap: u64) -> Result<()> {
+    let old = Table::new(heap.ptr(d.off), d.cap, slot);
+    loop {
+        let fresh = new_table(heap, cap, slot)?;
+        let t = Table::new(heap.ptr(fresh.off), cap, slot);
+        if old.rehash_into(&t).is_ok() {
+            heap.free(d.off, Table::bytes(d.cap, slot), heap.fresh(d.off, d.epoch));
+            *d = TableDesc { live: d.live, tombs: 0, ..fresh };
+            return Ok(());
+        }
+        heap.free(fresh.off, Table::bytes(cap, slot), true);
+        cap *= 2;
+    }
+}
+
+fn table_insert(heap: &mut Heap, d: &mut TableDesc, slot: usize, min: u64, body: &[u8], counts: &mut Counts) -> Result<()> {
+    if over_load(d.live + 1, d.cap) {
+        table_rebuild(heap, d, slot, d.cap * 2)?;
+        counts.grows += 1;
+    } else if over_load(d.live + d.tombs + 1, d.cap) {
+        table_rebuild(heap, d, slot, capacity_for(d.live + 1, min))?;
+        counts.rehashes += 1;
+    }
+    loop {
+        let t = Table::new(heap.ptr(d.off), d.cap, slot);
+        let fresh = heap.fresh(d.off, d.epoch);
+        match t.insert(body, &mut MaybeUndo(heap.undo_for(fresh))) {
+            Ok(_) => {
+                d.live += 1;
+                return Ok(());
+            }
+            Err(Overfull) => {
+                table_rebuild(heap, d, slot, d.cap * 2)?;
+                counts.grows += 1;
+            }
+        }
+    }
+}
+
+fn table_shrink(heap: &mut Heap, d: &mut TableDesc, slot: usize, min: u64, counts: &mut Counts) -> Result<()> {
+    if d.cap > min && d.live * 8 < d.cap {
+        table_rebuild(heap, d, slot, capacity_for(d.live, min))?;
+        counts.rehashes += 1;
+    }
+    Ok(())
+}

@@ -1,0 +1,609 @@
+//! The dynamic store: a directory of partitions, each owned by one worker
+//! thread while a batch is applied (owner = hash(source) mod P, the
+//! single-node form of the thesis's process-per-partition design, section
+//! 4.4.2), so the hot path takes no locks.
+//!
+//! Layout of `DIR/`:
+//! - `STATE`: JSON: format, version, options, the committed epoch, and per
+//!   partition its table places and counters. Replaced atomically (write,
+//!   fsync, rename) by each commit.
+//! - `part-K.heap`: the partition's tables and edge chunks (shared mapping).
+//! - `part-K.undo`: the undo log of the epoch being built.
+//! - `part-K.free.E`: free blocks of the heap at commit E (checksummed).
+//! - `lock`: held (flock) while a process has the store open for writing.
+//!
+//! Durability: updates are durable once [`DynamicStore::commit`] returns
+//! (heaps msync'ed and fsync'ed, then `STATE` renamed). A process that
+//! dies at any point (kill -9, panic, out of memory) leaves a store that
+//! reopens at its last commit: opening replays the undo logs backwards.
+
+use crate::error::{DynError, Result};
+use crate::hash::{mix, owner};
+use crate::heap::{Heap, HeapMeta};
+use crate::partition::{Config, Counts, Edge, Inserted, Partition, TableDesc, TableStats};
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+
+pub const FORMAT: &str = "outcore-dynamic";
+pub const VERSION: u32 = 1;
+
+/// Options fixed when a store is created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StoreOptions {
+    pub partitions: usize,
+    /// Every edge is stored in both directions.
+    pub undirected: bool,
+    pub weighted: bool,
+    /// Parallel edges are kept (with a multiplicity); otherwise an insert
+    /// of an existing edge is ignored and counted.
+    pub multigraph: bool,
+    pub threshold: u32,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        StoreOptions { partitions: 1, undirected: false, weighted: false, multigraph: false, threshold: DEFAULT_THRESHOLD }
+    }
+}
+
+/// Measured on Kronecker graphs (bench/dynamic, see README): vertices with
+/// fewer distinct neighbours share the low-degree table.
+pub const DEFAULT_THRESHOLD: u32 = 4;
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+struct PartState {
+    low: TableDesc,
+    vertices: TableDesc,
+    counts: Counts,
+    heap_end: u64,
+}
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+struct State {
+    format: String,
+    version: u32,
+    options: StoreOptions,
+    epoch: u32,
+    partitions: Vec<PartState>,
+}
+
+/// One update of a stream.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Update {
+    InsertEdge { u: u64, v: u64, w: f32 },
+    DeleteEdge { u: u64, v: u64 },
+    InsertVertex { u: u64 },
+    SetProperty { u: u64, value: u64 },
+    DeleteVertex { u: u64 },
+}
+
+/// What applying updates did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ApplyReport {
+    pub updates: u64,
+    pub inserted: u64,
+    /// Inserts of an edge already present: parallel edges in a multigraph,
+    /// ignored duplicates otherwise.
+    pub existing: u64,
+    pub deleted: u64,
+    /// Deletes of edges that were not there (not an error).
+    pub missing: u64,
+    pub vertices_inserted: u64,
+    pub properties_set: u64,
+    pub vertices_deleted: u64,
+    pub vertices_missing: u64,
+    /// Edges removed because an endpoint was deleted.
+    pub edges_of_deleted_vertices: u64,
+}
+
+impl ApplyReport {
+    pub fn add(&mut self, o: &ApplyReport) {
+        self.updates += o.updates;
+        self.inserted += o.inserted;
+        self.existing += o.existing;
+        self.deleted += o.deleted;
+        self.missing += o.missing;
+        self.vertices_inserted += o.vertices_inserted;
+        self.properties_set += o.properties_set;
+        self.vertices_deleted += o.vertices_deleted;
+        self.vertices_missing += o.vertices_missing;
+        self.edges_of_deleted_vertices += o.edges_of_deleted_vertices;
+    }
+}
+
+/// An update routed to its partition; `hash` orders a batch so every
+/// table of the partition is swept in slot order.
+#[derive(Clone, Copy)]
+struct Op {
+    hash: u64,
+    u: u64,
+    v: u64,
+    w: f32,
+    kind: u8,
+    /// 0: counted in the report; 1: the mirror of an undirected edge.
+    mirror: bool,
+}
+
+const INSERT: u8 = 0;
+const DELETE: u8 = 1;
+const VERTEX: u8 = 2;
+const PROPERTY: u8 = 3;
+
+pub struct DynamicStore {
+    dir: PathBuf,
+    pub options: StoreOptions,
+    epoch: u32,
+    parts: Vec<Partition>,
+    _lock: File,
+    /// Bytes of mapped heap pages allowed to stay resident (None: the kernel decides).
+    resident_limit: Option<u64>,
+}
+
+fn heap_path(dir: &Path, k: usize) -> PathBuf {
+    dir.join(format!("part-{k}.heap"))
+}
+fn undo_path(dir: &Path, k: usize) -> PathBuf {
+    dir.join(format!("part-{k}.undo"))
+}
+fn free_path(dir: &Path, k: usize, epoch: u32) -> PathBuf {
+    dir.join(format!("part-{k}.free.{epoch}"))
+}
+
+fn lock(dir: &Path) -> Result<File> {
+    let path = dir.join("lock");
+    let f = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(|e| DynError::io(&path, e))?;
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        return Err(DynError::Usage(format!("{}: the store is open in another process", dir.display())));
+    }
+    Ok(f)
+}
+
+impl DynamicStore {
+    /// Create an empty store in `dir` (which must not exist or be empty).
+    pub fn create(dir: &Path, options: StoreOptions) -> Result<DynamicStore> {
+        if options.partitions == 0 || options.partitions > 4096 {
+            return Err(DynError::Usage("--partitions must be between 1 and 4096".into()));
+        }
+        if options.threshold < 1 {
+            return Err(DynError::Usage("--threshold must be at least 1".into()));
+        }
+        if dir.join("STATE").exists() {
+            return Err(DynError::Usage(format!("{}: a dynamic store already exists here", dir.display())));
+        }
+        std::fs::create_dir_all(dir).map_err(|e| DynError::io(dir, e))?;
+        let lock = lock(dir)?;
+        let cfg = Config { weighted: options.weighted, multigraph: options.multigraph, threshold: options.threshold };
+        let mut parts = Vec::new();
+        for k in 0..options.partitions {
+            let hp = heap_path(dir, k);
+            let _ = std::fs::remove_file(&hp);
+            parts.push(Partition::create(cfg, Heap::create(&hp, &undo_path(dir, k))?)?);
+        }
+        let mut store = DynamicStore { dir: dir.to_path_buf(), options, epoch: 0, parts, _lock: lock, resident_limit: None };
+        store.commit()?;
+        Ok(store)
+    }
+
+    /// Open a store, rolling back whatever an interrupted process left
+    /// after its last commit.
+    pub fn open(dir: &Path) -> Result<DynamicStore> {
+        let state_path = dir.join("STATE");
+        if !dir.is_dir() {
+            return Err(DynError::Usage(format!("{}: no such directory", dir.display())));
+        }
+        let text = std::fs::read_to_string(&state_path).map_err(|e| DynError::io(&state_path, e))?;
+        let state: State = serde_json::from_str(&text)
+            .map_err(|e| DynError::Corrupt(format!("{}: not a dynamic store state file ({e})", state_path.display())))?;
+        if state.format != FORMAT {
+            return Err(DynError::Corrupt(format!("{}: format '{}', expected '{FORMAT}'", state_path.display(), state.format)));
+        }
+        if state.version != VERSION {
+            return Err(DynError::Corrupt(format!(
+                "{}: written by store version {}, this outcore reads version {VERSION}",
+                state_path.display(),
+                state.version
+            )));
+        }
+        if state.partitions.len() != state.options.partitions {
+            return Err(DynError::Corrupt(format!("{}: partition list does not match the options", state_path.display())));
+        }
+        let lock = lock(dir)?;
+        let o = state.options;
+        let cfg = Config { weighted: o.weighted, multigraph: o.multigraph, threshold: o.threshold };
+        let mut parts = Vec::new();
+        for (k, p) in state.partitions.iter().enumerate() {
+            let free = read_free(&free_path(dir, k, state.epoch))?;
+            let meta = HeapMeta { end: p.heap_end, free };
+            let heap = Heap::open(&heap_path(dir, k), &undo_path(dir, k), &meta, state.epoch)?;
+            parts.push(Partition::open(cfg, heap, p.low, p.vertices, p.counts));
+            remove_stale_free(dir, k, state.epoch);
+        }
+        Ok(DynamicStore { dir: dir.to_path_buf(), options: o, epoch: state.epoch, parts, _lock: lock, resident_limit: None })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Keep at most `bytes` of heap pages resident (the `--memory` promise
+    /// covers the page cache): pages are written back and dropped when the
+    /// heaps outgrow it.
+    pub fn set_resident_limit(&mut self, bytes: Option<u64>) {
+        self.resident_limit = bytes;
+    }
+
+    /// The last committed epoch.
+    pub fn epoch(&self) -> u32 {
+        self.epoch
+    }
+
+    /// Make every update applied so far durable.
+    pub fn commit(&mut self) -> Result<()> {
+        let epoch = self.epoch + 1;
+        let dir = self.dir.clone();
+        let results: Vec<Result<PartState>> = std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .parts
+                .iter()
+                .enumerate()
+                .map(|(k, p)| {
+                    let dir = &dir;
+                    s.spawn(move || {
+                        p.heap.sync()?;
+                        let meta = p.heap.meta();
+                        write_free(&free_path(dir, k, epoch), &meta.free)?;
+                        Ok(PartState { low: p.low, vertices: p.vertices, counts: p.counts, heap_end: meta.end })
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("commit thread")).collect()
+        });
+        let partitions = results.into_iter().collect::<Result<Vec<_>>>()?;
+        let state = State { format: FORMAT.into(), version: VERSION, options: self.options, epoch, partitions };
+        let tmp = self.dir.join("STATE.tmp");
+        let text = serde_json::to_string_pretty(&state).expect("state serializes");
+        write_synced(&tmp, text.as_bytes())?;
+        std::fs::rename(&tmp, self.dir.join("STATE")).map_err(|e| DynError::io(&self.dir, e))?;
+        sync_dir(&self.dir)?;
+        self.epoch = epoch;
+        for (k, p) in self.parts.iter_mut().enumerate() {
+            p.heap.committed()?;
+            remove_stale_free(&self.dir, k, epoch);
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn part_of(&self, u: u64) -> &Partition {
+        &self.parts[owner(mix(u), self.parts.len())]
+    }
+
+    /// Apply updates in order (not yet durable: see [`Self::commit`]).
+    pub fn apply(&mut self, updates: &[Update]) -> Result<ApplyReport> {
+        let mut report = ApplyReport::default();
+        let mut start = 0;
+        while start < updates.len() {
+            let deletes = matches!(updates[start], Update::DeleteVertex { .. });
+            let end = start
+                + updates[start..]
+                    .iter()
+                    .position(|x| matches!(x, Update::DeleteVertex { .. }) != deletes)
+                    .unwrap_or(updates.len() - start);
+            let r = if deletes { self.delete_vertices(&updates[start..end])? } else { self.apply_round(&updates[start..end])? };
+            report.add(&r);
+            start = end;
+        }
+        Ok(report)
+    }
+
+    /// Updates without vertex deletes: each partition applies its share.
+    fn apply_round(&mut self, updates: &[Update]) -> Result<ApplyReport> {
+        let p = self.parts.len();
+        let mut batches: Vec<Vec<Op>> = (0..p).map(|_| Vec::with_capacity(updates.len() / p + 16)).collect();
+        let undirected = self.options.undirected;
+        let mut push = |u: u64, v: u64, w: f32, kind: u8, mirror: bool| {
+            let hash = mix(u);
+            batches[owner(hash, p)].push(Op { hash, u, v, w, kind, mirror });
+        };
+        for x in updates {
+            match *x {
+                Update::InsertEdge { u, v, w } => {
+                    push(u, v, w, INSERT, false);
+                    if undirected && u != v {
+                        push(v, u, w, INSERT, true);
+                    }
+                }
+                Update::DeleteEdge { u, v } => {
+                    push(u, v, 0.0, DELETE, false);
+                    if undirected && u != v {
+                        push(v, u, 0.0, DELETE, true);
+                    }
+                }
+                Update::InsertVertex { u } => push(u, 0, 0.0, VERTEX, false),
+                Update::SetProperty { u, value } => push(u, value, 0.0, PROPERTY, false),
+                Update::DeleteVertex { .. } => unreachable!(),
+            }
+        }
+        let limit = self.resident_limit.map(|b| b / p as u64);
+        let results: Vec<Result<ApplyReport>> = std::thread::scope(|s| {
+            let handles: Vec<_> =
+                self.parts.iter_mut().zip(batches).map(|(part, mut ops)| s.spawn(move || apply_ops(part, &mut ops, limit))).collect();
+            handles.into_iter().map(|h| h.join().expect("apply thread")).collect()
+        });
+        let mut report = ApplyReport { updates: updates.len() as u64, ..Default::default() };
+        for r in results {
+            report.add(&r?);
+        }
+        Ok(report)
+    }
+
+    /// Delete vertices with their out-edges and in-edges. In undirected
+    /// stores the in-edges are the mirrors of the out-edges; in directed
+    /// ones a scan of all partitions finds them.
+    fn delete_vertices(&mut self, updates: &[Update]) -> Result<ApplyReport> {
+        let mut report = ApplyReport { updates: updates.len() as u64, ..Default::default() };
+        let mut gone = HashSet::new();
+        let mut found = HashSet::new();
+        let mut mirrors = Vec::new();
+        for x in updates {
+            let Update::DeleteVertex { u } = *x else { unreachable!() };
+            let k = owner(mix(u), self.parts.len());
+            let arcs = self.parts[k].counts.arcs;
+            if let Some(targets) = self.parts[k].delete_vertex(u)? {
+                found.insert(u);
+                report.edges_of_deleted_vertices += arcs - self.parts[k].counts.arcs;
+                if self.options.undirected {
+                    mirrors.extend(targets.into_iter().filter(|&t| t != u).map(|t| (t, u)));
+                }
+            }
+            gone.insert(u);
+        }
+        if !self.options.undirected {
+            for part in &self.parts {
+                part.for_each_edge(|s, e| {
+                    if gone.contains(&e.target) {
+                        mirrors.push((s, e.target));
+                    }
+                });
+            }
+        }
+        for (s, t) in mirrors {
+            let k = owner(mix(s), self.parts.len());
+            // All parallel copies go with the vertex.
+            while self.parts[k].delete_edge(s, t)? {
+                report.edges_of_deleted_vertices += 1;
+                found.insert(t);
+            }
+        }
+        report.vertices_deleted = found.len() as u64;
+        report.vertices_missing = gone.len() as u64 - report.vertices_deleted;
+        Ok(report)
+    }
+
+    /// Out-degree (parallel edges counted).
+    pub fn degree(&self, u: u64) -> u64 {
+        self.part_of(u).degree(u)
+    }
+
+    pub fn for_each_neighbour(&self, u: u64, f: impl FnMut(Edge)) {
+        self.part_of(u).for_each_neighbour(u, f)
+    }
+
+    pub fn neighbours(&self, u: u64) -> Vec<Edge> {
+        let mut out = Vec::new();
+        self.for_each_neighbour(u, |e| out.push(e));
+        out
+    }
+
+    pub fn edge(&self, u: u64, v: u64) -> Option<Edge> {
+        self.part_of(u).edge(u, v)
+    }
+
+    pub fn property(&self, u: u64) -> Option<u64> {
+        self.part_of(u).property(u)
+    }
+
+    /// Edges stored (each direction of an undirected edge counts once;
+    /// parallel edges counted).
+    pub fn arcs(&self) -> u64 {
+        self.parts.iter().map(|p| p.counts.arcs).sum()
+    }
+
+    pub fn partitions(&self) -> &[Partition] {
+        &self.parts
+    }
+
+    /// Every stored arc, partition by partition.
+    pub fn for_each_edge(&self, mut f: impl FnMut(u64, Edge)) {
+        for p in &self.parts {
+            p.for_each_edge(&mut f)
+        }
+    }
+
+    /// Every vertex with out-edges or an entry, partition by partition
+    /// (targets without out-edges are not listed).
+    pub fn for_each_source(&self, mut f: impl FnMut(u64)) {
+        for p in &self.parts {
+            p.for_each_vertex(&mut f)
+        }
+    }
+
+    /// Heap bytes in use (allocated, free blocks included).
+    pub fn heap_bytes(&self) -> u64 {
+        self.parts.iter().map(|p| p.heap.bytes()).sum()
+    }
+    pub fn free_bytes(&self) -> u64 {
+        self.parts.iter().map(|p| p.heap.free_bytes()).sum()
+    }
+
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts::default();
+        for p in &self.parts {
+            let x = p.counts;
+            c.arcs += x.arcs;
+            c.chunked += x.chunked;
+            c.moves_up += x.moves_up;
+            c.moves_down += x.moves_down;
+            c.grows += x.grows;
+            c.rehashes += x.rehashes;
+        }
+        c
+    }
+
+    pub fn table_stats(&self) -> Vec<TableStats> {
+        self.parts.iter().map(|p| p.table_stats()).collect()
+    }
+
+    /// Check every partition's invariants.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        for (k, p) in self.parts.iter().enumerate() {
+            p.check().map_err(|e| format!("partition {k}: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Bytes the undo logs saved since the last commit.
+    pub fn undo_bytes(&self) -> u64 {
+        self.parts.iter().map(|p| p.heap.undo.saved_bytes).sum()
+    }
+}
+
+/// Sort a partition's ops by hash (stable: ops on one source keep their
+/// order) and apply them.
+fn apply_ops(part: &mut Partition, ops: &mut Vec<Op>, resident_limit: Option<u64>) -> Result<ApplyReport> {
+    radix_sort_by_hash(ops);
+    let mut r = ApplyReport::default();
+    for (i, op) in ops.iter().enumerate() {
+        match op.kind {
+            INSERT => match part.insert_edge(op.u, op.v, op.w)? {
+                Inserted::New if !op.mirror => r.inserted += 1,
+                Inserted::Existing if !op.mirror => r.existing += 1,
+                _ => {}
+            },
+            DELETE => {
+                let found = part.delete_edge(op.u, op.v)?;
+                if !op.mirror {
+                    if found {
+                        r.deleted += 1
+                    } else {
+                        r.missing += 1
+                    }
+                }
+            }
+            VERTEX => {
+                part.upsert_vertex(op.u, None)?;
+                r.vertices_inserted += 1;
+            }
+            PROPERTY => {
+                part.upsert_vertex(op.u, Some(op.v))?;
+                r.properties_set += 1;
+            }
+            _ => unreachable!(),
+        }
+        if let Some(limit) = resident_limit {
+            // Each update touches about a page; check every `limit / 4 KiB` of them.
+            let every = (limit / 4096).max(1024) as usize;
+            if i % every == every - 1 && part.heap.bytes() > limit {
+                part.heap.release_pages()?;
+            }
+        }
+    }
+    if let Some(limit) = resident_limit {
+        if part.heap.bytes() > limit {
+            part.heap.release_pages()?;
+        }
+    }
+    Ok(r)
+}
+
+/// Stable LSD radix sort on the top 32 bits of the hash (two 16-bit passes).
+fn radix_sort_by_hash(ops: &mut Vec<Op>) {
+    if ops.len() < 64 {
+        ops.sort_by_key(|o| o.hash >> 32);
+        return;
+    }
+    let mut tmp: Vec<Op> = Vec::with_capacity(ops.len());
+    for shift in [32u32, 48] {
+        let mut counts = vec![0usize; 1 << 16];
+        for o in ops.iter() {
+            counts[((o.hash >> shift) & 0xffff) as usize] += 1;
+        }
+        let mut sum = 0;
+        for c in counts.iter_mut() {
+            let n = *c;
+            *c = sum;
+            sum += n;
+        }
+        unsafe {
+            tmp.set_len(ops.len());
+            for o in ops.iter() {
+                let b = ((o.hash >> shift) & 0xffff) as usize;
+                *tmp.get_unchecked_mut(counts[b]) = *o;
+                counts[b] += 1;
+            }
+        }
+        std::mem::swap(ops, &mut tmp);
+    }
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut f = File::create(path).map_err(|e| DynError::io(path, e))?;
+    f.write_all(bytes).map_err(|e| DynError::io(path, e))?;
+    f.sync_all().map_err(|e| DynError::io(path, e))
+}
+
+fn sync_dir(dir: &Path) -> Result<()> {
+    File::open(dir).and_then(|f| f.sync_all()).map_err(|e| DynError::io(dir, e))
+}
+
+/// Free lists: `count: u64`, then `(size, offset)` pairs, then the xxh3 of all before.
+fn write_free(path: &Path, free: &[(u64, u64)]) -> Result<()> {
+    let mut bytes = Vec::with_capacity(16 + free.len() * 16);
+    bytes.extend_from_slice(&(free.len() as u64).to_le_bytes());
+    for &(s, o) in free {
+        bytes.extend_from_slice(&s.to_le_bytes());
+        bytes.extend_from_slice(&o.to_le_bytes());
+    }
+    let sum = xxhash_rust::xxh3::xxh3_64(&bytes);
+    bytes.extend_from_slice(&sum.to_le_bytes());
+    write_synced(path, &bytes)
+}
+
+fn read_free(path: &Path) -> Result<Vec<(u64, u64)>> {
+    let bytes = std::fs::read(path).map_err(|e| DynError::io(path, e))?;
+    let bad = || DynError::Corrupt(format!("{}: damaged free list (truncated or checksum mismatch)", path.display()));
+    if bytes.len() < 16 {
+        return Err(bad());
+    }
+    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    if bytes.len() != 16 + n * 16 {
+        return Err(bad());
+    }
+    let sum = u64::from_le_bytes(bytes[bytes.len() - 8..].try_into().unwrap());
+    if xxhash_rust::xxh3::xxh3_64(&bytes[..bytes.len() - 8]) != sum {
+        return Err(bad());
+    }
+    Ok((0..n)
+        .map(|i| {
+            let at = 8 + i * 16;
+            (u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()), u64::from_le_bytes(bytes[at + 8..at + 16].try_into().unwrap()))
+        })
+        .collect())
+}
+
+fn remove_stale_free(dir: &Path, k: usize, epoch: u32) {
+    let prefix = format!("part-{k}.free.");
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            if let Some(rest) = name.strip_prefix(&prefix) {
+                if rest != epoch.to_string() {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
+    }
+}
