@@ -22,3 +22,4 @@ pub mod wcc;
 
 pub use degrees::{degree_summary, DegreeSummary};
 pub use graph::MemGraph;
+pub mod dynamic;

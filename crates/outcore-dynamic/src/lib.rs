@@ -4,3 +4,4 @@ pub mod heap;
 pub mod partition;
 pub mod rhh;
 pub mod store;
+pub mod updates;
