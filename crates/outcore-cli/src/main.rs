@@ -4,6 +4,7 @@
 mod analytics;
 mod bench_decode;
 mod demo;
+mod dynamic;
 mod external;
 mod generate;
 mod graph500;
@@ -59,6 +60,8 @@ enum Command {
     Spmv(analytics::SpmvArgs),
     /// Betweenness centrality (Brandes): exact from given sources, or sampled.
     Bc(external::BcArgs),
+    /// The dynamic store (degree-aware Robin Hood hashing): create, apply, query, stats, snapshot, color, bfs, pagerank.
+    Dynamic(dynamic::Args),
 }
 
 fn main() -> ExitCode {
@@ -87,6 +90,7 @@ fn main() -> ExitCode {
         Command::Cdlp(a) => analytics::run_cdlp(a),
         Command::Spmv(a) => analytics::run_spmv(a),
         Command::Bc(a) => external::run_bc(a),
+        Command::Dynamic(a) => dynamic::run(a),
     };
     match result {
         Ok(code) => code,

@@ -3,5 +3,7 @@ pub mod hash;
 pub mod heap;
 pub mod partition;
 pub mod rhh;
+pub mod snapshot;
 pub mod store;
+pub mod stream;
 pub mod updates;

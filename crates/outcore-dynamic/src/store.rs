@@ -137,7 +137,7 @@ pub struct DynamicStore {
     pub options: StoreOptions,
     epoch: u32,
     parts: Vec<Partition>,
-    _lock: File,
+    lock: Option<File>,
     /// Bytes of mapped heap pages allowed to stay resident (None: the kernel decides).
     resident_limit: Option<u64>,
 }
@@ -182,7 +182,7 @@ impl DynamicStore {
             let _ = std::fs::remove_file(&hp);
             parts.push(Partition::create(cfg, Heap::create(&hp, &undo_path(dir, k))?)?);
         }
-        let mut store = DynamicStore { dir: dir.to_path_buf(), options, epoch: 0, parts, _lock: lock, resident_limit: None };
+        let mut store = DynamicStore { dir: dir.to_path_buf(), options, epoch: 0, parts, lock: Some(lock), resident_limit: None };
         store.commit()?;
         Ok(store)
     }
@@ -221,7 +221,7 @@ impl DynamicStore {
             parts.push(Partition::open(cfg, heap, p.low, p.vertices, p.counts));
             remove_stale_free(dir, k, state.epoch);
         }
-        Ok(DynamicStore { dir: dir.to_path_buf(), options: o, epoch: state.epoch, parts, _lock: lock, resident_limit: None })
+        Ok(DynamicStore { dir: dir.to_path_buf(), options: o, epoch: state.epoch, parts, lock: Some(lock), resident_limit: None })
     }
 
     pub fn dir(&self) -> &Path {
@@ -233,6 +233,16 @@ impl DynamicStore {
     /// heaps outgrow it.
     pub fn set_resident_limit(&mut self, bytes: Option<u64>) {
         self.resident_limit = bytes;
+    }
+
+    /// Drop every update since the last commit (as a crash would, then reopen).
+    pub fn roll_back(&mut self) -> Result<()> {
+        self.parts.clear();
+        self.lock = None;
+        let limit = self.resident_limit;
+        *self = DynamicStore::open(&self.dir.clone())?;
+        self.resident_limit = limit;
+        Ok(())
     }
 
     /// The last committed epoch.
@@ -327,7 +337,7 @@ impl DynamicStore {
                 Update::DeleteVertex { .. } => unreachable!(),
             }
         }
-        let limit = self.resident_limit.map(|b| b / p as u64);
+        let limit = self.resident_limit;
         let results: Vec<Result<ApplyReport>> = std::thread::scope(|s| {
             let handles: Vec<_> =
                 self.parts.iter_mut().zip(batches).map(|(part, mut ops)| s.spawn(move || apply_ops(part, &mut ops, limit))).collect();
@@ -503,20 +513,23 @@ fn apply_ops(part: &mut Partition, ops: &mut Vec<Op>, resident_limit: Option<u64
             }
             _ => unreachable!(),
         }
+        // The mapped pages count against the budget: when the process is
+        // over it, write this partition's pages back and drop them.
         if let Some(limit) = resident_limit {
-            // Each update touches about a page; check every `limit / 4 KiB` of them.
-            let every = (limit / 4096).max(1024) as usize;
-            if i % every == every - 1 && part.heap.bytes() > limit {
+            if i & 0xffff == 0xffff && resident_bytes() > limit {
                 part.heap.release_pages()?;
             }
         }
     }
-    if let Some(limit) = resident_limit {
-        if part.heap.bytes() > limit {
-            part.heap.release_pages()?;
-        }
-    }
     Ok(r)
+}
+
+/// Resident set of this process (mapped file pages included), from /proc/self/statm.
+pub fn resident_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1).and_then(|x| x.parse::<u64>().ok()))
+        .map_or(0, |pages| pages * 4096)
 }
 
 /// Stable LSD radix sort on the top 32 bits of the hash (two 16-bit passes).

@@ -109,22 +109,25 @@ fn repair(store: &mut DynamicStore, seeds: Vec<u64>) -> Result<ColorReport> {
 }
 
 /// The checker: every edge joins two coloured vertices of different
-/// colours. Returns the number of colours used.
+/// colours. Returns the number of distinct colours on edge endpoints.
 pub fn check_coloring(store: &DynamicStore) -> std::result::Result<u64, String> {
     let empty = IdMap::default();
-    let mut max = 0;
+    let mut used = HashSet::new();
     let mut bad = None;
     store.for_each_edge(|u, e| {
         if u == e.target || bad.is_some() {
             return;
         }
         match (colour_of(store, &empty, u), colour_of(store, &empty, e.target)) {
-            (Some(a), Some(b)) if a != b => max = max.max(a.max(b) + 1),
+            (Some(a), Some(b)) if a != b => {
+                used.insert(a);
+                used.insert(b);
+            }
             (Some(a), Some(_)) => bad = Some(format!("edge {u} - {} joins two vertices of colour {a}", e.target)),
             _ => bad = Some(format!("edge {u} - {} has an uncoloured endpoint", e.target)),
         }
     });
-    bad.map_or(Ok(max), Err)
+    bad.map_or(Ok(used.len() as u64), Err)
 }
 
 /// Colours by vertex (for output).
