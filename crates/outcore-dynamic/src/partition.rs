@@ -179,7 +179,7 @@ impl Partition {
         }
         self.counts.arcs += 1;
         if distinct + 1 >= self.cfg.threshold {
-            self.move_up(u, vertex.map(|v| v.0), v, w)?;
+            self.move_up(u, vertex.map(|v| v.0), Some(Edge { target: v, count: 1, weight: w }), 0)?;
         } else {
             let body = self.low_body(u, v, w);
             self.low_insert(&body)?;
@@ -265,17 +265,17 @@ impl Partition {
         out
     }
 
-    /// `u` reached the threshold: its low-table edges plus `(v, w)` go to a new chunk.
-    fn move_up(&mut self, u: u64, vertex_slot: Option<u64>, v: u64, w: f32) -> Result<()> {
+    /// `u` reached the threshold: its low-table edges (plus `extra`) go to
+    /// a new chunk with room for `room` more.
+    fn move_up(&mut self, u: u64, vertex_slot: Option<u64>, extra: Option<Edge>, room: u64) -> Result<()> {
         let lt = self.low_table();
         let slots = self.low_slots(u);
         let mut edges: Vec<Edge> = slots.iter().map(|&p| self.read_edge(unsafe { lt.at(p).add(9) })).collect();
-        edges.push(Edge { target: v, count: 1, weight: w });
+        edges.extend(extra);
         for &p in &slots {
             self.low_remove(p);
         }
-        self.low_shrink()?;
-        let chunk = self.new_chunk(&edges)?;
+        let chunk = self.new_chunk_sized(&edges, capacity_for(edges.len() as u64 + room, MIN_CHUNK))?;
         match vertex_slot {
             Some(_) => self.set_chunk(u, chunk),
             None => {
@@ -317,16 +317,54 @@ impl Partition {
         let gained = t.remove(vp, &mut undo);
         self.vertices.live -= 1;
         self.vertices.tombs = (self.vertices.tombs as i64 + gained).max(0) as u64;
+        Ok(())
+    }
+
+    /// After a batch: shrink the shared tables if deletes emptied them.
+    /// (Not during a batch: a batch sweeps the tables in hash order, so
+    /// mid-batch the survivors crowd one end of the hash range.)
+    pub fn maintain(&mut self) -> Result<()> {
+        let (mut d, slot) = (self.low, self.low_slot());
+        table_shrink(&mut self.heap, &mut d, slot, MIN_TABLE, &mut self.counts)?;
+        self.low = d;
         let mut d = self.vertices;
         table_shrink(&mut self.heap, &mut d, VERTEX_SLOT, MIN_TABLE, &mut self.counts)?;
         self.vertices = d;
         Ok(())
     }
 
-    fn low_shrink(&mut self) -> Result<()> {
-        let (mut d, slot) = (self.low, self.low_slot());
-        table_shrink(&mut self.heap, &mut d, slot, MIN_TABLE, &mut self.counts)?;
-        self.low = d;
+    /// Before `k` inserts from `u` in a row: give `u` room for them in one
+    /// step (one chunk growth, or one move up instead of several moves
+    /// through the low-degree table).
+    pub fn prepare_inserts(&mut self, u: u64, k: u64) -> Result<()> {
+        let vertex = self.find_vertex(u);
+        if let Some((_, chunk)) = vertex {
+            if chunk != 0 {
+                let (live, tombs) = self.chunk_counts(chunk);
+                if over_load(live + tombs + k, self.chunk_table(chunk).cap) {
+                    let edges = self.chunk_edges(chunk);
+                    let fresh = self.new_chunk_sized(&edges, capacity_for(live + k, MIN_CHUNK))?;
+                    self.free_chunk(chunk);
+                    self.set_chunk(u, fresh);
+                    self.counts.grows += 1;
+                }
+                return Ok(());
+            }
+        }
+        if k > 1 && self.low_slots(u).len() as u64 + k >= self.cfg.threshold as u64 {
+            self.move_up(u, vertex.map(|v| v.0), None, k)?;
+        }
+        Ok(())
+    }
+
+    /// After a run of inserts prepared by [`Self::prepare_inserts`]: if
+    /// duplicates left `u`'s chunk below the threshold, move it down.
+    pub fn settle(&mut self, u: u64) -> Result<()> {
+        if let Some((vp, chunk)) = self.find_vertex(u) {
+            if chunk != 0 && self.chunk_counts(chunk).0 < self.cfg.threshold as u64 {
+                self.move_down(u, vp, chunk)?;
+            }
+        }
         Ok(())
     }
 
@@ -338,10 +376,6 @@ impl Partition {
         t.touch(vp, &mut undo);
         let p = unsafe { t.at(vp).add(9) };
         wr64(p, (rd64(p) & EXPLICIT) | chunk);
-    }
-
-    fn new_chunk(&mut self, edges: &[Edge]) -> Result<u64> {
-        self.new_chunk_sized(edges, MIN_CHUNK)
     }
 
     fn free_chunk(&mut self, chunk: u64) {
@@ -362,7 +396,9 @@ impl Partition {
     fn rebuild_chunk(&mut self, u: u64, chunk: u64, grow: bool) -> Result<u64> {
         let edges = self.chunk_edges(chunk);
         let cap = self.chunk_table(chunk).cap;
-        let want = if grow { cap * 2 } else { capacity_for(edges.len() as u64 + 1, MIN_CHUNK) };
+        // Room to grow: after a rebuild the load is at most 45%, so the next
+        // rebuild is at least as many updates away as this one cost.
+        let want = if grow { cap * 2 } else { capacity_for(2 * edges.len() as u64 + 1, MIN_CHUNK) };
         let fresh = self.new_chunk_sized(&edges, want)?;
         self.free_chunk(chunk);
         self.set_chunk(u, fresh);
@@ -496,7 +532,6 @@ impl Partition {
             return Ok(true);
         }
         self.low_remove(p);
-        self.low_shrink()?;
         Ok(true)
     }
 
@@ -524,7 +559,6 @@ impl Partition {
             self.counts.arcs -= e.count as u64;
             self.low_remove(p);
         }
-        self.low_shrink()?;
         Ok((vertex.is_some() || !slots.is_empty()).then_some(targets))
     }
 
@@ -761,7 +795,7 @@ fn table_insert(heap: &mut Heap, d: &mut TableDesc, slot: usize, min: u64, body:
         table_rebuild(heap, d, slot, d.cap * 2)?;
         counts.grows += 1;
     } else if over_load(d.live + d.tombs + 1, d.cap) {
-        table_rebuild(heap, d, slot, capacity_for(d.live + 1, min))?;
+        table_rebuild(heap, d, slot, capacity_for(2 * (d.live + 1), min))?;
         counts.rehashes += 1;
     }
     loop {
@@ -782,7 +816,7 @@ fn table_insert(heap: &mut Heap, d: &mut TableDesc, slot: usize, min: u64, body:
 
 fn table_shrink(heap: &mut Heap, d: &mut TableDesc, slot: usize, min: u64, counts: &mut Counts) -> Result<()> {
     if d.cap > min && d.live * 8 < d.cap {
-        table_rebuild(heap, d, slot, capacity_for(d.live, min))?;
+        table_rebuild(heap, d, slot, capacity_for(2 * d.live, min))?;
         counts.rehashes += 1;
     }
     Ok(())

@@ -486,7 +486,15 @@ impl DynamicStore {
 fn apply_ops(part: &mut Partition, ops: &mut Vec<Op>, resident_limit: Option<u64>) -> Result<ApplyReport> {
     radix_sort_by_hash(ops);
     let mut r = ApplyReport::default();
+    let mut run_end = 0;
     for (i, op) in ops.iter().enumerate() {
+        if i == run_end {
+            // A run of inserts from one source: make room for all at once.
+            run_end = i + ops[i..].iter().take_while(|o| o.u == op.u && o.kind == INSERT).count().max(1);
+            if op.kind == INSERT && run_end - i > 1 {
+                part.prepare_inserts(op.u, (run_end - i) as u64)?;
+            }
+        }
         match op.kind {
             INSERT => match part.insert_edge(op.u, op.v, op.w)? {
                 Inserted::New if !op.mirror => r.inserted += 1,
@@ -513,6 +521,9 @@ fn apply_ops(part: &mut Partition, ops: &mut Vec<Op>, resident_limit: Option<u64
             }
             _ => unreachable!(),
         }
+        if i + 1 == run_end && op.kind == INSERT {
+            part.settle(op.u)?;
+        }
         // The mapped pages count against the budget: when the process is
         // over it, write this partition's pages back and drop them.
         if let Some(limit) = resident_limit {
@@ -521,6 +532,7 @@ fn apply_ops(part: &mut Partition, ops: &mut Vec<Op>, resident_limit: Option<u64
             }
         }
     }
+    part.maintain()?;
     Ok(r)
 }
 

@@ -1,0 +1,202 @@
+//! Update throughput of the dynamic store against two baselines, on one
+//! workload: a Graph500 Kronecker graph (both directions of every edge,
+//! uniformly shuffled) inserted, then 5% of the inserts deleted. Run by
+//! `bench/dynamic`; one JSON line per run.
+//!
+//!   cargo bench -p outcore-dynamic --bench dynamic -- KIND SCALE [DIR] [PARTITIONS] [THRESHOLD] [multigraph]
+//!
+//! KIND: `store` (outcore, in DIR), `vec` (`HashMap<u64, Vec<u64>>`, swap-remove),
+//! `set` (`HashMap<u64, HashSet<u64>>`). Updates are generated batch by
+//! batch outside the timed region; the baselines apply them in stream
+//! order, the store in its batches (sorted by owner and hash inside).
+
+use outcore_dynamic::store::{DynamicStore, StoreOptions, Update};
+use outcore_ingest::generate::{Generator, Kronecker, Permutation};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
+
+/// Counts the bytes the baselines hold.
+struct Counting;
+static HELD: AtomicU64 = AtomicU64::new(0);
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        HELD.fetch_add(l.size() as u64, Relaxed);
+        System.alloc(l)
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        HELD.fetch_sub(l.size() as u64, Relaxed);
+        System.dealloc(p, l)
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        HELD.fetch_add(n as u64, Relaxed);
+        HELD.fetch_sub(l.size() as u64, Relaxed);
+        System.realloc(p, l, n)
+    }
+}
+#[global_allocator]
+static A: Counting = Counting;
+
+const BATCH: u64 = 1 << 23;
+
+struct Workload {
+    g: Kronecker,
+    shuffle: Permutation,
+    pick: Permutation,
+    inserts: u64,
+    deletes: u64,
+}
+
+impl Workload {
+    fn new(scale: u32) -> Workload {
+        let g = Kronecker::graph500(scale, 16, 1);
+        let inserts = 2 * g.edges();
+        Workload { g, shuffle: Permutation::new(inserts, 7), pick: Permutation::new(inserts, 11), inserts, deletes: inserts / 20 }
+    }
+    /// Insert `i` of the shuffled stream: one direction of one edge.
+    fn insert(&self, i: u64) -> (u64, u64) {
+        let j = self.shuffle.apply(i);
+        let (s, t) = self.g.edge(j / 2);
+        if j % 2 == 0 {
+            (s, t)
+        } else {
+            (t, s)
+        }
+    }
+    /// Delete `i`: the edge of a uniformly chosen insert.
+    fn delete(&self, i: u64) -> (u64, u64) {
+        self.insert(self.pick.apply(i))
+    }
+    fn batches(&self, deletes: bool, mut f: impl FnMut(&[Update])) {
+        let total = if deletes { self.deletes } else { self.inserts };
+        let mut batch = Vec::with_capacity(BATCH as usize);
+        let mut start = 0;
+        while start < total {
+            let end = (start + BATCH).min(total);
+            batch.clear();
+            batch.extend((start..end).map(|i| {
+                if deletes {
+                    let (u, v) = self.delete(i);
+                    Update::DeleteEdge { u, v }
+                } else {
+                    let (u, v) = self.insert(i);
+                    Update::InsertEdge { u, v, w: 1.0 }
+                }
+            }));
+            f(&batch);
+            start = end;
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let kind = args.first().map(String::as_str).unwrap_or("store");
+    let scale: u32 = args.get(1).map_or(20, |s| s.parse().unwrap());
+    let w = Workload::new(scale);
+    let (mut ins, mut del) = (0.0f64, 0.0f64);
+    let (bytes, edges, extra);
+    match kind {
+        "store" => {
+            let dir = std::path::PathBuf::from(args.get(2).expect("store directory"));
+            let partitions = args.get(3).map_or(2, |s| s.parse().unwrap());
+            let threshold = args.get(4).map_or(outcore_dynamic::store::DEFAULT_THRESHOLD, |s| s.parse().unwrap());
+            let multigraph = args.get(5).is_some_and(|s| s == "multigraph");
+            let _ = std::fs::remove_dir_all(&dir);
+            let opts = StoreOptions { partitions, threshold, multigraph, ..Default::default() };
+            let mut store = DynamicStore::create(&dir, opts).unwrap();
+            let t = Instant::now();
+            w.batches(false, |b| {
+                let t = Instant::now();
+                store.apply(b).unwrap();
+                ins += t.elapsed().as_secs_f64();
+            });
+            let t_commit = Instant::now();
+            store.commit().unwrap();
+            let commit = t_commit.elapsed().as_secs_f64();
+            let wall_insert = t.elapsed().as_secs_f64();
+            bytes = store.heap_bytes() - store.free_bytes();
+            edges = store.arcs();
+            let c = store.counts();
+            let mut missing = 0;
+            w.batches(true, |b| {
+                let t = Instant::now();
+                missing += store.apply(b).unwrap().missing;
+                del += t.elapsed().as_secs_f64();
+            });
+            let t_commit = Instant::now();
+            store.commit().unwrap();
+            let commit_delete = t_commit.elapsed().as_secs_f64();
+            extra = serde_json::json!({"partitions": partitions, "threshold": threshold, "multigraph": multigraph,
+                "commit_seconds": commit, "commit_delete_seconds": commit_delete, "wall_insert_seconds": wall_insert,
+                "heap_bytes": store.heap_bytes(), "chunked": c.chunked, "moves_up": c.moves_up, "moves_down": store.counts().moves_down, "grows": c.grows, "rehashes": c.rehashes,
+                "missing_deletes": missing, "undo_bytes_of_deletes": store.undo_bytes(), "arcs_after_deletes": store.arcs()});
+        }
+        "vec" => {
+            let mut g: HashMap<u64, Vec<u64>> = HashMap::new();
+            w.batches(false, |b| {
+                let t = Instant::now();
+                for x in b {
+                    if let Update::InsertEdge { u, v, .. } = *x {
+                        g.entry(u).or_default().push(v);
+                    }
+                }
+                ins += t.elapsed().as_secs_f64();
+            });
+            bytes = HELD.load(Relaxed);
+            edges = g.values().map(|a| a.len() as u64).sum();
+            w.batches(true, |b| {
+                let t = Instant::now();
+                for x in b {
+                    if let Update::DeleteEdge { u, v } = *x {
+                        if let Some(a) = g.get_mut(&u) {
+                            if let Some(p) = a.iter().position(|&t| t == v) {
+                                a.swap_remove(p);
+                            }
+                        }
+                    }
+                }
+                del += t.elapsed().as_secs_f64();
+            });
+            extra = serde_json::json!({"multigraph": true});
+        }
+        "set" => {
+            let mut g: HashMap<u64, HashSet<u64>> = HashMap::new();
+            w.batches(false, |b| {
+                let t = Instant::now();
+                for x in b {
+                    if let Update::InsertEdge { u, v, .. } = *x {
+                        g.entry(u).or_default().insert(v);
+                    }
+                }
+                ins += t.elapsed().as_secs_f64();
+            });
+            bytes = HELD.load(Relaxed);
+            edges = g.values().map(|a| a.len() as u64).sum();
+            w.batches(true, |b| {
+                let t = Instant::now();
+                for x in b {
+                    if let Update::DeleteEdge { u, v } = *x {
+                        if let Some(a) = g.get_mut(&u) {
+                            a.remove(&v);
+                        }
+                    }
+                }
+                del += t.elapsed().as_secs_f64();
+            });
+            extra = serde_json::json!({"multigraph": false});
+        }
+        other => panic!("unknown kind {other} (store, vec, set)"),
+    }
+    let updates = w.inserts + w.deletes;
+    let out = serde_json::json!({
+        "kind": kind, "scale": scale, "inserts": w.inserts, "deletes": w.deletes,
+        "insert_seconds": ins, "delete_seconds": del,
+        "inserts_per_second": w.inserts as f64 / ins, "deletes_per_second": w.deletes as f64 / del,
+        "updates_per_second": updates as f64 / (ins + del),
+        "edges_stored": edges, "bytes": bytes, "bytes_per_edge": bytes as f64 / edges.max(1) as f64,
+        "peak_rss_bytes": outcore_io::peak_rss_bytes(), "extra": extra,
+    });
+    println!("{out}");
+}
