@@ -96,7 +96,25 @@ pub struct Partition {
     pub low: TableDesc,
     pub vertices: TableDesc,
     pub counts: Counts,
-    scratch: Vec<u8>,
+}
+
+/// A slot body built on the stack (at most 8 + 8 + 4 + 4 bytes).
+#[derive(Default)]
+struct Body {
+    bytes: [u8; 24],
+    len: usize,
+}
+
+impl Body {
+    #[inline]
+    fn push(&mut self, b: &[u8]) {
+        self.bytes[self.len..self.len + b.len()].copy_from_slice(b);
+        self.len += b.len();
+    }
+    #[inline]
+    fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
 }
 
 #[inline]
@@ -120,11 +138,11 @@ impl Partition {
     pub fn create(cfg: Config, mut heap: Heap) -> Result<Partition> {
         let low = new_table(&mut heap, MIN_TABLE, 1 + 8 + cfg.edge_body())?;
         let vertices = new_table(&mut heap, MIN_TABLE, VERTEX_SLOT)?;
-        Ok(Partition { cfg, heap, low, vertices, counts: Counts::default(), scratch: Vec::new() })
+        Ok(Partition { cfg, heap, low, vertices, counts: Counts::default() })
     }
 
     pub fn open(cfg: Config, heap: Heap, low: TableDesc, vertices: TableDesc, counts: Counts) -> Partition {
-        Partition { cfg, heap, low, vertices, counts, scratch: Vec::new() }
+        Partition { cfg, heap, low, vertices, counts }
     }
 
     fn low_slot(&self) -> usize {
@@ -158,6 +176,32 @@ impl Partition {
         t.probe(u, |_| true).map(|p| (p, rd64(unsafe { t.at(p).add(9) }) & !EXPLICIT))
     }
 
+    /// Bring the slots an update of edge `u -> v` will touch towards the
+    /// cache: the vertex entry is read (a batch sweeps the vertex table in
+    /// order, so it is usually cached), then the home slot of `v` in
+    /// `u`'s chunk, or of `u` in the low-degree table, is prefetched.
+    #[inline]
+    pub fn prefetch(&self, u: u64, v: u64) {
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let p = match self.find_vertex(u) {
+                Some((_, chunk)) if chunk != 0 => {
+                    let t = self.chunk_table(chunk);
+                    _mm_prefetch(self.heap.ptr(chunk) as *const i8, _MM_HINT_T0);
+                    t.at(t.home(crate::hash::mix(v)))
+                }
+                _ => {
+                    let t = self.low_table();
+                    t.at(t.home(crate::hash::mix(u)))
+                }
+            };
+            _mm_prefetch(p as *const i8, _MM_HINT_T0);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (u, v);
+    }
+
     /// Insert an edge.
     pub fn insert_edge(&mut self, u: u64, v: u64, w: f32) -> Result<Inserted> {
         let vertex = self.find_vertex(u);
@@ -181,8 +225,8 @@ impl Partition {
         if distinct + 1 >= self.cfg.threshold {
             self.move_up(u, vertex.map(|v| v.0), Some(Edge { target: v, count: 1, weight: w }), 0)?;
         } else {
-            let body = self.low_body(u, v, w);
-            self.low_insert(&body)?;
+            let body = self.low_body(u, Edge { target: v, count: 1, weight: w });
+            self.low_insert(body.as_slice())?;
         }
         Ok(Inserted::New)
     }
@@ -203,22 +247,24 @@ impl Partition {
         self.counts.arcs += 1;
     }
 
-    fn edge_body(&mut self, v: u64, count: u32, w: f32) -> Vec<u8> {
-        let mut b = std::mem::take(&mut self.scratch);
-        b.clear();
-        b.extend_from_slice(&v.to_le_bytes());
+    /// A chunk slot body: target, [count], [weight].
+    fn edge_body(&self, v: u64, count: u32, w: f32) -> Body {
+        let mut b = Body::default();
+        b.push(&v.to_le_bytes());
         if self.cfg.multigraph {
-            b.extend_from_slice(&count.to_le_bytes());
+            b.push(&count.to_le_bytes());
         }
         if self.cfg.weighted {
-            b.extend_from_slice(&w.to_bits().to_le_bytes());
+            b.push(&w.to_bits().to_le_bytes());
         }
         b
     }
 
-    fn low_body(&mut self, u: u64, v: u64, w: f32) -> Vec<u8> {
-        let mut b = u.to_le_bytes().to_vec();
-        b.extend_from_slice(&self.edge_body(v, 1, w));
+    /// A low-degree slot body: source, then the chunk slot body.
+    fn low_body(&self, u: u64, e: Edge) -> Body {
+        let mut b = Body::default();
+        b.push(&u.to_le_bytes());
+        b.push(self.edge_body(e.target, e.count, e.weight).as_slice());
         b
     }
 
@@ -302,9 +348,8 @@ impl Partition {
             self.vertex_remove(vp)?;
         }
         for e in edges {
-            let mut body = u.to_le_bytes().to_vec();
-            body.extend_from_slice(&self.edge_body(e.target, e.count, e.weight));
-            self.low_insert(&body)?;
+            let body = self.low_body(u, e);
+            self.low_insert(body.as_slice())?;
         }
         self.counts.moves_down += 1;
         self.counts.chunked -= 1;
@@ -424,9 +469,7 @@ impl Partition {
             let mut ok = true;
             for e in edges {
                 let body = self.edge_body(e.target, e.count, e.weight);
-                let r = t.insert(&body, &mut NoUndo);
-                self.scratch = body;
-                if r.is_err() {
+                if t.insert(body.as_slice(), &mut NoUndo).is_err() {
                     ok = false;
                     break;
                 }
@@ -461,9 +504,7 @@ impl Partition {
             let t = self.chunk_table(chunk);
             let body = self.edge_body(v, 1, w);
             let fresh = self.chunk_fresh(chunk);
-            let r = t.insert(&body, &mut MaybeUndo(self.heap.undo_for(fresh)));
-            self.scratch = body;
-            match r {
+            match t.insert(body.as_slice(), &mut MaybeUndo(self.heap.undo_for(fresh))) {
                 Ok(_) => break,
                 Err(Overfull) => chunk = self.rebuild_chunk(u, chunk, true)?,
             }

@@ -481,6 +481,10 @@ impl DynamicStore {
     }
 }
 
+/// Updates between a prefetch and its use: enough to overlap several
+/// cache or page misses, few enough that the lines are still there.
+const PREFETCH_DISTANCE: usize = 12;
+
 /// Sort a partition's ops by hash (stable: ops on one source keep their
 /// order) and apply them.
 fn apply_ops(part: &mut Partition, ops: &mut Vec<Op>, resident_limit: Option<u64>) -> Result<ApplyReport> {
@@ -488,6 +492,9 @@ fn apply_ops(part: &mut Partition, ops: &mut Vec<Op>, resident_limit: Option<u64
     let mut r = ApplyReport::default();
     let mut run_end = 0;
     for (i, op) in ops.iter().enumerate() {
+        if let Some(ahead) = ops.get(i + PREFETCH_DISTANCE) {
+            part.prefetch(ahead.u, ahead.v);
+        }
         if i == run_end {
             // A run of inserts from one source: make room for all at once.
             run_end = i + ops[i..].iter().take_while(|o| o.u == op.u && o.kind == INSERT).count().max(1);

@@ -176,7 +176,10 @@ fn growth_and_shrink_at_scale() {
         let u = if i % 3 == 0 { rng % 16 } else { 1000 + rng % 50_000 };
         batch.push(Update::InsertEdge { u, v: (rng >> 32) % 100_000, w: 1.0 });
     }
-    store.apply(&batch).unwrap();
+    // Small batches, so tables and chunks grow step by step.
+    for part in batch.chunks(5000) {
+        store.apply(part).unwrap();
+    }
     for x in &batch {
         model_apply(&mut model, &opts, x);
     }
@@ -192,7 +195,9 @@ fn growth_and_shrink_at_scale() {
             _ => unreachable!(),
         })
         .collect();
-    store.apply(&deletes).unwrap();
+    for part in deletes.chunks(5000) {
+        store.apply(part).unwrap();
+    }
     for x in &deletes {
         model_apply(&mut model, &opts, x);
     }
