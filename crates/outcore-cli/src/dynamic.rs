@@ -118,6 +118,9 @@ pub struct SnapshotArgs {
     pub encoding: Option<String>,
     #[arg(long, default_value = "1G", value_parser = crate::parse_memory)]
     pub memory: u64,
+    /// Layouts to build: out, plus in (in-edge CSR) and tiles (for the stream engines), as for import.
+    #[arg(long, default_value = "out", value_delimiter = ',')]
+    pub layouts: Vec<String>,
     /// Replace an existing static store.
     #[arg(long)]
     pub force: bool,
@@ -226,7 +229,7 @@ fn apply_files(
     let mut total = ApplyReport::default();
     let start = Instant::now();
     for file in files {
-        let mut reader = UpdateReader::open(file, format, batch)?;
+        let mut reader = UpdateReader::open(file, format, batch, store.options.weighted)?;
         bars.begin(&file.file_name().unwrap_or_default().to_string_lossy(), reader.total_bytes, true);
         let r = apply_stream(store, &mut reader, &opts, each, &mut |pos, _| bars.set(pos));
         bars.end();
@@ -388,10 +391,19 @@ fn stats(a: StatsArgs) -> Result<ExitCode> {
 fn snapshot(a: SnapshotArgs) -> Result<ExitCode> {
     let store = open(&a.store)?;
     let encoding = a.encoding.as_deref().map(crate::recode::parse_encoding).transpose()?;
-    let opts = outcore_ingest::ImportOptions { encoding, memory: a.memory, force: a.force, ..Default::default() };
+    for l in &a.layouts {
+        if !["out", "in", "tiles"].contains(&l.as_str()) {
+            bail!("unknown layout '{l}' (out, in, tiles)");
+        }
+    }
+    let in_layout = a.layouts.iter().any(|l| l == "in");
+    let opts = outcore_ingest::ImportOptions { encoding, memory: a.memory, force: a.force, in_layout, ..Default::default() };
     let bars = Bars::new(a.json);
     let r = outcore_dynamic::snapshot::snapshot(&store, &a.output, opts, &bars)?;
     crate::import::print_report(&r, a.json);
+    if a.layouts.iter().any(|l| l == "tiles") {
+        outcore_ingest::tiles::add_tiles(&a.output, outcore_ingest::tiles::DEFAULT_GROUP, outcore_ingest::tiles::SPAN_BITS, a.memory)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -453,7 +465,11 @@ fn run_bfs(a: BfsArgs) -> Result<ExitCode> {
     let Some(r) = bfs::bfs(&store, a.root) else { bail!("{}: root {} is not a vertex of the store", a.store.display(), a.root) };
     let secs = t.elapsed().as_secs_f64();
     if let Some(path) = &a.output {
-        write_pairs(path, &r.index.ids, |i, out| write!(out, "{}", r.level[i] as i64).unwrap())?;
+        let unreached = outcore_algorithms::reference::UNREACHABLE;
+        write_pairs(path, &r.index.ids, |i, out| match r.level[i] {
+            l if l == unreached => write!(out, "{}", i64::MAX).unwrap(),
+            l => write!(out, "{l}").unwrap(),
+        })?;
     }
     let depth = r.level.iter().filter(|&&l| l != outcore_algorithms::reference::UNREACHABLE).max().copied().unwrap_or(0);
     if a.json {

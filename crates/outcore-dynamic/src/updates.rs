@@ -103,7 +103,8 @@ enum Inner {
 }
 
 impl UpdateReader {
-    pub fn open(path: &Path, format: Option<StreamFormat>, batch: usize) -> Result<UpdateReader> {
+    /// `weighted`: read a weight column from edge lists (weighted stores).
+    pub fn open(path: &Path, format: Option<StreamFormat>, batch: usize, weighted: bool) -> Result<UpdateReader> {
         if !path.exists() {
             return Err(DynError::Usage(format!("{}: no such file", path.display())));
         }
@@ -141,7 +142,7 @@ impl UpdateReader {
                 let worker = std::thread::spawn(move || {
                     let mut sink = BatchSink { tx: tx.clone(), batch: Vec::with_capacity(batch), size: batch };
                     let mut progress = |p: Arc<AtomicU64>, _: u64, _: bool| *pos.lock().unwrap() = Some(p);
-                    let r = formats::parse(&path, f, &ParseOptions { weighted: true }, &mut sink, &mut progress);
+                    let r = formats::parse(&path, f, &ParseOptions { weighted }, &mut sink, &mut progress);
                     let rest = std::mem::take(&mut sink.batch);
                     let _ = match r {
                         Ok(()) if rest.is_empty() => Ok(()),
