@@ -18,6 +18,7 @@ use crate::rhh::Undo;
 use memmap2::{MmapOptions, MmapRaw};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{compiler_fence, Ordering};
 
@@ -27,6 +28,8 @@ const RESERVE: usize = 1 << 40;
 /// Offsets below this are never allocated; 0 means "no block".
 pub const HEAP_START: u64 = 4096;
 const GROW_STEP: u64 = 64 << 20;
+/// Linux 5.14+; older kernels refuse it and the pages fault in one by one.
+const MADV_POPULATE_WRITE: libc::c_int = 23;
 
 pub struct Heap {
     path: PathBuf,
@@ -142,6 +145,17 @@ impl Heap {
                 return Err(DynError::Full(format!("{}: a partition heap may hold at most 1 TiB", self.path.display())));
             }
             self.file.set_len(len).map_err(|e| DynError::io(&self.path, e))?;
+            // Allocate the blocks now, in one extent, and fault the pages in
+            // with one call: a write fault on a sparse page of a shared
+            // mapping costs the file system a block allocation each.
+            unsafe {
+                libc::fallocate(self.file.as_raw_fd(), 0, self.file_len as i64, (len - self.file_len) as i64);
+                libc::madvise(
+                    self.map.as_mut_ptr().add(self.file_len as usize) as *mut libc::c_void,
+                    (len - self.file_len) as usize,
+                    MADV_POPULATE_WRITE,
+                );
+            }
             self.file_len = len;
         }
         self.end = end;

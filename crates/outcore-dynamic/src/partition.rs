@@ -75,6 +75,17 @@ pub struct Counts {
     pub rehashes: u64,
 }
 
+impl Counts {
+    pub fn add(&mut self, o: &Counts) {
+        self.arcs += o.arcs;
+        self.chunked += o.chunked;
+        self.moves_up += o.moves_up;
+        self.moves_down += o.moves_down;
+        self.grows += o.grows;
+        self.rehashes += o.rehashes;
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Inserted {
     New,

@@ -452,13 +452,7 @@ impl DynamicStore {
     pub fn counts(&self) -> Counts {
         let mut c = Counts::default();
         for p in &self.parts {
-            let x = p.counts;
-            c.arcs += x.arcs;
-            c.chunked += x.chunked;
-            c.moves_up += x.moves_up;
-            c.moves_down += x.moves_down;
-            c.grows += x.grows;
-            c.rehashes += x.rehashes;
+            c.add(&p.counts);
         }
         c
     }
