@@ -187,7 +187,18 @@ fn main() {
             });
             extra = serde_json::json!({"multigraph": false});
         }
-        other => panic!("unknown kind {other} (store, vec, set)"),
+        "stream" => {
+            // The same workload as a binary update stream, for `outcore dynamic apply`.
+            let path = std::path::PathBuf::from(args.get(2).expect("output file"));
+            let mut out = outcore_dynamic::updates::BinaryWriter::create(&path).unwrap();
+            for deletes in [false, true] {
+                w.batches(deletes, |b| b.iter().for_each(|x| out.write(x).unwrap()));
+            }
+            out.finish().unwrap();
+            println!("{{\"kind\": \"stream\", \"updates\": {}}}", w.inserts + w.deletes);
+            return;
+        }
+        other => panic!("unknown kind {other} (store, vec, set, stream)"),
     }
     let updates = w.inserts + w.deletes;
     let out = serde_json::json!({

@@ -22,9 +22,16 @@ use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{compiler_fence, Ordering};
 
-/// Virtual address space reserved per heap (not memory: pages exist only
-/// where the file does).
-const RESERVE: usize = 1 << 40;
+/// Virtual address space all heaps and undo logs of a process may
+/// reserve together (not memory: pages exist only where files do).
+const ADDRESS_SPACE: usize = 1 << 45;
+
+/// Address space to reserve for each of `maps` mappings: a power of two,
+/// at most 1 TiB, so that they fit in [`ADDRESS_SPACE`] together.
+pub fn reserve_for(maps: usize) -> usize {
+    let each = (ADDRESS_SPACE / maps.max(1)).min(1 << 40);
+    1 << (usize::BITS - 1 - each.leading_zeros())
+}
 /// Offsets below this are never allocated; 0 means "no block".
 pub const HEAP_START: u64 = 4096;
 const GROW_STEP: u64 = 64 << 20;
@@ -48,14 +55,16 @@ pub struct Heap {
     /// The committed end: blocks at or beyond it are new in this epoch.
     committed_end: u64,
     pub undo: UndoLog,
+    /// Bytes of address space mapped: the most the heap can grow to.
+    reserve: usize,
 }
 
 impl Heap {
-    pub fn create(path: &Path, undo_path: &Path) -> Result<Heap> {
+    pub fn create(path: &Path, undo_path: &Path, reserve: usize) -> Result<Heap> {
         let file = OpenOptions::new().read(true).write(true).create_new(true).open(path).map_err(|e| DynError::io(path, e))?;
         file.set_len(GROW_STEP.min(1 << 20)).map_err(|e| DynError::io(path, e))?;
-        let map = map(&file, path)?;
-        let undo = UndoLog::create(undo_path, 1)?;
+        let map = map(&file, path, reserve)?;
+        let undo = UndoLog::create(undo_path, 1, reserve)?;
         Ok(Heap {
             path: path.to_path_buf(),
             file,
@@ -67,6 +76,7 @@ impl Heap {
             epoch: 1,
             committed_end: HEAP_START,
             undo,
+            reserve,
         }
         .bound())
     }
@@ -77,7 +87,7 @@ impl Heap {
     }
 
     /// Open at the committed state `meta` (rolling back an interrupted epoch).
-    pub fn open(path: &Path, undo_path: &Path, meta: &HeapMeta, epoch: u32) -> Result<Heap> {
+    pub fn open(path: &Path, undo_path: &Path, meta: &HeapMeta, epoch: u32, reserve: usize) -> Result<Heap> {
         let file = OpenOptions::new().read(true).write(true).open(path).map_err(|e| DynError::io(path, e))?;
         let len = file.metadata().map_err(|e| DynError::io(path, e))?.len();
         if len < meta.end {
@@ -88,7 +98,10 @@ impl Heap {
                 meta.end
             )));
         }
-        let map = map(&file, path)?;
+        if len as usize > reserve {
+            return Err(DynError::Corrupt(format!("{}: larger than the address space this store may map", path.display())));
+        }
+        let map = map(&file, path, reserve)?;
         let mut heap = Heap {
             path: path.to_path_buf(),
             file,
@@ -99,7 +112,8 @@ impl Heap {
             pending: Vec::new(),
             epoch: epoch + 1,
             committed_end: meta.end,
-            undo: UndoLog::open_or_create(undo_path, epoch + 1)?,
+            undo: UndoLog::open_or_create(undo_path, epoch + 1, reserve)?,
+            reserve,
         }
         .bound();
         for &(size, off) in &meta.free {
@@ -141,8 +155,12 @@ impl Heap {
         let end = off + size;
         if end > self.file_len {
             let len = (end + GROW_STEP.min(self.file_len)).div_ceil(1 << 20) << 20;
-            if len as usize > RESERVE {
-                return Err(DynError::Full(format!("{}: a partition heap may hold at most 1 TiB", self.path.display())));
+            if len as usize > self.reserve {
+                return Err(DynError::Full(format!(
+                    "{}: this heap may hold at most {} GiB (use more partitions)",
+                    self.path.display(),
+                    self.reserve >> 30
+                )));
             }
             self.file.set_len(len).map_err(|e| DynError::io(&self.path, e))?;
             // Allocate the blocks now, in one extent, and fault the pages in
@@ -223,8 +241,8 @@ impl Heap {
     }
 }
 
-fn map(file: &File, path: &Path) -> Result<MmapRaw> {
-    MmapOptions::new().len(RESERVE).map_raw(file).map_err(|e| DynError::io(path, e))
+fn map(file: &File, path: &Path, reserve: usize) -> Result<MmapRaw> {
+    MmapOptions::new().len(reserve).map_raw(file).map_err(|e| DynError::io(path, e))
 }
 
 /// What a commit records about a heap.
@@ -246,6 +264,7 @@ pub struct UndoLog {
     at: u64,
     heap_base: *const u8,
     pub saved_bytes: u64,
+    reserve: usize,
 }
 
 unsafe impl Send for UndoLog {}
@@ -257,25 +276,28 @@ const UNDO_MAGIC: u32 = 0x4f44_4e55; // "UNDO"
 const UNDO_HEADER: u64 = 16;
 
 impl UndoLog {
-    fn create(path: &Path, epoch: u32) -> Result<UndoLog> {
+    fn create(path: &Path, epoch: u32, reserve: usize) -> Result<UndoLog> {
         let file = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path).map_err(|e| DynError::io(path, e))?;
-        let mut log = Self::with_file(path, file)?;
+        let mut log = Self::with_file(path, file, reserve)?;
         log.reset(epoch)?;
         Ok(log)
     }
 
-    fn open_or_create(path: &Path, epoch: u32) -> Result<UndoLog> {
+    fn open_or_create(path: &Path, epoch: u32, reserve: usize) -> Result<UndoLog> {
         if !path.exists() {
-            return Self::create(path, epoch);
+            return Self::create(path, epoch, reserve);
         }
         let file = OpenOptions::new().read(true).write(true).open(path).map_err(|e| DynError::io(path, e))?;
-        Self::with_file(path, file)
+        Self::with_file(path, file, reserve)
     }
 
-    fn with_file(path: &Path, file: File) -> Result<UndoLog> {
+    fn with_file(path: &Path, file: File, reserve: usize) -> Result<UndoLog> {
         let len = file.metadata().map_err(|e| DynError::io(path, e))?.len();
-        let map = map(&file, path)?;
-        Ok(UndoLog { path: path.to_path_buf(), file, map, len, at: UNDO_HEADER, heap_base: std::ptr::null(), saved_bytes: 0 })
+        if len as usize > reserve {
+            return Err(DynError::Corrupt(format!("{}: larger than the address space this store may map", path.display())));
+        }
+        let map = map(&file, path, reserve)?;
+        Ok(UndoLog { path: path.to_path_buf(), file, map, len, at: UNDO_HEADER, heap_base: std::ptr::null(), saved_bytes: 0, reserve })
     }
 
     fn base(&self) -> *mut u8 {
@@ -340,6 +362,9 @@ impl UndoLog {
         let need = 16 + (n as u64).div_ceil(8) * 8 + 16;
         if self.at + need > self.len {
             let len = ((self.at + need) * 2).div_ceil(1 << 20) << 20;
+            if len as usize > self.reserve {
+                panic!("{}: the undo log outgrew its address space; commit more often", self.path.display());
+            }
             // The file only grows here; the mapping's reservation covers it.
             if let Err(e) = self.file.set_len(len) {
                 panic!("{}: cannot grow the undo log: {e}", self.path.display());

@@ -31,6 +31,17 @@ const CHUNK_HEADER: u64 = 24;
 const MIN_CHUNK: u64 = 4;
 const MIN_TABLE: u64 = 1024;
 const VERTEX_SLOT: usize = 25;
+/// Chunk arenas per partition (a power of two).
+pub const ARENAS: usize = 32;
+/// Chunk pointers: arena in bits 48..63, offset in the arena below.
+const ARENA_SHIFT: u32 = 48;
+const OFFSET_MASK: u64 = (1 << ARENA_SHIFT) - 1;
+
+/// The arena of a source vertex's chunk.
+#[inline]
+fn arena_for(u: u64) -> usize {
+    (crate::hash::mix(u) >> (64 - ARENAS.trailing_zeros())) as usize
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Config {
@@ -103,7 +114,12 @@ pub struct Edge {
 
 pub struct Partition {
     pub cfg: Config,
+    /// The shared tables (low-degree and vertex).
     pub heap: Heap,
+    /// Edge chunks, in [`ARENAS`] heaps by the top bits of the source's
+    /// hash: a batch, sorted by hash, visits them one after the other, so
+    /// out of core its working set is one arena at a time.
+    pub arenas: Vec<Heap>,
     pub low: TableDesc,
     pub vertices: TableDesc,
     pub counts: Counts,
@@ -146,14 +162,14 @@ fn wr32(p: *mut u8, v: u32) {
 }
 
 impl Partition {
-    pub fn create(cfg: Config, mut heap: Heap) -> Result<Partition> {
+    pub fn create(cfg: Config, mut heap: Heap, arenas: Vec<Heap>) -> Result<Partition> {
         let low = new_table(&mut heap, MIN_TABLE, 1 + 8 + cfg.edge_body())?;
         let vertices = new_table(&mut heap, MIN_TABLE, VERTEX_SLOT)?;
-        Ok(Partition { cfg, heap, low, vertices, counts: Counts::default() })
+        Ok(Partition { cfg, heap, arenas, low, vertices, counts: Counts::default() })
     }
 
-    pub fn open(cfg: Config, heap: Heap, low: TableDesc, vertices: TableDesc, counts: Counts) -> Partition {
-        Partition { cfg, heap, low, vertices, counts }
+    pub fn open(cfg: Config, heap: Heap, arenas: Vec<Heap>, low: TableDesc, vertices: TableDesc, counts: Counts) -> Partition {
+        Partition { cfg, heap, arenas, low, vertices, counts }
     }
 
     fn low_slot(&self) -> usize {
@@ -168,13 +184,36 @@ impl Partition {
     fn vertex_table(&self) -> Table {
         Table::new(self.heap.ptr(self.vertices.off), self.vertices.cap, VERTEX_SLOT)
     }
+    /// The tables heap, then every arena.
+    pub fn heaps(&self) -> impl Iterator<Item = &Heap> {
+        std::iter::once(&self.heap).chain(self.arenas.iter())
+    }
+    pub fn heaps_mut(&mut self) -> impl Iterator<Item = &mut Heap> {
+        std::iter::once(&mut self.heap).chain(self.arenas.iter_mut())
+    }
+    #[inline]
+    fn arena(&self, chunk: u64) -> &Heap {
+        &self.arenas[(chunk >> ARENA_SHIFT) as usize]
+    }
+    #[inline]
+    fn arena_mut(&mut self, chunk: u64) -> &mut Heap {
+        &mut self.arenas[(chunk >> ARENA_SHIFT) as usize]
+    }
+    #[inline]
+    fn cptr(&self, chunk: u64) -> *mut u8 {
+        self.arena(chunk).ptr(chunk & OFFSET_MASK)
+    }
+    fn chunk_undo(&mut self, chunk: u64, fresh: bool) -> MaybeUndo<'_> {
+        MaybeUndo(self.arena_mut(chunk).undo_for(fresh))
+    }
+
     fn chunk_table(&self, chunk: u64) -> Table {
-        let h = self.heap.ptr(chunk);
+        let h = self.cptr(chunk);
         let cap = 1u64 << unsafe { *h.add(20) };
         Table::new(unsafe { h.add(CHUNK_HEADER as usize) }, cap, self.edge_slot())
     }
     fn chunk_fresh(&self, chunk: u64) -> bool {
-        self.heap.fresh(chunk, rd32(unsafe { self.heap.ptr(chunk).add(16) }))
+        self.arena(chunk).fresh(chunk & OFFSET_MASK, rd32(unsafe { self.cptr(chunk).add(16) }))
     }
     fn table_fresh(&self, d: &TableDesc) -> bool {
         self.heap.fresh(d.off, d.epoch)
@@ -199,7 +238,7 @@ impl Partition {
             let p = match self.find_vertex(u) {
                 Some((_, chunk)) if chunk != 0 => {
                     let t = self.chunk_table(chunk);
-                    _mm_prefetch(self.heap.ptr(chunk) as *const i8, _MM_HINT_T0);
+                    _mm_prefetch(self.cptr(chunk) as *const i8, _MM_HINT_T0);
                     t.at(t.home(crate::hash::mix(v)))
                 }
                 _ => {
@@ -229,7 +268,7 @@ impl Partition {
         });
         if let Some(p) = hit {
             let fresh = self.table_fresh(&self.low);
-            self.bump(lt, p, 8, fresh, w);
+            self.bump(lt, p, None, fresh, w);
             return Ok(Inserted::Existing);
         }
         self.counts.arcs += 1;
@@ -244,11 +283,16 @@ impl Partition {
 
     /// An insert of an existing edge: one more parallel edge (multigraph,
     /// taking the new weight) or nothing (unique).
-    fn bump(&mut self, t: Table, pos: u64, key_bytes: usize, fresh: bool, w: f32) {
+    /// `chunk`: the slot is in this chunk (else in the low-degree table).
+    fn bump(&mut self, t: Table, pos: u64, chunk: Option<u64>, fresh: bool, w: f32) {
         if !self.cfg.multigraph {
             return;
         }
-        let mut undo = MaybeUndo(self.heap.undo_for(fresh));
+        let key_bytes = if chunk.is_some() { 0 } else { 8 };
+        let mut undo = match chunk {
+            Some(c) => self.chunk_undo(c, fresh),
+            None => MaybeUndo(self.heap.undo_for(fresh)),
+        };
         t.touch(pos, &mut undo);
         let body = unsafe { t.at(pos).add(1 + key_bytes) };
         wr32(unsafe { body.add(self.cfg.count_at()) }, rd32(unsafe { body.add(self.cfg.count_at()) }) + 1);
@@ -332,7 +376,7 @@ impl Partition {
         for &p in &slots {
             self.low_remove(p);
         }
-        let chunk = self.new_chunk_sized(&edges, capacity_for(edges.len() as u64 + room, MIN_CHUNK))?;
+        let chunk = self.new_chunk_sized(u, &edges, capacity_for(edges.len() as u64 + room, MIN_CHUNK))?;
         match vertex_slot {
             Some(_) => self.set_chunk(u, chunk),
             None => {
@@ -399,7 +443,7 @@ impl Partition {
                 let (live, tombs) = self.chunk_counts(chunk);
                 if over_load(live + tombs + k, self.chunk_table(chunk).cap) {
                     let edges = self.chunk_edges(chunk);
-                    let fresh = self.new_chunk_sized(&edges, capacity_for(live + k, MIN_CHUNK))?;
+                    let fresh = self.new_chunk_sized(u, &edges, capacity_for(live + k, MIN_CHUNK))?;
                     self.free_chunk(chunk);
                     self.set_chunk(u, fresh);
                     self.counts.grows += 1;
@@ -437,12 +481,13 @@ impl Partition {
     fn free_chunk(&mut self, chunk: u64) {
         let cap = self.chunk_table(chunk).cap;
         let fresh = self.chunk_fresh(chunk);
-        self.heap.free(chunk, CHUNK_HEADER + Table::bytes(cap, self.edge_slot()), fresh);
+        let size = CHUNK_HEADER + Table::bytes(cap, self.edge_slot());
+        self.arena_mut(chunk).free(chunk & OFFSET_MASK, size, fresh);
     }
 
     fn chunk_edges(&self, chunk: u64) -> Vec<Edge> {
         let t = self.chunk_table(chunk);
-        let mut out = Vec::with_capacity(rd32(self.heap.ptr(chunk)) as usize);
+        let mut out = Vec::with_capacity(rd32(self.cptr(chunk)) as usize);
         t.for_each_live(|p| out.push(self.read_edge(unsafe { t.at(p).add(1) })));
         out
     }
@@ -455,7 +500,7 @@ impl Partition {
         // Room to grow: after a rebuild the load is at most 45%, so the next
         // rebuild is at least as many updates away as this one cost.
         let want = if grow { cap * 2 } else { capacity_for(2 * edges.len() as u64 + 1, MIN_CHUNK) };
-        let fresh = self.new_chunk_sized(&edges, want)?;
+        let fresh = self.new_chunk_sized(u, &edges, want)?;
         self.free_chunk(chunk);
         self.set_chunk(u, fresh);
         if grow {
@@ -466,15 +511,17 @@ impl Partition {
         Ok(fresh)
     }
 
-    fn new_chunk_sized(&mut self, edges: &[Edge], cap: u64) -> Result<u64> {
+    /// A new chunk for `u`'s edges in `u`'s arena, of at least `cap` slots.
+    fn new_chunk_sized(&mut self, u: u64, edges: &[Edge], cap: u64) -> Result<u64> {
         let mut cap = cap.max(capacity_for(edges.len() as u64, MIN_CHUNK));
+        let a = arena_for(u);
         loop {
             let size = CHUNK_HEADER + Table::bytes(cap, self.edge_slot());
-            let off = self.heap.alloc(size)?;
-            let h = self.heap.ptr(off);
+            let off = (a as u64) << ARENA_SHIFT | self.arenas[a].alloc(size)?;
+            let h = self.cptr(off);
             wr32(h, edges.len() as u32);
             wr64(unsafe { h.add(8) }, edges.iter().map(|e| e.count as u64).sum());
-            wr32(unsafe { h.add(16) }, self.heap.epoch);
+            wr32(unsafe { h.add(16) }, self.arenas[a].epoch);
             unsafe { *h.add(20) = cap.trailing_zeros() as u8 };
             let t = self.chunk_table(off);
             let mut ok = true;
@@ -488,7 +535,7 @@ impl Partition {
             if ok {
                 return Ok(off);
             }
-            self.heap.free(off, size, true);
+            self.arenas[a].free(off & OFFSET_MASK, size, true);
             cap *= 2;
         }
     }
@@ -499,7 +546,7 @@ impl Partition {
         if let Some(p) = t.probe(v, |_| true) {
             if self.cfg.multigraph {
                 let fresh = self.chunk_fresh(chunk);
-                self.bump(t, p, 0, fresh, w);
+                self.bump(t, p, Some(chunk), fresh, w);
                 self.add_degree(chunk, 0, 1);
             }
             return Ok(Inserted::Existing);
@@ -515,7 +562,7 @@ impl Partition {
             let t = self.chunk_table(chunk);
             let body = self.edge_body(v, 1, w);
             let fresh = self.chunk_fresh(chunk);
-            match t.insert(body.as_slice(), &mut MaybeUndo(self.heap.undo_for(fresh))) {
+            match t.insert(body.as_slice(), &mut self.chunk_undo(chunk, fresh)) {
                 Ok(_) => break,
                 Err(Overfull) => chunk = self.rebuild_chunk(u, chunk, true)?,
             }
@@ -526,15 +573,15 @@ impl Partition {
     }
 
     fn chunk_counts(&self, chunk: u64) -> (u64, u64) {
-        let h = self.heap.ptr(chunk);
+        let h = self.cptr(chunk);
         (rd32(h) as u64, rd32(unsafe { h.add(4) }) as u64)
     }
 
     /// Adjust a chunk header: live slots, tombstones and degree.
     fn adjust_chunk(&mut self, chunk: u64, live: i64, tombs: i64, degree: i64) {
         let fresh = self.chunk_fresh(chunk);
-        let h = self.heap.ptr(chunk);
-        if let Some(u) = self.heap.undo_for(fresh) {
+        let h = self.cptr(chunk);
+        if let Some(u) = self.arena_mut(chunk).undo_for(fresh) {
             crate::rhh::Undo::save(u, h, 16);
         }
         wr32(h, (rd32(h) as i64 + live) as u32);
@@ -555,14 +602,14 @@ impl Partition {
                 let fresh = self.chunk_fresh(chunk);
                 self.counts.arcs -= 1;
                 if self.cfg.multigraph && self.read_edge(unsafe { t.at(p).add(1) }).count > 1 {
-                    let mut undo = MaybeUndo(self.heap.undo_for(fresh));
+                    let mut undo = self.chunk_undo(chunk, fresh);
                     t.touch(p, &mut undo);
                     let c = unsafe { t.at(p).add(1 + self.cfg.count_at()) };
                     wr32(c, rd32(c) - 1);
                     self.adjust_chunk(chunk, 0, 0, -1);
                     return Ok(true);
                 }
-                let gained = t.remove(p, &mut MaybeUndo(self.heap.undo_for(fresh)));
+                let gained = t.remove(p, &mut self.chunk_undo(chunk, fresh));
                 self.adjust_chunk(chunk, -1, gained, -1);
                 let (live, _) = self.chunk_counts(chunk);
                 if live < self.cfg.threshold as u64 {
@@ -644,7 +691,7 @@ impl Partition {
     pub fn degree(&self, u: u64) -> u64 {
         if let Some((_, chunk)) = self.find_vertex(u) {
             if chunk != 0 {
-                return rd64(unsafe { self.heap.ptr(chunk).add(8) });
+                return rd64(unsafe { self.cptr(chunk).add(8) });
             }
         }
         let mut d = 0;
@@ -763,7 +810,7 @@ impl Partition {
                 let edges = self.chunk_edges(chunk);
                 let degree: u64 = edges.iter().map(|e| e.count as u64).sum();
                 let (l, _) = self.chunk_counts(chunk);
-                if l != edges.len() as u64 || degree != rd64(unsafe { self.heap.ptr(chunk).add(8) }) {
+                if l != edges.len() as u64 || degree != rd64(unsafe { self.cptr(chunk).add(8) }) {
                     bad = Some(format!("vertex {u}: chunk header disagrees with its slots"));
                 }
                 if (edges.len() as u64) < self.cfg.threshold as u64 {

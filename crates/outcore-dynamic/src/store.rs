@@ -7,9 +7,10 @@
 //! - `STATE`: JSON: format, version, options, the committed epoch, and per
 //!   partition its table places and counters. Replaced atomically (write,
 //!   fsync, rename) by each commit.
-//! - `part-K.heap`: the partition's tables and edge chunks (shared mapping).
-//! - `part-K.undo`: the undo log of the epoch being built.
-//! - `part-K.free.E`: free blocks of the heap at commit E (checksummed).
+//! - `part-K.heap`: the partition's shared tables (a shared mapping), and
+//!   `part-K.aN.heap` for N < 32: its edge chunks, by hash range.
+//! - `part-K[.aN].undo`: each heap's undo log of the epoch being built.
+//! - `part-K[.aN].free.E`: each heap's free blocks at commit E (checksummed).
 //! - `lock`: held (flock) while a process has the store open for writing.
 //!
 //! Durability: updates are durable once [`DynamicStore::commit`] returns
@@ -20,7 +21,7 @@
 use crate::error::{DynError, Result};
 use crate::hash::{mix, owner};
 use crate::heap::{Heap, HeapMeta};
-use crate::partition::{Config, Counts, Edge, Inserted, Partition, TableDesc, TableStats};
+use crate::partition::{Config, Counts, Edge, Inserted, Partition, TableDesc, TableStats, ARENAS};
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -58,7 +59,8 @@ struct PartState {
     low: TableDesc,
     vertices: TableDesc,
     counts: Counts,
-    heap_end: u64,
+    /// Committed end of each heap: the tables', then each arena's.
+    heap_ends: Vec<u64>,
 }
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -142,14 +144,26 @@ pub struct DynamicStore {
     resident_limit: Option<u64>,
 }
 
-fn heap_path(dir: &Path, k: usize) -> PathBuf {
-    dir.join(format!("part-{k}.heap"))
+/// Heap `h` of partition `k`: 0 holds the shared tables, 1.. the chunk arenas.
+fn heap_name(k: usize, h: usize) -> String {
+    if h == 0 {
+        format!("part-{k}")
+    } else {
+        format!("part-{k}.a{}", h - 1)
+    }
 }
-fn undo_path(dir: &Path, k: usize) -> PathBuf {
-    dir.join(format!("part-{k}.undo"))
+fn heap_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("{name}.heap"))
 }
-fn free_path(dir: &Path, k: usize, epoch: u32) -> PathBuf {
-    dir.join(format!("part-{k}.free.{epoch}"))
+fn undo_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("{name}.undo"))
+}
+fn free_path(dir: &Path, name: &str, epoch: u32) -> PathBuf {
+    dir.join(format!("{name}.free.{epoch}"))
+}
+/// Address space per mapping: every heap and undo log of the store.
+fn reserve(partitions: usize) -> usize {
+    crate::heap::reserve_for(2 * partitions * (1 + ARENAS))
 }
 
 fn lock(dir: &Path) -> Result<File> {
@@ -177,10 +191,16 @@ impl DynamicStore {
         let lock = lock(dir)?;
         let cfg = Config { weighted: options.weighted, multigraph: options.multigraph, threshold: options.threshold };
         let mut parts = Vec::new();
+        let reserve = reserve(options.partitions);
         for k in 0..options.partitions {
-            let hp = heap_path(dir, k);
-            let _ = std::fs::remove_file(&hp);
-            parts.push(Partition::create(cfg, Heap::create(&hp, &undo_path(dir, k))?)?);
+            let mut heaps = Vec::new();
+            for h in 0..=ARENAS {
+                let name = heap_name(k, h);
+                let _ = std::fs::remove_file(heap_path(dir, &name));
+                heaps.push(Heap::create(&heap_path(dir, &name), &undo_path(dir, &name), reserve)?);
+            }
+            let tables = heaps.remove(0);
+            parts.push(Partition::create(cfg, tables, heaps)?);
         }
         let mut store = DynamicStore { dir: dir.to_path_buf(), options, epoch: 0, parts, lock: Some(lock), resident_limit: None };
         store.commit()?;
@@ -214,12 +234,26 @@ impl DynamicStore {
         let o = state.options;
         let cfg = Config { weighted: o.weighted, multigraph: o.multigraph, threshold: o.threshold };
         let mut parts = Vec::new();
+        let reserve = reserve(o.partitions);
         for (k, p) in state.partitions.iter().enumerate() {
-            let free = read_free(&free_path(dir, k, state.epoch))?;
-            let meta = HeapMeta { end: p.heap_end, free };
-            let heap = Heap::open(&heap_path(dir, k), &undo_path(dir, k), &meta, state.epoch)?;
-            parts.push(Partition::open(cfg, heap, p.low, p.vertices, p.counts));
-            remove_stale_free(dir, k, state.epoch);
+            if p.heap_ends.len() != 1 + ARENAS {
+                return Err(DynError::Corrupt(format!(
+                    "{}: partition {k} lists {} heaps, expected {}",
+                    state_path.display(),
+                    p.heap_ends.len(),
+                    1 + ARENAS
+                )));
+            }
+            let mut heaps = Vec::new();
+            for (h, &end) in p.heap_ends.iter().enumerate() {
+                let name = heap_name(k, h);
+                let free = read_free(&free_path(dir, &name, state.epoch))?;
+                let meta = HeapMeta { end, free };
+                heaps.push(Heap::open(&heap_path(dir, &name), &undo_path(dir, &name), &meta, state.epoch, reserve)?);
+                remove_stale_free(dir, &name, state.epoch);
+            }
+            let tables = heaps.remove(0);
+            parts.push(Partition::open(cfg, tables, heaps, p.low, p.vertices, p.counts));
         }
         Ok(DynamicStore { dir: dir.to_path_buf(), options: o, epoch: state.epoch, parts, lock: Some(lock), resident_limit: None })
     }
@@ -262,10 +296,14 @@ impl DynamicStore {
                 .map(|(k, p)| {
                     let dir = &dir;
                     s.spawn(move || {
-                        p.heap.sync()?;
-                        let meta = p.heap.meta();
-                        write_free(&free_path(dir, k, epoch), &meta.free)?;
-                        Ok(PartState { low: p.low, vertices: p.vertices, counts: p.counts, heap_end: meta.end })
+                        let mut heap_ends = Vec::new();
+                        for (h, heap) in p.heaps().enumerate() {
+                            heap.sync()?;
+                            let meta = heap.meta();
+                            write_free(&free_path(dir, &heap_name(k, h), epoch), &meta.free)?;
+                            heap_ends.push(meta.end);
+                        }
+                        Ok(PartState { low: p.low, vertices: p.vertices, counts: p.counts, heap_ends })
                     })
                 })
                 .collect();
@@ -280,8 +318,10 @@ impl DynamicStore {
         sync_dir(&self.dir)?;
         self.epoch = epoch;
         for (k, p) in self.parts.iter_mut().enumerate() {
-            p.heap.committed()?;
-            remove_stale_free(&self.dir, k, epoch);
+            for (h, heap) in p.heaps_mut().enumerate() {
+                heap.committed()?;
+                remove_stale_free(&self.dir, &heap_name(k, h), epoch);
+            }
         }
         Ok(())
     }
@@ -443,10 +483,10 @@ impl DynamicStore {
 
     /// Heap bytes in use (allocated, free blocks included).
     pub fn heap_bytes(&self) -> u64 {
-        self.parts.iter().map(|p| p.heap.bytes()).sum()
+        self.parts.iter().flat_map(|p| p.heaps()).map(|h| h.bytes()).sum()
     }
     pub fn free_bytes(&self) -> u64 {
-        self.parts.iter().map(|p| p.heap.free_bytes()).sum()
+        self.parts.iter().flat_map(|p| p.heaps()).map(|h| h.free_bytes()).sum()
     }
 
     pub fn counts(&self) -> Counts {
@@ -471,7 +511,7 @@ impl DynamicStore {
 
     /// Bytes the undo logs saved since the last commit.
     pub fn undo_bytes(&self) -> u64 {
-        self.parts.iter().map(|p| p.heap.undo.saved_bytes).sum()
+        self.parts.iter().flat_map(|p| p.heaps()).map(|h| h.undo.saved_bytes).sum()
     }
 }
 
@@ -529,12 +569,16 @@ fn apply_ops(part: &mut Partition, ops: &mut Vec<Op>, resident_limit: Option<u64
         // over it, write this partition's pages back and drop them.
         if let Some(limit) = resident_limit {
             if i & 0xffff == 0xffff && resident_bytes() > limit {
-                part.heap.release_pages()?;
+                release(part)?;
             }
         }
     }
     part.maintain()?;
     Ok(r)
+}
+
+fn release(part: &Partition) -> Result<()> {
+    part.heaps().try_for_each(|h| h.release_pages())
 }
 
 /// Resident set of this process (mapped file pages included), from /proc/self/statm.
@@ -620,8 +664,8 @@ fn read_free(path: &Path) -> Result<Vec<(u64, u64)>> {
         .collect())
 }
 
-fn remove_stale_free(dir: &Path, k: usize, epoch: u32) {
-    let prefix = format!("part-{k}.free.");
+fn remove_stale_free(dir: &Path, name: &str, epoch: u32) {
+    let prefix = format!("{name}.free.");
     if let Ok(entries) = std::fs::read_dir(dir) {
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().to_string();
