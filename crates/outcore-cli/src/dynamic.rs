@@ -218,12 +218,12 @@ fn apply_files(
         None => None,
     };
     let batch = batch_for(flags.memory);
-    // The rest of the budget (after batches and the program) may stay resident as mapped pages.
-    let resident = flags.memory.saturating_sub(flags.memory / 4 + outcore_io::PROCESS_BASELINE);
-    if resident < 16 << 20 {
-        bail!("--memory {} is too small: the dynamic store needs at least 40M", flags.memory);
+    // Batches take up to half the budget; mapped pages may fill the rest.
+    // The limit is on the whole resident set (batches and pages together).
+    if flags.memory < 64 << 20 {
+        bail!("--memory {} is too small: the dynamic store needs at least 64M", flags.memory);
     }
-    store.set_resident_limit(Some(resident));
+    store.set_resident_limit(Some(flags.memory - outcore_io::PROCESS_BASELINE));
     let opts = StreamOptions { batch, commit_every: flags.commit_every };
     let bars = Bars::new(flags.json);
     let mut total = ApplyReport::default();

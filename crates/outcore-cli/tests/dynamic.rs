@@ -208,7 +208,7 @@ fn colouring_is_proper_after_every_batch() {
     let updates = d.path().join("churn.updates");
     std::fs::write(&updates, churn(&edges)).unwrap();
     let colours = d.path().join("colours.txt");
-    let out = ok(&["dynamic", "color", s(&store), s(&updates), "--check", "--memory", "40M", "--output", s(&colours)]);
+    let out = ok(&["dynamic", "color", s(&store), s(&updates), "--check", "--memory", "64M", "--output", s(&colours)]);
     assert!(out.contains("proper after each of"), "{out}");
     // Independently: the final edge set from the inputs, and the colours file.
     let mut set: HashSet<(u64, u64)> = HashSet::new();

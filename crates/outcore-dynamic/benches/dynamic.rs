@@ -38,7 +38,12 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static A: Counting = Counting;
 
-const BATCH: u64 = 1 << 23;
+/// Updates per batch: `OUTCORE_BATCH`, default 8 Mi. Out of core, every
+/// batch reads and writes about the whole heap, so larger batches cost
+/// less I/O per update.
+fn batch_size() -> u64 {
+    std::env::var("OUTCORE_BATCH").ok().and_then(|b| b.parse().ok()).unwrap_or(1 << 23)
+}
 
 struct Workload {
     g: Kronecker,
@@ -70,10 +75,11 @@ impl Workload {
     }
     fn batches(&self, deletes: bool, mut f: impl FnMut(&[Update])) {
         let total = if deletes { self.deletes } else { self.inserts };
-        let mut batch = Vec::with_capacity(BATCH as usize);
+        let size = batch_size();
+        let mut batch = Vec::with_capacity(size as usize);
         let mut start = 0;
         while start < total {
-            let end = (start + BATCH).min(total);
+            let end = (start + size).min(total);
             batch.clear();
             batch.extend((start..end).map(|i| {
                 if deletes {
@@ -203,7 +209,7 @@ fn main() {
     let updates = w.inserts + w.deletes;
     let out = serde_json::json!({
         "kind": kind, "scale": scale, "inserts": w.inserts, "deletes": w.deletes,
-        "insert_seconds": ins, "delete_seconds": del,
+        "insert_seconds": ins, "delete_seconds": del, "batch": batch_size(),
         "inserts_per_second": w.inserts as f64 / ins, "deletes_per_second": w.deletes as f64 / del,
         "updates_per_second": updates as f64 / (ins + del),
         "edges_stored": edges, "bytes": bytes, "bytes_per_edge": bytes as f64 / edges.max(1) as f64,

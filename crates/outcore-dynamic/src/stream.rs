@@ -12,9 +12,11 @@ pub struct StreamOptions {
     pub commit_every: Option<u64>,
 }
 
-/// Batch size for a memory budget: a quarter of it, ~128 bytes per update.
+/// Batch size for a memory budget: half of it, ~128 bytes per update in
+/// flight. Larger is better out of core: a batch reads and writes about
+/// every page of the heap it touches.
 pub fn batch_for(memory: u64) -> usize {
-    (memory / 4 / 128).clamp(1 << 12, 1 << 24) as usize
+    (memory / 2 / 128).clamp(1 << 12, 1 << 26) as usize
 }
 
 /// Read `reader` to the end, applying each batch with `apply` (the store's
