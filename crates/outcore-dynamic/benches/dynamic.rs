@@ -96,6 +96,66 @@ impl Workload {
     }
 }
 
+/// A baseline adjacency: a list or a set per source.
+trait Adjacency: Default {
+    fn insert(&mut self, v: u64);
+    fn delete(&mut self, v: u64);
+    fn len(&self) -> usize;
+}
+
+impl Adjacency for Vec<u64> {
+    fn insert(&mut self, v: u64) {
+        self.push(v)
+    }
+    /// The first copy, by swap-remove.
+    fn delete(&mut self, v: u64) {
+        if let Some(p) = self.iter().position(|&t| t == v) {
+            self.swap_remove(p);
+        }
+    }
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+}
+
+impl Adjacency for HashSet<u64> {
+    fn insert(&mut self, v: u64) {
+        HashSet::insert(self, v);
+    }
+    fn delete(&mut self, v: u64) {
+        self.remove(&v);
+    }
+    fn len(&self) -> usize {
+        HashSet::len(self)
+    }
+}
+
+/// Apply the workload in stream order; returns (bytes held after the inserts, edges).
+fn run_baseline<A: Adjacency>(w: &Workload, g: &mut HashMap<u64, A>, ins: &mut f64, del: &mut f64) -> (u64, u64) {
+    w.batches(false, |b| {
+        let t = Instant::now();
+        for x in b {
+            if let Update::InsertEdge { u, v, .. } = *x {
+                g.entry(u).or_default().insert(v);
+            }
+        }
+        *ins += t.elapsed().as_secs_f64();
+    });
+    let held = (HELD.load(Relaxed), g.values().map(|a| a.len() as u64).sum());
+    w.batches(true, |b| {
+        let t = Instant::now();
+        for x in b {
+            if let Update::DeleteEdge { u, v } = *x {
+                if let Some(a) = g.get_mut(&u) {
+                    a.delete(v);
+                }
+            }
+        }
+        *del += t.elapsed().as_secs_f64();
+    });
+    held
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     let kind = args.first().map(String::as_str).unwrap_or("store");
@@ -140,57 +200,11 @@ fn main() {
                 "missing_deletes": missing, "undo_bytes_of_deletes": store.undo_bytes(), "arcs_after_deletes": store.arcs()});
         }
         "vec" => {
-            let mut g: HashMap<u64, Vec<u64>> = HashMap::new();
-            w.batches(false, |b| {
-                let t = Instant::now();
-                for x in b {
-                    if let Update::InsertEdge { u, v, .. } = *x {
-                        g.entry(u).or_default().push(v);
-                    }
-                }
-                ins += t.elapsed().as_secs_f64();
-            });
-            bytes = HELD.load(Relaxed);
-            edges = g.values().map(|a| a.len() as u64).sum();
-            w.batches(true, |b| {
-                let t = Instant::now();
-                for x in b {
-                    if let Update::DeleteEdge { u, v } = *x {
-                        if let Some(a) = g.get_mut(&u) {
-                            if let Some(p) = a.iter().position(|&t| t == v) {
-                                a.swap_remove(p);
-                            }
-                        }
-                    }
-                }
-                del += t.elapsed().as_secs_f64();
-            });
+            (bytes, edges) = run_baseline(&w, &mut HashMap::<u64, Vec<u64>>::new(), &mut ins, &mut del);
             extra = serde_json::json!({"multigraph": true});
         }
         "set" => {
-            let mut g: HashMap<u64, HashSet<u64>> = HashMap::new();
-            w.batches(false, |b| {
-                let t = Instant::now();
-                for x in b {
-                    if let Update::InsertEdge { u, v, .. } = *x {
-                        g.entry(u).or_default().insert(v);
-                    }
-                }
-                ins += t.elapsed().as_secs_f64();
-            });
-            bytes = HELD.load(Relaxed);
-            edges = g.values().map(|a| a.len() as u64).sum();
-            w.batches(true, |b| {
-                let t = Instant::now();
-                for x in b {
-                    if let Update::DeleteEdge { u, v } = *x {
-                        if let Some(a) = g.get_mut(&u) {
-                            a.remove(&v);
-                        }
-                    }
-                }
-                del += t.elapsed().as_secs_f64();
-            });
+            (bytes, edges) = run_baseline(&w, &mut HashMap::<u64, HashSet<u64>>::new(), &mut ins, &mut del);
             extra = serde_json::json!({"multigraph": false});
         }
         "stream" => {
