@@ -409,9 +409,6 @@ fn snapshot(a: SnapshotArgs) -> Result<ExitCode> {
 
 fn color(a: ColorArgs) -> Result<ExitCode> {
     let mut store = open(&a.store)?;
-    if !store.options.undirected {
-        bail!("{}: colouring needs an undirected store (create it with --undirected)", a.store.display());
-    }
     let t = Instant::now();
     let first = coloring::color_all(&mut store)?;
     store.commit()?;

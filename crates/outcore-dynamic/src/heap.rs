@@ -34,6 +34,8 @@ pub fn reserve_for(maps: usize) -> usize {
 }
 /// Offsets below this are never allocated; 0 means "no block".
 pub const HEAP_START: u64 = 4096;
+/// Size of a new heap file, and the most it grows by at once.
+const INITIAL_LEN: u64 = 1 << 20;
 const GROW_STEP: u64 = 64 << 20;
 /// Linux 5.14+; older kernels refuse it and the pages fault in one by one.
 const MADV_POPULATE_WRITE: libc::c_int = 23;
@@ -62,14 +64,14 @@ pub struct Heap {
 impl Heap {
     pub fn create(path: &Path, undo_path: &Path, reserve: usize) -> Result<Heap> {
         let file = OpenOptions::new().read(true).write(true).create_new(true).open(path).map_err(|e| DynError::io(path, e))?;
-        file.set_len(GROW_STEP.min(1 << 20)).map_err(|e| DynError::io(path, e))?;
+        file.set_len(INITIAL_LEN).map_err(|e| DynError::io(path, e))?;
         let map = map(&file, path, reserve)?;
         let undo = UndoLog::create(undo_path, 1, reserve)?;
         Ok(Heap {
             path: path.to_path_buf(),
             file,
             map,
-            file_len: 1 << 20,
+            file_len: INITIAL_LEN,
             end: HEAP_START,
             free: HashMap::new(),
             pending: Vec::new(),

@@ -144,6 +144,15 @@ impl Body {
     }
 }
 
+/// A vertex table slot body: id, chunk pointer (with its flag), property.
+fn vertex_body(u: u64, chunk: u64, property: u64) -> [u8; 24] {
+    let mut b = [0u8; 24];
+    b[..8].copy_from_slice(&u.to_le_bytes());
+    b[8..16].copy_from_slice(&chunk.to_le_bytes());
+    b[16..].copy_from_slice(&property.to_le_bytes());
+    b
+}
+
 #[inline]
 fn rd64(p: *const u8) -> u64 {
     unsafe { (p as *const u64).read_unaligned() }
@@ -255,9 +264,9 @@ impl Partition {
     /// Insert an edge.
     pub fn insert_edge(&mut self, u: u64, v: u64, w: f32) -> Result<Inserted> {
         let vertex = self.find_vertex(u);
-        if let Some((vp, chunk)) = vertex {
+        if let Some((_, chunk)) = vertex {
             if chunk != 0 {
-                return self.chunk_insert(vp, chunk, v, w);
+                return self.chunk_insert(u, chunk, v, w);
             }
         }
         let lt = self.low_table();
@@ -267,8 +276,9 @@ impl Partition {
             rd64(unsafe { lt.at(p).add(9) }) == v
         });
         if let Some(p) = hit {
-            let fresh = self.table_fresh(&self.low);
-            self.bump(lt, p, None, fresh, w);
+            if self.cfg.multigraph {
+                self.adjust_count(lt, p, None, 1, Some(w));
+            }
             return Ok(Inserted::Existing);
         }
         self.counts.arcs += 1;
@@ -281,25 +291,29 @@ impl Partition {
         Ok(Inserted::New)
     }
 
-    /// An insert of an existing edge: one more parallel edge (multigraph,
-    /// taking the new weight) or nothing (unique).
-    /// `chunk`: the slot is in this chunk (else in the low-degree table).
-    fn bump(&mut self, t: Table, pos: u64, chunk: Option<u64>, fresh: bool, w: f32) {
-        if !self.cfg.multigraph {
-            return;
-        }
-        let key_bytes = if chunk.is_some() { 0 } else { 8 };
-        let mut undo = match chunk {
-            Some(c) => self.chunk_undo(c, fresh),
-            None => MaybeUndo(self.heap.undo_for(fresh)),
+    /// Multigraphs: add `delta` to the multiplicity of the slot at `pos`
+    /// (in `chunk`, or in the low-degree table) and to the arc count, and
+    /// take `weight` if given (an insert of a parallel edge).
+    fn adjust_count(&mut self, t: Table, pos: u64, chunk: Option<u64>, delta: i32, weight: Option<f32>) {
+        let cfg = self.cfg;
+        let (key_bytes, fresh) = match chunk {
+            Some(c) => (0, self.chunk_fresh(c)),
+            None => (8, self.table_fresh(&self.low)),
         };
-        t.touch(pos, &mut undo);
-        let body = unsafe { t.at(pos).add(1 + key_bytes) };
-        wr32(unsafe { body.add(self.cfg.count_at()) }, rd32(unsafe { body.add(self.cfg.count_at()) }) + 1);
-        if self.cfg.weighted {
-            wr32(unsafe { body.add(self.cfg.weight_at()) }, w.to_bits());
+        {
+            let mut undo = match chunk {
+                Some(c) => self.chunk_undo(c, fresh),
+                None => MaybeUndo(self.heap.undo_for(fresh)),
+            };
+            t.touch(pos, &mut undo);
         }
-        self.counts.arcs += 1;
+        let body = unsafe { t.at(pos).add(1 + key_bytes) };
+        let count = unsafe { body.add(cfg.count_at()) };
+        wr32(count, (rd32(count) as i64 + delta as i64) as u32);
+        if let (true, Some(w)) = (cfg.weighted, weight) {
+            wr32(unsafe { body.add(cfg.weight_at()) }, w.to_bits());
+        }
+        self.counts.arcs = (self.counts.arcs as i64 + delta as i64) as u64;
     }
 
     /// A chunk slot body: target, [count], [weight].
@@ -349,7 +363,7 @@ impl Partition {
 
     fn low_remove(&mut self, pos: u64) {
         let t = self.low_table();
-        let mut undo = MaybeUndo(self.heap.undo_for(self.heap.fresh(self.low.off, self.low.epoch)));
+        let mut undo = MaybeUndo(self.heap.undo_for(self.table_fresh(&self.low)));
         let gained = t.remove(pos, &mut undo);
         self.low.live -= 1;
         self.low.tombs = (self.low.tombs as i64 + gained).max(0) as u64;
@@ -379,13 +393,7 @@ impl Partition {
         let chunk = self.new_chunk_sized(u, &edges, capacity_for(edges.len() as u64 + room, MIN_CHUNK))?;
         match vertex_slot {
             Some(_) => self.set_chunk(u, chunk),
-            None => {
-                let mut body = Vec::with_capacity(24);
-                body.extend_from_slice(&u.to_le_bytes());
-                body.extend_from_slice(&chunk.to_le_bytes());
-                body.extend_from_slice(&0u64.to_le_bytes());
-                self.vertex_insert(&body)?;
-            }
+            None => self.vertex_insert(&vertex_body(u, chunk, 0))?,
         }
         self.counts.moves_up += 1;
         self.counts.chunked += 1;
@@ -400,7 +408,7 @@ impl Partition {
         if rd64(unsafe { vt.at(vp).add(9) }) & EXPLICIT != 0 {
             self.set_chunk(u, 0);
         } else {
-            self.vertex_remove(vp)?;
+            self.vertex_remove(vp);
         }
         for e in edges {
             let body = self.low_body(u, e);
@@ -411,13 +419,12 @@ impl Partition {
         Ok(())
     }
 
-    fn vertex_remove(&mut self, vp: u64) -> Result<()> {
+    fn vertex_remove(&mut self, vp: u64) {
         let t = self.vertex_table();
         let mut undo = MaybeUndo(self.heap.undo_for(self.table_fresh(&self.vertices)));
         let gained = t.remove(vp, &mut undo);
         self.vertices.live -= 1;
         self.vertices.tombs = (self.vertices.tombs as i64 + gained).max(0) as u64;
-        Ok(())
     }
 
     /// After a batch: shrink the shared tables if deletes emptied them.
@@ -442,10 +449,7 @@ impl Partition {
             if chunk != 0 {
                 let (live, tombs) = self.chunk_counts(chunk);
                 if over_load(live + tombs + k, self.chunk_table(chunk).cap) {
-                    let edges = self.chunk_edges(chunk);
-                    let fresh = self.new_chunk_sized(u, &edges, capacity_for(live + k, MIN_CHUNK))?;
-                    self.free_chunk(chunk);
-                    self.set_chunk(u, fresh);
+                    self.replace_chunk(u, chunk, capacity_for(live + k, MIN_CHUNK))?;
                     self.counts.grows += 1;
                 }
                 return Ok(());
@@ -495,19 +499,23 @@ impl Partition {
     /// Replace `u`'s chunk by a new one with the same edges: twice the
     /// capacity (growth) or the smallest that fits (rehash).
     fn rebuild_chunk(&mut self, u: u64, chunk: u64, grow: bool) -> Result<u64> {
-        let edges = self.chunk_edges(chunk);
-        let cap = self.chunk_table(chunk).cap;
         // Room to grow: after a rebuild the load is at most 45%, so the next
         // rebuild is at least as many updates away as this one cost.
-        let want = if grow { cap * 2 } else { capacity_for(2 * edges.len() as u64 + 1, MIN_CHUNK) };
-        let fresh = self.new_chunk_sized(u, &edges, want)?;
-        self.free_chunk(chunk);
-        self.set_chunk(u, fresh);
+        let want = if grow { self.chunk_table(chunk).cap * 2 } else { capacity_for(2 * self.chunk_counts(chunk).0 + 1, MIN_CHUNK) };
         if grow {
             self.counts.grows += 1;
         } else {
             self.counts.rehashes += 1;
         }
+        self.replace_chunk(u, chunk, want)
+    }
+
+    /// Move `u`'s edges to a new chunk of at least `cap` slots.
+    fn replace_chunk(&mut self, u: u64, chunk: u64, cap: u64) -> Result<u64> {
+        let edges = self.chunk_edges(chunk);
+        let fresh = self.new_chunk_sized(u, &edges, cap)?;
+        self.free_chunk(chunk);
+        self.set_chunk(u, fresh);
         Ok(fresh)
     }
 
@@ -540,18 +548,15 @@ impl Partition {
         }
     }
 
-    fn chunk_insert(&mut self, vp: u64, mut chunk: u64, v: u64, w: f32) -> Result<Inserted> {
-        let _ = vp;
+    fn chunk_insert(&mut self, u: u64, mut chunk: u64, v: u64, w: f32) -> Result<Inserted> {
         let t = self.chunk_table(chunk);
         if let Some(p) = t.probe(v, |_| true) {
             if self.cfg.multigraph {
-                let fresh = self.chunk_fresh(chunk);
-                self.bump(t, p, Some(chunk), fresh, w);
-                self.add_degree(chunk, 0, 1);
+                self.adjust_count(t, p, Some(chunk), 1, Some(w));
+                self.adjust_chunk(chunk, 0, 0, 1);
             }
             return Ok(Inserted::Existing);
         }
-        let u = rd64(unsafe { self.vertex_table().at(vp).add(1) });
         let (live, tombs) = self.chunk_counts(chunk);
         if over_load(live + 1, t.cap) {
             chunk = self.rebuild_chunk(u, chunk, true)?;
@@ -567,7 +572,7 @@ impl Partition {
                 Err(Overfull) => chunk = self.rebuild_chunk(u, chunk, true)?,
             }
         }
-        self.add_degree(chunk, 1, 1);
+        self.adjust_chunk(chunk, 1, 0, 1);
         self.counts.arcs += 1;
         Ok(Inserted::New)
     }
@@ -589,26 +594,19 @@ impl Partition {
         wr64(unsafe { h.add(8) }, (rd64(unsafe { h.add(8) }) as i64 + degree) as u64);
     }
 
-    fn add_degree(&mut self, chunk: u64, live: i64, degree: i64) {
-        self.adjust_chunk(chunk, live, 0, degree)
-    }
-
     /// Delete one edge (one copy of a parallel edge). False if absent.
     pub fn delete_edge(&mut self, u: u64, v: u64) -> Result<bool> {
         if let Some((vp, chunk)) = self.find_vertex(u) {
             if chunk != 0 {
                 let t = self.chunk_table(chunk);
                 let Some(p) = t.probe(v, |_| true) else { return Ok(false) };
-                let fresh = self.chunk_fresh(chunk);
-                self.counts.arcs -= 1;
-                if self.cfg.multigraph && self.read_edge(unsafe { t.at(p).add(1) }).count > 1 {
-                    let mut undo = self.chunk_undo(chunk, fresh);
-                    t.touch(p, &mut undo);
-                    let c = unsafe { t.at(p).add(1 + self.cfg.count_at()) };
-                    wr32(c, rd32(c) - 1);
+                if self.read_edge(unsafe { t.at(p).add(1) }).count > 1 {
+                    self.adjust_count(t, p, Some(chunk), -1, None);
                     self.adjust_chunk(chunk, 0, 0, -1);
                     return Ok(true);
                 }
+                self.counts.arcs -= 1;
+                let fresh = self.chunk_fresh(chunk);
                 let gained = t.remove(p, &mut self.chunk_undo(chunk, fresh));
                 self.adjust_chunk(chunk, -1, gained, -1);
                 let (live, _) = self.chunk_counts(chunk);
@@ -622,14 +620,11 @@ impl Partition {
         }
         let lt = self.low_table();
         let Some(p) = lt.probe(u, |p| rd64(unsafe { lt.at(p).add(9) }) == v) else { return Ok(false) };
-        self.counts.arcs -= 1;
-        if self.cfg.multigraph && self.read_edge(unsafe { lt.at(p).add(9) }).count > 1 {
-            let mut undo = MaybeUndo(self.heap.undo_for(self.table_fresh(&self.low)));
-            lt.touch(p, &mut undo);
-            let c = unsafe { lt.at(p).add(9 + self.cfg.count_at()) };
-            wr32(c, rd32(c) - 1);
+        if self.read_edge(unsafe { lt.at(p).add(9) }).count > 1 {
+            self.adjust_count(lt, p, None, -1, None);
             return Ok(true);
         }
+        self.counts.arcs -= 1;
         self.low_remove(p);
         Ok(true)
     }
@@ -648,7 +643,7 @@ impl Partition {
                 self.free_chunk(chunk);
                 self.counts.chunked -= 1;
             }
-            self.vertex_remove(vp)?;
+            self.vertex_remove(vp);
         }
         let lt = self.low_table();
         let slots = self.low_slots(u);
@@ -674,11 +669,7 @@ impl Partition {
             }
             return Ok(());
         }
-        let mut body = Vec::with_capacity(24);
-        body.extend_from_slice(&u.to_le_bytes());
-        body.extend_from_slice(&EXPLICIT.to_le_bytes());
-        body.extend_from_slice(&property.unwrap_or(0).to_le_bytes());
-        self.vertex_insert(&body)
+        self.vertex_insert(&vertex_body(u, EXPLICIT, property.unwrap_or(0)))
     }
 
     /// The property of an explicit or chunked vertex.
@@ -731,8 +722,7 @@ impl Partition {
         lt.probe(u, |p| rd64(unsafe { lt.at(p).add(9) }) == v).map(|p| self.read_edge(unsafe { lt.at(p).add(9) }))
     }
 
-    /// Every vertex that has an entry or a low-degree edge, once, with
-    /// whether it has out-edges.
+    /// Every vertex that has an entry or a low-degree edge, once.
     pub fn for_each_vertex(&self, mut f: impl FnMut(u64)) {
         let vt = self.vertex_table();
         vt.for_each_live(|p| f(vt.key(p)));

@@ -125,7 +125,7 @@ struct Op {
     v: u64,
     w: f32,
     kind: u8,
-    /// 0: counted in the report; 1: the mirror of an undirected edge.
+    /// The mirror of an undirected edge (not counted in the report).
     mirror: bool,
 }
 
@@ -524,7 +524,7 @@ const PREFETCH_DISTANCE: usize = 12;
 fn apply_ops(part: &mut Partition, ops: &mut Vec<Op>, resident_limit: Option<u64>) -> Result<ApplyReport> {
     radix_sort_by_hash(ops);
     let mut r = ApplyReport::default();
-    let mut run_end = 0;
+    let (mut run_end, mut prepared) = (0, false);
     for (i, op) in ops.iter().enumerate() {
         if let Some(ahead) = ops.get(i + PREFETCH_DISTANCE) {
             part.prefetch(ahead.u, ahead.v);
@@ -532,7 +532,8 @@ fn apply_ops(part: &mut Partition, ops: &mut Vec<Op>, resident_limit: Option<u64
         if i == run_end {
             // A run of inserts from one source: make room for all at once.
             run_end = i + ops[i..].iter().take_while(|o| o.u == op.u && o.kind == INSERT).count().max(1);
-            if op.kind == INSERT && run_end - i > 1 {
+            prepared = op.kind == INSERT && run_end - i > 1;
+            if prepared {
                 part.prepare_inserts(op.u, (run_end - i) as u64)?;
             }
         }
@@ -562,7 +563,7 @@ fn apply_ops(part: &mut Partition, ops: &mut Vec<Op>, resident_limit: Option<u64
             }
             _ => unreachable!(),
         }
-        if i + 1 == run_end && op.kind == INSERT {
+        if prepared && i + 1 == run_end {
             part.settle(op.u)?;
         }
         // The mapped pages count against the budget: when the process is

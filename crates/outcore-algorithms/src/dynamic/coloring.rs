@@ -26,8 +26,6 @@ use std::collections::{BinaryHeap, HashSet};
 pub struct ColorReport {
     /// Vertices given a new colour.
     pub recoloured: u64,
-    /// Largest colour in use + 1 among the vertices recoloured so far.
-    pub max_colour: u64,
 }
 
 fn colour_of(store: &DynamicStore, overlay: &IdMap<u64>, u: u64) -> Option<u64> {
@@ -36,9 +34,7 @@ fn colour_of(store: &DynamicStore, overlay: &IdMap<u64>, u: u64) -> Option<u64> 
 
 /// Apply `batch` and repair the colouring around the edges it inserted.
 pub fn apply_colored(store: &mut DynamicStore, batch: &[Update]) -> Result<(ApplyReport, ColorReport)> {
-    if !store.options.undirected {
-        return Err(outcore_dynamic::error::DynError::Usage("colouring needs an undirected store (create it with --undirected)".into()));
-    }
+    require_undirected(store)?;
     let report = store.apply(batch)?;
     let mut seeds: Vec<u64> = Vec::new();
     for x in batch {
@@ -56,9 +52,20 @@ pub fn apply_colored(store: &mut DynamicStore, batch: &[Update]) -> Result<(Appl
 /// Colour every vertex of the store that has no colour yet, and repair
 /// every conflict (a full greedy colouring of a fresh store).
 pub fn color_all(store: &mut DynamicStore) -> Result<ColorReport> {
+    require_undirected(store)?;
     let mut seeds = Vec::new();
     store.for_each_source(|u| seeds.push(u));
     repair(store, seeds)
+}
+
+fn require_undirected(store: &DynamicStore) -> Result<()> {
+    if store.options.undirected {
+        return Ok(());
+    }
+    Err(outcore_dynamic::error::DynError::Usage(format!(
+        "{}: colouring needs an undirected store (create it with --undirected)",
+        store.dir().display()
+    )))
 }
 
 /// Process the work list seeded with `seeds` (vertices whose colour may
@@ -96,7 +103,6 @@ fn repair(store: &mut DynamicStore, seeds: Vec<u64>) -> Result<ColorReport> {
         let c = used.iter().enumerate().find(|&(i, &c)| i as u64 != c).map_or(used.len() as u64, |(i, _)| i as u64);
         overlay.insert(x, c);
         report.recoloured += 1;
-        report.max_colour = report.max_colour.max(c + 1);
         for w in lower {
             if colour_of(store, &overlay, w).is_none_or(|cw| cw == c) && queued.insert(w) {
                 heap.push(Reverse(w));
