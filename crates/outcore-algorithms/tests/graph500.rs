@@ -13,7 +13,7 @@ use std::path::Path;
 
 fn store(file: &str, opts: ImportOptions) -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/real").join(file);
+    let src = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data/real").join(file);
     import_file(&src, &dir.path().join("s"), &opts, &NoProgress).unwrap();
     let s = Store::open(&dir.path().join("s")).unwrap();
     (dir, s)

@@ -15,7 +15,7 @@ use outcore_store::Store;
 use std::path::{Path, PathBuf};
 
 fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")
+    outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data")
 }
 
 struct Case {

@@ -11,7 +11,7 @@ fn outcore(args: &[&str]) -> (i32, String, String) {
 }
 
 fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")
+    outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data")
 }
 
 fn s(p: &Path) -> &str {
@@ -217,7 +217,7 @@ fn generate_to_file_then_import_equals_generate_into_store() {
 /// under memcap (a memory cgroup) with the cap equal to the budget.
 #[test]
 fn demo_runs_under_a_budget_smaller_than_its_store() {
-    let memcap = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/tools/memcap");
+    let memcap = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("tools/memcap");
     let out = Command::new(memcap)
         .args(["40M", "--", env!("CARGO_BIN_EXE_outcore"), "demo", "--scale", "19", "--memory", "40M"])
         .output()
@@ -449,7 +449,7 @@ fn streaming_engines_keep_a_budget_smaller_than_the_store() {
     assert_eq!(code, 0, "{err}");
     let store_bytes: u64 = std::fs::read_dir(&store).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum();
     assert!(store_bytes > 80 << 20, "store of {store_bytes} bytes");
-    let memcap = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/tools/memcap");
+    let memcap = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("tools/memcap");
     let capped = |cap: &str, args: &[&str]| {
         let out =
             Command::new(&memcap).args([cap, "--", env!("CARGO_BIN_EXE_outcore")]).args(args).args(["--memory", cap]).output().unwrap();

@@ -20,7 +20,7 @@ fn ok(args: &[&str]) -> String {
 }
 
 fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")
+    outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data")
 }
 
 fn s(p: &Path) -> &str {

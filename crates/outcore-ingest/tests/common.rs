@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 pub fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")
+    outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data")
 }
 
 /// A graph in original ids: the vertex set and each arc's (smallest) weight.

@@ -76,3 +76,13 @@ pub fn prefetch<T>(values: &[T], k: usize) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (values, k);
 }
+
+/// The workplace's shared directory (data sets, `memcap`, `devprobe`):
+/// `$OUTCORE_SHARED` if set, else `shared/` beside the checkout that holds
+/// `manifest_dir` (a crate's directory, `crates/NAME`). Tests use it.
+pub fn shared_dir(manifest_dir: &str) -> std::path::PathBuf {
+    match std::env::var_os("OUTCORE_SHARED") {
+        Some(dir) => dir.into(),
+        None => std::path::Path::new(manifest_dir).join("../../../shared"),
+    }
+}

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")
+    outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data")
 }
 
 pub fn evlp() -> PathBuf {
