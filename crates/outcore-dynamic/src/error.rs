@@ -14,6 +14,12 @@ pub enum DynError {
     Full(String),
     #[error("{0}")]
     Usage(String),
+    /// A parameter outside its domain (`partitions`, `threshold`).
+    #[error("{name} {reason}")]
+    Parameter { name: String, reason: String },
+    /// The file name does not tell the stream format, and none was given.
+    #[error("{}: cannot tell the stream format from the file name (formats: {known})", path.display())]
+    UnknownFormat { path: PathBuf, known: &'static str },
     #[error(transparent)]
     Ingest(#[from] outcore_ingest::error::IngestError),
     #[error(transparent)]

@@ -5,13 +5,7 @@
 //! the owner partition is taken from the low bits, independent of the top.
 
 /// SplitMix64's finaliser: a bijection on u64 with full avalanche.
-#[inline]
-pub fn mix(id: u64) -> u64 {
-    let mut z = id.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+pub use outcore_io::hash::splitmix64 as mix;
 
 /// The partition that owns a source vertex (hash(source) mod P, section 4.4.2).
 #[inline]

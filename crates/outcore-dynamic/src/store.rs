@@ -179,10 +179,10 @@ impl DynamicStore {
     /// Create an empty store in `dir` (which must not exist or be empty).
     pub fn create(dir: &Path, options: StoreOptions) -> Result<DynamicStore> {
         if options.partitions == 0 || options.partitions > 4096 {
-            return Err(DynError::Usage("--partitions must be between 1 and 4096".into()));
+            return Err(DynError::Parameter { name: "partitions".into(), reason: "must be between 1 and 4096".into() });
         }
         if options.threshold < 1 {
-            return Err(DynError::Usage("--threshold must be at least 1".into()));
+            return Err(DynError::Parameter { name: "threshold".into(), reason: "must be at least 1".into() });
         }
         if dir.join("STATE").exists() {
             return Err(DynError::Usage(format!("{}: a dynamic store already exists here", dir.display())));

@@ -108,11 +108,9 @@ impl UpdateReader {
         if !path.exists() {
             return Err(DynError::Usage(format!("{}: no such file", path.display())));
         }
-        let format = format.or_else(|| StreamFormat::from_path(path)).ok_or_else(|| {
-            DynError::Usage(format!(
-                "{}: cannot tell the stream format from the file name; pass --format (updates, updb, or an edge-list format of import)",
-                path.display()
-            ))
+        let format = format.or_else(|| StreamFormat::from_path(path)).ok_or_else(|| DynError::UnknownFormat {
+            path: path.to_path_buf(),
+            known: "updates, updb, or an edge-list format of import",
         })?;
         let total_bytes = std::fs::metadata(path).map_err(|e| DynError::io(path, e))?.len();
         Ok(match format {

@@ -181,12 +181,7 @@ struct Segment {
 impl TileStream {
     /// The tile layout of `store`, or an error saying how to add it.
     pub fn record(store: &Store) -> Result<TilesRecord, StoreError> {
-        store.manifest().tiles.clone().ok_or_else(|| {
-            StoreError::invalid(
-                store.dir(),
-                format!("has no tiles layout; add it with: outcore layout add {} tiles", store.dir().display()),
-            )
-        })
+        store.manifest().tiles.clone().ok_or_else(|| store.missing("tiles", "the stream engine"))
     }
 
     /// Tile bytes one pass reads (edges, and weights if `weights`).

@@ -67,6 +67,7 @@ pub struct Traverse {
     bytes: Vec<u8>,
     opts: TraverseOptions,
     lists_read: u64,
+    store_dir: std::path::PathBuf,
     _charges: Vec<Reservation>,
 }
 
@@ -74,6 +75,27 @@ pub struct Traverse {
 const MIN_FRAMES: usize = 64;
 
 impl Traverse {
+    /// The smallest budget that opening `layout` of `store` takes besides
+    /// the algorithm's state: the vertex index (and, for compressed
+    /// encodings, the degrees, edge offsets and block table) and a cache of
+    /// the minimum 64 blocks.
+    pub fn min_bytes(store: &Store, layout: &str, block_bytes: usize) -> Result<u64, StoreError> {
+        let lay = store.layout(layout)?;
+        let n = store.vertices();
+        let mut bytes = (n + 1) * 8 + (MIN_FRAMES * block_bytes) as u64;
+        if lay.degrees_path().is_some() {
+            bytes += n * 4;
+            if lay.weights_path().is_some() {
+                bytes += (n + 1) * 8;
+            }
+        }
+        if let Some(p) = lay.blocks_path() {
+            let b = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+            bytes += b + b / 24;
+        }
+        Ok(bytes)
+    }
+
     /// Open `layout` of `store`. The vertex index (8 bytes per vertex) is
     /// loaded into memory; the cache takes what the budget has left beyond
     /// `keep` bytes, which the algorithm reserves for its own state.
@@ -154,6 +176,7 @@ impl Traverse {
         let cache = BlockCache::new(&files, block, frames, opts.depth, opts.force_pread)?;
         charges.push(cache_charge);
         Ok(Traverse {
+            store_dir: store.dir().to_path_buf(),
             codec: lay.codec(),
             decoder: lay.codec().decoder(),
             vertices,
@@ -260,7 +283,7 @@ impl Traverse {
     pub fn weights(&mut self, v: u64, out: &mut Vec<f32>) -> Result<(), StoreError> {
         out.clear();
         if !self.weighted {
-            return Err(StoreError::invalid("store", "has no edge weights; re-import with --weighted"));
+            return Err(StoreError::NoWeights { store: self.store_dir.clone(), reader: "this traversal".into() });
         }
         let (lo, hi) = match &self.edge_starts {
             Some(s) => (s[v as usize], s[v as usize + 1]),

@@ -68,19 +68,7 @@ impl Default for ImportOptions {
     }
 }
 
-/// Progress of a long step; the CLI draws bars, tests ignore it.
-pub trait Progress: Sync {
-    fn begin(&self, phase: &str, total: u64, bytes: bool);
-    fn set(&self, position: u64);
-    fn end(&self);
-}
-
-pub struct NoProgress;
-impl Progress for NoProgress {
-    fn begin(&self, _: &str, _: u64, _: bool) {}
-    fn set(&self, _: u64) {}
-    fn end(&self) {}
-}
+pub use outcore_io::{NoProgress, Progress};
 
 /// What an import did.
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -121,10 +109,10 @@ pub fn import_file(input: &Path, target: &Path, opts: &ImportOptions, progress: 
     let format = match opts.format.or_else(|| Format::from_path(input)) {
         Some(f) => f,
         None => {
-            return Err(IngestError::file(
-                input,
-                "cannot tell the format from the file name; pass --format (text, el, wel, mtx, metis, graphalytics, bin32, bin64)",
-            ))
+            return Err(IngestError::UnknownFormat {
+                path: input.to_path_buf(),
+                known: "text, el, wel, mtx, metis, graphalytics, bin32, bin64",
+            })
         }
     };
     let parse_opts = ParseOptions { weighted: opts.weighted };
@@ -222,10 +210,10 @@ impl<E: EdgeRecord> EdgeSink for ImportSink<'_, E> {
     fn declare(&mut self, d: &Declared) -> SinkResult {
         self.directed = match (self.opts.directed, d.directed) {
             (Some(true), Some(false)) => {
-                return Err(SinkError::Reject("this input is undirected by definition; --directed cannot apply".into()))
+                return Err(SinkError::Reject("this input is undirected by definition; it cannot be read as directed".into()))
             }
             (Some(false), Some(true)) => {
-                return Err(SinkError::Reject("this input declares a directed graph; --undirected conflicts with it".into()))
+                return Err(SinkError::Reject("this input declares a directed graph; it cannot be read as undirected".into()))
             }
             (Some(x), _) | (None, Some(x)) => x,
             (None, None) => true,

@@ -29,10 +29,13 @@ pub fn add_tiles(dir: &Path, group: u32, span_bits: u32, memory: u64) -> Result<
         return Err(IngestError::file(dir, "tiles hold at most 2^32 vertices (16-bit spans, 16-bit tile coordinates)"));
     }
     if group == 0 || group > 1 << 16 {
-        return Err(IngestError::Usage("--group must be between 1 and 65536".into()));
+        return Err(IngestError::Parameter { name: "group".into(), reason: "must be between 1 and 65536".into() });
     }
     if !(1..=SPAN_BITS).contains(&span_bits) {
-        return Err(IngestError::Usage(format!("--span-bits must be between 1 and {SPAN_BITS} (local ids are 16-bit)")));
+        return Err(IngestError::Parameter {
+            name: "span_bits".into(),
+            reason: format!("must be between 1 and {SPAN_BITS} (local ids are 16-bit)"),
+        });
     }
     if n.div_ceil(1 << span_bits) > 1 << 16 {
         return Err(IngestError::file(dir, format!("2^{span_bits}-vertex spans make more than 65536 spans of {n} vertices")));

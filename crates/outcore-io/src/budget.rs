@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 #[derive(Debug, thiserror::Error)]
-#[error("memory budget {} too small: {what} needs {} but only {} of the budget is left; use --memory {} or more", format_bytes(*total), format_bytes(*needed), format_bytes(*available), format_bytes(*suggest))]
+#[error("memory budget {} too small: {what} needs {} but only {} of the budget is left; the smallest budget that would work is {}", format_bytes(*total), format_bytes(*needed), format_bytes(*available), format_bytes(*suggest))]
 pub struct BudgetError {
     pub what: String,
     pub needed: u64,
@@ -162,7 +162,7 @@ mod tests {
         let err = b.reserve("b", 500).unwrap_err();
         assert_eq!(err.available, 400);
         assert_eq!(err.suggest, 1 << 20);
-        assert!(err.to_string().contains("use --memory"));
+        assert!(err.to_string().contains("the smallest budget that would work is 1.0 MiB"), "{err}");
         drop(r1);
         let _r2 = b.reserve("b", 500).unwrap();
         assert_eq!(b.used(), 500);

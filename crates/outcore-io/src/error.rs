@@ -27,3 +27,10 @@ impl<T> IoContext<T> for std::io::Result<T> {
         self.map_err(|e| IoError::new(path, op, e))
     }
 }
+
+impl IoError {
+    /// Whether the device (or the file system's quota) is full.
+    pub fn is_no_space(&self) -> bool {
+        matches!(self.source.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EDQUOT))
+    }
+}

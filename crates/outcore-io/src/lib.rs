@@ -9,22 +9,28 @@
 //! system allows, and drop what they touched with `posix_fadvise` where not.
 
 mod aligned;
+pub mod bitmap;
 pub mod block;
 mod budget;
 pub mod cache;
 mod checksum;
 mod error;
+pub mod hash;
 pub mod probe;
+mod progress;
 mod segments;
 mod seq;
 pub mod temp;
 
 pub use aligned::AlignedBuf;
+pub use bitmap::{bitmap_bytes, AtomicBitmap, Bitmap};
 pub use block::{open_block_io, Backend, BlockIo, ReadRequest};
 pub use budget::{format_bytes, parse_size, Budget, BudgetError, Reservation, PROCESS_BASELINE};
 pub use cache::{BlockCache, CacheStats};
 pub use checksum::{hash_file_blocks, BlockHasher, BlockHashes, ChecksumMismatch, CHECKSUM_BLOCK_BYTES};
 pub use error::{IoContext, IoError};
+pub use hash::{splitmix64, SplitMix64};
+pub use progress::{NoProgress, Progress};
 pub use segments::{Filled, SegmentRead, SegmentReader};
 pub use seq::{drop_cached, open_maybe_direct, read_full_at, SeqReader, SeqWriter, WriteSummary, DIRECT_ALIGN};
 pub use temp::TempArea;

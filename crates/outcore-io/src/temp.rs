@@ -48,7 +48,7 @@ impl TempArea {
             return Err(IoError::new(
                 &self.dir,
                 format!(
-                    "{what} need about {} of free disk, the file system has {} (put them elsewhere with --temp DIR)",
+                    "{what} need about {} of free disk, the file system has {}; put them in another temporary directory",
                     crate::format_bytes(needed),
                     crate::format_bytes(free)
                 ),
@@ -140,7 +140,9 @@ mod tests {
         let parent = tempfile::tempdir().unwrap();
         let area = TempArea::create(parent.path(), "work").unwrap();
         assert!(area.require_free(1, "logs").is_ok());
-        let e = area.require_free(u64::MAX / 2, "update logs").unwrap_err().to_string();
-        assert!(e.contains("update logs need about") && e.contains("--temp"), "{e}");
+        let e = area.require_free(u64::MAX / 2, "update logs").unwrap_err();
+        assert!(e.is_no_space(), "{e}");
+        let e = e.to_string();
+        assert!(e.contains("update logs need about") && e.contains("another temporary directory"), "{e}");
     }
 }

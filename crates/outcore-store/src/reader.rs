@@ -45,35 +45,46 @@ impl Store {
     pub fn layout(&self, name: &str) -> Result<Layout, StoreError> {
         // An undirected graph's in-edges are its out-edges.
         let name = if name == "in" && !self.manifest.directed { "out" } else { name };
-        let record = self.manifest.layouts.get(name).ok_or_else(|| {
-            StoreError::invalid(
-                &self.dir,
-                format!(
-                    "has no '{name}' layout (it has: {}); add it with: outcore layout add STORE {name}",
-                    self.manifest.layouts.keys().cloned().collect::<Vec<_>>().join(", ")
-                ),
-            )
-        })?;
+        let record = self.manifest.layouts.get(name).ok_or_else(|| self.missing(name, "this reader"))?;
         Ok(Layout { dir: self.dir.clone(), record: record.clone(), codec: codec_for(record.encoding), vertices: self.manifest.vertices })
     }
 
-    /// Layouts `names`, or an error saying which is missing, that `reader`
-    /// needs it, and the command that adds it.
-    pub fn layouts_for(&self, names: &[&str], reader: &str) -> Result<Vec<Layout>, StoreError> {
+    /// Whether the store has layout `name` (`in` of an undirected store is `out`).
+    pub fn has_layout(&self, name: &str) -> bool {
+        match name {
+            "tiles" => self.manifest.tiles.is_some(),
+            "in" if !self.manifest.directed => self.manifest.layouts.contains_key("out"),
+            _ => self.manifest.layouts.contains_key(name),
+        }
+    }
+
+    /// The layouts present, the tile layout included.
+    pub fn layout_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.manifest.layouts.keys().cloned().collect();
+        if self.manifest.tiles.is_some() {
+            names.push("tiles".into());
+        }
         names
-            .iter()
-            .map(|name| {
-                self.layout(name).map_err(|_| {
-                    StoreError::invalid(
-                        &self.dir,
-                        format!(
-                            "has no '{name}' layout, which {reader} reads here; add it with: outcore layout add {} {name}",
-                            self.dir.display()
-                        ),
-                    )
-                })
-            })
-            .collect()
+    }
+
+    /// The error for a layout `reader` needs and the store lacks.
+    pub fn missing(&self, layout: &str, reader: &str) -> StoreError {
+        StoreError::MissingLayout {
+            store: self.dir.clone(),
+            layout: layout.into(),
+            reader: reader.into(),
+            present: self.layout_names(),
+        }
+    }
+
+    /// Layouts `names`, or an error saying which is missing and that `reader` needs it.
+    pub fn layouts_for(&self, names: &[&str], reader: &str) -> Result<Vec<Layout>, StoreError> {
+        names.iter().map(|name| self.layout(name).map_err(|_| self.missing(name, reader))).collect()
+    }
+
+    /// The store's original ids without loading the map (see [`Ids`]).
+    pub fn ids(&self) -> Result<crate::Ids, StoreError> {
+        crate::Ids::new(&self.dir, &self.manifest.id_map, self.manifest.id_base, self.manifest.vertices)
     }
 
     pub fn id_map(&self, budget: &Budget) -> Result<IdMap, StoreError> {

@@ -23,7 +23,7 @@ impl StoreWriter {
     /// (the old store is then replaced only when the new one is complete).
     pub fn create(target: &Path, force: bool) -> Result<Self, StoreError> {
         if target.exists() && !force {
-            return Err(StoreError::invalid(target, "already exists; choose another output or pass --force to replace it"));
+            return Err(StoreError::Exists { path: target.to_path_buf() });
         }
         let name = target.file_name().ok_or_else(|| StoreError::invalid(target, "not a valid store path"))?;
         let parent = match target.parent() {
@@ -75,7 +75,7 @@ impl StoreWriter {
         let mut old = None;
         if self.target.exists() {
             if !self.force {
-                return Err(StoreError::invalid(&self.target, "appeared while importing; not replaced (pass --force)"));
+                return Err(StoreError::Exists { path: self.target.clone() });
             }
             let aside = self.staging.with_extension("old");
             std::fs::rename(&self.target, &aside).ctx(&self.target, "move old store aside")?;
@@ -165,7 +165,7 @@ impl CsrWriter {
             return Err(StoreError::invalid(
                 target,
                 format!(
-                    "encoding {} holds at most {} vertices, the graph has {vertices}; use --encoding raw64",
+                    "encoding {} holds at most {} vertices, the graph has {vertices} (raw64 holds any number)",
                     encoding.name(),
                     codec.max_vertices()
                 ),

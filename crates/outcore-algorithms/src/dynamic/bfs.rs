@@ -3,7 +3,7 @@
 //! the first compare-and-swap on its level.
 
 use super::VertexIndex;
-use crate::reference::UNREACHABLE as UNREACHED;
+use crate::values::UNREACHED_U64 as UNREACHED;
 use outcore_dynamic::store::DynamicStore;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -54,7 +54,7 @@ pub fn bfs(store: &DynamicStore, root: u64) -> Option<DynamicBfs> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::bfs::bfs_levels;
+    use crate::bfs::reference::bfs_levels;
     use crate::MemGraph;
     use outcore_dynamic::store::{StoreOptions, Update};
 

@@ -63,7 +63,7 @@ fn require_undirected(store: &DynamicStore) -> Result<()> {
         return Ok(());
     }
     Err(outcore_dynamic::error::DynError::Usage(format!(
-        "{}: colouring needs an undirected store (create it with --undirected)",
+        "{}: colouring needs an undirected store (one created undirected)",
         store.dir().display()
     )))
 }

@@ -56,7 +56,7 @@ pub fn pagerank(store: &DynamicStore, damping: f64, iterations: u32) -> DynamicP
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::pagerank::pagerank as reference;
+    use crate::pagerank::reference::pagerank as reference;
     use crate::MemGraph;
     use outcore_dynamic::store::{StoreOptions, Update};
 

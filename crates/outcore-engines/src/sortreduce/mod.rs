@@ -206,6 +206,19 @@ pub fn fixed_bytes(layout_files: u64, lookup_threads: usize, update_bytes: usize
 const MIN_BATCH_UPDATES: usize = 4 * UPDATE_CHUNK;
 
 impl SortReduce {
+    /// The smallest budget (beyond what is already charged) the engine
+    /// opens with over `layouts` of `store` for updates of `update_bytes`.
+    pub fn min_bytes(store: &Store, layouts: &[&str], update_bytes: usize, opts: &SortReduceOptions) -> Result<u64, StoreError> {
+        let structure = store.layouts_for(layouts, "the sort-reduce engine")?;
+        let layout_files: u64 = structure.iter().map(files_of).sum();
+        Ok(Self::min_for(layout_files, opts.lookup_threads.max(1), update_bytes))
+    }
+
+    fn min_for(layout_files: u64, threads: usize, update_bytes: usize) -> u64 {
+        let entry = (8 + update_bytes).next_multiple_of(8) as u64;
+        fixed_bytes(layout_files, threads, update_bytes) + (MIN_BATCH_UPDATES as u64 * entry * 2).max(2 * MERGE_INPUT_BYTES + (6 << 20))
+    }
+
     /// The engine over `layouts` of `store` for updates of `update_bytes`.
     pub fn open(
         store: &Store,
@@ -219,7 +232,7 @@ impl SortReduce {
         let threads = opts.lookup_threads.max(1);
         let fixed = fixed_bytes(layout_files, threads, update_bytes);
         let entry = (8 + update_bytes).next_multiple_of(8) as u64;
-        let min = fixed + (MIN_BATCH_UPDATES as u64 * entry * 2).max(2 * MERGE_INPUT_BYTES + (6 << 20));
+        let min = Self::min_for(layout_files, threads, update_bytes);
         let available = budget.available();
         if available < min {
             return Err(BudgetError {

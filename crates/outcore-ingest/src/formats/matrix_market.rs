@@ -36,7 +36,7 @@ pub fn parse(path: &Path, weighted: bool, sink: &mut dyn EdgeSink, progress: &mu
         other => return Err(lines.err(format!("symmetry '{other}' is not supported (general or symmetric)"))),
     };
     if weighted && !has_values {
-        return Err(lines.err("--weighted given but this is a pattern matrix with no values"));
+        return Err(lines.err("weights were asked for but this is a pattern matrix with no values"));
     }
     let (rows, cols, nnz, size_line) = loop {
         if !lines.next_line(&mut buf)? {

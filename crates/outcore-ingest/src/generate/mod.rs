@@ -110,7 +110,7 @@ impl EdgeListFormat {
 /// Write the generated edge list to `path`; memory is one block of edges.
 pub fn write_edge_list(g: &dyn Generator, path: &Path, format: EdgeListFormat, force: bool, progress: &dyn crate::Progress) -> Result<u64> {
     if path.exists() && !force {
-        return Err(IngestError::file(path, "already exists; pass --force to overwrite"));
+        return Err(IngestError::Exists { path: path.to_path_buf() });
     }
     if format == EdgeListFormat::Bin32 && g.vertices() > 1 << 32 {
         return Err(IngestError::file(path, format!("{} vertices do not fit u32 ids; write .bin64", g.vertices())));

@@ -1,14 +1,9 @@
-//! Single-source shortest paths on the traverse engine: Dijkstra with an
-//! indexed binary heap (one entry per vertex, so memory is O(V)) and RASP
-//! run-ahead over the top of the heap, the vertices settled next (TR-823
-//! section 6: "the top of the SSSP heap").
-//!
-//! On sort-reduce, [`sssp_sortreduce`] is Bellman-Ford by supersteps
-//! (BigSparse section 3): edge program dist + w, reduce and finalize by
-//! min, active when the distance drops.
+//! SSSP on the traverse engine: Dijkstra with an indexed binary heap (one
+//! entry per vertex, so memory is O(V)) and RASP run-ahead over the top of
+//! the heap, the vertices settled next (TR-823 section 6: "the top of the
+//! SSSP heap").
 
 use crate::bfs::{check_ids, NONE};
-use outcore_engines::sortreduce::{Program, SortReduce, ValueFile};
 use outcore_engines::Traverse;
 use outcore_io::{Budget, Reservation};
 use outcore_store::StoreError;
@@ -25,6 +20,11 @@ pub struct ShortestPaths {
 }
 
 impl ShortestPaths {
+    /// Distances, parents, and the charge that holds them.
+    pub fn into_parts(self) -> (Vec<f64>, Vec<u32>, Reservation) {
+        (self.dist, self.parent, self._charge)
+    }
+
     /// dist (8), parent (4), heap slot (4) and heap position (4) per vertex.
     pub fn state_bytes(vertices: u64) -> u64 {
         vertices * 20
@@ -101,7 +101,7 @@ pub fn sssp(g: &mut Traverse, root: u64, budget: &Budget) -> Result<ShortestPath
     let n = g.vertices();
     check_ids(n, root)?;
     if !g.weighted() {
-        return Err(StoreError::invalid("store", "SSSP needs edge weights; re-import with --weighted"));
+        return Err(StoreError::NoWeights { store: "the store".into(), reader: "SSSP".into() });
     }
     let charge = budget.reserve("SSSP distance, parent and heap arrays", ShortestPaths::state_bytes(n))?;
     let mut dist = vec![f64::INFINITY; n as usize];
@@ -125,9 +125,9 @@ pub fn sssp(g: &mut Traverse, root: u64, budget: &Budget) -> Result<ShortestPath
         let du = dist[u as usize];
         for (&v, &w) in nbrs.iter().zip(&ws) {
             if w < 0.0 || w.is_nan() {
-                return Err(StoreError::invalid(
-                    "store",
-                    format!("edge {u} -> {v} (dense ids) has weight {w}; SSSP needs non-negative weights"),
+                return Err(StoreError::parameter(
+                    "weights",
+                    format!("must be non-negative for SSSP, and edge {u} -> {v} (dense ids) has weight {w}"),
                 ));
             }
             let nd = du + w as f64;
@@ -141,52 +141,3 @@ pub fn sssp(g: &mut Traverse, root: u64, budget: &Budget) -> Result<ShortestPath
     Ok(ShortestPaths { root, dist, parent, reached, arcs_scanned: arcs, _charge: charge })
 }
 
-/// Distances as a vertex file of the sort-reduce engine.
-pub struct ExternalPaths {
-    pub root: u64,
-    pub dist: ValueFile<f64>,
-    pub reached: u64,
-    pub arcs_scanned: u64,
-    pub supersteps: u32,
-    pub engine: SortReduce,
-}
-
-struct Relax;
-
-impl Program for Relax {
-    type State = f64;
-    type Update = f64;
-    fn edge(&self, _u: u64, dist: &f64, _degree: u64, _v: u64, w: f32) -> Option<f64> {
-        Some(dist + w as f64)
-    }
-    fn reduce(&self, a: f64, b: f64) -> f64 {
-        a.min(b)
-    }
-    fn finalize(&self, _v: u64, old: f64, d: Option<f64>) -> f64 {
-        d.map_or(old, |d| d.min(old))
-    }
-    fn is_active(&self, _v: u64, old: &f64, new: &f64) -> bool {
-        new < old
-    }
-}
-
-/// Shortest paths from `root` (a dense id) along weighted out-edges on the sort-reduce engine.
-pub fn sssp_sortreduce(mut engine: SortReduce, root: u64) -> Result<ExternalPaths, StoreError> {
-    check_ids(engine.vertices(), root)?;
-    let dist = engine.values(|_| f64::INFINITY)?;
-    let mut log = engine.log_from(vec![(root, 0.0f64)])?;
-    let (mut supersteps, mut arcs) = (0u32, 0u64);
-    loop {
-        let next = engine.step(&Relax, &dist, Some(log))?;
-        arcs += engine.stats().supersteps.last().unwrap().updates;
-        supersteps += 1;
-        if next.is_empty() {
-            next.remove();
-            break;
-        }
-        log = next;
-    }
-    let mut reached = 0;
-    crate::analytics::for_each_stored(&dist, |_, d: f64| reached += d.is_finite() as u64)?;
-    Ok(ExternalPaths { root, dist, reached, arcs_scanned: arcs, supersteps, engine })
-}

@@ -1,6 +1,6 @@
 //! BFS levels: hops from `root` along out-edges, [`UNREACHABLE`] if none.
 
-use super::UNREACHABLE;
+use crate::values::UNREACHED_U64 as UNREACHABLE;
 use crate::MemGraph;
 use std::collections::VecDeque;
 

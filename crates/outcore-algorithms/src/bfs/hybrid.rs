@@ -13,9 +13,10 @@
 //! the frontier grows and m_td > m_bu / alpha, and back top-down when it
 //! shrinks and m_td < m_bu / beta (alpha 4096, beta 4 in the paper).
 
-use crate::bfs::{BfsTree, NONE};
-use outcore_engines::{Lookahead, Traverse};
-use outcore_io::{Budget, Reservation};
+use super::{BfsTree, NONE};
+use crate::needs::MIN_CACHE_BLOCKS;
+use outcore_engines::{Lookahead, Traverse, TraverseOptions};
+use outcore_io::{bitmap_bytes, Bitmap, Budget, Reservation};
 use outcore_store::{Store, StoreError};
 use serde::Serialize;
 
@@ -116,53 +117,12 @@ const CHUNK: usize = 1 << 16;
 /// Memory of a hybrid BFS (NETALX's layout): parent and level arrays
 /// (4 bytes each per vertex), frontier and next bitmaps, and two chunk lists.
 pub fn state_bytes(n: u64) -> u64 {
-    8 * n + 2 * (n.div_ceil(64) * 8) + 2 * chunk_len(n) as u64 * 4 + 64
+    8 * n + 2 * bitmap_bytes(n) + 2 * chunk_len(n) as u64 * 4 + 64
 }
 
 /// Entries of a chunk list: [`CHUNK`], or fewer for small graphs.
 fn chunk_len(n: u64) -> usize {
     CHUNK.min(n.max(1) as usize)
-}
-
-struct Bitmap(Vec<u64>);
-
-impl Bitmap {
-    fn new(n: u64) -> Self {
-        Bitmap(vec![0; n.div_ceil(64) as usize])
-    }
-    #[inline]
-    fn get(&self, v: u64) -> bool {
-        self.0[v as usize / 64] & (1 << (v % 64)) != 0
-    }
-    #[inline]
-    fn set(&mut self, v: u64) {
-        self.0[v as usize / 64] |= 1 << (v % 64);
-    }
-    fn clear(&mut self) {
-        self.0.iter_mut().for_each(|w| *w = 0);
-    }
-    /// Set bits from `from` on, in increasing order, into `out` (at most `max`);
-    /// returns where to continue.
-    fn collect(&self, from: u64, max: usize, out: &mut Vec<u32>) -> u64 {
-        out.clear();
-        let mut w = from as usize / 64;
-        let mut bits = self.0.get(w).map_or(0, |x| x & (!0u64 << (from % 64)));
-        loop {
-            while bits != 0 {
-                let v = (w * 64) as u64 + bits.trailing_zeros() as u64;
-                if out.len() == max {
-                    return v;
-                }
-                out.push(v as u32);
-                bits &= bits - 1;
-            }
-            w += 1;
-            if w >= self.0.len() {
-                return (self.0.len() * 64) as u64;
-            }
-            bits = self.0[w];
-        }
-    }
 }
 
 #[inline]
@@ -296,26 +256,35 @@ pub fn hybrid_bfs(
     Ok((tree, stats))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::Bitmap;
+/// The engines and in-memory neighbour lists of a hybrid BFS.
+pub struct HybridEngines {
+    pub out: Traverse,
+    /// In-edges of a directed graph (undirected graphs use `out`).
+    pub inn: Option<Traverse>,
+    pub hot: HotLists,
+}
 
-    #[test]
-    fn bitmap_chunks_list_every_set_bit_once_in_order() {
-        let n = 1000u64;
-        let mut b = Bitmap::new(n);
-        let set: Vec<u64> = (0..n).filter(|v| v % 7 == 3 || *v == 63 || *v == 64 || *v == 999).collect();
-        for &v in &set {
-            b.set(v);
-        }
-        for max in [1usize, 5, 64, 10_000] {
-            let (mut from, mut got, mut chunk) = (0u64, Vec::new(), Vec::new());
-            while from < n {
-                from = b.collect(from, max, &mut chunk);
-                assert!(chunk.len() <= max);
-                got.extend(chunk.iter().map(|&v| v as u64));
-            }
-            assert_eq!(got, set, "chunks of {max}");
-        }
+impl HybridEngines {
+    /// Split the budget for hybrid BFS: `state` for the algorithm, the
+    /// index(es), the minimum caches, then half of what is left for the
+    /// in-memory neighbours and half for the caches.
+    pub fn open(store: &Store, budget: &Budget, opts: &TraverseOptions, state: u64) -> Result<Self, StoreError> {
+        let n = store.vertices();
+        let directed = store.manifest().directed;
+        let engines = if directed { 2 } else { 1 };
+        let index_each = (n + 1) * 8;
+        let block = opts.block_bytes as u64;
+        let min_cache = MIN_CACHE_BLOCKS * block;
+        let rest = budget.available().saturating_sub(state + index_each * engines + min_cache * engines);
+        let hot_share = rest / 2;
+        let cache_each = min_cache + (rest - hot_share) / engines;
+        let keep_for_in = if directed { index_each + cache_each } else { 0 };
+        let with_cache = TraverseOptions { cache_bytes: Some(cache_each), ..opts.clone() };
+        let out = Traverse::open(store, "out", budget, &with_cache, state + hot_share + keep_for_in)?;
+        let inn = if directed { Some(Traverse::open(store, "in", budget, &with_cache, state + hot_share)?) } else { None };
+        let degrees = inn.as_ref().unwrap_or(&out);
+        let k = HotLists::choose_k(degrees, hot_share);
+        let hot = HotLists::build(store, "in", degrees, k, budget)?;
+        Ok(HybridEngines { out, inn, hot })
     }
 }

@@ -5,33 +5,36 @@
 //! next level. The cache keeps the tiles of spans the next frontier has
 //! reached so far.
 
-use crate::analytics::{choose, open_stream, AnalyticsOptions, Engine, EngineReport, SpanFlags, U64Cells};
+use crate::cells::{SpanFlags, U64Cells};
+use crate::needs::{open_stream, EngineStats};
+use crate::run::Context;
+use crate::values::UNREACHED_U64 as UNREACHED;
 use outcore_engines::{TileEdges, TileProgram};
-use outcore_io::Budget;
-use outcore_store::{Store, StoreError};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-
-/// Level of vertices the search does not reach.
-pub const UNREACHED: u64 = u64::MAX;
+use outcore_io::{bitmap_bytes, AtomicBitmap, Bitmap};
+use outcore_store::StoreError;
 
 pub struct TileBfsResult {
     pub level: Vec<u64>,
+    /// The vertex each was reached from (the root its own); unreached: `u64::MAX`.
+    pub parent: Vec<u64>,
     pub reached: u64,
     /// Levels explored (iterations of the engine).
     pub depth: u32,
-    pub report: EngineReport,
+    pub stats: EngineStats,
+    pub charge: outcore_io::Reservation,
 }
 
-/// Memory: levels and two frontier bitmaps.
+/// Memory: levels, parents and two frontier bitmaps.
 pub fn state_bytes(n: u64) -> u64 {
-    n * 8 + n.div_ceil(64) * 16
+    n * 16 + 2 * bitmap_bytes(n)
 }
 
 struct Expand<'a> {
     level: &'a U64Cells,
+    parent: &'a U64Cells,
     depth: u64,
-    frontier: &'a [u64],
-    next: &'a [AtomicU64],
+    frontier: &'a Bitmap,
+    next: &'a AtomicBitmap,
     active: &'a SpanFlags,
     reached: &'a SpanFlags,
     undirected: bool,
@@ -40,16 +43,17 @@ struct Expand<'a> {
 impl Expand<'_> {
     #[inline]
     fn in_frontier(&self, v: usize) -> bool {
-        self.frontier[v >> 6] >> (v & 63) & 1 == 1
+        self.frontier.get(v as u64)
     }
+    /// Reach `v` from `u` (the engine lets one thread at a time write `v`'s span).
     #[inline]
-    fn visit(&self, v: usize) -> bool {
+    fn visit(&self, v: usize, u: usize) -> bool {
         if self.level.get(v) != UNREACHED {
             return false;
         }
         self.level.set(v, self.depth + 1);
-        let w = &self.next[v >> 6];
-        w.store(w.load(Relaxed) | 1 << (v & 63), Relaxed);
+        self.parent.set(v, u as u64);
+        self.next.set(v as u64);
         true
     }
 }
@@ -69,7 +73,7 @@ impl TileProgram for Expand<'_> {
         let mut any = false;
         for &[ls, lt] in t.edges {
             if self.in_frontier(s0 + ls as usize) {
-                any |= self.visit(t0 + lt as usize);
+                any |= self.visit(t0 + lt as usize, s0 + ls as usize);
             }
         }
         if any {
@@ -81,7 +85,7 @@ impl TileProgram for Expand<'_> {
         let mut any = false;
         for &[ls, lt] in t.edges {
             if self.in_frontier(t0 + lt as usize) {
-                any |= self.visit(s0 + ls as usize);
+                any |= self.visit(s0 + ls as usize, t0 + lt as usize);
             }
         }
         if any {
@@ -91,27 +95,18 @@ impl TileProgram for Expand<'_> {
 }
 
 /// BFS from `root` (dense id) over the tile layout.
-pub fn bfs_tiles(store: &Store, root: u64, budget: &Budget, opts: &AnalyticsOptions) -> Result<TileBfsResult, StoreError> {
+pub fn bfs_tiles(cx: &Context, root: u64) -> Result<TileBfsResult, StoreError> {
+    let store = cx.store;
     let n = store.vertices();
-    if root >= n {
-        return Err(StoreError::invalid(store.dir(), format!("root {root} is not a vertex (the store has {n})")));
-    }
-    let mut opts = opts.clone();
-    if opts.engine == Engine::Interval || opts.engine == Engine::Auto {
-        opts.engine = Engine::Auto;
-    }
-    let (engine, reason) = choose(store, budget, &opts, state_bytes(n), false, &[])?;
-    if matches!(engine, Engine::Interval | Engine::SortReduce) {
-        return Err(StoreError::invalid(store.dir(), format!("BFS on tiles needs its levels in memory: {reason}")));
-    }
-    let _charge = budget.reserve("BFS levels and frontier bitmaps", state_bytes(n))?;
-    let mut stream = open_stream(store, budget, engine, false, &opts)?;
+    super::check_ids(n, root)?;
+    let charge = cx.budget.reserve("BFS levels, parents and frontier bitmaps", state_bytes(n))?;
+    let mut stream = open_stream(cx, false)?;
     let rec = stream.record_ref().clone();
-    let words = n.div_ceil(64) as usize;
     let level = U64Cells::from_fn(n as usize, |v| if v as u64 == root { 0 } else { UNREACHED });
-    let mut frontier = vec![0u64; words];
-    frontier[(root >> 6) as usize] |= 1 << (root & 63);
-    let next: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
+    let parent = U64Cells::from_fn(n as usize, |v| if v as u64 == root { root } else { UNREACHED });
+    let mut frontier = Bitmap::new(n);
+    frontier.set(root);
+    let next = AtomicBitmap::new(n);
     let mut active = SpanFlags::new(rec.spans as usize, false);
     active.set((root >> rec.span_bits) as u32);
     let mut reached = SpanFlags::new(rec.spans as usize, false);
@@ -119,6 +114,7 @@ pub fn bfs_tiles(store: &Store, root: u64, budget: &Budget, opts: &AnalyticsOpti
     loop {
         stream.iterate(&Expand {
             level: &level,
+            parent: &parent,
             depth,
             frontier: &frontier,
             next: &next,
@@ -127,11 +123,7 @@ pub fn bfs_tiles(store: &Store, root: u64, budget: &Budget, opts: &AnalyticsOpti
             undirected: rec.upper_triangle,
         })?;
         depth += 1;
-        let mut found = 0u64;
-        for (f, w) in frontier.iter_mut().zip(&next) {
-            *f = w.swap(0, Relaxed);
-            found += f.count_ones() as u64;
-        }
+        let found = next.drain_into(&mut frontier);
         if found == 0 {
             break;
         }
@@ -139,6 +131,12 @@ pub fn bfs_tiles(store: &Store, root: u64, budget: &Budget, opts: &AnalyticsOpti
         std::mem::swap(&mut active, &mut reached);
         reached.clear();
     }
-    let report = EngineReport { engine, reason, stream: Some(stream.stats().clone()), interval: None, sortreduce: None };
-    Ok(TileBfsResult { level: level.into_vec(), reached: count, depth: depth as u32, report })
+    Ok(TileBfsResult {
+        level: level.into_vec(),
+        parent: parent.into_vec(),
+        reached: count,
+        depth: depth as u32,
+        stats: EngineStats::Stream(stream.stats().clone()),
+        charge,
+    })
 }

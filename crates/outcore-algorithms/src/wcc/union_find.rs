@@ -3,7 +3,7 @@
 //! memory is one u32 per vertex. Labels are the smallest dense id of each
 //! component, which is also the smallest original id (relabelling keeps order).
 
-use outcore_io::Budget;
+use outcore_io::{Budget, Reservation};
 use outcore_store::{Store, StoreError};
 
 fn find(parent: &mut [u32], mut x: u32) -> u32 {
@@ -17,9 +17,14 @@ fn find(parent: &mut [u32], mut x: u32) -> u32 {
 
 /// Component label of every vertex.
 pub fn wcc(store: &Store, budget: &Budget) -> Result<Vec<u32>, StoreError> {
+    Ok(wcc_charged(store, budget)?.0)
+}
+
+/// The labels and the budget charge that still holds them.
+pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservation), StoreError> {
     let n = store.vertices();
     crate::bfs::check_ids(n, 0).or_else(|e| if n == 0 { Ok(()) } else { Err(e) })?;
-    let _charge = budget.reserve("WCC parent array", n * 4)?;
+    let charge = budget.reserve("WCC parent array", n * 4)?;
     let mut parent: Vec<u32> = (0..n as u32).collect();
     let mut scan = store.layout("out")?.scan()?;
     while let Some((u, nbrs, _)) = scan.next_list()? {
@@ -35,5 +40,5 @@ pub fn wcc(store: &Store, budget: &Budget) -> Result<Vec<u32>, StoreError> {
         let r = find(&mut parent, v);
         parent[v as usize] = r;
     }
-    Ok(parent)
+    Ok((parent, charge))
 }

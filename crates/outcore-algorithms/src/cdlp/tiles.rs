@@ -1,54 +1,21 @@
-//! Community detection by label propagation, as Graphalytics defines it:
-//! every vertex starts with its own id; in each of a fixed number of
-//! synchronous iterations it takes the label most frequent among its
-//! neighbours (in- and out-neighbours of a directed graph, so a vertex
-//! linked both ways counts twice), the smallest such label on ties, and
-//! keeps its own when it has no neighbours.
-//!
-//! A vertex's new label needs all its neighbours' labels at once, which
-//! tiles scatter over a whole row and column. On tiles each iteration
-//! therefore runs in bands of consecutive spans whose incoming labels fit
+//! CDLP on tiles. A vertex's new label needs all its neighbours' labels at
+//! once, which tiles scatter over a whole row and column, so each
+//! iteration runs in bands of consecutive spans whose incoming labels fit
 //! the band buffer: the stream engine reads only the tiles whose row or
 //! column lies in the band (its selective fetch), the labels are dropped
 //! into per-vertex slots, and each vertex's slots are sorted to find the
-//! mode. On intervals each vertex sorts the labels of its own lists.
+//! mode.
 
-use crate::analytics::{
-    choose, interval_layouts, open_stream, without_sortreduce, AnalyticsOptions, Engine, EngineReport, U64Cells, VertexResult,
-};
-use outcore_engines::{IntervalEngine, IntervalProgram, NeighbourList, TileEdges, TileProgram, TileStream, Values};
-use outcore_io::{Budget, BudgetError};
-use outcore_store::{Store, StoreError};
+use super::{mode, Communities};
+use crate::cells::U64Cells;
+use crate::needs::{open_stream, EngineStats};
+use crate::run::Context;
+use crate::values::Held;
+use outcore_engines::{TileEdges, TileProgram, TileStream};
+use outcore_io::BudgetError;
+use outcore_store::StoreError;
 use rayon::prelude::*;
-use std::cell::RefCell;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-
-pub struct CdlpResult {
-    pub labels: VertexResult<u64>,
-    pub iterations: u32,
-    /// Bands per iteration on tiles (1 when every label fits at once).
-    pub bands: u64,
-    pub report: EngineReport,
-}
-
-/// Memory of the tile regime besides the band buffer: labels, next
-/// labels, per-vertex tuple counts and slot cursors.
-pub fn state_bytes(n: u64) -> u64 {
-    n * 24
-}
-
-/// The most frequent value of `labels` (sorted here), smallest on ties.
-pub fn mode(labels: &mut [u64]) -> Option<u64> {
-    labels.sort_unstable();
-    let (mut best, mut best_count) = (None, 0usize);
-    for run in labels.chunk_by(|a, b| a == b) {
-        if run.len() > best_count {
-            best = Some(run[0]);
-            best_count = run.len();
-        }
-    }
-    best
-}
 
 /// Counts tuples arriving at each target (in-degrees of a directed store).
 struct CountTargets<'a> {
@@ -120,46 +87,10 @@ impl TileProgram for Collect<'_> {
     }
 }
 
-struct IntervalMode;
-
-thread_local! {
-    static SCRATCH: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
-}
-
-impl IntervalProgram for IntervalMode {
-    type Value = u64;
-    fn gather(&self, v: u64, _: u64, lists: &[NeighbourList], values: &Values<u64>) -> u64 {
-        SCRATCH.with(|s| {
-            let mut s = s.borrow_mut();
-            s.clear();
-            s.extend(lists.iter().flat_map(|l| l.ids.iter()).map(|&u| values.get(u)));
-            mode(&mut s).unwrap_or_else(|| values.get(v))
-        })
-    }
-}
-
-pub fn cdlp(store: &Store, iterations: u32, budget: &Budget, opts: &AnalyticsOptions) -> Result<CdlpResult, StoreError> {
+pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
+    let store = cx.store;
     let n = store.vertices();
-    let structure = interval_layouts(store, true);
-    let (engine, reason) = without_sortreduce(
-        choose(store, budget, opts, state_bytes(n), false, &structure)?,
-        opts,
-        "CDLP's vertex program (the most frequent label) does not reduce pairwise in fixed space",
-    )?;
-    if engine == Engine::Interval {
-        let mut e = IntervalEngine::open(store, &structure, false, budget, &opts.interval, |v, _| v)?;
-        for _ in 0..iterations {
-            e.iterate(&IntervalMode, |_, _, _, _| {})?;
-        }
-        let report = EngineReport { engine, reason, stream: None, interval: Some(e.stats().clone()), sortreduce: None };
-        return Ok(CdlpResult {
-            labels: VertexResult::Intervals { engine: Box::new(e), scale_by_degree: None },
-            iterations,
-            bands: 0,
-            report,
-        });
-    }
-    let _charge = budget.reserve("CDLP labels, next labels, counts and cursors", state_bytes(n))?;
+    let _charge = cx.budget.reserve("CDLP labels, next labels, counts and cursors", super::state_bytes(n))?;
     let rec = TileStream::record(store)?;
     let span = 1usize << rec.span_bits;
     let undirected = rec.upper_triangle;
@@ -168,9 +99,9 @@ pub fn cdlp(store: &Store, iterations: u32, budget: &Budget, opts: &AnalyticsOpt
     let mut tuples = vec![0u32; n as usize];
     store.layout("out")?.for_each_degree(|v, d| tuples[v as usize] = d as u32)?;
     let total: u64 = tuples.iter().map(|&x| x as u64).sum::<u64>() + if undirected { 0 } else { rec.edges };
-    let band_bytes = (total * 8).min(budget.available() / 3).max(8);
-    let band_charge = budget.reserve("CDLP band of neighbour labels", band_bytes)?;
-    let mut stream = open_stream(store, budget, engine, false, opts)?;
+    let band_bytes = (total * 8).min(cx.budget.available() / 3).max(8);
+    let band_charge = cx.budget.reserve("CDLP band of neighbour labels", band_bytes)?;
+    let mut stream = open_stream(cx, false)?;
     if !undirected {
         let counts: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
         stream.iterate(&CountTargets { counts: &counts })?;
@@ -188,8 +119,8 @@ pub fn cdlp(store: &Store, iterations: u32, budget: &Budget, opts: &AnalyticsOpt
                 what: format!("the {t} neighbour labels of vertices {}..{}", s * span, ((s + 1) * span).min(n as usize)),
                 needed: t * 8,
                 available: capacity * 8,
-                total: budget.total(),
-                suggest: budget.total() + 3 * (t - capacity) * 8,
+                total: cx.budget.total(),
+                suggest: cx.budget.total() + 3 * (t - capacity) * 8,
             }
             .into());
         }
@@ -204,7 +135,8 @@ pub fn cdlp(store: &Store, iterations: u32, budget: &Budget, opts: &AnalyticsOpt
     let slots = U64Cells::from_fn(capacity.min(total) as usize, |_| 0);
     let mut labels: Vec<u64> = (0..n).collect();
     let mut next = labels.clone();
-    for _ in 0..iterations {
+    cx.progress().begin("cdlp", iterations as u64, false);
+    for iteration in 0..iterations {
         for &(lo, hi, _) in &bands {
             let first = lo as usize * span;
             let end = (hi as usize * span).min(n as usize);
@@ -240,8 +172,10 @@ pub fn cdlp(store: &Store, iterations: u32, budget: &Budget, opts: &AnalyticsOpt
             });
         }
         std::mem::swap(&mut labels, &mut next);
+        cx.progress().set(iteration as u64 + 1);
     }
+    cx.progress().end();
     drop(band_charge);
-    let report = EngineReport { engine, reason, stream: Some(stream.stats().clone()), interval: None, sortreduce: None };
-    Ok(CdlpResult { labels: VertexResult::Memory(labels), iterations, bands: bands.len() as u64, report })
+    let stats = EngineStats::Stream(stream.stats().clone());
+    Ok(Communities { labels: Box::new(Held { values: labels, charge: _charge }), bands: bands.len() as u64, stats })
 }

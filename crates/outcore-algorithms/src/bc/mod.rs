@@ -1,0 +1,187 @@
+//! Betweenness centrality, Brandes (2001): for each source s, a BFS that
+//! counts shortest paths sigma, then dependencies in reverse BFS order,
+//!   delta_s(v) = sum over w with d(w) = d(v)+1 and v->w of sigma(v)/sigma(w) * (1 + delta_s(w)),
+//! and BC(v) = sum over sources of delta_s(v), v != s. Exact for a given
+//! set of sources; the sampled approximation (Brandes and Pich 2007) takes
+//! k sources at random and scales by |V|/k. Like networkx, values are not
+//! normalized and an undirected graph's are halved (each path is found
+//! from both ends).
+//!
+//! Versions: [`traverse`] (semi-external, 32 bytes a vertex) and
+//! [`sortreduce`] (fully external; directed stores need `in`).
+
+pub mod reference;
+pub mod sortreduce;
+pub mod traverse;
+
+use crate::needs::{self, engine_figures, EngineStats};
+use crate::params::{Args, ParamKind, ParamSpec};
+use crate::plan::{Engine, Support};
+use crate::run::{Algorithm, Check, ColumnSpec, Compare, Context, Info, RunOptions, Validation};
+use crate::values::{Column, Held, Outcome, ValueKind, VertexValues};
+use crate::MemGraph;
+use outcore_engines::Traverse;
+use outcore_io::BudgetError;
+use outcore_store::{Store, StoreError};
+
+pub use sortreduce::bc_sortreduce;
+pub use traverse::{bc_traverse, state_bytes};
+
+/// Betweenness centrality, the registry's `bc`.
+pub struct Bc;
+
+/// Which sources a BC run uses.
+#[derive(Clone, Debug, Default)]
+pub enum Sources {
+    /// Every vertex up to 4,096 vertices, else 64 sampled with seed 1.
+    #[default]
+    Default,
+    /// Every vertex: exact BC.
+    All,
+    /// These original ids: the exact partial sum over them.
+    Given(Vec<u64>),
+    /// `count` distinct vertices drawn with `seed`, sums scaled by |V|/count.
+    Sample { count: u64, seed: u64 },
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Params {
+    pub sources: Sources,
+}
+
+/// The dense sources and the factor every sum is multiplied by.
+pub fn pick_sources(store: &Store, sources: &Sources) -> Result<(Vec<u64>, f64, bool), StoreError> {
+    let n = store.vertices();
+    let half = if store.manifest().directed { 1.0 } else { 0.5 };
+    let sample = |count: u64, seed: u64| -> Result<(Vec<u64>, f64, bool), StoreError> {
+        if count == 0 {
+            return Err(StoreError::parameter("sources", "must sample at least one source"));
+        }
+        if count >= n {
+            return Ok(((0..n).collect(), half, true));
+        }
+        Ok((crate::sources::sample_without_replacement(n, count, seed), half * n as f64 / count as f64, false))
+    };
+    match sources {
+        Sources::All => Ok(((0..n).collect(), half, true)),
+        Sources::Default if n <= 4096 => Ok(((0..n).collect(), half, true)),
+        Sources::Default => sample(64, 1),
+        Sources::Sample { count, seed } => sample(*count, *seed),
+        Sources::Given(ids) => match store.ids()?.find_all(ids)? {
+            Ok(dense) => Ok((dense, half, true)),
+            Err(missing) => Err(StoreError::parameter("source", format!("{missing} is not a vertex of {}", store.dir().display()))),
+        },
+    }
+}
+
+static INFO: Info = Info {
+    name: "bc",
+    title: "BC",
+    about: "Betweenness centrality (Brandes): exact from given sources, or sampled",
+    params: &[
+        ParamSpec { name: "source", kind: ParamKind::Vertices, default: None, help: "Exact BC from these sources (original ids; repeat the flag for more)" },
+        ParamSpec {
+            name: "sources",
+            kind: ParamKind::Text,
+            default: None,
+            help: "`all` (exact) or N: N sources sampled at random, sums scaled by |V|/N (default: all up to 4,096 vertices, else 64)",
+        },
+        ParamSpec { name: "seed", kind: ParamKind::Count, default: Some("1"), help: "Seed of the source sample" },
+    ],
+    engines: &[Engine::Traverse, Engine::SortReduce],
+    columns: &[ColumnSpec { name: "centrality", kind: ValueKind::Real, compare: Compare::Relative(1e-9) }],
+};
+
+impl Algorithm for Bc {
+    type Params = Params;
+
+    fn info(&self) -> &'static Info {
+        &INFO
+    }
+
+    fn parse(&self, a: &Args) -> Result<Params, StoreError> {
+        let given: Vec<u64> = a.list("source")?;
+        let seed = a.get("seed", 1)?;
+        let sources = match (given.is_empty(), a.text("sources")) {
+            (false, Some(_)) => return Err(StoreError::parameter("source", "and sources cannot be given together")),
+            (false, None) => Sources::Given(given),
+            (true, Some("all")) => Sources::All,
+            (true, Some(k)) => Sources::Sample {
+                count: k
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|&k: &u64| k > 0)
+                    .ok_or_else(|| StoreError::parameter("sources", format!("takes 'all' or a positive count, not '{k}'")))?,
+                seed,
+            },
+            (true, None) if a.text("seed").is_some() => Sources::Default,
+            (true, None) => Sources::Default,
+        };
+        let sources = match sources {
+            Sources::Default if seed != 1 => Sources::Sample { count: 64, seed },
+            s => s,
+        };
+        Ok(Params { sources })
+    }
+
+    fn support(&self, store: &Store, engine: Engine, _: &Params, opts: &RunOptions) -> Result<Support, StoreError> {
+        let n = store.vertices();
+        let layouts: &[&'static str] = if store.manifest().directed { &["out", "in"] } else { &["out"] };
+        Ok(match engine {
+            Engine::Traverse => needs::traverse(store, &["out"], state_bytes(n), opts, "distances, path counts, dependencies and order, and the index")?,
+            Engine::SortReduce => needs::sortreduce(store, layouts, 8, opts)?,
+            _ => Support::No("BC runs on the traverse and sort-reduce engines".into()),
+        })
+    }
+
+    fn run(&self, cx: &mut Context, p: &Params) -> Result<Outcome, StoreError> {
+        let store = cx.store;
+        let n = store.vertices();
+        let (picked, scale, exact) = pick_sources(store, &p.sources)?;
+        cx.figure("sources", picked.len());
+        cx.figure("exact", exact || picked.len() as u64 == n);
+        cx.figure("scale", scale);
+        match cx.engine() {
+            Engine::Traverse => {
+                let mut g = Traverse::open(store, "out", cx.budget, &cx.options.traverse, state_bytes(n))?;
+                let (values, arcs) = bc_traverse(&mut g, &picked, scale, cx.budget, cx.progress())?;
+                let charge = cx.budget.reserve("BC values", n * 8)?;
+                cx.figure("arcs_read", arcs);
+                cx.figure("bytes_read", g.stats().cache.bytes_read);
+                Ok(Outcome::new(vec![Column { name: "centrality", kind: ValueKind::Real, data: Box::new(Held { values, charge }) }]))
+            }
+            Engine::SortReduce => {
+                let directed = store.manifest().directed;
+                let layouts: &[&str] = if directed { &["out", "in"] } else { &["out"] };
+                let mut engine = needs::open_sortreduce(cx, layouts, 8)?;
+                let values = bc_sortreduce(&mut engine, if directed { "in" } else { "out" }, &picked, scale, cx.progress())?;
+                let stats = EngineStats::SortReduce(engine.stats().clone(), 8);
+                engine_figures(cx, &stats);
+                cx.figure("engine_summary", stats.describe());
+                Ok(Outcome::new(vec![Column::new("centrality", ValueKind::Real, VertexValues::External { engine: Box::new(engine), values })]))
+            }
+            _ => unreachable!("the plan refuses other engines for BC"),
+        }
+    }
+
+    fn reference(&self, store: &Store, g: &MemGraph, p: &Params) -> Result<Outcome, StoreError> {
+        let (picked, scale, _) = pick_sources(store, &p.sources)?;
+        let values: Vec<f64> = reference::bc(g, &picked).into_iter().map(|x| x * scale).collect();
+        Ok(Outcome::new(vec![Column::new("centrality", ValueKind::Real, values)]))
+    }
+
+    fn validate(&self, check: &Check, p: &Params) -> Result<Validation, StoreError> {
+        match check.against_reference(self, p)? {
+            Some(v) => Ok(v),
+            None => Err(BudgetError {
+                what: "the in-memory reference BC verifies against".into(),
+                needed: check.store.manifest().arcs * 12,
+                available: check.budget.available(),
+                total: check.budget.total(),
+                suggest: check.budget.total() + check.store.manifest().arcs * 12,
+            }
+            .into()),
+        }
+    }
+}

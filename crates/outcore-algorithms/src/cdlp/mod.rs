@@ -1,0 +1,140 @@
+//! Community detection by label propagation, as Graphalytics defines it:
+//! every vertex starts with its own id; in each of a fixed number of
+//! synchronous iterations it takes the label most frequent among its
+//! neighbours (in- and out-neighbours of a directed graph, so a vertex
+//! linked both ways counts twice), the smallest such label on ties, and
+//! keeps its own when it has no neighbours.
+//!
+//! Versions: [`tiles`] (`memory`, `stream`: bands of spans), [`scan`] (the
+//! traverse engine's cursor over `out`, with `in` in lockstep or bands)
+//! and [`interval`] (VENUS). The most frequent label does not reduce
+//! pairwise in fixed space, so there is no sort-reduce version.
+
+pub mod interval;
+pub mod reference;
+pub mod scan;
+pub mod tiles;
+
+use crate::needs::{self, engine_figures, EngineStats};
+use crate::params::{Args, ParamKind, ParamSpec};
+use crate::plan::{Engine, Support};
+use crate::run::{Algorithm, Check, ColumnSpec, Compare, Context, Info, RunOptions, Validation};
+use crate::values::{Column, ColumnData, Outcome, ValueKind};
+use crate::MemGraph;
+use outcore_io::BudgetError;
+use outcore_store::{Store, StoreError};
+
+/// CDLP, the registry's `cdlp`.
+pub struct Cdlp;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Params {
+    pub iterations: u32,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params { iterations: 10 }
+    }
+}
+
+/// What one engine version returns.
+pub struct Communities {
+    pub labels: Box<dyn ColumnData>,
+    /// Bands per iteration (1 when every label fits at once).
+    pub bands: u64,
+    pub stats: EngineStats,
+}
+
+/// Memory of the tile regime besides the band buffer: labels, next
+/// labels, per-vertex tuple counts and slot cursors.
+pub fn state_bytes(n: u64) -> u64 {
+    n * 24
+}
+
+/// The most frequent value of `labels` (sorted here), smallest on ties.
+pub fn mode(labels: &mut [u64]) -> Option<u64> {
+    labels.sort_unstable();
+    let (mut best, mut best_count) = (None, 0usize);
+    for run in labels.chunk_by(|a, b| a == b) {
+        if run.len() > best_count {
+            best = Some(run[0]);
+            best_count = run.len();
+        }
+    }
+    best
+}
+
+static INFO: Info = Info {
+    name: "cdlp",
+    title: "CDLP",
+    about: "Community detection by label propagation (Graphalytics CDLP)",
+    params: &[ParamSpec {
+        name: "iterations",
+        kind: ParamKind::Count,
+        default: Some("10"),
+        help: "Iterations (Graphalytics: the graph's cdlp.max-iterations)",
+    }],
+    engines: &[Engine::Memory, Engine::Stream, Engine::Traverse, Engine::Interval, Engine::SortReduce],
+    columns: &[ColumnSpec { name: "community", kind: ValueKind::Vertex, compare: Compare::Exact }],
+};
+
+impl Algorithm for Cdlp {
+    type Params = Params;
+
+    fn info(&self) -> &'static Info {
+        &INFO
+    }
+
+    fn parse(&self, a: &Args) -> Result<Params, StoreError> {
+        Ok(Params { iterations: a.get("iterations", 10)? })
+    }
+
+    fn support(&self, store: &Store, engine: Engine, _: &Params, _: &RunOptions) -> Result<Support, StoreError> {
+        let n = store.vertices();
+        let banded = store.manifest().directed && !store.has_layout("in");
+        Ok(match engine {
+            Engine::Memory | Engine::Stream => needs::tiles(store, engine, state_bytes(n), false, "labels, next labels, counts and cursors"),
+            Engine::Traverse => needs::scan(&["out"], scan::state_bytes(n, banded) + if banded { 8 << 20 } else { 0 }, "labels and next labels"),
+            Engine::Interval => needs::interval(store, needs::interval_layouts(store, true), 8),
+            Engine::SortReduce => {
+                Support::No("the most frequent label does not reduce pairwise in fixed space; the interval engine keeps values on disk".into())
+            }
+        })
+    }
+
+    fn run(&self, cx: &mut Context, p: &Params) -> Result<Outcome, StoreError> {
+        let r = match cx.engine() {
+            Engine::Memory | Engine::Stream => tiles::cdlp(cx, p.iterations)?,
+            Engine::Traverse => scan::cdlp(cx, p.iterations)?,
+            Engine::Interval => interval::cdlp(cx, p.iterations)?,
+            Engine::SortReduce => unreachable!("the plan refuses sort-reduce for CDLP"),
+        };
+        let mut kept = 0u64;
+        r.labels.for_each(&mut |v, l| kept += (v == l.as_u64()) as u64)?;
+        cx.figure("iterations", p.iterations);
+        cx.figure("bands_per_iteration", r.bands);
+        cx.figure("labels_kept_by_their_vertex", kept);
+        engine_figures(cx, &r.stats);
+        cx.figure("engine_summary", r.stats.describe());
+        Ok(Outcome::new(vec![Column { name: "community", kind: ValueKind::Vertex, data: r.labels }]))
+    }
+
+    fn reference(&self, _store: &Store, g: &MemGraph, p: &Params) -> Result<Outcome, StoreError> {
+        Ok(Outcome::new(vec![Column::new("community", ValueKind::Vertex, reference::cdlp(g, p.iterations))]))
+    }
+
+    fn validate(&self, check: &Check, p: &Params) -> Result<Validation, StoreError> {
+        match check.against_reference(self, p)? {
+            Some(v) => Ok(v),
+            None => Err(BudgetError {
+                what: "the in-memory reference CDLP verifies against".into(),
+                needed: check.store.manifest().arcs * 12,
+                available: check.budget.available(),
+                total: check.budget.total(),
+                suggest: check.budget.total() + check.store.manifest().arcs * 12,
+            }
+            .into()),
+        }
+    }
+}

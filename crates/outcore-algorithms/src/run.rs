@@ -1,0 +1,343 @@
+//! The one skeleton every algorithm runs through: parameters in, the plan
+//! (which engine, why), the budget opened with the process baseline
+//! charged, the algorithm's version for the chosen engine, and a report
+//! (engine, reason, what else was weighed, time, bytes, peak memory, and
+//! the figures the algorithm adds). An algorithm implements [`Algorithm`]:
+//! its parameters, what each engine needs, one `run` that dispatches to
+//! its engine files, its reference and its validator.
+
+use crate::params::{Args, ParamSpec};
+use crate::plan::{plan, Engine, EngineChoice, Plan, Support};
+use crate::values::{Outcome, ValueKind};
+use crate::{Error, MemGraph};
+use outcore_engines::sortreduce::SortReduceOptions;
+use outcore_engines::{IntervalOptions, StreamOptions, TraverseOptions};
+use outcore_io::{Budget, NoProgress, Progress, Reservation, PROCESS_BASELINE};
+use outcore_store::{Store, StoreError};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// How to run: the budget, the engine choice, and each engine's knobs.
+#[derive(Clone)]
+pub struct RunOptions {
+    /// The memory budget in bytes, page cache included.
+    pub memory: u64,
+    pub engine: EngineChoice,
+    /// Where the interval and sort-reduce engines put their temporary
+    /// files (default: a hidden directory inside the store).
+    pub temp_dir: Option<PathBuf>,
+    /// Traverse engine: block size, reads in flight, run-ahead prefetch.
+    pub traverse: TraverseOptions,
+    /// Stream engine: segment size, cache pool.
+    pub stream: StreamOptions,
+    /// Interval engine: cap on the values of one interval.
+    pub interval: IntervalOptions,
+    pub sortreduce: SortReduceOptions,
+    /// Where long steps report progress (iterations, supersteps, sources).
+    pub progress: Option<Arc<dyn Progress + Send>>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        let depth = outcore_io::probe::recorded_depth().unwrap_or(64).max(1);
+        RunOptions {
+            memory: 1 << 30,
+            engine: EngineChoice::Auto,
+            temp_dir: None,
+            traverse: TraverseOptions { depth, ..Default::default() },
+            stream: StreamOptions { depth, ..Default::default() },
+            interval: IntervalOptions::default(),
+            sortreduce: SortReduceOptions::default(),
+            progress: None,
+        }
+    }
+}
+
+impl RunOptions {
+    /// The defaults with a budget of `memory` bytes.
+    pub fn with_memory(memory: u64) -> Self {
+        RunOptions { memory, ..Default::default() }
+    }
+    /// The same with the engine fixed (or `auto`).
+    pub fn engine(mut self, engine: impl Into<EngineChoice>) -> Self {
+        self.engine = engine.into();
+        self
+    }
+    fn check(&self) -> Result<(), StoreError> {
+        let block = self.traverse.block_bytes;
+        if block == 0 || block % 4096 != 0 {
+            return Err(StoreError::parameter("block", format!("must be a multiple of 4K (got {block})")));
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for RunOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunOptions")
+            .field("memory", &self.memory)
+            .field("engine", &self.engine)
+            .field("temp_dir", &self.temp_dir)
+            .field("traverse", &self.traverse)
+            .field("stream", &self.stream)
+            .field("interval", &self.interval)
+            .field("sortreduce", &self.sortreduce)
+            .finish()
+    }
+}
+
+/// What an algorithm is, for the registry and the front ends.
+#[derive(Debug)]
+pub struct Info {
+    /// Command and function name (`bfs`, `pagerank`).
+    pub name: &'static str,
+    /// As prose names it (`BFS`, `PageRank`).
+    pub title: &'static str,
+    /// One line: what it computes and how.
+    pub about: &'static str,
+    pub params: &'static [ParamSpec],
+    /// The engines it has, in the order `auto` tries them.
+    pub engines: &'static [Engine],
+    /// The per-vertex results it returns; the first is what `--output`
+    /// writes unless a parameter picks another.
+    pub columns: &'static [ColumnSpec],
+}
+
+/// A per-vertex result an algorithm returns, and how tests compare it
+/// with the reference.
+#[derive(Debug)]
+pub struct ColumnSpec {
+    pub name: &'static str,
+    pub kind: ValueKind,
+    pub compare: Compare,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Compare {
+    Exact,
+    /// |got - want| <= tolerance * max(|want|, 1e-300).
+    Relative(f64),
+    /// Labels: equal as partitions of the vertices.
+    Partition,
+    /// Not compared with the reference (any valid answer; the validator checks it).
+    Validated,
+}
+
+/// What a validator concluded.
+#[derive(Clone, Debug, Serialize)]
+pub struct Validation {
+    pub passed: bool,
+    /// How it was checked ("Graph500 rules 1-5", "the reference").
+    pub method: String,
+    /// The first violation, or what was checked.
+    pub detail: String,
+}
+
+impl Validation {
+    pub fn pass(method: impl Into<String>, detail: impl Into<String>) -> Self {
+        Validation { passed: true, method: method.into(), detail: detail.into() }
+    }
+    pub fn fail(method: impl Into<String>, detail: impl Into<String>) -> Self {
+        Validation { passed: false, method: method.into(), detail: detail.into() }
+    }
+}
+
+/// An algorithm: one module per problem, one file per engine version.
+pub trait Algorithm: Send + Sync + 'static {
+    /// Typed parameters (original ids where they name vertices).
+    type Params: Clone + std::fmt::Debug + Default + Send + Sync + 'static;
+
+    fn info(&self) -> &'static Info;
+
+    /// The typed parameters from name/value text (front ends).
+    fn parse(&self, args: &Args) -> Result<Self::Params, StoreError>;
+
+    /// Whether the algorithm runs on `engine` with these parameters, and
+    /// what it needs there.
+    fn support(&self, store: &Store, engine: Engine, p: &Self::Params, opts: &RunOptions) -> Result<Support, StoreError>;
+
+    /// Run on the engine the plan chose (`cx.engine()`).
+    fn run(&self, cx: &mut Context, p: &Self::Params) -> Result<Outcome, StoreError>;
+
+    /// The plain in-memory version over `g` (the store's `out` layout in
+    /// dense ids): the oracle of the tests and of `--verify` on small graphs.
+    fn reference(&self, store: &Store, g: &MemGraph, p: &Self::Params) -> Result<Outcome, StoreError>;
+
+    /// Check a result without trusting the code that made it.
+    fn validate(&self, check: &Check, p: &Self::Params) -> Result<Validation, StoreError>;
+}
+
+/// What a validator gets: the store, the run's result and report, and the
+/// budget it may use.
+pub struct Check<'a> {
+    pub store: &'a Store,
+    pub outcome: &'a Outcome,
+    pub report: &'a Report,
+    pub budget: &'a Budget,
+}
+
+impl Check<'_> {
+    /// Compare with the reference when the graph fits in `reference_bytes`
+    /// of the budget; `None` when it does not.
+    pub fn against_reference<A: Algorithm>(&self, alg: &A, p: &A::Params) -> Result<Option<Validation>, StoreError> {
+        let m = self.store.manifest();
+        let bytes = (m.vertices + 1) * 8 + m.arcs * 12 + m.vertices * 48;
+        let Ok(_charge) = self.budget.reserve("the reference's in-memory graph", bytes) else {
+            return Ok(None);
+        };
+        let g = MemGraph::load(self.store, "out", &Budget::unlimited())?;
+        let want = alg.reference(self.store, &g, p)?;
+        for spec in alg.info().columns {
+            let (Some(a), Some(b)) = (self.outcome.column(spec.name), want.column(spec.name)) else { continue };
+            if let Err(why) = crate::compare::columns(spec, a, b)? {
+                return Ok(Some(Validation::fail("the in-memory reference", why)));
+            }
+        }
+        Ok(Some(Validation::pass("the in-memory reference", "every value equals the reference's")))
+    }
+}
+
+/// What a run gets: the store, the budget (the process baseline already
+/// charged), the options, and the plan; and where it puts its figures.
+pub struct Context<'a> {
+    pub store: &'a Store,
+    pub budget: &'a Budget,
+    pub options: &'a RunOptions,
+    pub plan: &'a Plan,
+    figures: serde_json::Map<String, serde_json::Value>,
+    seconds: Option<f64>,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(store: &'a Store, budget: &'a Budget, options: &'a RunOptions, plan: &'a Plan) -> Self {
+        Context { store, budget, options, plan, figures: Default::default(), seconds: None }
+    }
+    pub fn engine(&self) -> Engine {
+        self.plan.engine
+    }
+    pub fn reason(&self) -> String {
+        self.plan.reason.clone()
+    }
+    /// Add a figure to the report (`vertices_reached`, `teps`, ...).
+    pub fn figure(&mut self, key: &str, value: impl Serialize) {
+        self.figures.insert(key.to_string(), serde_json::to_value(value).unwrap_or(serde_json::Value::Null));
+    }
+    /// Add every field of `value` (an engine's statistics) to the report.
+    pub fn figures_of(&mut self, value: impl Serialize) {
+        if let Ok(serde_json::Value::Object(map)) = serde_json::to_value(value) {
+            self.figures.extend(map);
+        }
+    }
+    /// The time the report gives as `seconds` (default: the whole run).
+    pub fn set_seconds(&mut self, seconds: f64) {
+        self.seconds = Some(seconds);
+    }
+    pub fn progress(&self) -> &dyn Progress {
+        match &self.options.progress {
+            Some(p) => &**p,
+            None => &NoProgress,
+        }
+    }
+    /// The dense id of original id `id`, given as parameter `param`.
+    pub fn dense(&self, param: &str, id: u64) -> Result<u64, StoreError> {
+        self.store.ids()?.find(id)?.ok_or_else(|| StoreError::parameter(param, format!("{id} is not a vertex of {}", self.store.dir().display())))
+    }
+    /// The stream engine's options for this run.
+    pub fn stream_options(&self) -> StreamOptions {
+        let mut s = self.options.stream.clone();
+        // the memory regime holds every tile in the pool
+        s.cache |= self.engine() == Engine::Memory;
+        s
+    }
+    pub fn interval_options(&self) -> IntervalOptions {
+        let mut o = self.options.interval.clone();
+        o.temp_dir = o.temp_dir.or_else(|| self.options.temp_dir.clone());
+        o
+    }
+    pub fn sortreduce_options(&self) -> SortReduceOptions {
+        let mut o = self.options.sortreduce.clone();
+        o.temp_dir = o.temp_dir.or_else(|| self.options.temp_dir.clone());
+        o
+    }
+}
+
+/// What a run reports (its `--json`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub algorithm: String,
+    pub engine: Engine,
+    pub engine_reason: String,
+    pub plan: Plan,
+    /// Seconds of the run proper (the algorithm may leave out its setup,
+    /// which it then reports as `setup_seconds`).
+    pub seconds: f64,
+    pub budget_bytes: u64,
+    pub budget_peak_bytes: u64,
+    pub peak_rss_bytes: Option<u64>,
+    #[serde(flatten)]
+    pub figures: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Report {
+    pub fn figure(&self, key: &str) -> Option<&serde_json::Value> {
+        self.figures.get(key)
+    }
+}
+
+/// A finished run: the per-vertex results (dense ids), the report, and the
+/// budget that still holds what the results keep in memory.
+pub struct Run {
+    pub outcome: Outcome,
+    pub report: Report,
+    pub budget: Budget,
+    _baseline: Reservation,
+}
+
+/// The budget of a run: `memory` with the process baseline charged.
+pub fn open_budget(memory: u64) -> Result<(Budget, Reservation), StoreError> {
+    let budget = Budget::new(memory);
+    let base = budget.reserve("program, thread stacks and allocator slack", PROCESS_BASELINE)?;
+    Ok((budget, base))
+}
+
+/// The plan `alg` would follow on `store` with these parameters and options.
+pub fn plan_for<A: Algorithm>(alg: &A, store: &Store, p: &A::Params, opts: &RunOptions) -> Result<Plan, Error> {
+    opts.check()?;
+    let (budget, _base) = open_budget(opts.memory)?;
+    let info = alg.info();
+    plan(info.name, info.title, store, opts.engine, budget.available(), budget.total(), info.engines, |e| alg.support(store, e, p, opts))
+}
+
+/// Run `alg` on `store`: plan, run, report.
+pub fn execute<A: Algorithm>(alg: &A, store: &Store, p: &A::Params, opts: &RunOptions) -> Result<Run, Error> {
+    opts.check()?;
+    let (budget, base) = open_budget(opts.memory)?;
+    let info = alg.info();
+    let plan = plan(info.name, info.title, store, opts.engine, budget.available(), budget.total(), info.engines, |e| alg.support(store, e, p, opts))?;
+    let mut cx = Context::new(store, &budget, opts, &plan);
+    let t = Instant::now();
+    let outcome = alg.run(&mut cx, p)?;
+    let elapsed = t.elapsed().as_secs_f64();
+    let seconds = cx.seconds.unwrap_or(elapsed);
+    let figures = std::mem::take(&mut cx.figures);
+    let report = Report {
+        algorithm: info.name.to_string(),
+        engine: plan.engine,
+        engine_reason: plan.reason.clone(),
+        seconds,
+        budget_bytes: budget.total(),
+        budget_peak_bytes: budget.peak(),
+        peak_rss_bytes: outcore_io::peak_rss_bytes(),
+        plan,
+        figures,
+    };
+    Ok(Run { outcome, report, budget, _baseline: base })
+}
+
+/// Validate a finished run of `alg` (the budget of the run pays for it).
+pub fn validate<A: Algorithm>(alg: &A, store: &Store, p: &A::Params, run: &Run) -> Result<Validation, Error> {
+    let check = Check { store, outcome: &run.outcome, report: &run.report, budget: &run.budget };
+    Ok(alg.validate(&check, p)?)
+}

@@ -1,0 +1,88 @@
+//! Picking roots and sources, the one home for it (as gapbs's
+//! `SourcePicker`): the default root (a vertex of highest out-degree, the
+//! smallest on ties), distinct random roots of degree >= 1 (Graph500's
+//! search keys, `bfs --repeat`), and a uniform sample without replacement
+//! (sampled betweenness).
+
+use outcore_io::splitmix64;
+use outcore_store::{Store, StoreError};
+use std::collections::{HashMap, HashSet};
+
+/// The vertex of highest degree among `(vertex, degree)`, the smallest on ties.
+pub fn hub(degrees: impl IntoIterator<Item = (u64, u64)>) -> Option<u64> {
+    let mut best: Option<(u64, u64)> = None;
+    for (v, d) in degrees {
+        if best.is_none_or(|(_, bd)| d > bd) {
+            best = Some((v, d));
+        }
+    }
+    best.map(|b| b.0)
+}
+
+/// A vertex of highest out-degree of `store` (one pass over the degrees).
+pub fn store_hub(store: &Store) -> Result<u64, StoreError> {
+    let mut best: Option<(u64, u64)> = None;
+    store.layout("out")?.for_each_degree(|v, d| {
+        if best.is_none_or(|(_, bd)| d > bd) {
+            best = Some((v, d))
+        }
+    })?;
+    best.map(|b| b.0).ok_or_else(|| StoreError::invalid(store.dir(), "the store has no vertices"))
+}
+
+/// Up to `count` distinct vertices of `0..n` with degree >= 1, drawn as
+/// splitmix64(key ^ i) mod n for i = 0, 1, ... after `first` (if given);
+/// fewer when fewer vertices have edges.
+pub fn random_roots(n: u64, count: usize, key: u64, first: Option<u64>, degree: impl Fn(u64) -> u64) -> Vec<u64> {
+    let with_edges = (0..n).filter(|&v| degree(v) > 0).count();
+    let mut roots: Vec<u64> = first.into_iter().collect();
+    let mut seen: HashSet<u64> = roots.iter().copied().collect();
+    let want = count.min(with_edges + roots.len());
+    let mut i = 0u64;
+    while roots.len() < want && n > 0 {
+        let v = splitmix64(key ^ i) % n;
+        i += 1;
+        if degree(v) > 0 && seen.insert(v) {
+            roots.push(v);
+        }
+    }
+    roots
+}
+
+/// `count` distinct vertices of `0..n`, uniformly (a partial Fisher-Yates
+/// shuffle driven by a hash of `seed`, keeping only the swapped slots).
+pub fn sample_without_replacement(n: u64, count: u64, seed: u64) -> Vec<u64> {
+    if count >= n {
+        return (0..n).collect();
+    }
+    let mut swapped = HashMap::new();
+    let mut picked = Vec::with_capacity(count as usize);
+    for i in 0..count {
+        let j = i + splitmix64(seed.wrapping_mul(outcore_io::hash::GOLDEN_GAMMA) ^ i) % (n - i);
+        let at_j = *swapped.get(&j).unwrap_or(&j);
+        let at_i = *swapped.get(&i).unwrap_or(&i);
+        swapped.insert(j, at_i);
+        picked.push(at_j);
+    }
+    picked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pickers_keep_their_promises() {
+        assert_eq!(hub([(0, 3), (1, 5), (2, 5)]), Some(1));
+        let roots = random_roots(100, 10, 7, Some(3), |v| (v % 2) as u64);
+        assert_eq!(roots[0], 3);
+        assert_eq!(roots.len(), 10);
+        assert!(roots[1..].iter().all(|v| v % 2 == 1));
+        assert_eq!(roots.iter().collect::<HashSet<_>>().len(), 10);
+        assert_eq!(random_roots(10, 64, 1, None, |v| (v < 3) as u64).len(), 3);
+        let s = sample_without_replacement(1000, 50, 9);
+        assert_eq!(s.iter().collect::<HashSet<_>>().len(), 50);
+        assert!(s.iter().all(|&v| v < 1000));
+        assert_eq!(sample_without_replacement(5, 9, 1), vec![0, 1, 2, 3, 4]);
+    }
+}

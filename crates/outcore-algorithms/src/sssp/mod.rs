@@ -1,0 +1,178 @@
+//! Single-source shortest paths over non-negative edge weights: every
+//! vertex's distance from the root (Graphalytics SSSP; infinity when
+//! unreachable) and a parent on a shortest path (Graph500 kernel 3).
+//!
+//! Versions: [`dijkstra`] (the traverse engine, run-ahead over the heap)
+//! and [`sortreduce`] (Bellman-Ford supersteps, distances on disk). The
+//! validator checks the Graph500 SSSP rules.
+
+pub mod dijkstra;
+pub mod reference;
+pub mod sortreduce;
+pub mod validate;
+
+use crate::needs::{self, engine_figures, traverse_figures, EngineStats};
+use crate::params::{Args, ParamKind, ParamSpec};
+use crate::plan::{Engine, Support};
+use crate::run::{Algorithm, Check, ColumnSpec, Compare, Context, Info, RunOptions, Validation};
+use crate::values::{Column, Held, Outcome, Projection, Value, ValueKind};
+use std::sync::{Arc, Mutex};
+use crate::MemGraph;
+use outcore_engines::Traverse;
+use outcore_store::{Store, StoreError};
+use std::time::Instant;
+
+pub use dijkstra::{sssp, ShortestPaths};
+pub use sortreduce::{sssp_sortreduce, ExternalPaths};
+
+/// SSSP, the registry's `sssp`.
+pub struct Sssp;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Params {
+    /// The root (an original id); default: a vertex of highest out-degree.
+    pub root: Option<u64>,
+}
+
+static INFO: Info = Info {
+    name: "sssp",
+    title: "SSSP",
+    about: "Single-source shortest paths (Dijkstra with run-ahead, or Bellman-Ford on sort-reduce) on weighted stores",
+    params: &[ParamSpec { name: "root", kind: ParamKind::Vertex, default: None, help: "Root vertex (original id); default: a vertex of highest out-degree" }],
+    engines: &[Engine::Traverse, Engine::SortReduce],
+    columns: &[
+        ColumnSpec { name: "distance", kind: ValueKind::Real, compare: Compare::Relative(1e-9) },
+        ColumnSpec { name: "parent", kind: ValueKind::Vertex, compare: Compare::Validated },
+    ],
+};
+
+impl Algorithm for Sssp {
+    type Params = Params;
+
+    fn info(&self) -> &'static Info {
+        &INFO
+    }
+
+    fn parse(&self, a: &Args) -> Result<Params, StoreError> {
+        Ok(Params { root: a.opt("root")? })
+    }
+
+    fn support(&self, store: &Store, engine: Engine, _: &Params, opts: &RunOptions) -> Result<Support, StoreError> {
+        let n = store.vertices();
+        Ok(match engine {
+            Engine::Traverse => match needs::traverse(store, &["out"], ShortestPaths::state_bytes(n), opts, "distances, parents and heap, and the index")? {
+                Support::Runs(need) => Support::Runs(need.with_weights(true)),
+                no => no,
+            },
+            Engine::SortReduce => match needs::sortreduce(store, &["out"], 16, opts)? {
+                Support::Runs(need) => Support::Runs(need.with_weights(true)),
+                no => no,
+            },
+            _ => Support::No("SSSP runs on the traverse and sort-reduce engines".into()),
+        })
+    }
+
+    fn run(&self, cx: &mut Context, p: &Params) -> Result<Outcome, StoreError> {
+        let store = cx.store;
+        let n = store.vertices();
+        let root = p.root.map(|r| cx.dense("root", r)).transpose()?;
+        match cx.engine() {
+            Engine::Traverse => {
+                let mut g = Traverse::open(store, "out", cx.budget, &cx.options.traverse, ShortestPaths::state_bytes(n))?;
+                let root = match root {
+                    Some(r) => r,
+                    None => crate::sources::hub((0..n).map(|v| (v, g.degree(v)))).ok_or_else(|| StoreError::invalid(store.dir(), "the store has no vertices"))?,
+                };
+                let t = Instant::now();
+                let sp = sssp(&mut g, root, cx.budget)?;
+                let seconds = t.elapsed().as_secs_f64();
+                cx.set_seconds(seconds);
+                cx.figure("root", store.ids()?.original(root)?);
+                cx.figure("vertices_reached", sp.reached);
+                cx.figure("edges_relaxed", sp.arcs_scanned);
+                cx.figure("edges_traversed", sp.arcs_scanned);
+                cx.figure("teps", sp.arcs_scanned as f64 / seconds.max(1e-9));
+                traverse_figures(cx, &[g.stats()]);
+                let (dist, parent, charge) = sp.into_parts();
+                Ok(Outcome::new(vec![
+                    Column { name: "distance", kind: ValueKind::Real, data: Box::new(Held { values: dist, charge }) },
+                    Column::new("parent", ValueKind::Vertex, parent),
+                ]))
+            }
+            Engine::SortReduce => {
+                let root = match root {
+                    Some(r) => r,
+                    None => crate::sources::store_hub(store)?,
+                };
+                let engine = needs::open_sortreduce(cx, &["out"], 16)?;
+                let t = Instant::now();
+                let sp = sssp_sortreduce(engine, root)?;
+                cx.set_seconds(t.elapsed().as_secs_f64());
+                cx.figure("root", store.ids()?.original(root)?);
+                cx.figure("vertices_reached", sp.reached);
+                cx.figure("edges_relaxed", sp.arcs_scanned);
+                cx.figure("supersteps", sp.supersteps);
+                let stats = EngineStats::SortReduce(sp.engine.stats().clone(), 16);
+                engine_figures(cx, &stats);
+                cx.figure("engine_summary", stats.describe());
+                let shared = Arc::new(Mutex::new((sp.engine, sp.values)));
+                Ok(Outcome::new(vec![
+                    Column {
+                        name: "distance",
+                        kind: ValueKind::Real,
+                        data: Box::new(Projection { shared: shared.clone(), field: |x: &[f64; 2]| Value::F64(x[0]) }),
+                    },
+                    Column {
+                        name: "parent",
+                        kind: ValueKind::Vertex,
+                        data: Box::new(Projection { shared, field: |x: &[f64; 2]| Value::U32(x[1] as u32) }),
+                    },
+                ]))
+            }
+            _ => unreachable!("the plan refuses other engines for SSSP"),
+        }
+    }
+
+    fn reference(&self, store: &Store, g: &MemGraph, p: &Params) -> Result<Outcome, StoreError> {
+        let root = match p.root {
+            Some(r) => store.ids()?.find(r)?.ok_or_else(|| StoreError::parameter("root", format!("{r} is not a vertex")))?,
+            None => crate::sources::hub((0..g.vertices()).map(|v| (v, g.degree(v)))).unwrap_or(0),
+        };
+        Ok(Outcome::new(vec![Column::new("distance", ValueKind::Real, reference::sssp(g, root))]))
+    }
+
+    fn validate(&self, check: &Check, p: &Params) -> Result<Validation, StoreError> {
+        const METHOD: &str = "Graph500 SSSP rules 1-5";
+        let Some(dist) = check.outcome.column("distance") else {
+            return Ok(Validation::fail(METHOD, "the run returned no distances"));
+        };
+        let n = check.store.vertices();
+        let _charge = check.budget.reserve("SSSP validation: distances and parents", n * 12)?;
+        let dist = dist.to_f64()?;
+        if dist.len() as u64 != n {
+            return Ok(Validation::fail(METHOD, format!("{} distances for {n} vertices", dist.len())));
+        }
+        let root_original = p.root.or_else(|| check.report.figure("root").and_then(|r| r.as_u64()));
+        let root = match root_original {
+            Some(r) => match check.store.ids()?.find(r)? {
+                Some(d) => d as usize,
+                None => return Ok(Validation::fail(METHOD, format!("the root {r} is not a vertex"))),
+            },
+            None => match dist.iter().position(|&d| d == 0.0) {
+                Some(v) => v,
+                None => return Ok(Validation::fail(METHOD, "no vertex is at distance 0")),
+            },
+        };
+        let Some(parent) = check.outcome.column("parent") else {
+            return Ok(Validation::fail(METHOD, "the run returned no parents"));
+        };
+        let parent: Vec<u32> = parent.to_u64()?.into_iter().map(|v| if v >= u32::MAX as u64 { crate::bfs::NONE } else { v as u32 }).collect();
+        if parent.len() as u64 != n {
+            return Ok(Validation::fail(METHOD, format!("{} parents for {n} vertices", parent.len())));
+        }
+        Ok(match validate::validate_sssp(check.store, root as u64, &parent, &dist, check.budget)? {
+            Ok(v) => Validation::pass(METHOD, format!("valid shortest paths; {} edges in the root's component", v.edges)),
+            Err(v) => Validation::fail(METHOD, v.to_string()),
+        })
+    }
+}
