@@ -28,6 +28,7 @@ pub use sortreduce::bc_sortreduce;
 pub use traverse::{bc_traverse, state_bytes};
 
 /// Betweenness centrality, the registry's `bc`.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Bc;
 
 /// Which sources a BC run uses.

@@ -41,6 +41,7 @@ pub use hybrid::{hybrid_bfs, HotLists, HybridEngines, HybridOptions, LevelStats}
 pub use top_down::bfs;
 
 /// BFS, the registry's `bfs`.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Bfs;
 
 /// Which way a traverse-engine BFS expands its frontier.

@@ -25,6 +25,7 @@ use outcore_io::BudgetError;
 use outcore_store::{Store, StoreError};
 
 /// CDLP, the registry's `cdlp`.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Cdlp;
 
 #[derive(Clone, Copy, Debug)]

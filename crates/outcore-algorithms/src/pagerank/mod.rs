@@ -26,6 +26,7 @@ use crate::MemGraph;
 use outcore_store::{Store, StoreError};
 
 /// PageRank, the registry's `pagerank`.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct PageRank;
 
 #[derive(Clone, Copy, Debug)]

@@ -23,6 +23,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 /// SpMV, the registry's `spmv`.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Spmv;
 
 /// The input vector x.

@@ -26,6 +26,7 @@ pub use dijkstra::{sssp, ShortestPaths};
 pub use sortreduce::{sssp_sortreduce, ExternalPaths};
 
 /// SSSP, the registry's `sssp`.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Sssp;
 
 #[derive(Clone, Copy, Debug, Default)]

@@ -29,6 +29,7 @@ use outcore_store::{Store, StoreError};
 pub use union_find::wcc;
 
 /// WCC, the registry's `wcc`.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Wcc;
 
 /// What one engine version returns.

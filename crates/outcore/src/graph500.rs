@@ -1,0 +1,163 @@
+//! The Graph500 benchmark on the traverse engine (graph500.org,
+//! specification 3.0): kernel 1 generates the Kronecker graph (with
+//! uniform [0,1) weights for kernel 3) and builds the store and the hybrid
+//! BFS's in-memory neighbours; kernel 2 runs hybrid BFS and kernel 3
+//! Dijkstra from the same random roots of degree >= 1; every result is
+//! validated by the five rules; the statistics follow the reference code.
+
+use crate::Error;
+use outcore_algorithms::bfs::{hybrid_bfs, HybridEngines, HybridOptions};
+use outcore_algorithms::graph500::{statistics, validate_bfs, validate_sssp, Statistics};
+use outcore_algorithms::run::open_budget;
+use outcore_algorithms::sssp::{sssp, ShortestPaths};
+use outcore_engines::TraverseOptions;
+use outcore_ingest::generate::{self, Kronecker};
+use outcore_ingest::{import_from, ImportOptions};
+use outcore_io::Progress;
+use outcore_store::{Store, StoreError};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub scale: u32,
+    pub edge_factor: u64,
+    /// Search roots (distinct, of degree >= 1).
+    pub roots: usize,
+    pub seed: u64,
+    /// The budget of every kernel, page cache included.
+    pub memory: u64,
+    /// Where the store goes (default: a temporary directory, removed after).
+    pub dir: Option<PathBuf>,
+    /// Whether to run kernel 3.
+    pub sssp: bool,
+    pub traverse: TraverseOptions,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            scale: 16,
+            edge_factor: 16,
+            roots: 64,
+            seed: 1,
+            memory: 1 << 30,
+            dir: None,
+            sssp: true,
+            traverse: TraverseOptions { depth: outcore_io::probe::recorded_depth().unwrap_or(64).max(1), ..Default::default() },
+        }
+    }
+}
+
+/// One kernel's samples: seconds, `nedge` (edges of the root's component)
+/// and validation seconds per root.
+#[derive(Clone, Debug, Default)]
+pub struct Kernel {
+    pub times: Vec<f64>,
+    pub nedges: Vec<f64>,
+    pub validation: Vec<f64>,
+}
+
+impl Kernel {
+    pub fn time(&self) -> Statistics {
+        statistics(&self.times)
+    }
+    pub fn nedge(&self) -> Statistics {
+        statistics(&self.nedges)
+    }
+    pub fn teps(&self) -> Statistics {
+        statistics(&self.nedges.iter().zip(&self.times).map(|(e, t)| e / t).collect::<Vec<_>>())
+    }
+    pub fn validate(&self) -> Statistics {
+        statistics(&self.validation)
+    }
+}
+
+/// What a run measured.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub roots: usize,
+    /// Generating and importing the graph (one streaming pass).
+    pub generation_seconds: f64,
+    /// Kernel 1: generation, import and the hybrid BFS's in-memory lists.
+    pub construction_seconds: f64,
+    pub bfs: Kernel,
+    pub sssp: Option<Kernel>,
+    pub io_backend: String,
+    pub hot_neighbours: u32,
+    pub cache_bytes: u64,
+    pub cache_hit_rate: f64,
+}
+
+/// Run the benchmark. A result that breaks a rule is an error naming the
+/// root and the rule.
+pub fn run(opts: &Options, progress: &dyn Progress) -> Result<Outcome, Error> {
+    if !(1..=32).contains(&opts.scale) {
+        return Err(StoreError::parameter("scale", "must be between 1 and 32").into());
+    }
+    if opts.roots == 0 {
+        return Err(StoreError::parameter("roots", "must be at least 1").into());
+    }
+    let tmp = tempfile::Builder::new().prefix("outcore-graph500-").tempdir().map_err(|e| outcore_io::IoError::new(&std::env::temp_dir(), "create a temporary directory", e))?;
+    let path = opts.dir.clone().unwrap_or_else(|| tmp.path().join("graph500.store"));
+
+    // Kernel 1: generation and construction (the store and the hot lists).
+    let t = Instant::now();
+    let mut g = Kronecker::graph500(opts.scale, opts.edge_factor, opts.seed);
+    g.weighted = opts.sssp;
+    let import =
+        ImportOptions { directed: Some(false), weighted: opts.sssp, memory: opts.memory, force: opts.dir.is_some(), ..Default::default() };
+    let source = |sink: &mut dyn outcore_ingest::formats::EdgeSink,
+                  p: &mut dyn FnMut(std::sync::Arc<std::sync::atomic::AtomicU64>, u64, bool)| generate::emit(&g, sink, p);
+    import_from(&source, &path, &import, BTreeMap::from([("generator".to_string(), "graph500 kronecker".to_string())]), progress)?;
+    let generation_seconds = t.elapsed().as_secs_f64();
+    let store = Store::open(&path)?;
+    let n = store.vertices();
+    let (budget, _base) = open_budget(opts.memory)?;
+    let validation = n * 4 + n / 8 + 64;
+    let state = outcore_algorithms::bfs::hybrid::state_bytes(n).max(if opts.sssp { ShortestPaths::state_bytes(n) } else { 0 }) + validation;
+    let HybridEngines { mut out, hot, .. } = HybridEngines::open(&store, &budget, &opts.traverse, state)?;
+    let construction_seconds = t.elapsed().as_secs_f64();
+
+    let roots = outcore_algorithms::sources::random_roots(n, opts.roots, opts.seed ^ 0xB00F, None, |v| out.degree(v));
+    let (mut bfs, mut sp) = (Kernel::default(), Kernel::default());
+    progress.begin("graph500 roots", roots.len() as u64, false);
+    for (k, &root) in roots.iter().enumerate() {
+        let t = Instant::now();
+        let (tree, _) = hybrid_bfs(&mut out, None, &hot, root, &budget, &HybridOptions::default())?;
+        bfs.times.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        match validate_bfs(&store, root, &tree.parent, &tree.level, &budget)? {
+            Ok(v) => bfs.nedges.push(v.edges as f64),
+            Err(v) => return Err(StoreError::invalid(&path, format!("BFS from {root}: {v}")).into()),
+        }
+        bfs.validation.push(t.elapsed().as_secs_f64());
+        drop(tree);
+        if opts.sssp {
+            let t = Instant::now();
+            let paths = sssp(&mut out, root, &budget)?;
+            sp.times.push(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            match validate_sssp(&store, root, &paths.parent, &paths.dist, &budget)? {
+                Ok(v) => sp.nedges.push(v.edges as f64),
+                Err(v) => return Err(StoreError::invalid(&path, format!("SSSP from {root}: {v}")).into()),
+            }
+            sp.validation.push(t.elapsed().as_secs_f64());
+        }
+        progress.set(k as u64 + 1);
+    }
+    progress.end();
+    let s = out.stats();
+    Ok(Outcome {
+        roots: roots.len(),
+        generation_seconds,
+        construction_seconds,
+        bfs,
+        sssp: opts.sssp.then_some(sp),
+        io_backend: s.io_backend.clone(),
+        hot_neighbours: hot.k,
+        cache_bytes: s.cache_bytes,
+        cache_hit_rate: s.cache.hit_rate(),
+    })
+}

@@ -1,0 +1,124 @@
+//! outcore: graph analytics and a graph store for graphs larger than
+//! memory. This crate is the library API that every front end calls: the
+//! `outcore` command, the Python package, the MPI driver, and your Rust
+//! program.
+//!
+//! Open a store (made by [`import::import_file`] or `outcore import`), run
+//! any algorithm of the [`registry`] with typed parameters and
+//! [`RunOptions`] (the memory budget, the engine or `auto`, the engines'
+//! knobs, a progress callback), and read the results in original ids,
+//! streamed from memory or from disk, whichever the engine left them in.
+//!
+//! ```
+//! # fn main() -> Result<(), outcore::Error> {
+//! use outcore::{Engine, Graph, RunOptions};
+//! # let dir = tempfile::tempdir().unwrap();
+//! # let edges = dir.path().join("g.el");
+//! # std::fs::write(&edges, "1 2\n2 3\n3 1\n3 4\n").unwrap();
+//! # let path = dir.path().join("g.store");
+//! outcore::import::import_file(&edges, &path, &Default::default(), &outcore::NoProgress)?;
+//! let graph = Graph::open(&path)?;
+//! let options = RunOptions::with_memory(64 << 20);
+//! let bfs = graph.run(&outcore::bfs::Bfs, &outcore::bfs::Params { root: Some(1), ..Default::default() }, &options)?;
+//! assert_eq!(bfs.report().engine, Engine::Traverse);
+//! let levels = bfs.to_vec("level")?;
+//! assert_eq!(levels[3], (4, outcore::Entry::Integer(3)));
+//! // the same by name, as the CLI and Python do
+//! let pr = graph.run_named("pagerank", &outcore::Args::new().with("iterations", 20), &options)?;
+//! assert!(pr.verify()?.passed);
+//! # Ok(()) }
+//! ```
+
+mod error;
+pub mod graph500;
+pub mod output;
+mod results;
+
+pub use error::Error;
+pub use outcore_algorithms::params::{Args, ParamKind, ParamSpec};
+pub use outcore_algorithms::plan::{Engine, EngineChoice, LayoutGain, Plan};
+pub use outcore_algorithms::registry::{self, Registered};
+pub use outcore_algorithms::run::{Algorithm, Info, Report, RunOptions, Validation};
+pub use outcore_algorithms::values::{Column, Value, ValueKind};
+pub use outcore_algorithms::{bc, bfs, cdlp, pagerank, spmv, sssp, wcc};
+pub use outcore_io::{format_bytes, parse_size, NoProgress, Progress};
+pub use outcore_store::{Encoding, Store, StoreError};
+pub use results::{format_entry, graphalytics_float, Entry, Results};
+use results::Validator;
+
+/// Import, layouts, recoding and export (the ingest layer).
+pub mod import {
+    pub use outcore_ingest::in_layout::add_in;
+    pub use outcore_ingest::recode::{recode, RecodeOptions};
+    pub use outcore_ingest::tiles::{add_tiles, DEFAULT_GROUP, SPAN_BITS};
+    pub use outcore_ingest::{import_file, import_from, Format, ImportOptions, ImportReport, SelfLoops};
+}
+
+/// A store opened for analytics.
+pub struct Graph {
+    store: Store,
+}
+
+impl Graph {
+    /// Open the store at `path` (its manifest is read and checked).
+    pub fn open(path: impl AsRef<std::path::Path>) -> Result<Graph, Error> {
+        Ok(Graph { store: Store::open(path.as_ref())? })
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+    pub fn vertices(&self) -> u64 {
+        self.store.vertices()
+    }
+    /// Edges as imported (undirected edges once).
+    pub fn edges(&self) -> u64 {
+        self.store.manifest().edges
+    }
+    pub fn directed(&self) -> bool {
+        self.store.manifest().directed
+    }
+    pub fn weighted(&self) -> bool {
+        self.store.manifest().weighted
+    }
+    /// The layouts present (`out`, `in`, `tiles`).
+    pub fn layouts(&self) -> Vec<String> {
+        self.store.layout_names()
+    }
+
+    /// Run `algorithm` with typed parameters.
+    pub fn run<A: Algorithm + Default>(&self, algorithm: &A, params: &A::Params, options: &RunOptions) -> Result<Results, Error> {
+        let run = outcore_algorithms::run::execute(algorithm, &self.store, params, options)?;
+        let p = params.clone();
+        let validator: Validator = Box::new(move |store, run| Ok(outcore_algorithms::run::validate(&A::default(), store, &p, run)?));
+        Ok(Results { store: self.reopen()?, algorithm: algorithm.info().name, validator, run })
+    }
+
+    /// Run the algorithm called `name` with parameters as text (what the
+    /// CLI and Python hold).
+    pub fn run_named(&self, name: &str, args: &Args, options: &RunOptions) -> Result<Results, Error> {
+        let alg = find(name)?;
+        let run = alg.run(&self.store, args, options)?;
+        let args = args.clone();
+        let validator: Validator = Box::new(move |store, run| Ok(alg.validate(store, &args, run)?));
+        Ok(Results { store: self.reopen()?, algorithm: alg.info().name, validator, run })
+    }
+
+    /// The plan `name` would follow: the engine, why, and what a missing
+    /// layout would buy.
+    pub fn plan(&self, name: &str, args: &Args, options: &RunOptions) -> Result<Plan, Error> {
+        Ok(find(name)?.plan(&self.store, args, options)?)
+    }
+
+    fn reopen(&self) -> Result<Store, Error> {
+        Ok(Store::open(self.store.dir())?)
+    }
+}
+
+/// The registered algorithm called `name`.
+pub fn find(name: &str) -> Result<&'static dyn Registered, Error> {
+    registry::find(name).ok_or_else(|| Error::UnknownAlgorithm {
+        name: name.into(),
+        known: registry::ALGORITHMS.iter().map(|a| a.info().name).collect::<Vec<_>>().join(", "),
+    })
+}
