@@ -168,7 +168,7 @@ impl EngineStats {
                 format_bytes(s.bytes_written()),
                 format_bytes(s.bytes_read())
             ),
-            EngineStats::Scan { bytes_read, passes } => format!("{passes} sequential scans, {} read", format_bytes(*bytes_read)),
+            EngineStats::Scan { passes, .. } => format!("{passes} sequential scan{}", if *passes == 1 { "" } else { "s" }),
         }
     }
 }

@@ -332,7 +332,7 @@ pub fn plan(
         }
         if let Some((engine, need)) = needs.iter().find(|(_, n)| !missing_layouts(n).is_empty()) {
             let layout = missing_layouts(need).remove(0);
-            return Err(store.missing(&layout, &format!("{algorithm} on the {engine} engine (no engine it has can run on this store)")).into());
+            return Err(store.missing(&layout, &format!("{algorithm} on the {engine} engine")).into());
         }
         if needs.iter().any(|(_, n)| n.weights) {
             return Err(StoreError::NoWeights { store: store.dir().to_path_buf(), reader: title.to_string() }.into());
@@ -360,10 +360,10 @@ pub fn plan(
         }
         match &c.verdict {
             Verdict::MissingLayouts { layouts, needs } if *needs <= available => {
+                // the best engine each missing layout would enable
                 for l in layouts {
-                    let gain = LayoutGain { layout: l.clone(), engine: c.engine };
-                    if !layout_gains.contains(&gain) {
-                        layout_gains.push(gain);
+                    if !layout_gains.iter().any(|g: &LayoutGain| &g.layout == l) {
+                        layout_gains.push(LayoutGain { layout: l.clone(), engine: c.engine });
                     }
                 }
                 skipped.push(format!("{}: no {} layout", c.engine, layouts.join(", ")));

@@ -1,1 +1,128 @@
-pub fn x() {}
+//! `outcore`: the command-line interface, a thin layer over the library
+//! API (the `outcore` crate). One file per command in [`cmd`]; the
+//! algorithm commands are made from the registry ([`cmd::run`]), so a new
+//! algorithm gets its command from its registry line. Errors are typed in
+//! the libraries; [`errors`] turns them into one line with the flag or the
+//! command that fixes them, and only [`cli_main`] decides exit codes.
+
+pub mod args;
+pub mod cmd;
+pub mod errors;
+pub mod progress;
+
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "outcore", version, about = "Graph analytics and graph store for graphs larger than memory")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Import an edge list or graph file into a store (external memory).
+    Import(cmd::import::Args),
+    /// Write a store back out as an edge list in original ids.
+    Export(cmd::export::Args),
+    /// Generate a synthetic graph (Kronecker/Graph500, uniform, Watts-Strogatz).
+    Generate(cmd::generate::Args),
+    /// Describe a store: counts, degrees, bytes per layout; --verify checksums.
+    Info(cmd::info::Args),
+    /// Generate, import and analyse a Kronecker graph under a memory budget.
+    Demo(cmd::demo::Args),
+    /// The Graph500 benchmark: construction, BFS and SSSP kernels, validation, statistics.
+    Graph500(cmd::graph500::Args),
+    /// Measure the device (sequential bandwidth, random IOPS by queue depth).
+    Probe(cmd::probe::Args),
+    /// Add a layout (tiles, in) to an existing store.
+    Layout(cmd::layout::Args),
+    /// Rewrite a store in another vertex order and/or adjacency encoding.
+    Recode(cmd::recode::Args),
+    /// Decode speed of a layout's encoding (edges/s on one core, from memory).
+    BenchDecode(cmd::bench_decode::Args),
+    /// The dynamic store (degree-aware Robin Hood hashing): create, apply, query, stats, snapshot, color, bfs, pagerank.
+    Dynamic(cmd::dynamic::Args),
+}
+
+/// The whole command line: the fixed commands and one per registered algorithm.
+pub fn command() -> clap::Command {
+    let mut c = Cli::command();
+    for alg in outcore::registry::ALGORITHMS {
+        c = c.subcommand(cmd::run::command(*alg));
+    }
+    c
+}
+
+/// Run the command line `args` (the program name first).
+pub fn cli_main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    outcore_io::pin_allocator();
+    // Exit quietly when the reader of our output goes away (`| head`).
+    // SAFETY: restoring the default disposition of SIGPIPE, before any other
+    // thread exists, affects only how this process reacts to the signal.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    // Ctrl-C removes the temporary areas (update logs, value tables) first.
+    outcore_io::temp::remove_on_interrupt();
+    let mut command = command();
+    let matches = match command.try_get_matches_from_mut(args) {
+        Ok(m) => m,
+        Err(e) => return errors::clap_error(e),
+    };
+    let Some((name, sub)) = matches.subcommand() else {
+        let _ = command.print_help();
+        return ExitCode::from(2);
+    };
+    let flags = errors::flags_of(&command, name);
+    let result = match outcore::registry::find(name) {
+        Some(alg) => cmd::run::run(alg, sub),
+        None => match Cli::from_arg_matches(&matches) {
+            Ok(cli) => dispatch(cli.command),
+            Err(e) => return errors::clap_error(e),
+        },
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {}", errors::render(&e, &flags));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn dispatch(c: Command) -> anyhow::Result<ExitCode> {
+    match c {
+        Command::Import(a) => cmd::import::run(a),
+        Command::Export(a) => cmd::export::run(a),
+        Command::Generate(a) => cmd::generate::run(a),
+        Command::Info(a) => cmd::info::run(a),
+        Command::Demo(a) => cmd::demo::run(a),
+        Command::Graph500(a) => cmd::graph500::run(a),
+        Command::Probe(a) => cmd::probe::run(a),
+        Command::Layout(a) => cmd::layout::run(a),
+        Command::Recode(a) => cmd::recode::run(a),
+        Command::BenchDecode(a) => cmd::bench_decode::run(a),
+        Command::Dynamic(a) => cmd::dynamic::run(a),
+    }
+}
+
+/// `--memory` values: `512M`, `2G`, ...
+pub fn parse_memory(s: &str) -> Result<u64, String> {
+    outcore_io::parse_size(s)
+}
+
+/// `1234567` -> `1,234,567`.
+pub fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

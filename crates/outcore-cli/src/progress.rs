@@ -15,7 +15,7 @@ impl Bars {
     }
 }
 
-impl outcore_ingest::Progress for Bars {
+impl outcore_io::Progress for Bars {
     fn begin(&self, phase: &str, total: u64, bytes: bool) {
         if !self.enabled {
             return;

@@ -8,6 +8,7 @@
 
 mod bucket;
 pub mod error;
+pub mod export;
 pub mod formats;
 pub mod generate;
 pub mod ids;

@@ -31,6 +31,7 @@
 
 mod error;
 pub mod graph500;
+pub mod import;
 pub mod output;
 mod results;
 
@@ -46,13 +47,6 @@ pub use outcore_store::{Encoding, Store, StoreError};
 pub use results::{format_entry, graphalytics_float, Entry, Results};
 use results::Validator;
 
-/// Import, layouts, recoding and export (the ingest layer).
-pub mod import {
-    pub use outcore_ingest::in_layout::add_in;
-    pub use outcore_ingest::recode::{recode, RecodeOptions};
-    pub use outcore_ingest::tiles::{add_tiles, DEFAULT_GROUP, SPAN_BITS};
-    pub use outcore_ingest::{import_file, import_from, Format, ImportOptions, ImportReport, SelfLoops};
-}
 
 /// A store opened for analytics.
 pub struct Graph {

@@ -2,11 +2,10 @@
 //! step of `import/generate --order`.
 
 use anyhow::{Context, Result};
-use outcore_algorithms::order::{self, Order};
-use outcore_ingest::recode::{recode, write_permutation, RecodeOptions, RecodeReport};
-use outcore_io::Budget;
-use outcore_store::{Encoding, Store};
-use std::path::{Path, PathBuf};
+use outcore_algorithms::order::Order;
+use outcore_ingest::recode::RecodeReport;
+use outcore_store::Encoding;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -41,40 +40,10 @@ pub fn parse_encoding(name: &str) -> Result<Encoding> {
     Encoding::from_name(name).with_context(|| format!("unknown encoding '{name}' ({})", Encoding::names()))
 }
 
-/// Rewrite `src` as `dst` in `order` and `encoding` within `memory`.
-pub fn order_store(
-    src: &Path,
-    dst: &Path,
-    order: Order,
-    encoding: Option<Encoding>,
-    memory: u64,
-    force: bool,
-    layouts: Option<Vec<String>>,
-) -> Result<RecodeReport> {
-    let opts = RecodeOptions { encoding, order: order.name().into(), memory, force, layouts };
-    if order == Order::None {
-        return Ok(recode(src, dst, None, &opts)?);
-    }
-    let store = Store::open(src)?;
-    let budget = Budget::new(memory);
-    let _base = budget.reserve("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)?;
-    let new_of_old = order::compute(&store, order, &budget)?;
-    let parent = match dst.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let perm = parent.join(format!(".{}.order-{}", dst.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
-    write_permutation(&perm, &new_of_old)?;
-    drop(new_of_old);
-    let result = recode(src, dst, Some(&perm), &opts);
-    let _ = std::fs::remove_file(&perm);
-    Ok(result?)
-}
-
 pub fn run(a: Args) -> Result<ExitCode> {
     let order = parse_order(&a.order)?;
     let encoding = a.encoding.as_deref().map(parse_encoding).transpose()?;
-    let r = order_store(&a.store, &a.output, order, encoding, a.memory, a.force, None)?;
+    let r = outcore::import::order_store(&a.store, &a.output, order, encoding, a.memory, a.force, None)?;
     print_report(&r, a.json);
     Ok(ExitCode::SUCCESS)
 }

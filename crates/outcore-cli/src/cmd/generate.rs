@@ -1,6 +1,7 @@
 //! `outcore generate kronecker|uniform|watts-strogatz`.
 
-use crate::import::{print_report, GraphFlags};
+use crate::args::GraphFlags;
+use crate::cmd::import::print_report;
 use crate::progress::Bars;
 use anyhow::{bail, Result};
 use outcore_ingest::generate::{self, EdgeListFormat, Generator, Kronecker, Uniform, WattsStrogatz};

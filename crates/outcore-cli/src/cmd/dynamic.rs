@@ -8,7 +8,7 @@ use outcore_algorithms::dynamic::{bfs, coloring, pagerank};
 use outcore_dynamic::store::{ApplyReport, DynamicStore, StoreOptions, DEFAULT_THRESHOLD};
 use outcore_dynamic::stream::{apply_stream, batch_for, StreamOptions};
 use outcore_dynamic::updates::{StreamFormat, UpdateReader};
-use outcore_ingest::Progress;
+use outcore_io::Progress;
 use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -390,7 +390,7 @@ fn stats(a: StatsArgs) -> Result<ExitCode> {
 
 fn snapshot(a: SnapshotArgs) -> Result<ExitCode> {
     let store = open(&a.store)?;
-    let encoding = a.encoding.as_deref().map(crate::recode::parse_encoding).transpose()?;
+    let encoding = a.encoding.as_deref().map(crate::cmd::recode::parse_encoding).transpose()?;
     for l in &a.layouts {
         if !["out", "in", "tiles"].contains(&l.as_str()) {
             bail!("unknown layout '{l}' (out, in, tiles)");
@@ -400,7 +400,7 @@ fn snapshot(a: SnapshotArgs) -> Result<ExitCode> {
     let opts = outcore_ingest::ImportOptions { encoding, memory: a.memory, force: a.force, in_layout, ..Default::default() };
     let bars = Bars::new(a.json);
     let r = outcore_dynamic::snapshot::snapshot(&store, &a.output, opts, &bars)?;
-    crate::import::print_report(&r, a.json);
+    crate::cmd::import::print_report(&r, a.json);
     if a.layouts.iter().any(|l| l == "tiles") {
         outcore_ingest::tiles::add_tiles(&a.output, outcore_ingest::tiles::DEFAULT_GROUP, outcore_ingest::tiles::SPAN_BITS, a.memory)?;
     }
@@ -462,13 +462,13 @@ fn run_bfs(a: BfsArgs) -> Result<ExitCode> {
     let Some(r) = bfs::bfs(&store, a.root) else { bail!("{}: root {} is not a vertex of the store", a.store.display(), a.root) };
     let secs = t.elapsed().as_secs_f64();
     if let Some(path) = &a.output {
-        let unreached = outcore_algorithms::reference::UNREACHABLE;
+        let unreached = outcore_algorithms::values::UNREACHED_U64;
         write_pairs(path, &r.index.ids, |i, out| match r.level[i] {
             l if l == unreached => write!(out, "{}", i64::MAX).unwrap(),
             l => write!(out, "{l}").unwrap(),
         })?;
     }
-    let depth = r.level.iter().filter(|&&l| l != outcore_algorithms::reference::UNREACHABLE).max().copied().unwrap_or(0);
+    let depth = r.level.iter().filter(|&&l| l != outcore_algorithms::values::UNREACHED_U64).max().copied().unwrap_or(0);
     if a.json {
         println!(
             "{}",
@@ -499,7 +499,7 @@ fn run_pagerank(a: PageRankArgs) -> Result<ExitCode> {
     let r = pagerank::pagerank(&store, a.damping, a.iterations);
     let secs = t.elapsed().as_secs_f64();
     if let Some(path) = &a.output {
-        write_pairs(path, &r.index.ids, |i, out| crate::traverse::graphalytics_float(r.rank[i], out))?;
+        write_pairs(path, &r.index.ids, |i, out| outcore::graphalytics_float(r.rank[i], out))?;
     }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&json!({"vertices": r.index.len(), "iterations": a.iterations, "seconds": secs}))?);

@@ -3,7 +3,7 @@
 use anyhow::Result;
 use outcore_algorithms::{degree_summary, DegreeSummary};
 use outcore_io::{format_bytes, Budget};
-use outcore_store::{IdMap, Store};
+use outcore_store::{Ids, Store};
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,8 +30,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let m = store.manifest();
     let budget = Budget::new(a.memory);
     let degrees = degree_summary(&store, a.top, true, &budget)?;
-    let ids = store.id_map(&budget)?;
-    let original_top = |top: &[(u64, u64)]| top.iter().map(|&(v, d)| (ids.original(v), d)).collect::<Vec<_>>();
+    let ids = store.ids()?;
+    let original_top =
+        |top: &[(u64, u64)]| -> Result<Vec<(u64, u64)>> { top.iter().map(|&(v, d)| Ok((ids.original(v)?, d))).collect() };
     let verify = a.verify.then(|| store.verify());
     let bad: Vec<String> =
         verify.iter().flatten().filter_map(|(f, r)| r.as_ref().err().map(|e| format!("{}: {e}", a.store.join(f).display()))).collect();
@@ -68,9 +69,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
         .collect();
     if a.json {
         let mut d = serde_json::to_value(&degrees)?;
-        d["out"]["top"] = json!(original_top(&degrees.out.top));
+        d["out"]["top"] = json!(original_top(&degrees.out.top)?);
         if let Some(i) = &degrees.r#in {
-            d["in"]["top"] = json!(original_top(&i.top));
+            d["in"]["top"] = json!(original_top(&i.top)?);
         }
         let total: u64 = m.files.values().map(|f| f.bytes).sum();
         let out = json!({
@@ -86,7 +87,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        print_text(&a, &store, &degrees, &ids, &layouts);
+        print_text(&a, &store, &degrees, &ids, &layouts)?;
         if let Some(v) = &verify {
             if bad.is_empty() {
                 println!("verify      all {} files match their checksums", v.len());
@@ -99,7 +100,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_text(a: &Args, store: &Store, d: &DegreeSummary, ids: &IdMap, layouts: &serde_json::Map<String, serde_json::Value>) {
+fn print_text(a: &Args, store: &Store, d: &DegreeSummary, ids: &Ids, layouts: &serde_json::Map<String, serde_json::Value>) -> Result<()> {
     let m = store.manifest();
     let g = crate::grouped;
     println!("store       {}", a.store.display());
@@ -118,7 +119,7 @@ fn print_text(a: &Args, store: &Store, d: &DegreeSummary, ids: &IdMap, layouts: 
             "permuted by the {} order (original ids kept per vertex)",
             m.provenance.get("order").map(String::as_str).unwrap_or("recorded")
         ),
-        _ => format!("sorted (original ids {}..={})", ids.original(0), ids.original(m.vertices.saturating_sub(1))),
+        _ => format!("sorted (original ids {}..={})", ids.original(0)?, ids.original(m.vertices.saturating_sub(1))?),
     };
     println!("id map      {id_desc}");
     for (name, l) in layouts {
@@ -144,13 +145,15 @@ fn print_text(a: &Args, store: &Store, d: &DegreeSummary, ids: &IdMap, layouts: 
             if t.edges == 0 { 0.0 } else { bytes as f64 * 8.0 / t.edges as f64 }
         );
     }
-    let show = |label: &str, s: &outcore_algorithms::degrees::DegreeStats| {
+    let show = |label: &str, s: &outcore_algorithms::degrees::DegreeStats| -> Result<()> {
         println!("{label:<11} min {} max {} mean {:.2}, {} with degree 0", g(s.min), g(s.max), s.mean, g(s.zero));
-        let top: Vec<String> = s.top.iter().map(|&(v, deg)| format!("{} ({})", ids.original(v), g(deg))).collect();
+        let top: Vec<String> = s.top.iter().map(|&(v, deg)| Ok(format!("{} ({})", ids.original(v)?, g(deg)))).collect::<Result<_>>()?;
         println!("{:<11} {}", format!("top {}", s.top.len()), top.join(", "));
+        Ok(())
     };
-    show(if m.directed { "out-degree" } else { "degree" }, &d.out);
+    show(if m.directed { "out-degree" } else { "degree" }, &d.out)?;
     if let Some(i) = &d.r#in {
-        show("in-degree", i);
+        show("in-degree", i)?;
     }
+    Ok(())
 }

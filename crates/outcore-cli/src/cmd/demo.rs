@@ -4,6 +4,10 @@
 //! statistics) under that budget, printing a short summary.
 
 use anyhow::Result;
+use outcore::bfs::{self, Bfs};
+use outcore::pagerank::{self, PageRank};
+use outcore::wcc::Wcc;
+use outcore::{Engine, EngineChoice, Entry, Graph, RunOptions};
 use outcore_algorithms::degree_summary;
 use outcore_ingest::generate::{self, Generator, Kronecker};
 use outcore_ingest::{import_from, ImportOptions};
@@ -63,7 +67,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let t = Instant::now();
     let budget = Budget::new(a.memory);
     let d = degree_summary(&store, 5, true, &budget)?;
-    let ids = store.id_map(&budget)?;
+    let ids = store.ids()?;
+    let top: Vec<String> = d.out.top.iter().map(|&(v, deg)| Ok(format!("{}({})", ids.original(v)?, deg))).collect::<Result<_>>()?;
     println!(
         "  degrees  {:>7.2} s  min {} max {} mean {:.2}; {} isolated vertices; top: {}",
         t.elapsed().as_secs_f64(),
@@ -71,104 +76,80 @@ pub fn run(a: Args) -> Result<ExitCode> {
         crate::grouped(d.out.max),
         d.out.mean,
         crate::grouped(d.out.zero),
-        d.out.top.iter().map(|&(v, deg)| format!("{}({})", ids.original(v), deg)).collect::<Vec<_>>().join(" ")
+        top.join(" ")
     );
     let hist: Vec<String> = d.out.histogram.iter().enumerate().map(|(k, c)| format!("{}:{}", 1u64 << k, c)).collect();
     println!("  degree histogram (from: count) {}", hist.join(" "));
-    drop(ids);
     drop(budget);
 
     // BFS (NETALX hybrid on the traverse engine) from the highest-degree vertex.
-    let (budget, _base) = crate::traverse::budget(a.memory)?;
-    let ids = store.id_map(&budget)?;
-    let n = store.vertices();
-    let c = crate::traverse::Common {
-        store: store_path.clone(),
-        memory: a.memory,
-        engine: "traverse".into(),
-        temp: None,
-        prefetch: "on".into(),
-        block: 4096,
-        depth: None,
-        pread: false,
-        output: None,
-        json: false,
-    };
-    let t = Instant::now();
-    let state = outcore_algorithms::hybrid_bfs::state_bytes(n);
-    let crate::traverse::HybridEngines { mut out, hot, .. } = crate::traverse::open_hybrid(&store, &budget, &c, state)?;
-    let setup = t.elapsed().as_secs_f64();
-    let root = d.out.top[0].0;
-    let t = Instant::now();
-    let (tree, _) = outcore_algorithms::hybrid_bfs::hybrid_bfs(&mut out, None, &hot, root, &budget, &Default::default())?;
-    let secs = t.elapsed().as_secs_f64();
-    let s = out.stats();
+    let graph = Graph::open(&store_path)?;
+    let options = RunOptions { engine: EngineChoice::Fixed(Engine::Traverse), ..RunOptions::with_memory(a.memory) };
+    let root = ids.original(d.out.top[0].0)?;
+    let bfs = graph.run(&Bfs, &bfs::Params { root: Some(root), ..Default::default() }, &options)?;
+    let r = bfs.report();
+    let figure = |k: &str| r.figure(k).and_then(|v| v.as_u64()).unwrap_or(0);
+    let edges = figure("edges_traversed");
     println!(
-        "  bfs      {:>7.2} s  hybrid BFS from {}: {} vertices and {} edges reached ({:.0} M edges/s), {} levels; cache {} with hit rate {:.1}%, {} read ({} I/O); {} in-memory neighbours per vertex, built in {setup:.2} s",
-        secs,
-        ids.original(root),
-        crate::grouped(tree.reached),
-        crate::grouped(tree.arcs_scanned / 2),
-        tree.arcs_scanned as f64 / 2.0 / secs.max(1e-9) / 1e6,
-        tree.level.iter().filter(|&&l| l != outcore_algorithms::bfs::NONE).max().map_or(0, |l| l + 1),
-        format_bytes(s.cache_bytes),
-        s.cache.hit_rate() * 100.0,
-        format_bytes(s.cache.bytes_read),
-        s.io_backend,
-        hot.k
+        "  bfs      {:>7.2} s  hybrid BFS from {root}: {} vertices and {} edges reached ({:.0} M edges/s), {} levels; {} read, cache hit rate {:.1}%; {} in-memory neighbours per vertex, built in {:.2} s",
+        r.seconds,
+        crate::grouped(figure("vertices_reached")),
+        crate::grouped(edges),
+        edges as f64 / r.seconds.max(1e-9) / 1e6,
+        figure("depth"),
+        format_bytes(figure("bytes_read")),
+        r.figure("cache_hit_rate").and_then(|v| v.as_f64()).unwrap_or(0.0) * 100.0,
+        figure("hot_neighbours_k"),
+        r.figure("setup_seconds").and_then(|v| v.as_f64()).unwrap_or(0.0),
     );
-    drop((tree, out, hot));
+    drop(bfs);
 
     let t = Instant::now();
-    let labels = outcore_algorithms::wcc::wcc(&store, &budget)?;
+    let wcc = graph.run(&Wcc, &(), &RunOptions::with_memory(a.memory))?;
     let mut sizes = std::collections::HashMap::new();
-    for &l in &labels {
-        *sizes.entry(l).or_insert(0u64) += 1;
-    }
+    wcc.column("component")?.for_each(|_, l| *sizes.entry(l.as_u64()).or_insert(0u64) += 1)?;
     let largest = sizes.values().max().copied().unwrap_or(0);
     println!(
-        "  wcc      {:>7.2} s  {} components; the largest has {} vertices ({} isolated vertices are components of their own)",
+        "  wcc      {:>7.2} s  {} components on the {} engine; the largest has {} vertices ({} isolated vertices are components of their own)",
         t.elapsed().as_secs_f64(),
         crate::grouped(sizes.len() as u64),
+        wcc.report().engine,
         crate::grouped(largest),
         crate::grouped(d.out.zero)
     );
-    drop((labels, sizes, budget));
+    drop((wcc, sizes));
 
     // PageRank (Graphalytics semantics) on the G-Store tiles, engine chosen from the budget.
     let t = Instant::now();
-    let rec =
-        outcore_ingest::tiles::add_tiles(&store_path, outcore_ingest::tiles::DEFAULT_GROUP, outcore_ingest::tiles::SPAN_BITS, a.memory)?;
+    let rec = outcore::import::add_tiles(&store_path, outcore::import::DEFAULT_GROUP, outcore::import::SPAN_BITS, a.memory)?;
     let tiles_seconds = t.elapsed().as_secs_f64();
-    let store = Store::open(&store_path)?;
-    let (budget, _base) = crate::traverse::budget(a.memory)?;
-    let t = Instant::now();
-    let pr = outcore_algorithms::pagerank::PageRankOptions { damping: 0.85, iterations: 10, tolerance: None };
-    let r = outcore_algorithms::pagerank::pagerank(&store, &pr, &budget, &Default::default())?;
-    let secs = t.elapsed().as_secs_f64();
+    let graph = Graph::open(&store_path)?;
+    let pr = graph.run(&PageRank, &pagerank::Params { damping: 0.85, iterations: 10, tolerance: None }, &RunOptions::with_memory(a.memory))?;
+    let r = pr.report();
     let mut top = (0, 0.0);
     let mut total = 0.0;
-    r.rank.for_each(|v, x| {
-        total += x;
-        if x > top.1 {
-            top = (v, x)
+    pr.for_each("rank", |v, x| {
+        if let Entry::Real(x) = x {
+            total += x;
+            if x > top.1 {
+                top = (v, x)
+            }
         }
     })?;
-    let read: u64 = r.report.stream.as_ref().map_or(0, |s| s.iterations.iter().map(|i| i.bytes_read).sum());
+    let iterations = r.figure("iterations").and_then(|v| v.as_u64()).unwrap_or(0);
     println!(
-        "  pagerank {:>7.2} s  {} iterations on engine {} ({:.3} s each, {} read; tiles added in {tiles_seconds:.2} s, {} edges in {} tiles); top vertex {} with rank {:.3e}, ranks sum to {total:.6}",
-        secs,
-        r.iterations,
-        r.report.engine.name(),
-        secs / r.iterations.max(1) as f64,
-        format_bytes(read),
+        "  pagerank {:>7.2} s  {} iterations on engine {} ({:.3} s each; tiles added in {tiles_seconds:.2} s, {} edges in {} tiles); top vertex {} with rank {:.3e}, ranks sum to {total:.6}",
+        r.seconds,
+        iterations,
+        r.engine,
+        r.seconds / iterations.max(1) as f64,
         crate::grouped(rec.edges),
         crate::grouped(rec.tiles),
-        ids.original(top.0),
+        top.0,
         top.1
     );
-    println!("           engine choice: {}", r.report.reason);
-    drop(r);
+    println!("           engine choice: {}", r.engine_reason);
+    drop(pr);
 
     let peak = peak_rss_bytes().unwrap_or(0);
     println!(

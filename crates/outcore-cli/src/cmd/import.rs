@@ -1,5 +1,6 @@
 //! `outcore import INPUT -o STORE`.
 
+use crate::args::GraphFlags;
 use crate::progress::Bars;
 use anyhow::{bail, Result};
 use outcore_ingest::{import_file, Format, ImportOptions, ImportReport, SelfLoops};
@@ -33,44 +34,7 @@ pub struct Args {
     pub json: bool,
 }
 
-/// Flags shared by `import` and `generate --store`.
-#[derive(clap::Args, Clone)]
-pub struct GraphFlags {
-    /// Treat edges as directed.
-    #[arg(long, conflicts_with = "undirected")]
-    pub directed: bool,
-    /// Treat edges as undirected: store both directions of every edge.
-    #[arg(long)]
-    pub undirected: bool,
-    /// Keep parallel edges instead of collapsing them (the smallest weight wins when collapsing).
-    #[arg(long)]
-    pub keep_duplicates: bool,
-    /// Self loops: keep or drop.
-    #[arg(long, default_value = "keep", value_parser = ["keep", "drop"])]
-    pub self_loops: String,
-    /// Layouts to build: out, plus in (in-edge CSR, directed graphs) and
-    /// tiles (the G-Store grid, added from out after the import).
-    #[arg(long, default_value = "out", value_delimiter = ',')]
-    pub layouts: Vec<String>,
-    /// Adjacency encoding: raw32, raw64, ceesor or gapref (default: raw32 when ids fit).
-    #[arg(long)]
-    pub encoding: Option<String>,
-    /// Vertex order: none, dfs (CEESOR's DFS enumeration), degree
-    /// (descending), bfs, rcm (reverse Cuthill-McKee). Results stay in
-    /// original ids.
-    #[arg(long, default_value = "none")]
-    pub order: String,
-    /// Memory budget, page cache included (e.g. 512M, 4G).
-    #[arg(long, default_value = "1G", value_parser = crate::parse_memory)]
-    pub memory: u64,
-    /// Sort buffer size (default: half the budget); small values force many sort runs.
-    #[arg(long, value_parser = crate::parse_memory)]
-    pub sort_buffer: Option<u64>,
-    /// Replace an existing store.
-    #[arg(long)]
-    pub force: bool,
-}
-
+/// How `import` and `generate --store` use the shared graph flags.
 impl GraphFlags {
     /// Run `import` into `store`; with `--order`, import into a hidden
     /// sibling first (raw, with the in layout a directed ordering needs),
@@ -79,27 +43,10 @@ impl GraphFlags {
         &self,
         store: &std::path::Path,
         opts: &ImportOptions,
-        import: impl FnOnce(&std::path::Path, &ImportOptions) -> Result<ImportReport>,
+        import: impl FnOnce(&std::path::Path, &ImportOptions) -> Result<ImportReport, outcore::Error>,
     ) -> Result<ImportReport> {
-        let order = crate::recode::parse_order(&self.order)?;
-        if order == outcore_algorithms::order::Order::None {
-            return import(store, opts);
-        }
-        if store.exists() && !self.force {
-            bail!("{}: already exists; choose another output or pass --force to replace it", store.display());
-        }
-        let name = store.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let unordered = store.with_file_name(format!(".{name}.unordered-{}", std::process::id()));
-        let raw = ImportOptions { encoding: None, in_layout: true, force: true, ..opts.clone() };
-        let result = import(&unordered, &raw).and_then(|mut report| {
-            let layouts = Some(if opts.in_layout { vec!["out".to_string(), "in".to_string()] } else { vec!["out".to_string()] });
-            let r = crate::recode::order_store(&unordered, store, order, opts.encoding, self.memory, self.force, layouts)?;
-            report.store = r.store;
-            report.seconds += r.seconds;
-            Ok(report)
-        });
-        let _ = std::fs::remove_dir_all(&unordered);
-        result
+        let order = crate::cmd::recode::parse_order(&self.order)?;
+        Ok(outcore::import::import_ordered(store, opts, order, import)?)
     }
 
     /// After the import: add the layouts built from the store (tiles).

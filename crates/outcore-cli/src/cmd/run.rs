@@ -1,0 +1,165 @@
+//! The algorithm commands (`outcore bfs|sssp|wcc|pagerank|cdlp|spmv|bc
+//! STORE ...`), one per registry entry: the shared run options, the
+//! algorithm's own parameters as flags, then one call into the library,
+//! the output file, the report (text or `--json`) and `--verify`.
+
+use crate::args::{run_args, run_options};
+use crate::progress::Bars;
+use anyhow::Result;
+use clap::{Arg, ArgAction, ArgMatches};
+use outcore::{Args, Graph, ParamKind, Registered, Report};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// The subcommand of `alg`, made from its registry entry.
+pub fn command(alg: &'static dyn Registered) -> clap::Command {
+    let info = alg.info();
+    let columns: Vec<&'static str> = info.columns.iter().map(|c| c.name).collect();
+    let mut c = clap::Command::new(info.name).about(info.about).args(run_args(info.engines, &columns));
+    for p in info.params {
+        let flag = p.name.replace('_', "-");
+        let mut a = Arg::new(p.name).long(flag).help(p.help);
+        a = match p.kind {
+            ParamKind::Vertex | ParamKind::Count => a.value_parser(clap::value_parser!(u64)),
+            ParamKind::Vertices => a.value_parser(clap::value_parser!(u64)).action(ArgAction::Append),
+            ParamKind::Real => a.value_parser(clap::value_parser!(f64)),
+            ParamKind::Choice(choices) => a.value_parser(clap::builder::PossibleValuesParser::new(choices.to_vec())),
+            ParamKind::Text => a,
+            ParamKind::VertexFile => a.value_parser(clap::value_parser!(PathBuf)),
+            ParamKind::Switch => a.action(ArgAction::SetTrue),
+        };
+        if let Some(d) = p.default {
+            a = a.default_value(d);
+        }
+        c = c.arg(a);
+    }
+    c
+}
+
+/// The algorithm's parameters as the user gave them (defaults left to the library).
+fn params(alg: &dyn Registered, m: &ArgMatches) -> Args {
+    let mut args = Args::new();
+    for p in alg.info().params {
+        if m.value_source(p.name) != Some(clap::parser::ValueSource::CommandLine) {
+            continue;
+        }
+        if p.kind == ParamKind::Switch {
+            args.set(p.name, m.get_flag(p.name).to_string());
+            continue;
+        }
+        if let Some(values) = m.get_raw(p.name) {
+            for v in values {
+                args.set(p.name, v.to_string_lossy());
+            }
+        }
+    }
+    args
+}
+
+pub fn run(alg: &'static dyn Registered, m: &ArgMatches) -> Result<ExitCode> {
+    let store = m.get_one::<PathBuf>("store").unwrap().clone();
+    let json = m.get_flag("json");
+    let mut options = run_options(m)?;
+    options.progress = Some(Arc::new(Bars::new(json)));
+    let graph = Graph::open(&store)?;
+    let results = graph.run_named(alg.info().name, &params(alg, m), &options)?;
+    let column = m.try_get_one::<String>("values").ok().flatten().cloned().unwrap_or_else(|| alg.info().columns[0].name.to_string());
+    if let Some(path) = m.get_one::<PathBuf>("output") {
+        outcore::output::write_text(&results, &column, path)?;
+    }
+    let verdict = if m.get_flag("verify") { Some(results.verify()?) } else { None };
+    let report = results.report();
+    if json {
+        let mut v = results.report_json();
+        if let Some(verdict) = &verdict {
+            v["verify"] = serde_json::to_value(verdict)?;
+        }
+        v["layout_hints"] = serde_json::json!(layout_hints(report, &store));
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        println!("{}", summary(alg, report, graph.vertices()));
+        println!("  engine {}: {}", report.engine, report.engine_reason);
+        for hint in layout_hints(report, &store) {
+            println!("  {hint}");
+        }
+        if let Some(v) = &verdict {
+            println!("verify: {} ({}: {})", if v.passed { "PASS" } else { "FAIL" }, v.method, v.detail);
+        }
+    }
+    Ok(match verdict {
+        Some(v) if !v.passed => ExitCode::FAILURE,
+        _ => ExitCode::SUCCESS,
+    })
+}
+
+/// What a missing layout would buy, with the command that adds it.
+fn layout_hints(report: &Report, store: &std::path::Path) -> Vec<String> {
+    report.plan.layout_gains.iter().map(|g| format!("{g}: outcore layout add {} {}", store.display(), g.layout)).collect()
+}
+
+/// One line on what the run did, from the report's figures.
+fn summary(alg: &dyn Registered, r: &Report, vertices: u64) -> String {
+    let f = |k: &str| r.figure(k).filter(|v| !v.is_null());
+    let u = |k: &str| f(k).and_then(|v| v.as_u64());
+    let x = |k: &str| f(k).and_then(|v| v.as_f64());
+    let g = crate::grouped;
+    let mut parts: Vec<String> = Vec::new();
+    let mut head = alg.info().title.to_string();
+    if let Some(d) = f("direction").and_then(|v| v.as_str()) {
+        head.push_str(&format!(" ({d})"));
+    }
+    if let Some(root) = u("root") {
+        head.push_str(&format!(" from {root}"));
+    }
+    head.push_str(&format!(" on the {} engine in {:.3} s", r.engine, r.seconds));
+    if let Some(reached) = u("vertices_reached") {
+        parts.push(format!("reached {} of {} vertices", g(reached), g(vertices)));
+    }
+    if let Some(depth) = u("depth") {
+        parts.push(format!("{depth} levels"));
+    }
+    if let Some(e) = u("edges_traversed") {
+        let rate = x("teps").map_or(String::new(), |t| format!(" ({:.1} M edges/s)", t / 1e6));
+        parts.push(format!("{} edges{rate}", g(e)));
+    }
+    if let Some(c) = u("components") {
+        parts.push(format!("{} components", g(c)));
+    }
+    if let Some(i) = u("iterations") {
+        parts.push(format!("{i} iteration{}", if i == 1 { "" } else { "s" }));
+    }
+    if let Some(d) = x("last_l1_change") {
+        parts.push(format!("last L1 change {d:.3e}"));
+    }
+    if let Some(b) = u("bands_per_iteration").filter(|&b| b > 1) {
+        parts.push(format!("{b} bands per iteration"));
+    }
+    if let Some(norm) = x("y_l2_norm") {
+        parts.push(format!("|y| = {norm:.6e}"));
+    }
+    if let Some(s) = u("sources") {
+        let exact = f("exact").and_then(|v| v.as_bool()).unwrap_or(true);
+        parts.push(format!("{} sources ({})", g(s), if exact { "exact" } else { "sampled" }));
+    }
+    if let Some(b) = u("bytes_read") {
+        parts.push(format!("{} read", outcore::format_bytes(b)));
+    }
+    if let Some(h) = x("cache_hit_rate") {
+        parts.push(format!("cache hit rate {:.1}%", 100.0 * h));
+    }
+    if let Some(k) = u("hot_neighbours_k") {
+        parts.push(format!("{k} in-memory neighbours per vertex"));
+    }
+    if let Some(s) = x("setup_seconds") {
+        parts.push(format!("setup {s:.2} s"));
+    }
+    if let Some(s) = f("engine_summary").and_then(|v| v.as_str()) {
+        parts.push(s.to_string());
+    }
+    if parts.is_empty() {
+        head
+    } else {
+        format!("{head}: {}", parts.join(", "))
+    }
+}
