@@ -94,7 +94,7 @@ pub fn sortreduce(store: &Store, layouts: &[&'static str], update_bytes: usize, 
     } else {
         42 << 20
     };
-    Ok(Support::Runs(Need::new(layouts, bytes, "sort buffers and stream buffers")))
+    Ok(Support::Runs(Need::new(layouts, bytes, "one sort buffer and the sort-reduce engine's streams")))
 }
 
 /// Open the sort-reduce engine over `layouts` for updates of `update_bytes`.

@@ -8,7 +8,7 @@ mod common;
 
 use common::*;
 use outcore_algorithms::bc::{bc_sortreduce, bc_traverse, pick_sources, Sources};
-use outcore_algorithms::reference;
+use outcore_algorithms::bc::reference;
 use outcore_algorithms::MemGraph;
 use outcore_engines::sortreduce::{Access, SortReduce, SortReduceOptions};
 use outcore_engines::{Traverse, TraverseOptions};
@@ -84,7 +84,7 @@ fn reference_brandes_equals_the_brute_force_count() {
         for directed in [true, false] {
             let (g, _) = random_graph(25 + seed % 7, 40 + 5 * seed as usize, seed * 7919, directed);
             let all: Vec<u64> = (0..g.vertices()).collect();
-            close(&reference::bc::bc(&g, &all), &brute_force(&g), &format!("seed {seed} directed {directed}"));
+            close(&reference::bc(&g, &all), &brute_force(&g), &format!("seed {seed} directed {directed}"));
         }
     }
 }
@@ -106,13 +106,13 @@ fn sortreduce(st: &Store, access: Access, batch: usize) -> SortReduce {
 fn engines(st: &Store, sources: &Sources, access: Access, batch: usize) -> (Vec<f64>, Vec<f64>, Vec<u64>, f64) {
     let budget = Budget::unlimited();
     let directed = st.manifest().directed;
-    let (picked, scale) = pick_sources(st.vertices(), sources, directed).unwrap();
+    let (picked, scale, _) = pick_sources(st, sources).unwrap();
     let mut g = Traverse::open(st, "out", &budget, &TraverseOptions::default(), 0).unwrap();
-    let (semi, _) = bc_traverse(&mut g, &picked, scale, &budget).unwrap();
+    let (semi, _) = bc_traverse(&mut g, &picked, scale, &budget, &NoProgress).unwrap();
     let mut e = sortreduce(st, access, batch);
-    let file = bc_sortreduce(&mut e, if directed { "in" } else { "out" }, &picked, scale).unwrap();
+    let file = bc_sortreduce(&mut e, if directed { "in" } else { "out" }, &picked, scale, &NoProgress).unwrap();
     let mut external = Vec::new();
-    outcore_algorithms::analytics::for_each_stored(&file, |_, x: f64| external.push(x)).unwrap();
+    outcore_algorithms::values::for_each_stored(&file, |_, x: f64| external.push(x)).unwrap();
     (semi, external, picked, scale)
 }
 
@@ -131,7 +131,7 @@ fn engines_equal_the_reference_on_small_graphs_from_every_source() {
             let ids = st.id_map(&Budget::unlimited()).unwrap();
             assert_eq!(st.vertices(), 60);
             let half = if directed { 1.0 } else { 0.5 };
-            let want: Vec<f64> = reference::bc::bc(&g, &(0..60).collect::<Vec<_>>()).iter().map(|x| x * half).collect();
+            let want: Vec<f64> = reference::bc(&g, &(0..60).collect::<Vec<_>>()).iter().map(|x| x * half).collect();
             let access = if seed % 2 == 0 { Access::Scan } else { Access::Lookup };
             let (semi, external, _, _) = engines(&st, &Sources::All, access, 20);
             let original = |v: Vec<f64>| -> Vec<f64> {
@@ -155,11 +155,11 @@ fn sampled_sources_are_scaled_by_n_over_k() {
     let (semi, external, picked, scale) = engines(&st, &Sources::Sample { count: 5, seed: 3 }, Access::Auto, 4000);
     assert_eq!(picked.len(), 5);
     assert!((scale - st.vertices() as f64 / 5.0).abs() < 1e-9);
-    let want: Vec<f64> = reference::bc::bc(&g, &picked).iter().map(|x| x * scale).collect();
+    let want: Vec<f64> = reference::bc(&g, &picked).iter().map(|x| x * scale).collect();
     close(&semi, &want, "traverse, sampled");
     close(&external, &want, "sortreduce, sampled");
     // another seed picks other sources
-    let (other, _) = pick_sources(st.vertices(), &Sources::Sample { count: 5, seed: 4 }, true).unwrap();
+    let (other, _, _) = pick_sources(&st, &Sources::Sample { count: 5, seed: 4 }).unwrap();
     assert_ne!(other, picked);
 }
 
@@ -199,7 +199,8 @@ fn given_sources_equal_networkx_on_real_graphs() {
         let dense: Vec<u64> = by_degree.iter().take(3).chain(by_degree.iter().skip(100).step_by(97).take(3)).copied().collect();
         let original: Vec<u64> = dense.iter().map(|&v| ids.original(v)).collect();
         let want = networkx(&input, directed, &original);
-        let (semi, external, _, _) = engines(&st, &Sources::Given(dense), Access::Auto, 5000);
+        let (semi, external, picked, _) = engines(&st, &Sources::Given(original.clone()), Access::Auto, 5000);
+        assert_eq!(picked, dense);
         for (v, (x, y)) in semi.iter().zip(&external).enumerate() {
             let o = ids.original(v as u64);
             let w = want.get(&o).copied().unwrap_or(0.0);

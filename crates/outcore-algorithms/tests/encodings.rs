@@ -7,9 +7,10 @@
 mod common;
 
 use common::*;
-use outcore_algorithms::analytics::{AnalyticsOptions, Engine};
 use outcore_algorithms::order::{self, Order};
-use outcore_algorithms::{bfs, label_wcc, pagerank, sssp, wcc};
+use outcore_algorithms::pagerank::PageRank;
+use outcore_algorithms::wcc::Wcc;
+use outcore_algorithms::{bfs, pagerank, sssp, wcc, Engine, RunOptions};
 use outcore_engines::{StreamOptions, Traverse, TraverseOptions};
 use outcore_ingest::recode::{recode, write_permutation, RecodeOptions};
 use outcore_ingest::{import_file, tiles::add_tiles, ImportOptions, NoProgress};
@@ -106,17 +107,15 @@ fn results(st: &Store, root_original: u64) -> Results {
         BTreeMap::new()
     };
     let uf = wcc::wcc(st, &budget).unwrap();
-    let stream = AnalyticsOptions {
-        engine: Engine::Stream,
+    let stream = RunOptions {
         stream: StreamOptions { segment_bytes: Some(16 << 10), pool_bytes: Some(32 << 10), ..Default::default() },
-        ..Default::default()
+        ..on(Engine::Stream)
     };
-    let memory = AnalyticsOptions { engine: Engine::Memory, ..Default::default() };
-    let lw = label_wcc::wcc(st, &budget, &stream).unwrap().labels.to_vec().unwrap();
-    let pr = |opts: &AnalyticsOptions| -> BTreeMap<u64, f64> {
-        let r =
-            pagerank::pagerank(st, &pagerank::PageRankOptions { damping: 0.85, iterations: 10, tolerance: None }, &budget, opts).unwrap();
-        r.rank.to_vec().unwrap().into_iter().enumerate().map(|(v, x)| (ids(v as u64), x)).collect()
+    let memory = on(Engine::Memory);
+    let lw = run(&Wcc, st, &(), &stream).outcome.columns[0].to_u64().unwrap();
+    let pr = |opts: &RunOptions| -> BTreeMap<u64, f64> {
+        let r = run(&PageRank, st, &pagerank::Params { damping: 0.85, iterations: 10, tolerance: None }, opts);
+        r.outcome.columns[0].to_f64().unwrap().into_iter().enumerate().map(|(v, x)| (ids(v as u64), x)).collect()
     };
     Results {
         arcs: edges("out"),

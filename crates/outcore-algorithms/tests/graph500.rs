@@ -9,7 +9,6 @@ use outcore_engines::{Traverse, TraverseOptions};
 use outcore_ingest::{import_file, ImportOptions, NoProgress};
 use outcore_io::Budget;
 use outcore_store::Store;
-use std::path::Path;
 
 fn store(file: &str, opts: ImportOptions) -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();

@@ -6,7 +6,10 @@ mod common;
 
 use common::*;
 
-use outcore_algorithms::reference::{bfs::bfs_levels, pagerank::pagerank, sssp::sssp, wcc::wcc};
+use outcore_algorithms::bfs::reference::bfs_levels;
+use outcore_algorithms::pagerank::reference::pagerank;
+use outcore_algorithms::sssp::reference::sssp;
+use outcore_algorithms::wcc::reference::wcc;
 use outcore_algorithms::MemGraph;
 use outcore_ingest::{import_file, ImportOptions, NoProgress};
 use outcore_io::Budget;

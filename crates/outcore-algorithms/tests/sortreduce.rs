@@ -8,9 +8,10 @@
 mod common;
 
 use common::*;
-use outcore_algorithms::analytics::{AnalyticsOptions, Engine};
-use outcore_algorithms::reference;
-use outcore_algorithms::{bfs, label_wcc, pagerank, sssp, MemGraph};
+use outcore_algorithms::pagerank::{self, PageRank};
+use outcore_algorithms::values::{for_each_stored, UNREACHED_U64};
+use outcore_algorithms::wcc::{self, Wcc};
+use outcore_algorithms::{bfs, sssp, Engine, MemGraph, RunOptions};
 use outcore_engines::sortreduce::{Access, SortReduce, SortReduceOptions};
 use outcore_ingest::{import_file, ImportOptions, NoProgress};
 use outcore_io::Budget;
@@ -18,9 +19,8 @@ use outcore_store::Store;
 use std::collections::HashMap;
 use std::path::Path;
 
-fn options(access: Access, batch: usize, fan_in: usize) -> AnalyticsOptions {
-    AnalyticsOptions {
-        engine: Engine::SortReduce,
+fn options(access: Access, batch: usize, fan_in: usize) -> RunOptions {
+    RunOptions {
         sortreduce: SortReduceOptions {
             access,
             max_batch_updates: Some(batch),
@@ -28,12 +28,12 @@ fn options(access: Access, batch: usize, fan_in: usize) -> AnalyticsOptions {
             lookup_threads: 3,
             ..Default::default()
         },
-        ..Default::default()
+        ..on(Engine::SortReduce)
     }
 }
 
 /// Tiny batches and 3-way merges: several merge levels even on 40 edges.
-fn regimes() -> Vec<(&'static str, AnalyticsOptions)> {
+fn regimes() -> Vec<(&'static str, RunOptions)> {
     vec![("scan", options(Access::Scan, 3, 3)), ("lookup", options(Access::Lookup, 5, 2)), ("auto", options(Access::Auto, 64, 4))]
 }
 
@@ -44,7 +44,7 @@ fn import(input: &Path, dir: &Path, directed: Option<bool>, weighted: bool) -> S
     Store::open(&out).unwrap()
 }
 
-fn engine(store: &Store, opts: &AnalyticsOptions, update_bytes: usize) -> SortReduce {
+fn engine(store: &Store, opts: &RunOptions, update_bytes: usize) -> SortReduce {
     SortReduce::open(store, &["out"], update_bytes, &Budget::unlimited(), &opts.sortreduce).unwrap()
 }
 
@@ -72,8 +72,8 @@ fn graphalytics_outputs_on_sortreduce() {
             let what = format!("{name} ({regime})");
             if let Some(want) = expected(name, "BFS") {
                 let root = ids.dense(property(name, "bfs.source-vertex").unwrap().parse().unwrap()).unwrap();
-                let t = bfs::bfs_sortreduce(engine(&st, &opts, 4), root).unwrap();
-                outcore_algorithms::analytics::for_each_stored(&t.values, |v, [level, _]| {
+                let t = bfs::sortreduce::bfs_sortreduce(engine(&st, &opts, 4), root).unwrap();
+                for_each_stored(&t.values, |v, [level, _]| {
                     let shown = if level == bfs::NONE { i64::MAX.to_string() } else { level.to_string() };
                     assert_eq!(shown, want[&ids.original(v)], "{what}: BFS level of {}", ids.original(v));
                 })
@@ -81,11 +81,12 @@ fn graphalytics_outputs_on_sortreduce() {
                 checked += 1;
             }
             if let Some(want) = expected(name, "WCC") {
-                let r = label_wcc::wcc(&st, &budget, &opts).unwrap();
+                let r = run(&Wcc, &st, &(), &opts);
                 assert_eq!(r.report.engine, Engine::SortReduce);
                 let (mut forward, mut backward) = (HashMap::new(), HashMap::new());
-                r.labels
+                r.outcome.columns[0]
                     .for_each(|v, l| {
+                        let l = l.as_u64();
                         let theirs = want[&ids.original(v)].clone();
                         assert_eq!(forward.entry(l).or_insert(theirs.clone()), &theirs, "{what}: one component split");
                         assert_eq!(backward.entry(theirs).or_insert(l), &l, "{what}: two components merged");
@@ -96,11 +97,11 @@ fn graphalytics_outputs_on_sortreduce() {
             if let Some(want) = expected(name, "PR") {
                 let d: f64 = property(name, "pr.damping-factor").unwrap().parse().unwrap();
                 let iterations: u32 = property(name, "pr.num-iterations").unwrap().parse().unwrap();
-                let r = pagerank::pagerank(&st, &pagerank::PageRankOptions { damping: d, iterations, tolerance: None }, &budget, &opts)
-                    .unwrap();
-                assert_eq!(r.iterations, iterations);
-                r.rank
+                let r = run(&PageRank, &st, &pagerank::Params { damping: d, iterations, tolerance: None }, &opts);
+                assert_eq!(figure(&r, "iterations"), iterations as f64);
+                r.outcome.columns[0]
                     .for_each(|v, x| {
+                        let x = x.as_f64();
                         let e: f64 = want[&ids.original(v)].parse().unwrap();
                         assert!((x - e).abs() <= 1e-4 * e, "{what}: PageRank of {}: {x} vs {e}", ids.original(v));
                     })
@@ -109,8 +110,8 @@ fn graphalytics_outputs_on_sortreduce() {
             }
             if let Some(want) = expected(name, "SSSP") {
                 let root = ids.dense(property(name, "sssp.source-vertex").unwrap().parse().unwrap()).unwrap();
-                let p = sssp::sssp_sortreduce(engine(&st, &opts, 8), root).unwrap();
-                outcore_algorithms::analytics::for_each_stored(&p.dist, |v, x: f64| {
+                let p = sssp::sssp_sortreduce(engine(&st, &opts, 16), root).unwrap();
+                for_each_stored(&p.values, |v, [x, _]: [f64; 2]| {
                     let theirs = &want[&ids.original(v)];
                     if theirs == "infinity" {
                         assert!(x.is_infinite(), "{what}: {} should be unreachable", ids.original(v));
@@ -139,37 +140,41 @@ fn real_graphs_match_the_references_with_deep_merges() {
         let g = MemGraph::load(&st, "out", &budget).unwrap();
         let n = st.vertices();
         let root = (0..n).max_by_key(|&v| g.degree(v)).unwrap();
-        let want_pr = reference::pagerank::pagerank(&g, 0.85, 8);
-        let want_bfs = reference::bfs::bfs_levels(&g, root);
-        let want_wcc = reference::wcc::wcc(&g);
+        let want_pr = pagerank::reference::pagerank(&g, 0.85, 8);
+        let want_bfs = bfs::reference::bfs_levels(&g, root);
+        let want_wcc = wcc::reference::wcc(&g);
         // the smallest id one level up with an edge to each vertex
         let mut first_parent = vec![u64::MAX; n as usize];
         for u in 0..n {
             for &v in g.neighbours(u) {
                 let (lu, lv) = (want_bfs[u as usize], want_bfs[v as usize]);
-                if lu != reference::UNREACHABLE && lu + 1 == lv && first_parent[v as usize] == u64::MAX {
+                if lu != UNREACHED_U64 && lu + 1 == lv && first_parent[v as usize] == u64::MAX {
                     first_parent[v as usize] = u;
                 }
             }
         }
         for (regime, opts) in [("scan", options(Access::Scan, 2000, 3)), ("lookup", options(Access::Lookup, 1500, 4))] {
             let what = format!("{file} ({regime})");
-            let r = pagerank::pagerank(&st, &pagerank::PageRankOptions { damping: 0.85, iterations: 8, tolerance: None }, &budget, &opts)
-                .unwrap();
-            let got = r.rank.to_vec().unwrap();
+            let r = run(&PageRank, &st, &pagerank::Params { damping: 0.85, iterations: 8, tolerance: None }, &opts);
+            let got = r.outcome.columns[0].to_f64().unwrap();
             for v in 0..n as usize {
                 assert!((got[v] - want_pr[v]).abs() <= 1e-12 + 1e-9 * want_pr[v], "{what}: PageRank of {v}: {} vs {}", got[v], want_pr[v]);
             }
-            let sr = r.report.sortreduce.as_ref().unwrap();
-            assert!(sr.supersteps.iter().all(|s| s.runs > 3 && s.merge_passes >= 2), "{what}: every superstep spills and merges twice");
-            assert!(sr.reduction_ratio() < 1.0 && sr.reduction_ratio() > 0.0);
+            let sr = &r.report.figures["sortreduce"];
+            let steps = sr["per_superstep"].as_array().unwrap();
+            assert!(
+                steps.iter().all(|s| s["runs"].as_u64().unwrap() > 3 && s["merge_passes"].as_u64().unwrap() >= 2),
+                "{what}: every superstep spills and merges twice"
+            );
+            let ratio = sr["reduction_ratio"].as_f64().unwrap();
+            assert!(ratio < 1.0 && ratio > 0.0);
 
-            let t = bfs::bfs_sortreduce(engine(&st, &opts, 4), root).unwrap();
+            let t = bfs::sortreduce::bfs_sortreduce(engine(&st, &opts, 4), root).unwrap();
             assert!(t.engine.stats().supersteps.iter().any(|s| s.merge_passes >= 2), "{what}: BFS merges several levels");
             let mut reached = 0;
-            outcore_algorithms::analytics::for_each_stored(&t.values, |v, [level, parent]| {
+            for_each_stored(&t.values, |v, [level, parent]| {
                 let want = want_bfs[v as usize];
-                if want == reference::UNREACHABLE {
+                if want == UNREACHED_U64 {
                     assert_eq!(level, bfs::NONE, "{what}: {v} is unreachable");
                 } else {
                     reached += 1;
@@ -181,10 +186,10 @@ fn real_graphs_match_the_references_with_deep_merges() {
             .unwrap();
             assert_eq!(t.reached, reached);
 
-            let r = label_wcc::wcc(&st, &budget, &opts).unwrap();
-            let sr = r.report.sortreduce.as_ref().unwrap();
-            assert!(sr.supersteps.iter().any(|s| s.merge_passes >= 2), "{what}: WCC merges several levels");
-            let w = r.labels.to_vec().unwrap();
+            let r = run(&Wcc, &st, &(), &opts);
+            let steps = r.report.figures["sortreduce"]["per_superstep"].as_array().unwrap().clone();
+            assert!(steps.iter().any(|s| s["merge_passes"].as_u64().unwrap() >= 2), "{what}: WCC merges several levels");
+            let w = r.outcome.columns[0].to_u64().unwrap();
             assert_eq!(w, want_wcc, "{what}: WCC labels (the smallest id of each component)");
         }
         no_temporary_files(&st);
@@ -196,10 +201,15 @@ fn too_small_a_budget_and_a_full_disk_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let st = import(&shared().join("real/CA-GrQc.txt"), dir.path(), Some(false), false);
     let before: Vec<_> = std::fs::read_dir(st.dir()).unwrap().map(|e| e.unwrap().file_name()).collect();
-    let opts = options(Access::Auto, usize::MAX, usize::MAX);
-    let pr = pagerank::PageRankOptions { damping: 0.85, iterations: 3, tolerance: None };
-    let e = pagerank::pagerank(&st, &pr, &Budget::new(1 << 20), &opts).err().unwrap().to_string();
-    assert!(e.contains("one sort buffer") && e.contains("use --memory"), "{e}");
+    let pr = pagerank::Params { damping: 0.85, iterations: 3, tolerance: None };
+    let small = RunOptions { memory: 14 << 20, ..options(Access::Auto, usize::MAX, usize::MAX) };
+    let err = outcore_algorithms::execute(&PageRank, &st, &pr, &small).err().unwrap();
+    let e = err.to_string();
+    assert!(e.contains("one sort buffer") && e.contains("the smallest budget that would work"), "{e}");
+    // ... and the budget it names works
+    let outcore_algorithms::Error::Store(outcore_store::StoreError::Budget(b)) = err else { panic!("not a budget error: {e}") };
+    let enough = RunOptions { memory: b.suggest, ..small };
+    assert!(outcore_algorithms::execute(&PageRank, &st, &pr, &enough).is_ok(), "the suggested {} is not enough", b.suggest);
 
     // a temporary directory on a full file system
     let full = dir.path().join("full");
@@ -218,8 +228,8 @@ fn too_small_a_budget_and_a_full_disk_are_clear_errors() {
     }
     let _unmount = Unmount(full.clone());
     let mut opts = options(Access::Scan, 100, 4);
-    opts.sortreduce.temp_dir = Some(full.clone());
-    let e = pagerank::pagerank(&st, &pr, &Budget::unlimited(), &opts).err().unwrap().to_string();
+    opts.temp_dir = Some(full.clone());
+    let e = outcore_algorithms::execute(&PageRank, &st, &pr, &opts).err().unwrap().to_string();
     assert!(e.contains("free disk") || e.contains("No space left"), "{e}");
     assert_eq!(std::fs::read_dir(&full).unwrap().count(), 0, "temporary files removed after the failure");
     let after: Vec<_> = std::fs::read_dir(st.dir()).unwrap().map(|e| e.unwrap().file_name()).collect();

@@ -8,10 +8,15 @@ mod common;
 
 use common::*;
 
-use outcore_algorithms::analytics::{AnalyticsOptions, Engine};
-use outcore_algorithms::reference;
-use outcore_algorithms::{cdlp::cdlp, label_wcc::wcc, pagerank, spmv::spmv, tile_bfs, MemGraph};
+use outcore_algorithms::bfs::{self, Bfs};
+use outcore_algorithms::cdlp::{self, Cdlp};
+use outcore_algorithms::pagerank::{self, PageRank};
+use outcore_algorithms::spmv::{self, Spmv, Vector};
+use outcore_algorithms::wcc::{self, Wcc};
+use outcore_algorithms::{execute, Engine, EngineChoice, MemGraph, RunOptions};
 use outcore_engines::{IntervalOptions, StreamOptions};
+use outcore_io::PROCESS_BASELINE;
+use std::sync::Arc;
 use outcore_ingest::{import_file, tiles::add_tiles, ImportOptions, NoProgress};
 use outcore_io::Budget;
 use outcore_store::Store;
@@ -29,28 +34,33 @@ fn store(input: &Path, directed: Option<bool>, weighted: bool, span_bits: u32) -
 }
 
 /// The regimes every algorithm runs in, for a layout of `tile_bytes`.
-fn regimes(tile_bytes: u64, interval_values: u64) -> Vec<(&'static str, AnalyticsOptions)> {
-    let memory = AnalyticsOptions { engine: Engine::Memory, ..Default::default() };
-    let stream = AnalyticsOptions {
-        engine: Engine::Stream,
+fn regimes(tile_bytes: u64, interval_values: u64) -> Vec<(&'static str, RunOptions)> {
+    let memory = on(Engine::Memory);
+    let stream = RunOptions {
         stream: StreamOptions { segment_bytes: Some(16 << 10), pool_bytes: Some(tile_bytes / 3), coalesce_gap: 0, ..Default::default() },
-        ..Default::default()
+        ..on(Engine::Stream)
     };
-    let no_cache = AnalyticsOptions {
-        engine: Engine::Stream,
-        stream: StreamOptions { segment_bytes: Some(16 << 10), cache: false, ..Default::default() },
-        ..Default::default()
-    };
-    let interval = AnalyticsOptions {
-        engine: Engine::Interval,
+    let no_cache = RunOptions { stream: StreamOptions { segment_bytes: Some(16 << 10), cache: false, ..Default::default() }, ..on(Engine::Stream) };
+    let interval = RunOptions {
         interval: IntervalOptions { max_interval_values: Some(interval_values), ..Default::default() },
-        ..Default::default()
+        ..on(Engine::Interval)
     };
     vec![("memory", memory), ("stream", stream), ("stream without cache", no_cache), ("intervals", interval)]
 }
 
 const GRAPHALYTICS: [&str; 6] =
     ["example-directed", "example-undirected", "test-bfs-directed", "test-bfs-undirected", "test-wcc-directed", "test-wcc-undirected"];
+
+/// `column` of a run in memory.
+fn u64s(r: &outcore_algorithms::Run, column: &str) -> Vec<u64> {
+    r.outcome.column(column).unwrap().to_u64().unwrap()
+}
+fn f64s(r: &outcore_algorithms::Run, column: &str) -> Vec<f64> {
+    r.outcome.column(column).unwrap().to_f64().unwrap()
+}
+fn per_iteration(r: &outcore_algorithms::Run) -> Vec<serde_json::Value> {
+    r.report.figures["per_iteration"].as_array().unwrap().clone()
+}
 
 #[test]
 fn graphalytics_outputs_in_every_regime() {
@@ -62,40 +72,38 @@ fn graphalytics_outputs_in_every_regime() {
         assert!(rec.tiles >= 4, "{name}: {} tiles", rec.tiles);
         let original = |v: u64| ids.original(v);
         for (regime, opts) in regimes(rec.edges * 4, 4) {
-            let budget = Budget::unlimited();
+            let EngineChoice::Fixed(engine) = opts.engine else { unreachable!() };
             if let Some(want) = expected(name, "PR") {
                 let d: f64 = property(name, "pr.damping-factor").unwrap().parse().unwrap();
                 let iterations: u32 = property(name, "pr.num-iterations").unwrap().parse().unwrap();
-                let r = pagerank::pagerank(&st, &pagerank::PageRankOptions { damping: d, iterations, tolerance: None }, &budget, &opts)
-                    .unwrap();
-                assert_eq!(r.report.engine, opts.engine);
-                let got = r.rank.to_vec().unwrap();
-                for (v, x) in got.iter().enumerate() {
+                let r = run(&PageRank, &st, &pagerank::Params { damping: d, iterations, tolerance: None }, &opts);
+                assert_eq!(r.report.engine, engine);
+                for (v, x) in f64s(&r, "rank").iter().enumerate() {
                     let e: f64 = want[&original(v as u64)].parse().unwrap();
                     assert!((x - e).abs() <= 1e-4 * e, "{name} {regime} PR vertex {}: {x} vs {e}", original(v as u64));
                 }
                 *checked.entry("PR").or_insert(0) += 1;
             }
             if let Some(want) = expected(name, "WCC") {
-                let r = wcc(&st, &budget, &opts).unwrap();
-                for (v, l) in r.labels.to_vec().unwrap().iter().enumerate() {
+                let r = run(&Wcc, &st, &(), &opts);
+                for (v, l) in u64s(&r, "component").iter().enumerate() {
                     assert_eq!(original(*l).to_string(), want[&original(v as u64)], "{name} {regime} WCC vertex {}", original(v as u64));
                 }
                 *checked.entry("WCC").or_insert(0) += 1;
             }
             if let Some(want) = expected(name, "CDLP") {
                 let iterations: u32 = property(name, "cdlp.max-iterations").unwrap().parse().unwrap();
-                let r = cdlp(&st, iterations, &budget, &opts).unwrap();
-                for (v, l) in r.labels.to_vec().unwrap().iter().enumerate() {
+                let r = run(&Cdlp, &st, &cdlp::Params { iterations }, &opts);
+                for (v, l) in u64s(&r, "community").iter().enumerate() {
                     assert_eq!(original(*l).to_string(), want[&original(v as u64)], "{name} {regime} CDLP vertex {}", original(v as u64));
                 }
                 *checked.entry("CDLP").or_insert(0) += 1;
             }
-            if let (Some(want), true) = (expected(name, "BFS"), opts.engine != Engine::Interval) {
-                let root = ids.dense(property(name, "bfs.source-vertex").unwrap().parse().unwrap()).unwrap();
-                let r = tile_bfs::bfs_tiles(&st, root, &budget, &opts).unwrap();
-                for (v, &l) in r.level.iter().enumerate() {
-                    let shown = if l == tile_bfs::UNREACHED { i64::MAX.to_string() } else { l.to_string() };
+            if let (Some(want), true) = (expected(name, "BFS"), engine != Engine::Interval) {
+                let root: u64 = property(name, "bfs.source-vertex").unwrap().parse().unwrap();
+                let r = run(&Bfs, &st, &bfs::Params { root: Some(root), ..Default::default() }, &opts);
+                for (v, &l) in u64s(&r, "level").iter().enumerate() {
+                    let shown = if l == u64::MAX { i64::MAX.to_string() } else { l.to_string() };
                     assert_eq!(shown, want[&original(v as u64)], "{name} {regime} BFS vertex {}", original(v as u64));
                 }
                 *checked.entry("BFS").or_insert(0) += 1;
@@ -113,51 +121,53 @@ fn real_graphs_match_the_references_with_many_reads_evictions_and_intervals() {
     let cases = [("wiki-Vote.txt", true), ("CA-GrQc.txt", false), ("p2p-Gnutella05.txt", true)];
     for (file, directed) in cases {
         let (_d, st) = store(&shared().join("real").join(file), Some(directed), false, 9);
+        let ids = st.id_map(&Budget::unlimited()).unwrap();
         let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
         let n = g.vertices();
         let rec = st.manifest().tiles.clone().unwrap();
         assert!(rec.tiles > 50 && rec.edges * 4 > 3 * (16 << 10), "{file}: {} tiles", rec.tiles);
-        let pr_want = reference::pagerank::pagerank(&g, 0.85, 10);
-        let wcc_want = reference::wcc::wcc(&g);
-        let cdlp_want = reference::cdlp::cdlp(&g, 5);
+        let pr_want = pagerank::reference::pagerank(&g, 0.85, 10);
+        let wcc_want = wcc::reference::wcc(&g);
+        let cdlp_want = cdlp::reference::cdlp(&g, 5);
         let x: Vec<f64> = (0..n).map(|v| 1.0 + (v % 7) as f64).collect();
-        let spmv_want = reference::spmv::spmv(&g, &x);
+        let spmv_want = spmv::reference::spmv(&g, &x);
         let root = (0..n).max_by_key(|&v| g.degree(v)).unwrap();
-        let bfs_want = reference::bfs::bfs_levels(&g, root);
+        let bfs_want = bfs::reference::bfs_levels(&g, root);
+        let x = spmv::Params { x: Vector::Dense(Arc::new(x)) };
         for (regime, opts) in regimes(rec.edges * 4, n / 5) {
-            let budget = Budget::unlimited();
-            let pr = pagerank::pagerank(&st, &pagerank::PageRankOptions { damping: 0.85, iterations: 10, tolerance: None }, &budget, &opts)
-                .unwrap();
-            for (v, (a, b)) in pr.rank.to_vec().unwrap().iter().zip(&pr_want).enumerate() {
+            let EngineChoice::Fixed(engine) = opts.engine else { unreachable!() };
+            let pr = run(&PageRank, &st, &pagerank::Params { damping: 0.85, iterations: 10, tolerance: None }, &opts);
+            for (v, (a, b)) in f64s(&pr, "rank").iter().zip(&pr_want).enumerate() {
                 assert!((a - b).abs() <= 1e-12 + 1e-9 * b, "{file} {regime} PR vertex {v}: {a} vs {b}");
             }
-            let w = wcc(&st, &budget, &opts).unwrap();
-            assert_eq!(w.labels.to_vec().unwrap(), wcc_want, "{file} {regime} WCC");
-            let c = cdlp(&st, 5, &budget, &opts).unwrap();
-            assert_eq!(c.labels.to_vec().unwrap(), cdlp_want, "{file} {regime} CDLP");
-            let y = spmv(&st, Some(&x), &budget, &opts).unwrap();
-            for (v, (a, b)) in y.y.to_vec().unwrap().iter().zip(&spmv_want).enumerate() {
+            let w = run(&Wcc, &st, &(), &opts);
+            assert_eq!(u64s(&w, "component"), wcc_want, "{file} {regime} WCC");
+            let c = run(&Cdlp, &st, &cdlp::Params { iterations: 5 }, &opts);
+            assert_eq!(u64s(&c, "community"), cdlp_want, "{file} {regime} CDLP");
+            let y = run(&Spmv, &st, &x, &opts);
+            for (v, (a, b)) in f64s(&y, "y").iter().zip(&spmv_want).enumerate() {
                 assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "{file} {regime} SpMV vertex {v}: {a} vs {b}");
             }
-            if opts.engine != Engine::Interval {
-                let b = tile_bfs::bfs_tiles(&st, root, &budget, &opts).unwrap();
-                assert_eq!(b.level, bfs_want, "{file} {regime} BFS");
+            if engine != Engine::Interval {
+                let b = run(&Bfs, &st, &bfs::Params { root: Some(ids.original(root)), ..Default::default() }, &opts);
+                assert_eq!(u64s(&b, "level"), bfs_want, "{file} {regime} BFS");
             }
             // the regimes really stream, evict and cut
+            let num = |i: &serde_json::Value, k: &str| i[k].as_u64().unwrap();
             match regime {
                 "stream" => {
-                    let s = pr.report.stream.as_ref().unwrap();
-                    assert!(s.iterations.iter().all(|i| i.segments > 1), "{file}: one segment per iteration");
-                    assert!(s.iterations[1].bytes_from_cache > 0 && s.iterations[1].bytes_read > 0, "{file}: no partial cache reuse");
-                    let ws = w.report.stream.as_ref().unwrap();
-                    assert!(ws.iterations.iter().skip(1).any(|i| i.pieces_skipped > 0), "{file}: WCC never skipped a tile");
-                    assert!(ws.iterations.iter().any(|i| i.pieces_evicted > 0), "{file}: WCC never evicted a tile");
+                    let s = per_iteration(&pr);
+                    assert!(s.iter().all(|i| num(i, "segments") > 1), "{file}: one segment per iteration");
+                    assert!(num(&s[1], "bytes_from_cache") > 0 && num(&s[1], "bytes_read") > 0, "{file}: no partial cache reuse");
+                    let ws = per_iteration(&w);
+                    assert!(ws.iter().skip(1).any(|i| num(i, "tiles_skipped") > 0), "{file}: WCC never skipped a tile");
+                    assert!(ws.iter().any(|i| num(i, "tiles_evicted") > 0), "{file}: WCC never evicted a tile");
                 }
                 "memory" => {
-                    let s = pr.report.stream.as_ref().unwrap();
-                    assert!(s.iterations.iter().skip(1).all(|i| i.bytes_read == 0), "{file}: memory regime read after the first pass");
+                    let s = per_iteration(&pr);
+                    assert!(s.iter().skip(1).all(|i| num(i, "bytes_read") == 0), "{file}: memory regime read after the first pass");
                 }
-                "intervals" => assert!(pr.report.interval.as_ref().unwrap().intervals >= 5, "{file}: too few intervals"),
+                "intervals" => assert!(pr.report.figures["interval"]["intervals"].as_u64().unwrap() >= 5, "{file}: too few intervals"),
                 _ => {}
             }
         }
@@ -170,9 +180,10 @@ fn weighted_spmv_uses_the_tile_weights() {
     assert!(st.manifest().tiles.as_ref().unwrap().weights.is_some());
     let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
     let x: Vec<f64> = (0..g.vertices()).map(|v| v as f64 - 3.5).collect();
-    let want = reference::spmv::spmv(&g, &x);
+    let want = spmv::reference::spmv(&g, &x);
+    let x = spmv::Params { x: Vector::Dense(Arc::new(x)) };
     for (regime, opts) in regimes(1 << 10, 3) {
-        let got = spmv(&st, Some(&x), &Budget::unlimited(), &opts).unwrap().y.to_vec().unwrap();
+        let got = f64s(&run(&Spmv, &st, &x, &opts), "y");
         for (a, b) in got.iter().zip(&want) {
             assert!((a - b).abs() < 1e-9, "{regime}: {a} vs {b}");
         }
@@ -186,44 +197,50 @@ fn missing_layouts_small_budgets_and_bad_options_are_errors() {
     import_file(&shared().join("real/wiki-Vote.txt"), &st, &ImportOptions { directed: Some(true), ..Default::default() }, &NoProgress)
         .unwrap();
     let store = Store::open(&st).unwrap();
-    let pr = pagerank::PageRankOptions { damping: 0.85, iterations: 2, tolerance: None };
-    let stream = AnalyticsOptions { engine: Engine::Stream, ..Default::default() };
-    let err = pagerank::pagerank(&store, &pr, &Budget::unlimited(), &stream).err().unwrap().to_string();
-    assert!(err.contains("outcore layout add") && err.contains("tiles"), "{err}");
-    let interval = AnalyticsOptions { engine: Engine::Interval, ..Default::default() };
-    let err = pagerank::pagerank(&store, &pr, &Budget::unlimited(), &interval).err().unwrap().to_string();
-    assert!(err.contains("'in' layout") && err.contains("outcore layout add"), "{err}");
+    let pr = pagerank::Params { damping: 0.85, iterations: 2, tolerance: None };
+    let missing = |e: outcore_algorithms::Error, want: &str| match e {
+        outcore_algorithms::Error::Store(outcore_store::StoreError::MissingLayout { layout, .. }) => assert_eq!(layout, want),
+        other => panic!("not a missing {want} layout: {other}"),
+    };
+    missing(execute(&PageRank, &store, &pr, &on(Engine::Stream)).err().unwrap(), "tiles");
+    let err = execute(&PageRank, &store, &pr, &on(Engine::Interval)).err().unwrap();
+    assert!(err.to_string().contains("'in' layout"), "{err}");
+    missing(err, "in");
+    // what auto does without tiles or in-edges: the traverse engine's scan, and it says what tiles would buy
+    let auto = run(&PageRank, &store, &pr, &RunOptions { memory: 1 << 30, ..Default::default() });
+    assert_eq!(auto.report.engine, Engine::Traverse, "{}", auto.report.engine_reason);
+    assert!(auto.report.plan.layout_gains.iter().any(|g| g.layout == "tiles" && g.engine == Engine::Memory), "{:?}", auto.report.plan);
     outcore_ingest::in_layout::add_in(&st, 64 << 20).unwrap();
     let store = Store::open(&st).unwrap();
-    let r = pagerank::pagerank(&store, &pr, &Budget::unlimited(), &interval).unwrap();
+    let r = run(&PageRank, &store, &pr, &on(Engine::Interval));
     assert_eq!(r.report.engine, Engine::Interval);
     add_tiles(&st, 256, 16, 1 << 30).unwrap();
     let store = Store::open(&st).unwrap();
-    let err = pagerank::pagerank(&store, &pr, &Budget::new(1 << 20), &stream).err().unwrap().to_string();
-    assert!(err.contains("use --memory"), "{err}");
-    let bad = pagerank::PageRankOptions { tolerance: Some(0.0), ..pr };
-    let err = pagerank::pagerank(&store, &bad, &Budget::unlimited(), &AnalyticsOptions::default()).err().unwrap().to_string();
-    assert!(err.contains("tolerance must be > 0"), "{err}");
+    let small = RunOptions { memory: PROCESS_BASELINE + (1 << 20), ..on(Engine::Stream) };
+    let err = execute(&PageRank, &store, &pr, &small).err().unwrap().to_string();
+    assert!(err.contains("the smallest budget that would work"), "{err}");
+    let bad = pagerank::Params { tolerance: Some(0.0), ..pr };
+    let err = execute(&PageRank, &store, &bad, &RunOptions::default()).err().unwrap().to_string();
+    assert!(err.contains("tolerance must be positive"), "{err}");
     // with a tolerance PageRank stops early, close to the fixed point
-    let tol = pagerank::PageRankOptions { damping: 0.85, iterations: 100, tolerance: Some(1e-6) };
-    let r = pagerank::pagerank(&store, &tol, &Budget::unlimited(), &AnalyticsOptions::default()).unwrap();
-    assert!(r.iterations < 100 && r.delta < 1e-6, "{} iterations", r.iterations);
+    let tol = pagerank::Params { damping: 0.85, iterations: 100, tolerance: Some(1e-6) };
+    let r = run(&PageRank, &store, &tol, &RunOptions::default());
+    assert!(figure(&r, "iterations") < 100.0 && figure(&r, "last_l1_change") < 1e-6, "{} iterations", figure(&r, "iterations"));
 }
 
 #[test]
 fn auto_picks_the_regime_from_the_budget() {
     let (_d, st) = store(&shared().join("real/CA-GrQc.txt"), Some(false), false, 16);
-    let pr = pagerank::PageRankOptions { damping: 0.85, iterations: 3, tolerance: None };
-    let auto = AnalyticsOptions::default();
-    let big = pagerank::pagerank(&st, &pr, &Budget::new(1 << 30), &auto).unwrap();
-    assert_eq!(big.report.engine, Engine::Memory, "{}", big.report.reason);
+    let pr = pagerank::Params { damping: 0.85, iterations: 3, tolerance: None };
+    let big = run(&PageRank, &st, &pr, &RunOptions::with_memory(1 << 30));
+    assert_eq!(big.report.engine, Engine::Memory, "{}", big.report.engine_reason);
     let n = st.vertices();
     // room for the ranks and two segments but not for the tiles
-    let tight = Budget::new(pagerank::state_bytes(n) + (2 << 20) + (st.manifest().tiles.as_ref().unwrap().edges * 4) / 2 + (3 << 20));
-    let mid = pagerank::pagerank(&st, &pr, &tight, &auto).unwrap();
-    assert_eq!(mid.report.engine, Engine::Stream, "{}", mid.report.reason);
-    let a = big.rank.to_vec().unwrap();
-    for (x, y) in a.iter().zip(mid.rank.to_vec().unwrap()) {
+    let tight = PROCESS_BASELINE + pagerank::state_bytes(n) + (2 << 20) + (st.manifest().tiles.as_ref().unwrap().edges * 4) / 2 + (3 << 20);
+    let mid = run(&PageRank, &st, &pr, &RunOptions::with_memory(tight));
+    assert_eq!(mid.report.engine, Engine::Stream, "{}", mid.report.engine_reason);
+    let a = f64s(&big, "rank");
+    for (x, y) in a.iter().zip(f64s(&mid, "rank")) {
         assert!((x - y).abs() < 1e-12);
     }
     assert_eq!(a.len() as u64, n);
@@ -235,10 +252,9 @@ fn interval_runs_leave_no_temporary_files_and_clear_those_of_killed_runs() {
     let stale = st.dir().join(".intervals-4000000000");
     std::fs::create_dir_all(&stale).unwrap();
     std::fs::write(stale.join("values-0"), b"left by a killed run").unwrap();
-    let opts = AnalyticsOptions { engine: Engine::Interval, ..Default::default() };
-    let pr = pagerank::PageRankOptions { damping: 0.85, iterations: 2, tolerance: None };
-    let r = pagerank::pagerank(&st, &pr, &Budget::unlimited(), &opts).unwrap();
-    assert_eq!(r.rank.to_vec().unwrap().len() as u64, st.vertices());
+    let pr = pagerank::Params { damping: 0.85, iterations: 2, tolerance: None };
+    let r = run(&PageRank, &st, &pr, &on(Engine::Interval));
+    assert_eq!(f64s(&r, "rank").len() as u64, st.vertices());
     drop(r);
     let left: Vec<_> = std::fs::read_dir(st.dir())
         .unwrap()

@@ -2,10 +2,11 @@
 //! and the Graphalytics expected outputs, with the prefetcher on and off,
 //! and with a budget that leaves the cache its minimum of 64 blocks.
 
-use outcore_algorithms::bfs::{bfs, BfsTree, NONE};
-use outcore_algorithms::hybrid_bfs::{hybrid_bfs, HotLists, HybridOptions};
-use outcore_algorithms::reference::{bfs::bfs_levels, sssp::sssp as ref_sssp, wcc::wcc as ref_wcc};
+use outcore_algorithms::bfs::reference::bfs_levels;
+use outcore_algorithms::bfs::{bfs, hybrid_bfs, BfsTree, HotLists, HybridOptions, NONE};
+use outcore_algorithms::sssp::reference::sssp as ref_sssp;
 use outcore_algorithms::sssp::{sssp, ShortestPaths};
+use outcore_algorithms::wcc::reference::wcc as ref_wcc;
 use outcore_algorithms::wcc::wcc;
 use outcore_algorithms::MemGraph;
 use outcore_engines::{Traverse, TraverseOptions};
@@ -107,7 +108,7 @@ fn hybrid_bfs_equals_reference_for_every_k() {
         let g = reference_graph(&case.store);
         let n = g.vertices();
         for mode in MODES {
-            let state = outcore_algorithms::hybrid_bfs::state_bytes(n) + n * 64 * 4;
+            let state = outcore_algorithms::bfs::hybrid::state_bytes(n) + n * 64 * 4;
             let (budget, mut out) = engine(&case.store, "out", mode, state + (n + 1) * 8 + 64 * 4096);
             let mut inn = case.store.manifest().directed.then(|| {
                 Traverse::open(&case.store, "in", &budget, &TraverseOptions { prefetch: mode.1, depth: 8, ..Default::default() }, state)
@@ -174,7 +175,7 @@ fn bad_roots_budgets_and_weights_are_clear_errors() {
     let err = sssp(&mut eng, 0, &budget).err().unwrap().to_string();
     assert!(err.contains("needs edge weights"), "{err}");
     let err = Traverse::open(&case.store, "out", &Budget::new(100_000), &TraverseOptions::default(), 0).err().unwrap().to_string();
-    assert!(err.contains("too small") && err.contains("use --memory"), "{err}");
+    assert!(err.contains("too small") && err.contains("the smallest budget that would work"), "{err}");
 
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("neg.wel");

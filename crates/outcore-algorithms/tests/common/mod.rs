@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 pub fn shared() -> PathBuf {
     outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data")
@@ -23,4 +23,26 @@ pub fn property(name: &str, key: &str) -> Option<String> {
 pub fn expected(name: &str, alg: &str) -> Option<HashMap<u64, String>> {
     let text = std::fs::read_to_string(evlp().join(format!("{name}-{alg}"))).ok()?;
     Some(text.lines().filter_map(|l| l.split_once(' ')).map(|(v, x)| (v.parse().unwrap(), x.to_string())).collect())
+}
+
+use outcore_algorithms::run::{execute, Algorithm, Run, RunOptions};
+use outcore_algorithms::{Engine, EngineChoice};
+use outcore_store::Store;
+
+/// A budget no test graph comes near.
+pub const UNLIMITED: u64 = 1 << 40;
+
+/// Run options with an unlimited budget on `engine`.
+pub fn on(engine: Engine) -> RunOptions {
+    RunOptions { memory: UNLIMITED, engine: EngineChoice::Fixed(engine), ..Default::default() }
+}
+
+/// Run `alg` through the library's skeleton (plan, run, report), or panic.
+pub fn run<A: Algorithm>(alg: &A, store: &Store, p: &A::Params, opts: &RunOptions) -> Run {
+    execute(alg, store, p, opts).unwrap_or_else(|e| panic!("{}: {e}", alg.info().name))
+}
+
+/// A report figure as a number.
+pub fn figure(run: &Run, key: &str) -> f64 {
+    run.report.figure(key).and_then(|v| v.as_f64()).unwrap_or_else(|| panic!("no figure {key} in {:?}", run.report.figures))
 }
