@@ -295,6 +295,14 @@ pub struct Run {
     _baseline: Reservation,
 }
 
+impl Run {
+    /// Put `outcome` in place of the run's results (tests use it to check
+    /// that validators reject a damaged result); returns the old ones.
+    pub fn replace_outcome(&mut self, outcome: Outcome) -> Outcome {
+        std::mem::replace(&mut self.outcome, outcome)
+    }
+}
+
 /// The budget of a run: `memory` with the process baseline charged.
 pub fn open_budget(memory: u64) -> Result<(Budget, Reservation), StoreError> {
     let budget = Budget::new(memory);

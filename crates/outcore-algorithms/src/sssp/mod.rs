@@ -135,6 +135,9 @@ impl Algorithm for Sssp {
     }
 
     fn reference(&self, store: &Store, g: &MemGraph, p: &Params) -> Result<Outcome, StoreError> {
+        if g.weights.is_none() {
+            return Err(StoreError::NoWeights { store: store.dir().to_path_buf(), reader: "SSSP".into() });
+        }
         let root = match p.root {
             Some(r) => store.ids()?.find(r)?.ok_or_else(|| StoreError::parameter("root", format!("{r} is not a vertex")))?,
             None => crate::sources::hub((0..g.vertices()).map(|v| (v, g.degree(v)))).unwrap_or(0),

@@ -1,0 +1,169 @@
+//! Every algorithm of the registry, on every engine it declares, on every
+//! encoding, on Graphalytics and real graphs: its result equals its
+//! in-memory reference (by the rule its columns declare), its validator
+//! passes it, and the validator fails it once one value is damaged. Adding
+//! an algorithm is one module and one registry line; this test picks it up.
+
+mod common;
+
+use common::*;
+use outcore_algorithms::params::Args;
+use outcore_algorithms::registry::{Registered, ALGORITHMS};
+use outcore_algorithms::run::Compare;
+use outcore_algorithms::values::{Column, Outcome, ValueKind};
+use outcore_algorithms::{Engine, Error, MemGraph, RunOptions};
+use outcore_engines::sortreduce::SortReduceOptions;
+use outcore_engines::{IntervalOptions, StreamOptions};
+use outcore_ingest::recode::{recode, RecodeOptions};
+use outcore_ingest::{import_file, tiles::add_tiles, ImportOptions, NoProgress};
+use outcore_io::Budget;
+use outcore_store::{Encoding, Store, StoreError};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Small segments, pools, intervals and batches: every engine reads,
+/// evicts, cuts and merges more than once even on small graphs.
+fn options(engine: Engine, n: u64) -> RunOptions {
+    RunOptions {
+        stream: StreamOptions {
+            segment_bytes: Some(16 << 10),
+            pool_bytes: (engine == Engine::Stream).then_some(64 << 10),
+            ..Default::default()
+        },
+        interval: IntervalOptions { max_interval_values: Some((n / 4).max(4)), ..Default::default() },
+        sortreduce: SortReduceOptions { max_batch_updates: Some(500), max_fan_in: Some(3), lookup_threads: 2, ..Default::default() },
+        ..on(engine)
+    }
+}
+
+/// Parameters that keep the table fast (BC from a few sources).
+fn args(alg: &dyn Registered) -> Args {
+    match alg.info().name {
+        "bc" => Args::new().with("sources", 6).with("seed", 3),
+        "cdlp" => Args::new().with("iterations", 4),
+        "pagerank" => Args::new().with("iterations", 12),
+        _ => Args::new(),
+    }
+}
+
+/// The store in every encoding, with out, in and small tiles.
+fn variants(input: &Path, directed: Option<bool>, weighted: bool, dir: &Path) -> Vec<(Encoding, Store)> {
+    let raw = dir.join("raw32");
+    import_file(input, &raw, &ImportOptions { directed, weighted, in_layout: true, ..Default::default() }, &NoProgress).unwrap();
+    let mut out = Vec::new();
+    for encoding in [Encoding::Raw32, Encoding::Raw64, Encoding::Ceesor, Encoding::Gapref] {
+        let path = if encoding == Encoding::Raw32 {
+            raw.clone()
+        } else {
+            let p = dir.join(encoding.name());
+            let o = RecodeOptions { encoding: Some(encoding), order: "none".into(), memory: 256 << 20, force: true, layouts: None };
+            recode(&raw, &p, None, &o).unwrap();
+            p
+        };
+        add_tiles(&path, 3, 7, 64 << 20).unwrap();
+        out.push((encoding, Store::open(&path).unwrap()));
+    }
+    out
+}
+
+/// `outcome` with one value of its first column damaged, if there is one to damage.
+fn damaged(alg: &dyn Registered, outcome: &Outcome, n: u64) -> Option<Outcome> {
+    let first = &outcome.columns[0];
+    let spec = &alg.info().columns[0];
+    let mut columns: Vec<Column> = Vec::new();
+    match first.kind {
+        ValueKind::Real => {
+            let mut x = first.to_f64().unwrap();
+            let v = (0..x.len()).find(|&v| x[v].is_finite() && x[v] > 0.0)?;
+            x[v] = x[v] * 1.5 + 1.0;
+            columns.push(Column::new(spec.name, first.kind, x));
+        }
+        ValueKind::Level => {
+            let mut x = first.to_u64().unwrap();
+            let v = (0..x.len()).find(|&v| x[v] != u64::MAX && x[v] > 0)?;
+            x[v] += 1;
+            columns.push(Column::new(spec.name, first.kind, x));
+        }
+        ValueKind::Vertex | ValueKind::Count => {
+            let mut x = first.to_u64().unwrap();
+            // a vertex labelled by another takes its own id
+            let v = (0..x.len()).find(|&v| x[v] != v as u64)?;
+            x[v] = if alg.info().name == "wcc" { v as u64 } else { (x[v] + 1) % n };
+            columns.push(Column::new(spec.name, first.kind, x));
+        }
+    }
+    for c in &outcome.columns[1..] {
+        let kind = c.kind;
+        if kind == ValueKind::Real {
+            columns.push(Column::new(c.name, kind, c.to_f64().unwrap()));
+        } else {
+            columns.push(Column::new(c.name, kind, c.to_u64().unwrap()));
+        }
+    }
+    Some(Outcome::new(columns))
+}
+
+#[test]
+fn every_algorithm_on_every_engine_and_encoding_equals_its_reference() {
+    let cases: [(&str, Option<bool>, bool); 5] = [
+        ("graphalytics/evlp/example-directed.properties", None, true),
+        ("graphalytics/evlp/example-undirected.properties", None, true),
+        ("graphalytics/evlp/test-wcc-directed.properties", None, false),
+        ("real/CA-GrQc.txt", Some(false), false),
+        ("real/wiki-Vote.txt", Some(true), false),
+    ];
+    let mut ran: BTreeMap<(String, Engine), usize> = BTreeMap::new();
+    let mut damaged_failed = 0;
+    for (file, directed, weighted) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        for (encoding, st) in variants(&shared().join(file), directed, weighted, dir.path()) {
+            let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
+            let n = st.vertices();
+            for &alg in ALGORITHMS {
+                let info = alg.info();
+                let a = args(alg);
+                let want = match alg.reference(&st, &g, &a) {
+                    Ok(w) => w,
+                    Err(Error::Store(StoreError::NoWeights { .. })) => continue,
+                    Err(e) => panic!("{} reference on {file}: {e}", info.name),
+                };
+                for &engine in info.engines {
+                    let what = format!("{} on {engine} ({file}, {})", info.name, encoding.name());
+                    let mut run = match alg.run(&st, &a, &options(engine, n)) {
+                        Ok(r) => r,
+                        // combinations the algorithm declines, or weights it lacks
+                        Err(Error::Unsupported { .. }) | Err(Error::Store(StoreError::NoWeights { .. })) => continue,
+                        Err(e) => panic!("{what}: {e}"),
+                    };
+                    assert_eq!(run.report.engine, engine, "{what}");
+                    for spec in info.columns {
+                        let got = run.outcome.column(spec.name).unwrap_or_else(|| panic!("{what}: no column {}", spec.name));
+                        assert_eq!(got.kind, spec.kind, "{what}: kind of {}", spec.name);
+                        if let (Some(w), false) = (want.column(spec.name), spec.compare == Compare::Validated) {
+                            if let Err(why) = outcore_algorithms::compare::columns(spec, got, w).unwrap() {
+                                panic!("{what}: {why}");
+                            }
+                        }
+                    }
+                    let verdict = alg.validate(&st, &a, &run).unwrap_or_else(|e| panic!("{what}: validation: {e}"));
+                    assert!(verdict.passed, "{what}: the validator failed a correct result: {}", verdict.detail);
+                    if let Some(bad) = damaged(alg, &run.outcome, n) {
+                        run.replace_outcome(bad);
+                        let verdict = alg.validate(&st, &a, &run).unwrap();
+                        assert!(!verdict.passed, "{what}: the validator passed a damaged result ({})", verdict.detail);
+                        damaged_failed += 1;
+                    }
+                    *ran.entry((info.name.to_string(), engine)).or_default() += 1;
+                }
+            }
+        }
+    }
+    // every declared pair ran somewhere (but those an algorithm declines)
+    for &alg in ALGORITHMS {
+        for &engine in alg.info().engines {
+            let declined = matches!((alg.info().name, engine), ("cdlp" | "spmv", Engine::SortReduce));
+            assert_eq!(ran.contains_key(&(alg.info().name.to_string(), engine)), !declined, "{} on {engine}", alg.info().name);
+        }
+    }
+    assert!(damaged_failed > 100, "only {damaged_failed} damaged results checked");
+}
