@@ -338,7 +338,8 @@ fn traversal_bad_input_is_one_line() {
     one_line(&["bfs", s(&store), "--block", "1000"], "multiple of 4K");
     let dir_store = d.path().join("dir");
     assert_eq!(outcore(&["import", s(&shared().join("graphalytics/evlp/test-bfs-directed.properties")), "-o", s(&dir_store)]).0, 0);
-    one_line(&["bfs", s(&dir_store), "--direction", "hybrid"], "outcore layout add STORE in");
+    // the hint is the command that fixes it, runnable as printed
+    one_line(&["bfs", s(&dir_store), "--direction", "hybrid"], &format!("add it with: outcore layout add {} in", s(&dir_store)));
     // ...and after adding it, the hybrid BFS runs
     assert_eq!(outcore(&["layout", "add", s(&dir_store), "in"]).0, 0);
     assert_eq!(outcore(&["bfs", s(&dir_store), "--direction", "hybrid"]).0, 0);
