@@ -80,7 +80,9 @@ fn budget_too_small_is_refused_with_the_minimum() {
     let err =
         import_file(&input, &dir.path().join("s"), &ImportOptions { memory: 4 << 20, ..Default::default() }, &NoProgress).unwrap_err();
     let msg = err.to_string();
-    assert!(msg.contains("memory budget") && msg.contains("use --memory"), "{msg}");
+    assert!(msg.contains("memory budget") && msg.contains("the smallest budget that would work"), "{msg}");
+    let outcore_ingest::IngestError::Budget(b) = err else { panic!("not a budget error: {msg}") };
+    assert!(b.suggest > 4 << 20, "{msg}");
     assert!(!dir.path().join("s").exists());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "staging left behind");
 }
