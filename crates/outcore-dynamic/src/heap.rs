@@ -14,7 +14,7 @@
 //! are reused only after the next one.
 
 use crate::error::{DynError, Result};
-use crate::rhh::Undo;
+use crate::rhh::{Table, Undo};
 use memmap2::{MmapOptions, MmapRaw};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -84,7 +84,7 @@ impl Heap {
     }
 
     fn bound(mut self) -> Heap {
-        self.undo.heap_base = self.map.as_ptr();
+        self.undo.heap = (self.map.as_ptr() as usize, self.reserve);
         self
     }
 
@@ -121,7 +121,7 @@ impl Heap {
         for &(size, off) in &meta.free {
             heap.free.entry(size).or_default().push(off);
         }
-        let restored = heap.undo.roll_back(heap.map.as_mut_ptr(), len, epoch + 1, undo_path)?;
+        let restored = heap.undo.roll_back(&heap.map, len, epoch + 1, undo_path)?;
         if restored > 0 {
             heap.sync()?;
         }
@@ -135,10 +135,80 @@ impl Heap {
         Ok(heap)
     }
 
+    /// The address of `len` bytes at `off`, which must lie in the file.
     #[inline]
-    pub fn ptr(&self, off: u64) -> *mut u8 {
-        debug_assert!(off < self.file_len);
+    fn ptr(&self, off: u64, len: u64) -> *mut u8 {
+        assert!(off + len <= self.file_len, "{}: bytes {off}..{} beyond the file's {}", self.path.display(), off + len, self.file_len);
+        // SAFETY: off + len <= file_len <= reserve, the length of the mapping.
         unsafe { self.map.as_mut_ptr().add(off as usize) }
+    }
+
+    /// The Robin Hood table of `cap` slots of `slot` bytes at `off`.
+    ///
+    /// # Safety
+    /// The heap must outlive every use of the table (and of its copies),
+    /// and only the thread that owns the heap may use it. The mapping
+    /// itself never moves (the address space is reserved when the heap is
+    /// opened) and the range is checked to lie in the file.
+    #[inline]
+    pub unsafe fn table(&self, off: u64, cap: u64, slot: usize) -> Table {
+        let p = self.ptr(off, Table::bytes(cap, slot));
+        // SAFETY: the range lies in the file-backed part of the mapping,
+        // which stays valid while the heap lives (the caller's promise).
+        unsafe { Table::new(p, cap, slot) }
+    }
+
+    fn read<const N: usize>(&self, off: u64) -> [u8; N] {
+        let p = self.ptr(off, N as u64);
+        let mut out = [0u8; N];
+        // SAFETY: `ptr` checked that N bytes at `off` lie in the mapping.
+        unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), N) };
+        out
+    }
+    fn write(&mut self, off: u64, bytes: &[u8]) {
+        let p = self.ptr(off, bytes.len() as u64);
+        // SAFETY: `ptr` checked the range; `&mut self` excludes other writers.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len()) };
+    }
+    pub fn read_u8(&self, off: u64) -> u8 {
+        self.read::<1>(off)[0]
+    }
+    pub fn read_u32(&self, off: u64) -> u32 {
+        u32::from_le_bytes(self.read(off))
+    }
+    pub fn read_u64(&self, off: u64) -> u64 {
+        u64::from_le_bytes(self.read(off))
+    }
+    pub fn write_u8(&mut self, off: u64, v: u8) {
+        self.write(off, &[v]);
+    }
+    pub fn write_u32(&mut self, off: u64, v: u32) {
+        self.write(off, &v.to_le_bytes());
+    }
+    pub fn write_u64(&mut self, off: u64, v: u64) {
+        self.write(off, &v.to_le_bytes());
+    }
+    /// Save `len` bytes at `off` to the undo log before they change,
+    /// unless the block is `fresh` (allocated in this epoch).
+    pub fn save(&mut self, off: u64, len: u64, fresh: bool) {
+        if !fresh {
+            let p = self.ptr(off, len);
+            // SAFETY: `ptr` checked the range; the slice lives for the
+            // record call, which only copies it into the undo log's mapping.
+            let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, len as usize) };
+            self.undo.record(p as usize, bytes);
+        }
+    }
+    /// Ask the CPU to fetch the bytes at `off` (a hint).
+    #[inline]
+    pub fn prefetch(&self, off: u64) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch is a hint and never faults; the address is in the mapping.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch(self.ptr(off, 1) as *const i8, std::arch::x86_64::_MM_HINT_T0)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = off;
     }
 
     /// Whether a block was allocated in this epoch (needs no undo).
@@ -150,7 +220,9 @@ impl Heap {
     /// Allocate `size` bytes (zeroed).
     pub fn alloc(&mut self, size: u64) -> Result<u64> {
         if let Some(off) = self.free.get_mut(&size).and_then(|v| v.pop()) {
-            unsafe { std::ptr::write_bytes(self.ptr(off), 0, size as usize) };
+            let p = self.ptr(off, size);
+            // SAFETY: `ptr` checked that `size` bytes at `off` lie in the mapping.
+            unsafe { std::ptr::write_bytes(p, 0, size as usize) };
             return Ok(off);
         }
         let off = self.end;
@@ -168,6 +240,8 @@ impl Heap {
             // Allocate the blocks now, in one extent, and fault the pages in
             // with one call: a write fault on a sparse page of a shared
             // mapping costs the file system a block allocation each.
+            // SAFETY: fallocate on our own file descriptor; madvise on the
+            // range just added to the file, inside the mapping (len <= reserve).
             unsafe {
                 libc::fallocate(self.file.as_raw_fd(), 0, self.file_len as i64, (len - self.file_len) as i64);
                 libc::madvise(
@@ -227,6 +301,8 @@ impl Heap {
     /// memory budget covers mapped pages too).
     pub fn release_pages(&self) -> Result<()> {
         self.map.flush_range(0, self.end as usize).map_err(|e| DynError::io(&self.path, e))?;
+        // SAFETY: dropping the pages of our own shared file mapping; they
+        // were written back just above and fault in again from the file.
         unsafe {
             libc::madvise(self.map.as_mut_ptr() as *mut libc::c_void, self.file_len as usize, libc::MADV_DONTNEED);
         }
@@ -264,15 +340,11 @@ pub struct UndoLog {
     map: MmapRaw,
     len: u64,
     at: u64,
-    heap_base: *const u8,
+    /// The address and length of the heap mapping the log protects.
+    heap: (usize, usize),
     pub saved_bytes: u64,
     reserve: usize,
 }
-
-unsafe impl Send for UndoLog {}
-unsafe impl Send for Heap {}
-unsafe impl Sync for Heap {}
-unsafe impl Sync for UndoLog {}
 
 const UNDO_MAGIC: u32 = 0x4f44_4e55; // "UNDO"
 const UNDO_HEADER: u64 = 16;
@@ -299,7 +371,7 @@ impl UndoLog {
             return Err(DynError::Corrupt(format!("{}: larger than the address space this store may map", path.display())));
         }
         let map = map(&file, path, reserve)?;
-        Ok(UndoLog { path: path.to_path_buf(), file, map, len, at: UNDO_HEADER, heap_base: std::ptr::null(), saved_bytes: 0, reserve })
+        Ok(UndoLog { path: path.to_path_buf(), file, map, len, at: UNDO_HEADER, heap: (0, 0), saved_bytes: 0, reserve })
     }
 
     fn base(&self) -> *mut u8 {
@@ -307,24 +379,27 @@ impl UndoLog {
     }
 
     /// Restore every record of `epoch` in reverse order. Returns the count.
-    fn roll_back(&mut self, heap: *mut u8, heap_len: u64, epoch: u32, path: &Path) -> Result<u64> {
+    fn roll_back(&mut self, heap: &MmapRaw, heap_len: u64, epoch: u32, path: &Path) -> Result<u64> {
         if self.len < UNDO_HEADER {
             return Ok(0);
         }
-        let head = unsafe { (self.base() as *const u32).read() };
-        let magic = unsafe { (self.base() as *const u32).add(1).read() };
+        // SAFETY: the log file holds at least UNDO_HEADER bytes (checked
+        // above) and the mapping covers the file.
+        let (head, magic) = unsafe { ((self.base() as *const u32).read(), (self.base() as *const u32).add(1).read()) };
         if magic != UNDO_MAGIC || head != epoch {
             return Ok(0);
         }
         let mut records = Vec::new();
         let mut at = UNDO_HEADER;
         while at + 16 <= self.len {
-            let p = unsafe { self.base().add(at as usize) };
-            let n = unsafe { (p as *const u32).read() } as u64;
+            // SAFETY: the 16-byte record header at `at` lies in the file (at + 16 <= len).
+            let (n, off) = unsafe {
+                let p = self.base().add(at as usize);
+                ((p as *const u32).read() as u64, (p.add(8) as *const u64).read_unaligned())
+            };
             if n == 0 {
                 break;
             }
-            let off = unsafe { (p.add(8) as *const u64).read() };
             if at + 16 + n > self.len || off + n > heap_len {
                 return Err(DynError::Corrupt(format!("{}: undo record at byte {at} points outside the heap", path.display())));
             }
@@ -332,7 +407,10 @@ impl UndoLog {
             at += 16 + n.div_ceil(8) * 8;
         }
         for &(off, n, data) in records.iter().rev() {
-            unsafe { std::ptr::copy_nonoverlapping(self.base().add(data as usize), heap.add(off as usize), n as usize) };
+            // SAFETY: the record's bytes lie in the log (data + n <= len) and
+            // its target in the heap's file (off + n <= heap_len), checked
+            // when the records were read; the two mappings are distinct.
+            unsafe { std::ptr::copy_nonoverlapping(self.base().add(data as usize), heap.as_mut_ptr().add(off as usize), n as usize) };
         }
         Ok(records.len() as u64)
     }
@@ -344,6 +422,8 @@ impl UndoLog {
             self.file.set_len(1 << 20).map_err(|e| DynError::io(&self.path, e))?;
             self.len = 1 << 20;
         }
+        // SAFETY: the file holds at least 1 MiB (ensured above), which the
+        // mapping covers; `&mut self` makes this the only writer.
         unsafe {
             std::ptr::write_bytes(self.base().add(UNDO_HEADER as usize), 0, 16);
             (self.base() as *mut u32).write(epoch);
@@ -354,13 +434,20 @@ impl UndoLog {
     }
 
     fn release_pages(&self) {
+        // SAFETY: dropping pages of our own shared file mapping; they fault
+        // in again from the file.
         unsafe {
             libc::madvise(self.base() as *mut libc::c_void, self.len as usize, libc::MADV_DONTNEED);
         }
         outcore_io::drop_cached(&self.file, 0, self.len);
     }
 
-    fn record(&mut self, ptr: *const u8, n: usize) {
+    /// Append a record of `bytes`, the contents of the heap at `address`.
+    fn record(&mut self, address: usize, bytes: &[u8]) {
+        let (base, heap_len) = self.heap;
+        let start = address.wrapping_sub(base);
+        assert!(start <= heap_len && bytes.len() <= heap_len - start, "{}: an undo save outside the heap", self.path.display());
+        let n = bytes.len();
         let need = 16 + (n as u64).div_ceil(8) * 8 + 16;
         if self.at + need > self.len {
             let len = ((self.at + need) * 2).div_ceil(1 << 20) << 20;
@@ -373,11 +460,13 @@ impl UndoLog {
             }
             self.len = len;
         }
+        // SAFETY: the record (header, bytes, and the next terminator) fits
+        // the file, grown above to at + need <= len, which the mapping covers;
+        // `bytes` is a distinct region (the heap's mapping).
         unsafe {
             let p = self.base().add(self.at as usize);
-            let off = ptr.offset_from(self.heap_base) as u64;
-            (p.add(8) as *mut u64).write(off);
-            std::ptr::copy_nonoverlapping(ptr, p.add(16), n);
+            (p.add(8) as *mut u64).write_unaligned(start as u64);
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), p.add(16), n);
             // The terminator of the next record, then this record's length.
             std::ptr::write_bytes(p.add(need as usize - 16), 0, 16);
             compiler_fence(Ordering::Release);
@@ -391,8 +480,8 @@ impl UndoLog {
 
 impl Undo for UndoLog {
     #[inline]
-    fn save(&mut self, ptr: *const u8, len: usize) {
-        self.record(ptr, len)
+    fn save(&mut self, address: usize, bytes: &[u8]) {
+        self.record(address, bytes)
     }
 }
 
@@ -400,9 +489,13 @@ impl Undo for UndoLog {
 pub struct MaybeUndo<'a>(pub Option<&'a mut UndoLog>);
 impl Undo for MaybeUndo<'_> {
     #[inline]
-    fn save(&mut self, ptr: *const u8, len: usize) {
+    fn wants(&self) -> bool {
+        self.0.is_some()
+    }
+    #[inline]
+    fn save(&mut self, address: usize, bytes: &[u8]) {
         if let Some(u) = self.0.as_mut() {
-            u.record(ptr, len)
+            u.record(address, bytes)
         }
     }
 }

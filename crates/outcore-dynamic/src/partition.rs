@@ -153,23 +153,6 @@ fn vertex_body(u: u64, chunk: u64, property: u64) -> [u8; 24] {
     b
 }
 
-#[inline]
-fn rd64(p: *const u8) -> u64 {
-    unsafe { (p as *const u64).read_unaligned() }
-}
-#[inline]
-fn wr64(p: *mut u8, v: u64) {
-    unsafe { (p as *mut u64).write_unaligned(v) }
-}
-#[inline]
-fn rd32(p: *const u8) -> u32 {
-    unsafe { (p as *const u32).read_unaligned() }
-}
-#[inline]
-fn wr32(p: *mut u8, v: u32) {
-    unsafe { (p as *mut u32).write_unaligned(v) }
-}
-
 impl Partition {
     pub fn create(cfg: Config, mut heap: Heap, arenas: Vec<Heap>) -> Result<Partition> {
         let low = new_table(&mut heap, MIN_TABLE, 1 + 8 + cfg.edge_body())?;
@@ -187,11 +170,16 @@ impl Partition {
     fn edge_slot(&self) -> usize {
         1 + self.cfg.edge_body()
     }
+    // The tables below are views used only inside this partition's
+    // methods, on the thread that owns the partition and its heaps, and
+    // never kept past the method: the SAFETY of each `Heap::table` call.
     fn low_table(&self) -> Table {
-        Table::new(self.heap.ptr(self.low.off), self.low.cap, self.low_slot())
+        // SAFETY: see above; the partition owns `heap` for its whole life.
+        unsafe { self.heap.table(self.low.off, self.low.cap, self.low_slot()) }
     }
     fn vertex_table(&self) -> Table {
-        Table::new(self.heap.ptr(self.vertices.off), self.vertices.cap, VERTEX_SLOT)
+        // SAFETY: see above.
+        unsafe { self.heap.table(self.vertices.off, self.vertices.cap, VERTEX_SLOT) }
     }
     /// The tables heap, then every arena.
     pub fn heaps(&self) -> impl Iterator<Item = &Heap> {
@@ -208,21 +196,27 @@ impl Partition {
     fn arena_mut(&mut self, chunk: u64) -> &mut Heap {
         &mut self.arenas[(chunk >> ARENA_SHIFT) as usize]
     }
+    /// The chunk header's u32 / u64 / u8 at byte `at`.
     #[inline]
-    fn cptr(&self, chunk: u64) -> *mut u8 {
-        self.arena(chunk).ptr(chunk & OFFSET_MASK)
+    fn chunk_u32(&self, chunk: u64, at: u64) -> u32 {
+        self.arena(chunk).read_u32((chunk & OFFSET_MASK) + at)
+    }
+    #[inline]
+    fn chunk_u64(&self, chunk: u64, at: u64) -> u64 {
+        self.arena(chunk).read_u64((chunk & OFFSET_MASK) + at)
     }
     fn chunk_undo(&mut self, chunk: u64, fresh: bool) -> MaybeUndo<'_> {
         MaybeUndo(self.arena_mut(chunk).undo_for(fresh))
     }
 
     fn chunk_table(&self, chunk: u64) -> Table {
-        let h = self.cptr(chunk);
-        let cap = 1u64 << unsafe { *h.add(20) };
-        Table::new(unsafe { h.add(CHUNK_HEADER as usize) }, cap, self.edge_slot())
+        let arena = self.arena(chunk);
+        let cap = 1u64 << arena.read_u8((chunk & OFFSET_MASK) + 20);
+        // SAFETY: as for the shared tables; the arena belongs to this partition.
+        unsafe { arena.table((chunk & OFFSET_MASK) + CHUNK_HEADER, cap, self.edge_slot()) }
     }
     fn chunk_fresh(&self, chunk: u64) -> bool {
-        self.arena(chunk).fresh(chunk & OFFSET_MASK, rd32(unsafe { self.cptr(chunk).add(16) }))
+        self.arena(chunk).fresh(chunk & OFFSET_MASK, self.chunk_u32(chunk, 16))
     }
     fn table_fresh(&self, d: &TableDesc) -> bool {
         self.heap.fresh(d.off, d.epoch)
@@ -232,7 +226,7 @@ impl Partition {
     #[inline]
     fn find_vertex(&self, u: u64) -> Option<(u64, u64)> {
         let t = self.vertex_table();
-        t.probe(u, |_| true).map(|p| (p, rd64(unsafe { t.at(p).add(9) }) & !EXPLICIT))
+        t.probe(u, |_| true).map(|p| (p, t.read_u64(p, 9) & !EXPLICIT))
     }
 
     /// Bring the slots an update of edge `u -> v` will touch towards the
@@ -241,24 +235,17 @@ impl Partition {
     /// `u`'s chunk, or of `u` in the low-degree table, is prefetched.
     #[inline]
     pub fn prefetch(&self, u: u64, v: u64) {
-        #[cfg(target_arch = "x86_64")]
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let p = match self.find_vertex(u) {
-                Some((_, chunk)) if chunk != 0 => {
-                    let t = self.chunk_table(chunk);
-                    _mm_prefetch(self.cptr(chunk) as *const i8, _MM_HINT_T0);
-                    t.at(t.home(crate::hash::mix(v)))
-                }
-                _ => {
-                    let t = self.low_table();
-                    t.at(t.home(crate::hash::mix(u)))
-                }
-            };
-            _mm_prefetch(p as *const i8, _MM_HINT_T0);
+        match self.find_vertex(u) {
+            Some((_, chunk)) if chunk != 0 => {
+                let t = self.chunk_table(chunk);
+                self.arena(chunk).prefetch(chunk & OFFSET_MASK);
+                t.prefetch(t.home(crate::hash::mix(v)));
+            }
+            _ => {
+                let t = self.low_table();
+                t.prefetch(t.home(crate::hash::mix(u)));
+            }
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = (u, v);
     }
 
     /// Insert an edge.
@@ -273,7 +260,7 @@ impl Partition {
         let mut distinct = 0u32;
         let hit = lt.probe(u, |p| {
             distinct += 1;
-            rd64(unsafe { lt.at(p).add(9) }) == v
+            lt.read_u64(p, 9) == v
         });
         if let Some(p) = hit {
             if self.cfg.multigraph {
@@ -307,11 +294,11 @@ impl Partition {
             };
             t.touch(pos, &mut undo);
         }
-        let body = unsafe { t.at(pos).add(1 + key_bytes) };
-        let count = unsafe { body.add(cfg.count_at()) };
-        wr32(count, (rd32(count) as i64 + delta as i64) as u32);
+        let body = 1 + key_bytes;
+        let count = t.read_u32(pos, body + cfg.count_at());
+        t.write_u32(pos, body + cfg.count_at(), (count as i64 + delta as i64) as u32);
         if let (true, Some(w)) = (cfg.weighted, weight) {
-            wr32(unsafe { body.add(cfg.weight_at()) }, w.to_bits());
+            t.write_u32(pos, body + cfg.weight_at(), w.to_bits());
         }
         self.counts.arcs = (self.counts.arcs as i64 + delta as i64) as u64;
     }
@@ -337,13 +324,12 @@ impl Partition {
         b
     }
 
-    fn read_edge(&self, body: *const u8) -> Edge {
-        unsafe {
-            Edge {
-                target: rd64(body),
-                count: if self.cfg.multigraph { rd32(body.add(self.cfg.count_at())) } else { 1 },
-                weight: if self.cfg.weighted { f32::from_bits(rd32(body.add(self.cfg.weight_at()))) } else { 1.0 },
-            }
+    /// The edge whose body starts at byte `at` of slot `pos` of `t`.
+    fn read_edge(&self, t: &Table, pos: u64, at: usize) -> Edge {
+        Edge {
+            target: t.read_u64(pos, at),
+            count: if self.cfg.multigraph { t.read_u32(pos, at + self.cfg.count_at()) } else { 1 },
+            weight: if self.cfg.weighted { f32::from_bits(t.read_u32(pos, at + self.cfg.weight_at())) } else { 1.0 },
         }
     }
 
@@ -385,7 +371,7 @@ impl Partition {
     fn move_up(&mut self, u: u64, vertex_slot: Option<u64>, extra: Option<Edge>, room: u64) -> Result<()> {
         let lt = self.low_table();
         let slots = self.low_slots(u);
-        let mut edges: Vec<Edge> = slots.iter().map(|&p| self.read_edge(unsafe { lt.at(p).add(9) })).collect();
+        let mut edges: Vec<Edge> = slots.iter().map(|&p| self.read_edge(&lt, p, 9)).collect();
         edges.extend(extra);
         for &p in &slots {
             self.low_remove(p);
@@ -405,7 +391,7 @@ impl Partition {
         let edges = self.chunk_edges(chunk);
         self.free_chunk(chunk);
         let vt = self.vertex_table();
-        if rd64(unsafe { vt.at(vp).add(9) }) & EXPLICIT != 0 {
+        if vt.read_u64(vp, 9) & EXPLICIT != 0 {
             self.set_chunk(u, 0);
         } else {
             self.vertex_remove(vp);
@@ -448,7 +434,7 @@ impl Partition {
         if let Some((_, chunk)) = vertex {
             if chunk != 0 {
                 let (live, tombs) = self.chunk_counts(chunk);
-                if over_load(live + tombs + k, self.chunk_table(chunk).cap) {
+                if over_load(live + tombs + k, self.chunk_table(chunk).cap()) {
                     self.replace_chunk(u, chunk, capacity_for(live + k, MIN_CHUNK))?;
                     self.counts.grows += 1;
                 }
@@ -478,12 +464,11 @@ impl Partition {
         let vp = t.probe(u, |_| true).expect("vertex entry");
         let mut undo = MaybeUndo(self.heap.undo_for(self.table_fresh(&self.vertices)));
         t.touch(vp, &mut undo);
-        let p = unsafe { t.at(vp).add(9) };
-        wr64(p, (rd64(p) & EXPLICIT) | chunk);
+        t.write_u64(vp, 9, (t.read_u64(vp, 9) & EXPLICIT) | chunk);
     }
 
     fn free_chunk(&mut self, chunk: u64) {
-        let cap = self.chunk_table(chunk).cap;
+        let cap = self.chunk_table(chunk).cap();
         let fresh = self.chunk_fresh(chunk);
         let size = CHUNK_HEADER + Table::bytes(cap, self.edge_slot());
         self.arena_mut(chunk).free(chunk & OFFSET_MASK, size, fresh);
@@ -491,8 +476,8 @@ impl Partition {
 
     fn chunk_edges(&self, chunk: u64) -> Vec<Edge> {
         let t = self.chunk_table(chunk);
-        let mut out = Vec::with_capacity(rd32(self.cptr(chunk)) as usize);
-        t.for_each_live(|p| out.push(self.read_edge(unsafe { t.at(p).add(1) })));
+        let mut out = Vec::with_capacity(self.chunk_u32(chunk, 0) as usize);
+        t.for_each_live(|p| out.push(self.read_edge(&t, p, 1)));
         out
     }
 
@@ -501,7 +486,7 @@ impl Partition {
     fn rebuild_chunk(&mut self, u: u64, chunk: u64, grow: bool) -> Result<u64> {
         // Room to grow: after a rebuild the load is at most 45%, so the next
         // rebuild is at least as many updates away as this one cost.
-        let want = if grow { self.chunk_table(chunk).cap * 2 } else { capacity_for(2 * self.chunk_counts(chunk).0 + 1, MIN_CHUNK) };
+        let want = if grow { self.chunk_table(chunk).cap() * 2 } else { capacity_for(2 * self.chunk_counts(chunk).0 + 1, MIN_CHUNK) };
         if grow {
             self.counts.grows += 1;
         } else {
@@ -525,12 +510,13 @@ impl Partition {
         let a = arena_for(u);
         loop {
             let size = CHUNK_HEADER + Table::bytes(cap, self.edge_slot());
-            let off = (a as u64) << ARENA_SHIFT | self.arenas[a].alloc(size)?;
-            let h = self.cptr(off);
-            wr32(h, edges.len() as u32);
-            wr64(unsafe { h.add(8) }, edges.iter().map(|e| e.count as u64).sum());
-            wr32(unsafe { h.add(16) }, self.arenas[a].epoch);
-            unsafe { *h.add(20) = cap.trailing_zeros() as u8 };
+            let base = self.arenas[a].alloc(size)?;
+            let off = (a as u64) << ARENA_SHIFT | base;
+            let heap = &mut self.arenas[a];
+            heap.write_u32(base, edges.len() as u32);
+            heap.write_u64(base + 8, edges.iter().map(|e| e.count as u64).sum());
+            heap.write_u32(base + 16, heap.epoch);
+            heap.write_u8(base + 20, cap.trailing_zeros() as u8);
             let t = self.chunk_table(off);
             let mut ok = true;
             for e in edges {
@@ -558,9 +544,9 @@ impl Partition {
             return Ok(Inserted::Existing);
         }
         let (live, tombs) = self.chunk_counts(chunk);
-        if over_load(live + 1, t.cap) {
+        if over_load(live + 1, t.cap()) {
             chunk = self.rebuild_chunk(u, chunk, true)?;
-        } else if over_load(live + tombs + 1, t.cap) {
+        } else if over_load(live + tombs + 1, t.cap()) {
             chunk = self.rebuild_chunk(u, chunk, false)?;
         }
         loop {
@@ -578,20 +564,18 @@ impl Partition {
     }
 
     fn chunk_counts(&self, chunk: u64) -> (u64, u64) {
-        let h = self.cptr(chunk);
-        (rd32(h) as u64, rd32(unsafe { h.add(4) }) as u64)
+        (self.chunk_u32(chunk, 0) as u64, self.chunk_u32(chunk, 4) as u64)
     }
 
     /// Adjust a chunk header: live slots, tombstones and degree.
     fn adjust_chunk(&mut self, chunk: u64, live: i64, tombs: i64, degree: i64) {
         let fresh = self.chunk_fresh(chunk);
-        let h = self.cptr(chunk);
-        if let Some(u) = self.arena_mut(chunk).undo_for(fresh) {
-            crate::rhh::Undo::save(u, h, 16);
-        }
-        wr32(h, (rd32(h) as i64 + live) as u32);
-        wr32(unsafe { h.add(4) }, (rd32(unsafe { h.add(4) }) as i64 + tombs).max(0) as u32);
-        wr64(unsafe { h.add(8) }, (rd64(unsafe { h.add(8) }) as i64 + degree) as u64);
+        let h = chunk & OFFSET_MASK;
+        let heap = self.arena_mut(chunk);
+        heap.save(h, 16, fresh);
+        heap.write_u32(h, (heap.read_u32(h) as i64 + live) as u32);
+        heap.write_u32(h + 4, (heap.read_u32(h + 4) as i64 + tombs).max(0) as u32);
+        heap.write_u64(h + 8, (heap.read_u64(h + 8) as i64 + degree) as u64);
     }
 
     /// Delete one edge (one copy of a parallel edge). False if absent.
@@ -600,7 +584,7 @@ impl Partition {
             if chunk != 0 {
                 let t = self.chunk_table(chunk);
                 let Some(p) = t.probe(v, |_| true) else { return Ok(false) };
-                if self.read_edge(unsafe { t.at(p).add(1) }).count > 1 {
+                if self.read_edge(&t, p, 1).count > 1 {
                     self.adjust_count(t, p, Some(chunk), -1, None);
                     self.adjust_chunk(chunk, 0, 0, -1);
                     return Ok(true);
@@ -612,15 +596,15 @@ impl Partition {
                 let (live, _) = self.chunk_counts(chunk);
                 if live < self.cfg.threshold as u64 {
                     self.move_down(u, vp, chunk)?;
-                } else if t.cap > MIN_CHUNK && live * 8 < t.cap {
+                } else if t.cap() > MIN_CHUNK && live * 8 < t.cap() {
                     self.rebuild_chunk(u, chunk, false)?;
                 }
                 return Ok(true);
             }
         }
         let lt = self.low_table();
-        let Some(p) = lt.probe(u, |p| rd64(unsafe { lt.at(p).add(9) }) == v) else { return Ok(false) };
-        if self.read_edge(unsafe { lt.at(p).add(9) }).count > 1 {
+        let Some(p) = lt.probe(u, |p| lt.read_u64(p, 9) == v) else { return Ok(false) };
+        if self.read_edge(&lt, p, 9).count > 1 {
             self.adjust_count(lt, p, None, -1, None);
             return Ok(true);
         }
@@ -648,7 +632,7 @@ impl Partition {
         let lt = self.low_table();
         let slots = self.low_slots(u);
         for &p in &slots {
-            let e = self.read_edge(unsafe { lt.at(p).add(9) });
+            let e = self.read_edge(&lt, p, 9);
             targets.push(e.target);
             self.counts.arcs -= e.count as u64;
             self.low_remove(p);
@@ -662,10 +646,9 @@ impl Partition {
         if let Some(vp) = t.probe(u, |_| true) {
             let mut undo = MaybeUndo(self.heap.undo_for(self.table_fresh(&self.vertices)));
             t.touch(vp, &mut undo);
-            let p = unsafe { t.at(vp).add(9) };
-            wr64(p, rd64(p) | EXPLICIT);
+            t.write_u64(vp, 9, t.read_u64(vp, 9) | EXPLICIT);
             if let Some(x) = property {
-                wr64(unsafe { p.add(8) }, x);
+                t.write_u64(vp, 17, x);
             }
             return Ok(());
         }
@@ -675,14 +658,14 @@ impl Partition {
     /// The property of an explicit or chunked vertex.
     pub fn property(&self, u: u64) -> Option<u64> {
         let t = self.vertex_table();
-        t.probe(u, |_| true).map(|vp| rd64(unsafe { t.at(vp).add(17) }))
+        t.probe(u, |_| true).map(|vp| t.read_u64(vp, 17))
     }
 
     /// Out-degree, parallel edges counted.
     pub fn degree(&self, u: u64) -> u64 {
         if let Some((_, chunk)) = self.find_vertex(u) {
             if chunk != 0 {
-                return rd64(unsafe { self.cptr(chunk).add(8) });
+                return self.chunk_u64(chunk, 8);
             }
         }
         let mut d = 0;
@@ -693,7 +676,7 @@ impl Partition {
     fn for_each_low(&self, u: u64, mut f: impl FnMut(Edge)) {
         let lt = self.low_table();
         lt.probe(u, |p| {
-            f(self.read_edge(unsafe { lt.at(p).add(9) }));
+            f(self.read_edge(&lt, p, 9));
             false
         });
     }
@@ -703,7 +686,7 @@ impl Partition {
         if let Some((_, chunk)) = self.find_vertex(u) {
             if chunk != 0 {
                 let t = self.chunk_table(chunk);
-                t.for_each_live(|p| f(self.read_edge(unsafe { t.at(p).add(1) })));
+                t.for_each_live(|p| f(self.read_edge(&t, p, 1)));
                 return;
             }
         }
@@ -715,11 +698,11 @@ impl Partition {
         if let Some((_, chunk)) = self.find_vertex(u) {
             if chunk != 0 {
                 let t = self.chunk_table(chunk);
-                return t.probe(v, |_| true).map(|p| self.read_edge(unsafe { t.at(p).add(1) }));
+                return t.probe(v, |_| true).map(|p| self.read_edge(&t, p, 1));
             }
         }
         let lt = self.low_table();
-        lt.probe(u, |p| rd64(unsafe { lt.at(p).add(9) }) == v).map(|p| self.read_edge(unsafe { lt.at(p).add(9) }))
+        lt.probe(u, |p| lt.read_u64(p, 9) == v).map(|p| self.read_edge(&lt, p, 9))
     }
 
     /// Every vertex that has an entry or a low-degree edge, once.
@@ -742,15 +725,15 @@ impl Partition {
     pub fn for_each_edge(&self, mut f: impl FnMut(u64, Edge)) {
         let vt = self.vertex_table();
         vt.for_each_live(|vp| {
-            let chunk = rd64(unsafe { vt.at(vp).add(9) }) & !EXPLICIT;
+            let chunk = vt.read_u64(vp, 9) & !EXPLICIT;
             if chunk != 0 {
                 let u = vt.key(vp);
                 let t = self.chunk_table(chunk);
-                t.for_each_live(|p| f(u, self.read_edge(unsafe { t.at(p).add(1) })));
+                t.for_each_live(|p| f(u, self.read_edge(&t, p, 1)));
             }
         });
         let lt = self.low_table();
-        lt.for_each_live(|p| f(lt.key(p), self.read_edge(unsafe { lt.at(p).add(9) })));
+        lt.for_each_live(|p| f(lt.key(p), self.read_edge(&lt, p, 9)));
     }
 
     /// Table statistics for `stats`.
@@ -768,12 +751,12 @@ impl Partition {
             ..Default::default()
         };
         vt.for_each_live(|vp| {
-            let chunk = rd64(unsafe { vt.at(vp).add(9) }) & !EXPLICIT;
+            let chunk = vt.read_u64(vp, 9) & !EXPLICIT;
             if chunk != 0 {
                 let t = self.chunk_table(chunk);
                 let (live, tombs) = self.chunk_counts(chunk);
                 s.chunks += 1;
-                s.chunk_slots += t.cap;
+                s.chunk_slots += t.cap();
                 s.chunk_live += live;
                 s.chunk_tombstones += tombs;
                 s.chunk_max_probe = s.chunk_max_probe.max(t.max_probe());
@@ -794,13 +777,13 @@ impl Partition {
         vt.for_each_live(|vp| {
             live += 1;
             let u = vt.key(vp);
-            let chunk = rd64(unsafe { vt.at(vp).add(9) }) & !EXPLICIT;
+            let chunk = vt.read_u64(vp, 9) & !EXPLICIT;
             if chunk != 0 {
                 chunked += 1;
                 let edges = self.chunk_edges(chunk);
                 let degree: u64 = edges.iter().map(|e| e.count as u64).sum();
                 let (l, _) = self.chunk_counts(chunk);
-                if l != edges.len() as u64 || degree != rd64(unsafe { self.cptr(chunk).add(8) }) {
+                if l != edges.len() as u64 || degree != self.chunk_u64(chunk, 8) {
                     bad = Some(format!("vertex {u}: chunk header disagrees with its slots"));
                 }
                 if (edges.len() as u64) < self.cfg.threshold as u64 {
@@ -820,7 +803,7 @@ impl Partition {
         lt.for_each_live(|p| {
             low_live += 1;
             let u = lt.key(p);
-            arcs += self.read_edge(unsafe { lt.at(p).add(9) }).count as u64;
+            arcs += self.read_edge(&lt, p, 9).count as u64;
             let n = self.low_slots(u).len() as u64;
             if n >= self.cfg.threshold as u64 {
                 bad = Some(format!("vertex {u}: {n} edges in the low-degree table, at or above the threshold"));
@@ -865,10 +848,13 @@ fn new_table(heap: &mut Heap, cap: u64, slot: usize) -> Result<TableDesc> {
 /// Rebuild a shared table at capacity `cap` (growth, or a rehash that
 /// drops tombstones and shortens probe distances).
 fn table_rebuild(heap: &mut Heap, d: &mut TableDesc, slot: usize, mut cap: u64) -> Result<()> {
-    let old = Table::new(heap.ptr(d.off), d.cap, slot);
+    // SAFETY (both tables): views of the heap the caller owns, used only
+    // inside this function; the mapping does not move when the heap grows.
+    let old = unsafe { heap.table(d.off, d.cap, slot) };
     loop {
         let fresh = new_table(heap, cap, slot)?;
-        let t = Table::new(heap.ptr(fresh.off), cap, slot);
+        // SAFETY: as above.
+        let t = unsafe { heap.table(fresh.off, cap, slot) };
         if old.rehash_into(&t).is_ok() {
             heap.free(d.off, Table::bytes(d.cap, slot), heap.fresh(d.off, d.epoch));
             *d = TableDesc { live: d.live, tombs: 0, ..fresh };
@@ -888,7 +874,8 @@ fn table_insert(heap: &mut Heap, d: &mut TableDesc, slot: usize, min: u64, body:
         counts.rehashes += 1;
     }
     loop {
-        let t = Table::new(heap.ptr(d.off), d.cap, slot);
+        // SAFETY: a view of the heap the caller owns, used only in this iteration.
+        let t = unsafe { heap.table(d.off, d.cap, slot) };
         let fresh = heap.fresh(d.off, d.epoch);
         match t.insert(body, &mut MaybeUndo(heap.undo_for(fresh))) {
             Ok(_) => {

@@ -18,33 +18,46 @@ pub const EMPTY: u8 = 0;
 const TOMB: u8 = 0x80;
 /// Longest probe distance a management byte can hold.
 pub const MAX_DIST: u32 = 126;
+/// The largest slot of any table (the vertex table's 25 bytes, rounded up).
+pub const MAX_SLOT: usize = 32;
 
 /// Saves the old contents of a range before a table overwrites it.
 pub trait Undo {
-    fn save(&mut self, ptr: *const u8, len: usize);
+    /// Whether saves are kept (else the table skips copying them).
+    fn wants(&self) -> bool {
+        true
+    }
+    /// The bytes at `address` (in the heap's mapping) are about to change;
+    /// `bytes` is a copy of them.
+    fn save(&mut self, address: usize, bytes: &[u8]);
 }
 
 /// Writes into regions allocated since the last commit need no undo.
 pub struct NoUndo;
 impl Undo for NoUndo {
     #[inline]
-    fn save(&mut self, _: *const u8, _: usize) {}
+    fn wants(&self) -> bool {
+        false
+    }
+    #[inline]
+    fn save(&mut self, _: usize, _: &[u8]) {}
 }
 
 /// An insertion needed a probe distance above [`MAX_DIST`]: grow or rehash.
 #[derive(Debug)]
 pub struct Overfull;
 
+/// A Robin Hood table: a typed view of `cap` slots of `slot` bytes in a
+/// heap. Its methods read and write whole values at slot positions, never
+/// hand out references into the region, and keep every access inside it.
+/// Copies of a table are views of the same slots.
 #[derive(Clone, Copy, Debug)]
 pub struct Table {
-    pub base: *mut u8,
-    pub cap: u64,
-    pub slot: usize,
+    base: *mut u8,
+    cap: u64,
+    slot: usize,
     shift: u32,
 }
-
-unsafe impl Send for Table {}
-unsafe impl Sync for Table {}
 
 /// Capacity needed to hold `n` elements at no more than 90% load.
 pub fn capacity_for(n: u64, min: u64) -> u64 {
@@ -58,14 +71,26 @@ pub fn over_load(live: u64, cap: u64) -> bool {
 }
 
 impl Table {
-    /// `base` must point at `cap * slot` bytes; `cap` a power of two >= 2.
-    pub fn new(base: *mut u8, cap: u64, slot: usize) -> Table {
-        debug_assert!(cap.is_power_of_two() && cap >= 2);
+    /// A view of the `cap * slot` bytes at `base`; `cap` a power of two
+    /// >= 2, `slot` at least 9 bytes (management byte and key).
+    ///
+    /// # Safety
+    /// `base` must be valid for reads and writes of `cap * slot` bytes for
+    /// as long as this table or a copy of it is used, and no other code may
+    /// access those bytes while one of its methods runs (tables are not
+    /// `Send`: one thread uses them).
+    pub unsafe fn new(base: *mut u8, cap: u64, slot: usize) -> Table {
+        assert!(cap.is_power_of_two() && cap >= 2 && (9..=MAX_SLOT).contains(&slot), "table of {cap} slots of {slot} bytes");
         Table { base, cap, slot, shift: 64 - cap.trailing_zeros() }
     }
 
     pub fn bytes(cap: u64, slot: usize) -> u64 {
         cap * slot as u64
+    }
+
+    /// Slots in the table.
+    pub fn cap(&self) -> u64 {
+        self.cap
     }
 
     #[inline]
@@ -76,17 +101,96 @@ impl Table {
     fn next(&self, pos: u64) -> u64 {
         (pos + 1) & (self.cap - 1)
     }
+    /// The address of byte `at` of slot `pos` (wrapped into the table, and
+    /// `at` checked against the slot), for reads and writes of `len` bytes.
     #[inline]
-    pub fn at(&self, pos: u64) -> *mut u8 {
-        unsafe { self.base.add(pos as usize * self.slot) }
+    fn addr(&self, pos: u64, at: usize, len: usize) -> *mut u8 {
+        assert!(at + len <= self.slot, "bytes {at}..{} of a {}-byte slot", at + len, self.slot);
+        let pos = (pos & (self.cap - 1)) as usize;
+        // SAFETY: pos < cap and at + len <= slot, so the address is inside
+        // the cap * slot bytes that `new`'s contract makes valid.
+        unsafe { self.base.add(pos * self.slot + at) }
     }
+    #[inline]
+    fn read<const N: usize>(&self, pos: u64, at: usize) -> [u8; N] {
+        let p = self.addr(pos, at, N);
+        let mut out = [0u8; N];
+        // SAFETY: `addr` checked that N bytes from p lie in the table, which
+        // `new`'s contract makes readable and unaliased while this runs.
+        unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), N) };
+        out
+    }
+    #[inline]
+    fn write(&self, pos: u64, at: usize, bytes: &[u8]) {
+        let p = self.addr(pos, at, bytes.len());
+        // SAFETY: as in `read`, for writes; `bytes` is a distinct local value.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len()) };
+    }
+    /// The address of slot `pos` and a copy of `n` slots from it (not
+    /// wrapping; `pos + n <= cap`) handed to `f`: on the stack for the
+    /// usual few slots.
+    #[inline]
+    fn with_slots(&self, pos: u64, n: u64, f: impl FnOnce(usize, &[u8])) {
+        assert!(pos + n <= self.cap);
+        let len = n as usize * self.slot;
+        let mut stack = [0u8; 8 * MAX_SLOT];
+        let mut heap = Vec::new();
+        let copy: &mut [u8] = if len <= stack.len() {
+            &mut stack[..len]
+        } else {
+            heap.resize(len, 0);
+            &mut heap
+        };
+        let address = self.addr(pos, 0, 1);
+        // SAFETY: the slots lie in the table (checked above), which the
+        // contract of `new` makes readable; `copy` is a local buffer of len bytes.
+        unsafe { std::ptr::copy_nonoverlapping(address, copy.as_mut_ptr(), len) };
+        f(address as usize, copy)
+    }
+
+    /// The management byte of slot `pos`.
     #[inline]
     pub fn mgmt(&self, pos: u64) -> u8 {
-        unsafe { *self.at(pos) }
+        self.read::<1>(pos, 0)[0]
     }
     #[inline]
+    fn set_mgmt(&self, pos: u64, m: u8) {
+        self.write(pos, 0, &[m]);
+    }
+    /// The key of slot `pos`.
+    #[inline]
     pub fn key(&self, pos: u64) -> u64 {
-        unsafe { (self.at(pos).add(1) as *const u64).read_unaligned() }
+        self.read_u64(pos, 1)
+    }
+    /// The u64 at byte `at` of slot `pos` (byte 0 is the management byte).
+    #[inline]
+    pub fn read_u64(&self, pos: u64, at: usize) -> u64 {
+        u64::from_le_bytes(self.read(pos, at))
+    }
+    #[inline]
+    pub fn read_u32(&self, pos: u64, at: usize) -> u32 {
+        u32::from_le_bytes(self.read(pos, at))
+    }
+    /// Overwrite the u64 at byte `at` of slot `pos` (save the slot first
+    /// with [`Table::touch`] if the last commit can see it).
+    #[inline]
+    pub fn write_u64(&self, pos: u64, at: usize, v: u64) {
+        self.write(pos, at, &v.to_le_bytes());
+    }
+    #[inline]
+    pub fn write_u32(&self, pos: u64, at: usize, v: u32) {
+        self.write(pos, at, &v.to_le_bytes());
+    }
+    /// Ask the CPU to fetch slot `pos` (a hint).
+    #[inline]
+    pub fn prefetch(&self, pos: u64) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch is a hint and never faults; the address is in the table.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch(self.addr(pos, 0, 1) as *const i8, std::arch::x86_64::_MM_HINT_T0)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = pos;
     }
     #[inline]
     pub fn live(&self, pos: u64) -> bool {
@@ -151,11 +255,8 @@ impl Table {
             pos = self.next(pos);
         }
         self.save(pos, 1, undo);
-        unsafe {
-            let p = self.at(pos);
-            *p = d as u8 + 1;
-            std::ptr::copy_nonoverlapping(body.as_ptr(), p.add(1), body.len());
-        }
+        self.set_mgmt(pos, d as u8 + 1);
+        self.write(pos, 1, body);
         Ok(pos)
     }
 
@@ -181,12 +282,15 @@ impl Table {
         // Slots pos..=end (cyclically) change.
         self.save(pos, n + 1, undo);
         let mut to = end;
+        let mut moved = [0u8; MAX_SLOT];
         while to != pos {
             let from = (to + self.cap - 1) & (self.cap - 1);
-            unsafe {
-                std::ptr::copy_nonoverlapping(self.at(from), self.at(to), self.slot);
-                *self.at(to) += 1;
-            }
+            let slot = &mut moved[..self.slot];
+            // SAFETY: `from` is a slot of the table (masked by the cap), whose
+            // bytes `new`'s contract makes valid; `slot` is a local buffer.
+            unsafe { std::ptr::copy_nonoverlapping(self.addr(from, 0, self.slot), slot.as_mut_ptr(), self.slot) };
+            slot[0] += 1;
+            self.write(to, 0, slot);
             to = from;
         }
         Ok(())
@@ -195,10 +299,13 @@ impl Table {
     /// Save `n` slots from `pos` (wrapping) before they change.
     #[inline]
     fn save(&self, pos: u64, n: u64, undo: &mut impl Undo) {
+        if !undo.wants() {
+            return;
+        }
         let first = n.min(self.cap - pos);
-        undo.save(self.at(pos), first as usize * self.slot);
+        self.with_slots(pos, first, |a, b| undo.save(a, b));
         if first < n {
-            undo.save(self.at(0), (n - first) as usize * self.slot);
+            self.with_slots(0, n - first, |a, b| undo.save(a, b));
         }
     }
 
@@ -212,7 +319,7 @@ impl Table {
     /// gained (1, or less when the tail of a cluster could be emptied).
     pub fn remove(&self, pos: u64, undo: &mut impl Undo) -> i64 {
         self.save(pos, 1, undo);
-        unsafe { *self.at(pos) |= TOMB };
+        self.set_mgmt(pos, self.mgmt(pos) | TOMB);
         // A tombstone followed by an empty slot or a slot at its home ends
         // the cluster: no lookup needs to pass it.
         let mut gained = 1i64;
@@ -223,7 +330,7 @@ impl Table {
                 break;
             }
             self.save(p, 1, undo);
-            unsafe { *self.at(p) = EMPTY };
+            self.set_mgmt(p, EMPTY);
             gained -= 1;
             p = (p + self.cap - 1) & (self.cap - 1);
             if p == pos {
@@ -245,10 +352,13 @@ impl Table {
     /// Insert every live slot of `self` into `into` (a fresh table).
     pub fn rehash_into(&self, into: &Table) -> Result<(), Overfull> {
         let mut result = Ok(());
+        let mut body = [0u8; MAX_SLOT];
         self.for_each_live(|pos| {
             if result.is_ok() {
-                let body = unsafe { std::slice::from_raw_parts(self.at(pos).add(1), self.slot - 1) };
-                result = into.insert(body, &mut NoUndo).map(|_| ());
+                let b = &mut body[..self.slot - 1];
+                // SAFETY: bytes 1..slot of slot `pos` lie in the table; `b` is a local buffer.
+                unsafe { std::ptr::copy_nonoverlapping(self.addr(pos, 1, self.slot - 1), b.as_mut_ptr(), b.len()) };
+                result = into.insert(b, &mut NoUndo).map(|_| ());
             }
         });
         result
@@ -277,14 +387,15 @@ mod tests {
         b
     }
     fn val(t: &Table, pos: u64) -> u64 {
-        unsafe { (t.at(pos).add(9) as *const u64).read_unaligned() }
+        t.read_u64(pos, 9)
     }
 
     #[test]
     fn insert_find_remove_against_a_set() {
         let cap = 1024;
         let mut mem = vec![0u8; cap * 17];
-        let t = Table::new(mem.as_mut_ptr(), cap as u64, 17);
+        // SAFETY: `mem` holds cap * 17 bytes, outlives `t`, and only `t` touches it.
+        let t = unsafe { Table::new(mem.as_mut_ptr(), cap as u64, 17) };
         let mut model = HashSet::new();
         let mut live = 0u64;
         let mut rng = 7u64;

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 type Model = HashMap<u64, BTreeMap<u64, (u32, f32)>>;
 
 fn model_apply(m: &mut Model, opts: &StoreOptions, x: &Update) {
-    let mut one = |m: &mut Model, u: u64, v: u64, ins: bool, w: f32| {
+    let one = |m: &mut Model, u: u64, v: u64, ins: bool, w: f32| {
         let adj = m.entry(u).or_default();
         if ins {
             match adj.get_mut(&v) {
