@@ -138,7 +138,7 @@ fn a_killed_apply_reopens_at_the_last_commit() {
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(700));
-    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    child.kill().unwrap(); // SIGKILL
     let status = child.wait().unwrap();
     assert!(status.code().is_none(), "apply finished before the kill; make the second stream longer");
     let after = stats(&store);

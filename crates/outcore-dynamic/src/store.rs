@@ -169,6 +169,7 @@ fn reserve(partitions: usize) -> usize {
 fn lock(dir: &Path) -> Result<File> {
     let path = dir.join("lock");
     let f = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(|e| DynError::io(&path, e))?;
+    // SAFETY: flock on a descriptor this function owns; no memory is involved.
     if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
         return Err(DynError::Usage(format!("{}: the store is open in another process", dir.display())));
     }
@@ -608,14 +609,16 @@ fn radix_sort_by_hash(ops: &mut Vec<Op>) {
             *c = sum;
             sum += n;
         }
-        unsafe {
-            tmp.set_len(ops.len());
-            for o in ops.iter() {
-                let b = ((o.hash >> shift) & 0xffff) as usize;
-                *tmp.get_unchecked_mut(counts[b]) = *o;
-                counts[b] += 1;
-            }
+        tmp.clear();
+        let spare = &mut tmp.spare_capacity_mut()[..ops.len()];
+        for o in ops.iter() {
+            let b = ((o.hash >> shift) & 0xffff) as usize;
+            spare[counts[b]].write(*o);
+            counts[b] += 1;
         }
+        // SAFETY: the counts are the exclusive prefix sums of the bucket
+        // sizes, so the loop wrote each of the first ops.len() slots once.
+        unsafe { tmp.set_len(ops.len()) };
         std::mem::swap(ops, &mut tmp);
     }
 }

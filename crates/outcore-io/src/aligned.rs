@@ -11,8 +11,9 @@ pub struct AlignedBuf {
     layout: Layout,
 }
 
-// The buffer owns its allocation exclusively.
+// SAFETY: the buffer owns its allocation exclusively (like a Vec<u8>).
 unsafe impl Send for AlignedBuf {}
+// SAFETY: shared access only reads (through Deref); writes need `&mut`.
 unsafe impl Sync for AlignedBuf {}
 
 impl AlignedBuf {
@@ -20,6 +21,7 @@ impl AlignedBuf {
     pub fn new(cap: usize, align: usize) -> Self {
         let cap = cap.max(align).div_ceil(align) * align;
         let layout = Layout::from_size_align(cap, align).expect("valid layout");
+        // SAFETY: the layout has a non-zero size (cap >= align >= 1).
         let ptr = unsafe { alloc_zeroed(layout) };
         if ptr.is_null() {
             std::alloc::handle_alloc_error(layout);
@@ -39,6 +41,7 @@ impl AlignedBuf {
     }
     /// The whole capacity, for filling.
     pub fn spare(&mut self) -> &mut [u8] {
+        // SAFETY: `ptr` holds `cap` zero-initialized bytes owned by this buffer, borrowed mutably.
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.cap) }
     }
 }
@@ -46,16 +49,19 @@ impl AlignedBuf {
 impl Deref for AlignedBuf {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
+        // SAFETY: len <= cap (set_len checks it) initialized bytes owned by this buffer.
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 }
 impl DerefMut for AlignedBuf {
     fn deref_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as in deref, borrowed mutably.
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
     }
 }
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
+        // SAFETY: `ptr` was allocated with `layout` in `new` and is freed once.
         unsafe { dealloc(self.ptr, self.layout) }
     }
 }

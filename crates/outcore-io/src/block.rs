@@ -31,11 +31,12 @@ pub struct VectoredRead {
     pub bufs: Vec<libc::iovec>,
 }
 
-// Like ReadRequest: the caller keeps the buffers alive until completion.
+// SAFETY: like ReadRequest: the iovecs name buffers the submitter keeps
+// alive and untouched until completion (the contract of `submit_vectored`).
 unsafe impl Send for VectoredRead {}
 
-// The buffer pointer is owned by the caller, who keeps it alive and
-// untouched until the request completes.
+// SAFETY: the buffer pointer is only an address until a backend writes
+// through it, which `BlockIo::submit`'s contract makes valid.
 unsafe impl Send for ReadRequest {}
 
 /// Which backend serves the reads.
@@ -58,9 +59,17 @@ impl Backend {
 pub trait BlockIo: Send {
     fn backend(&self) -> Backend;
     /// Queue requests (the caller keeps at most `depth` in flight).
-    fn submit(&mut self, requests: &[ReadRequest]) -> Result<(), IoError>;
+    ///
+    /// # Safety
+    /// Each request's `buf` must be valid for writes of `len` bytes until
+    /// its completion has been returned by [`BlockIo::complete`], and
+    /// nothing else may access those bytes meanwhile.
+    unsafe fn submit(&mut self, requests: &[ReadRequest]) -> Result<(), IoError>;
     /// Queue scattered reads (each counts as one request in flight).
-    fn submit_vectored(&mut self, requests: Vec<VectoredRead>) -> Result<(), IoError>;
+    ///
+    /// # Safety
+    /// As for [`BlockIo::submit`], for every iovec of every request.
+    unsafe fn submit_vectored(&mut self, requests: Vec<VectoredRead>) -> Result<(), IoError>;
     /// Wait for at least `min` completions (0: only what is ready); each
     /// is (request id, bytes read).
     fn complete(&mut self, min: usize, out: &mut Vec<(u64, Result<usize, IoError>)>) -> Result<(), IoError>;
@@ -93,7 +102,7 @@ impl BlockIo for Uring {
     fn backend(&self) -> Backend {
         Backend::IoUring
     }
-    fn submit(&mut self, requests: &[ReadRequest]) -> Result<(), IoError> {
+    unsafe fn submit(&mut self, requests: &[ReadRequest]) -> Result<(), IoError> {
         for r in requests {
             let entry = opcode::Read::new(types::Fd(self.files.files[r.file].as_raw_fd()), r.buf, r.len as u32)
                 .offset(r.offset)
@@ -112,7 +121,7 @@ impl BlockIo for Uring {
         self.ring.submit().ctx(Path::new("io_uring"), "submit")?;
         Ok(())
     }
-    fn submit_vectored(&mut self, requests: Vec<VectoredRead>) -> Result<(), IoError> {
+    unsafe fn submit_vectored(&mut self, requests: Vec<VectoredRead>) -> Result<(), IoError> {
         for r in requests {
             let (id, file, offset) = (r.id, r.file, r.offset);
             let iov = &self.iovecs.entry(id).or_insert(r).bufs;
@@ -231,7 +240,7 @@ impl BlockIo for PreadPool {
     fn backend(&self) -> Backend {
         Backend::Pread
     }
-    fn submit(&mut self, requests: &[ReadRequest]) -> Result<(), IoError> {
+    unsafe fn submit(&mut self, requests: &[ReadRequest]) -> Result<(), IoError> {
         for r in requests {
             self.jobs
                 .as_ref()
@@ -241,7 +250,7 @@ impl BlockIo for PreadPool {
         }
         Ok(())
     }
-    fn submit_vectored(&mut self, requests: Vec<VectoredRead>) -> Result<(), IoError> {
+    unsafe fn submit_vectored(&mut self, requests: Vec<VectoredRead>) -> Result<(), IoError> {
         for r in requests {
             self.jobs
                 .as_ref()

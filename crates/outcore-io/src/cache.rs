@@ -150,6 +150,7 @@ impl BlockCache {
         let f = self.victim()?;
         let offset = b * self.block as u64;
         let len = self.block;
+        // SAFETY: f < frames, so the frame lies inside the slab of frames * block bytes.
         let buf = unsafe { self.slab.as_mut_ptr().add(f * self.block) };
         self.map.insert((file, b), f as u32);
         self.owner[f] = (file, b);
@@ -179,6 +180,7 @@ impl BlockCache {
             self.loading += 1;
             frames.push(f as u32);
             bufs.push(libc::iovec {
+                // SAFETY: f < frames, so the frame lies inside the slab.
                 iov_base: unsafe { self.slab.as_mut_ptr().add(f * self.block) } as *mut libc::c_void,
                 iov_len: self.block,
             });
@@ -243,12 +245,16 @@ impl BlockCache {
     fn flush_batch(&mut self) -> Result<(), IoError> {
         if !self.batch.is_empty() {
             let batch = std::mem::take(&mut self.batch);
-            self.io.submit(&batch)?;
+            // SAFETY: each request's frame lies in the slab, which lives as
+            // long as the cache; a frame in flight is marked Loading and
+            // neither read nor reissued until its completion is reaped.
+            unsafe { self.io.submit(&batch)? };
             self.batch = batch;
             self.batch.clear();
         }
         if !self.vectored.is_empty() {
-            self.io.submit_vectored(std::mem::take(&mut self.vectored))?;
+            // SAFETY: as for `submit`: the frames of a run are Loading until reaped.
+            unsafe { self.io.submit_vectored(std::mem::take(&mut self.vectored))? };
         }
         Ok(())
     }

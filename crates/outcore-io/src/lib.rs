@@ -42,6 +42,7 @@ pub use temp::TempArea;
 /// process's footprint equal to what the budget charged. Call once, early.
 pub fn pin_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes glibc's allocation thresholds.
     unsafe {
         const M_TRIM_THRESHOLD: libc::c_int = -1;
         const M_MMAP_THRESHOLD: libc::c_int = -3;
@@ -57,6 +58,7 @@ pub fn pin_allocator() {
 /// same run would count it against the budget a second time).
 pub fn release_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim returns free arena memory to the kernel; it touches no live allocation.
     unsafe {
         libc::malloc_trim(0);
     }

@@ -119,7 +119,9 @@ fn fill(io: &mut dyn BlockIo, paths: &[PathBuf], job: &mut Job, depth: usize) ->
         }
         if !batch.is_empty() {
             in_flight += batch.len();
-            io.submit(&batch)?;
+            // SAFETY: the ranges lie in the buffer (see above), which this
+            // thread owns and does not touch until every read completes.
+            unsafe { io.submit(&batch)? };
         }
         done.clear();
         io.complete(1, &mut done)?;

@@ -33,6 +33,7 @@ pub fn open_maybe_direct(path: &Path, opts: &OpenOptions) -> io::Result<(File, b
 /// Drop a file range from the page cache (buffered reads of files that
 /// refused O_DIRECT).
 pub fn drop_cached(file: &File, offset: u64, len: u64) {
+    // SAFETY: an advice call on an open descriptor; no memory is passed.
     unsafe {
         libc::posix_fadvise(file.as_raw_fd(), offset as i64, len as i64, libc::POSIX_FADV_DONTNEED);
     }
@@ -394,6 +395,7 @@ fn write_behind(
             }
         }
         if !direct {
+            // SAFETY: a write-back request on our own descriptor; no memory is passed.
             unsafe {
                 libc::sync_file_range(
                     file.as_raw_fd(),

@@ -89,7 +89,11 @@ impl<U: Record> SortSpace<U> {
 /// A pointer the scatter threads share; each writes only its own slots.
 #[derive(Clone, Copy)]
 struct Slots<T>(*mut T);
+// SAFETY: the threads that share a `Slots` write disjoint slots of one
+// buffer that outlives them (see the scatter in `sort_reduce`), and `T`
+// values may move between threads.
 unsafe impl<T: Send> Send for Slots<T> {}
+// SAFETY: as for Send: shared access only writes disjoint slots.
 unsafe impl<T: Send> Sync for Slots<T> {}
 
 /// Reduce one bucket in place, compacting it to its front; returns its new length.
