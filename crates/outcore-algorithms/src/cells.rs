@@ -100,4 +100,3 @@ impl SpanFlags {
         self.0.iter_mut().for_each(|f| *f.get_mut() = false);
     }
 }
-

@@ -8,7 +8,7 @@
 use crate::plan::{Engine, Need, Support};
 use crate::run::{Context, RunOptions};
 use outcore_engines::sortreduce::{SortReduce, SortReduceOptions};
-use outcore_engines::{Traverse, TileStream};
+use outcore_engines::{TileStream, Traverse};
 use outcore_io::BudgetError;
 use outcore_store::{Store, StoreError};
 
@@ -81,10 +81,7 @@ pub fn interval_layouts(store: &Store, both_directions: bool) -> &'static [&'sta
 pub fn interval(store: &Store, layouts: &'static [&'static str], value_bytes: u64) -> Support {
     let n = store.vertices();
     let fixed = outcore_engines::interval::fixed_bytes(n, layouts.len());
-    Support::Runs(
-        Need::new(layouts, fixed + (1 << 20), "the interval engine's bitmaps and buffers")
-            .auto_at(fixed + n * value_bytes / 4),
-    )
+    Support::Runs(Need::new(layouts, fixed + (1 << 20), "the interval engine's bitmaps and buffers").auto_at(fixed + n * value_bytes / 4))
 }
 
 /// The sort-reduce engine over `layouts` for updates of `update_bytes`.
@@ -139,7 +136,10 @@ pub enum EngineStats {
     /// The statistics and the bytes of one update's value.
     SortReduce(outcore_engines::sortreduce::SortReduceStats, usize),
     /// Sequential scans of the CSR (the traverse engine's cursor).
-    Scan { bytes_read: u64, passes: u64 },
+    Scan {
+        bytes_read: u64,
+        passes: u64,
+    },
 }
 
 impl EngineStats {

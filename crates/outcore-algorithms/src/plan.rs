@@ -11,8 +11,9 @@
 //! records what every other engine lacked, so that the report can say what
 //! a missing layout would have bought.
 
+use crate::run::Info;
 use crate::Error;
-use outcore_io::{format_bytes, BudgetError};
+use outcore_io::{format_bytes, Budget, BudgetError};
 use outcore_store::{Store, StoreError};
 use serde::Serialize;
 use std::fmt;
@@ -154,15 +155,27 @@ pub enum Support {
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
 pub enum Verdict {
-    Chosen { needs: u64 },
+    Chosen {
+        needs: u64,
+    },
     /// It would fit, but an engine tried earlier was chosen.
-    Fits { needs: u64 },
-    MissingLayouts { layouts: Vec<String>, needs: u64 },
+    Fits {
+        needs: u64,
+    },
+    MissingLayouts {
+        layouts: Vec<String>,
+        needs: u64,
+    },
     NoWeights,
-    TooSmall { needs: u64, available: u64 },
+    TooSmall {
+        needs: u64,
+        available: u64,
+    },
     /// `auto` does not pick it; it runs when asked for by name.
     OnRequest,
-    Unsupported { why: String },
+    Unsupported {
+        why: String,
+    },
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -213,23 +226,21 @@ impl Plan {
     }
 }
 
-/// Choose the engine for `algorithm` on `store` with `available` bytes of
-/// budget left. `engines` lists the versions the algorithm has, in the
-/// order `auto` tries them; `support` says what each needs.
+/// Choose the engine for the algorithm `info` describes on `store` with
+/// what `budget` has left. `info.engines` lists the versions it has, in
+/// the order `auto` tries them; `support` says what each needs.
 pub fn plan(
-    algorithm: &str,
-    title: &str,
+    info: &Info,
     store: &Store,
     choice: EngineChoice,
-    available: u64,
-    total: u64,
-    engines: &[Engine],
+    budget: &Budget,
     mut support: impl FnMut(Engine) -> Result<Support, StoreError>,
 ) -> Result<Plan, Error> {
+    let (algorithm, title, engines) = (info.name, info.title, info.engines);
+    let (available, total) = (budget.available(), budget.total());
     let weighted = store.manifest().weighted;
-    let missing_layouts = |need: &Need| -> Vec<String> {
-        need.layouts.iter().filter(|l| !store.has_layout(l)).map(|l| l.to_string()).collect()
-    };
+    let missing_layouts =
+        |need: &Need| -> Vec<String> { need.layouts.iter().filter(|l| !store.has_layout(l)).map(|l| l.to_string()).collect() };
     let shortfall = |need: &Need, what: &str| -> Error {
         Error::Store(StoreError::Budget(BudgetError {
             what: what.to_string(),
@@ -302,10 +313,8 @@ pub fn plan(
         // Nothing fits. An engine whose layouts exist but which is short of
         // memory gives the budget error with the smallest minimum; else the
         // first engine's missing layout.
-        let runnable = needs
-            .iter()
-            .filter(|(_, n)| missing_layouts(n).is_empty() && (!n.weights || weighted))
-            .min_by_key(|(_, n)| n.min_bytes);
+        let runnable =
+            needs.iter().filter(|(_, n)| missing_layouts(n).is_empty() && (!n.weights || weighted)).min_by_key(|(_, n)| n.min_bytes);
         if let Some((engine, need)) = runnable {
             if need.min_bytes <= available {
                 // it fits at its minimum though auto wanted more: run it there

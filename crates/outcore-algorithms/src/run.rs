@@ -67,7 +67,7 @@ impl RunOptions {
     }
     fn check(&self) -> Result<(), StoreError> {
         let block = self.traverse.block_bytes;
-        if block == 0 || block % 4096 != 0 {
+        if block == 0 || !block.is_multiple_of(4096) {
             return Err(StoreError::parameter("block", format!("must be a multiple of 4K (got {block})")));
         }
         Ok(())
@@ -242,7 +242,10 @@ impl<'a> Context<'a> {
     }
     /// The dense id of original id `id`, given as parameter `param`.
     pub fn dense(&self, param: &str, id: u64) -> Result<u64, StoreError> {
-        self.store.ids()?.find(id)?.ok_or_else(|| StoreError::parameter(param, format!("{id} is not a vertex of {}", self.store.dir().display())))
+        self.store
+            .ids()?
+            .find(id)?
+            .ok_or_else(|| StoreError::parameter(param, format!("{id} is not a vertex of {}", self.store.dir().display())))
     }
     /// The stream engine's options for this run.
     pub fn stream_options(&self) -> StreamOptions {
@@ -315,7 +318,7 @@ pub fn plan_for<A: Algorithm>(alg: &A, store: &Store, p: &A::Params, opts: &RunO
     opts.check()?;
     let (budget, _base) = open_budget(opts.memory)?;
     let info = alg.info();
-    plan(info.name, info.title, store, opts.engine, budget.available(), budget.total(), info.engines, |e| alg.support(store, e, p, opts))
+    plan(info, store, opts.engine, &budget, |e| alg.support(store, e, p, opts))
 }
 
 /// Run `alg` on `store`: plan, run, report.
@@ -323,7 +326,7 @@ pub fn execute<A: Algorithm>(alg: &A, store: &Store, p: &A::Params, opts: &RunOp
     opts.check()?;
     let (budget, base) = open_budget(opts.memory)?;
     let info = alg.info();
-    let plan = plan(info.name, info.title, store, opts.engine, budget.available(), budget.total(), info.engines, |e| alg.support(store, e, p, opts))?;
+    let plan = plan(info, store, opts.engine, &budget, |e| alg.support(store, e, p, opts))?;
     let mut cx = Context::new(store, &budget, opts, &plan);
     let t = Instant::now();
     let outcome = alg.run(&mut cx, p)?;

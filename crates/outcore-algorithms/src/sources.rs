@@ -74,7 +74,7 @@ mod tests {
     #[test]
     fn pickers_keep_their_promises() {
         assert_eq!(hub([(0, 3), (1, 5), (2, 5)]), Some(1));
-        let roots = random_roots(100, 10, 7, Some(3), |v| (v % 2) as u64);
+        let roots = random_roots(100, 10, 7, Some(3), |v| v % 2);
         assert_eq!(roots[0], 3);
         assert_eq!(roots.len(), 10);
         assert!(roots[1..].iter().all(|v| v % 2 == 1));

@@ -7,8 +7,8 @@
 mod common;
 
 use common::*;
-use outcore_algorithms::bc::{bc_sortreduce, bc_traverse, pick_sources, Sources};
 use outcore_algorithms::bc::reference;
+use outcore_algorithms::bc::{bc_sortreduce, bc_traverse, pick_sources, Sources};
 use outcore_algorithms::MemGraph;
 use outcore_engines::sortreduce::{Access, SortReduce, SortReduceOptions};
 use outcore_engines::{Traverse, TraverseOptions};

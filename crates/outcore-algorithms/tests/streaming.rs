@@ -15,13 +15,13 @@ use outcore_algorithms::spmv::{self, Spmv, Vector};
 use outcore_algorithms::wcc::{self, Wcc};
 use outcore_algorithms::{execute, Engine, EngineChoice, MemGraph, RunOptions};
 use outcore_engines::{IntervalOptions, StreamOptions};
-use outcore_io::PROCESS_BASELINE;
-use std::sync::Arc;
 use outcore_ingest::{import_file, tiles::add_tiles, ImportOptions, NoProgress};
 use outcore_io::Budget;
+use outcore_io::PROCESS_BASELINE;
 use outcore_store::Store;
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// A store with out (and, directed, in) CSR and tiles of 2^`span_bits` vertices.
 fn store(input: &Path, directed: Option<bool>, weighted: bool, span_bits: u32) -> (tempfile::TempDir, Store) {
@@ -40,7 +40,8 @@ fn regimes(tile_bytes: u64, interval_values: u64) -> Vec<(&'static str, RunOptio
         stream: StreamOptions { segment_bytes: Some(16 << 10), pool_bytes: Some(tile_bytes / 3), coalesce_gap: 0, ..Default::default() },
         ..on(Engine::Stream)
     };
-    let no_cache = RunOptions { stream: StreamOptions { segment_bytes: Some(16 << 10), cache: false, ..Default::default() }, ..on(Engine::Stream) };
+    let no_cache =
+        RunOptions { stream: StreamOptions { segment_bytes: Some(16 << 10), cache: false, ..Default::default() }, ..on(Engine::Stream) };
     let interval = RunOptions {
         interval: IntervalOptions { max_interval_values: Some(interval_values), ..Default::default() },
         ..on(Engine::Interval)

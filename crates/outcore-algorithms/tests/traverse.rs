@@ -95,7 +95,7 @@ fn bfs_equals_reference_in_every_mode() {
             if mode == ("large", true) && n > 1000 {
                 assert!(eng.stats().cache.prefetches > 0, "{}: prefetcher idle", case.name);
             }
-            if mode.1 == false {
+            if !mode.1 {
                 assert_eq!(eng.stats().cache.prefetches, 0);
             }
         }

@@ -65,7 +65,10 @@ pub fn run_args(engines: &'static [Engine], columns: &[&'static str]) -> Vec<Arg
             .value_parser(clap::value_parser!(usize))
             .help("Reads kept in flight (default: what `outcore probe` recorded, else 64)"),
         Arg::new("pread").long("pread").action(ArgAction::SetTrue).help("Use the pread thread pool instead of io_uring"),
-        Arg::new("segment").long("segment").value_parser(crate::parse_memory).help("Stream engine: segment size (default: from the budget, 1M to 64M)"),
+        Arg::new("segment")
+            .long("segment")
+            .value_parser(crate::parse_memory)
+            .help("Stream engine: segment size (default: from the budget, 1M to 64M)"),
         switch("cache", "on", "Stream engine: keep tiles in a cache pool between iterations"),
         Arg::new("interval_values")
             .long("interval-values")
@@ -75,7 +78,10 @@ pub fn run_args(engines: &'static [Engine], columns: &[&'static str]) -> Vec<Arg
             .long("output")
             .value_parser(clap::value_parser!(PathBuf))
             .help("Write `vertex value` lines (Graphalytics format, original ids) here"),
-        Arg::new("json").long("json").action(ArgAction::SetTrue).help("Print the report as JSON (engine and why, times, bytes, peak memory)"),
+        Arg::new("json")
+            .long("json")
+            .action(ArgAction::SetTrue)
+            .help("Print the report as JSON (engine and why, times, bytes, peak memory)"),
         Arg::new("verify")
             .long("verify")
             .action(ArgAction::SetTrue)

@@ -46,7 +46,7 @@ fn kebab(name: &str) -> String {
 /// Rewrite a parameter's message with its flag, if the command has one.
 fn flagify(msg: &mut String, name: &str, reason: &str, flags: &[String]) {
     let flag = kebab(name);
-    if flags.iter().any(|f| *f == flag) {
+    if flags.contains(&flag) {
         *msg = msg.replace(&format!("{name} {reason}"), &format!("--{flag} {reason}"));
     }
 }
@@ -78,8 +78,12 @@ impl Hints<'_> {
 
     fn store(&mut self, e: &StoreError) {
         match e {
-            StoreError::MissingLayout { store, layout, .. } => self.hint(format!("add it with: outcore layout add {} {layout}", store.display())),
-            StoreError::StaleLayout { store, layout, .. } => self.hint(format!("rebuild it with: outcore layout add {} {layout}", store.display())),
+            StoreError::MissingLayout { store, layout, .. } => {
+                self.hint(format!("add it with: outcore layout add {} {layout}", store.display()))
+            }
+            StoreError::StaleLayout { store, layout, .. } => {
+                self.hint(format!("rebuild it with: outcore layout add {} {layout}", store.display()))
+            }
             StoreError::NoWeights { .. } => self.hint("re-import with --weighted".into()),
             StoreError::Exists { .. } => self.hint("choose another output or pass --force to replace it".into()),
             StoreError::Budget(b) => self.memory(b),

@@ -20,19 +20,24 @@ use std::time::Instant;
 /// Counts the bytes the baselines hold.
 struct Counting;
 static HELD: AtomicU64 = AtomicU64::new(0);
+// SAFETY: every call is passed on unchanged to the system allocator,
+// which upholds GlobalAlloc's contract; the counter has no effect on it.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         HELD.fetch_add(l.size() as u64, Relaxed);
-        System.alloc(l)
+        // SAFETY: our caller's contract for `alloc` is the system allocator's.
+        unsafe { System.alloc(l) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         HELD.fetch_sub(l.size() as u64, Relaxed);
-        System.dealloc(p, l)
+        // SAFETY: `p` came from `alloc`/`realloc` above, i.e. from the system allocator, with layout `l`.
+        unsafe { System.dealloc(p, l) }
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
         HELD.fetch_add(n as u64, Relaxed);
         HELD.fetch_sub(l.size() as u64, Relaxed);
-        System.realloc(p, l, n)
+        // SAFETY: as for dealloc; `n` is non-zero by our caller's contract.
+        unsafe { System.realloc(p, l, n) }
     }
 }
 #[global_allocator]
@@ -63,7 +68,7 @@ impl Workload {
     fn insert(&self, i: u64) -> (u64, u64) {
         let j = self.shuffle.apply(i);
         let (s, t) = self.g.edge(j / 2);
-        if j % 2 == 0 {
+        if j.is_multiple_of(2) {
             (s, t)
         } else {
             (t, s)

@@ -848,7 +848,7 @@ fn new_table(heap: &mut Heap, cap: u64, slot: usize) -> Result<TableDesc> {
 /// Rebuild a shared table at capacity `cap` (growth, or a rehash that
 /// drops tombstones and shortens probe distances).
 fn table_rebuild(heap: &mut Heap, d: &mut TableDesc, slot: usize, mut cap: u64) -> Result<()> {
-    // SAFETY (both tables): views of the heap the caller owns, used only
+    // SAFETY: (both tables) views of the heap the caller owns, used only
     // inside this function; the mapping does not move when the heap grows.
     let old = unsafe { heap.table(d.off, d.cap, slot) };
     loop {

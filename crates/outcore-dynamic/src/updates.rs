@@ -302,7 +302,7 @@ impl BinaryWriter {
 /// Text form of an update (as `parse_line` reads it).
 pub fn to_text(x: &Update) -> String {
     match *x {
-        Update::InsertEdge { u, v, w } if w == 1.0 => format!("+ {u} {v}"),
+        Update::InsertEdge { u, v, w: 1.0 } => format!("+ {u} {v}"),
         Update::InsertEdge { u, v, w } => format!("+ {u} {v} {w}"),
         Update::DeleteEdge { u, v } => format!("- {u} {v}"),
         Update::InsertVertex { u } => format!("+ {u}"),

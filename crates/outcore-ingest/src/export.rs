@@ -328,5 +328,8 @@ fn tempdir_beside(path: &Path) -> Result<tempfile::TempDir> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    tempfile::Builder::new().prefix(".outcore-export-").tempdir_in(&parent).map_err(|e| IngestError::file(&parent, format!("create a temporary directory: {e}")))
+    tempfile::Builder::new()
+        .prefix(".outcore-export-")
+        .tempdir_in(&parent)
+        .map_err(|e| IngestError::file(&parent, format!("create a temporary directory: {e}")))
 }

@@ -510,6 +510,8 @@ impl<R: SortRecord> Merged<R> {
     }
 
     #[inline]
+    // fallible, so not an Iterator (whose `next` returns a bare Option)
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Result<Option<R>> {
         loop {
             let r = match &mut self.source {

@@ -20,6 +20,12 @@ pub struct Expected {
     pub arcs: BTreeMap<(u64, u64), f32>,
 }
 
+impl Default for Expected {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Expected {
     pub fn new() -> Self {
         Expected { vertices: BTreeSet::new(), arcs: BTreeMap::new() }
@@ -45,7 +51,7 @@ fn text_lines(path: &Path) -> Vec<String> {
 }
 
 fn cols(line: &str) -> Vec<&str> {
-    line.split(|c: char| c == ' ' || c == '\t' || c == ',').filter(|s| !s.is_empty()).collect()
+    line.split([' ', '\t', ',']).filter(|s| !s.is_empty()).collect()
 }
 
 /// SNAP-like edge list: `#`/`%` comments, 2+ columns.

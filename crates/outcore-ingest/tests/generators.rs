@@ -86,7 +86,8 @@ fn permutation_relabels_without_changing_the_degree_sequence() {
 #[test]
 fn generators_are_deterministic_for_a_seed() {
     let dir = tempfile::tempdir().unwrap();
-    let gens: Vec<(&str, Box<dyn Fn(u64) -> Box<dyn Generator>>)> = vec![
+    type Make = Box<dyn Fn(u64) -> Box<dyn Generator>>;
+    let gens: Vec<(&str, Make)> = vec![
         ("kron", Box::new(|s| Box::new(Kronecker::graph500(10, 8, s)))),
         ("uniform", Box::new(|s| Box::new(Uniform { vertices: 1000, edges: 8000, seed: s }))),
         ("ws", Box::new(|s| Box::new(WattsStrogatz { vertices: 1000, degree: 6, rewire: 0.2, seed: s }))),

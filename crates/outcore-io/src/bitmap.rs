@@ -52,7 +52,12 @@ impl Bitmap {
     }
     /// The first unset bit, if any.
     pub fn first_unset(&self) -> Option<u64> {
-        self.words.iter().enumerate().find(|(_, &w)| w != u64::MAX).map(|(k, &w)| k as u64 * 64 + w.trailing_ones() as u64).filter(|&i| i < self.len)
+        self.words
+            .iter()
+            .enumerate()
+            .find(|(_, &w)| w != u64::MAX)
+            .map(|(k, &w)| k as u64 * 64 + w.trailing_ones() as u64)
+            .filter(|&i| i < self.len)
     }
     /// Set bits from `from` on, ascending, into `out` (at most `max` of
     /// them); returns where to continue (`len` rounded up when done).

@@ -75,7 +75,7 @@ impl BlockCache {
     /// A cache of `frames` blocks of `block` bytes (a multiple of 4 KiB)
     /// over `files`, keeping up to `depth` reads in flight.
     pub fn new(files: &[PathBuf], block: usize, frames: usize, depth: usize, force_pread: bool) -> Result<Self, IoError> {
-        assert!(block % DIRECT_ALIGN == 0 && frames >= 2);
+        assert!(block.is_multiple_of(DIRECT_ALIGN) && frames >= 2);
         let file_len = files.iter().map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)).collect();
         let io = open_block_io(files, depth, force_pread)?;
         let mut slab = AlignedBuf::new(block * frames, DIRECT_ALIGN);
@@ -389,10 +389,10 @@ mod tests {
                 x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 let start = (x >> 20) % data.len() as u64;
                 let end = (start + (x >> 50) % 20_000).min(data.len() as u64);
-                if (x >> 7) % 3 == 0 {
+                if (x >> 7).is_multiple_of(3) {
                     cache.prefetch(0, (x >> 30) % 74).unwrap();
                 }
-                if (x >> 9) % 4 == 0 {
+                if (x >> 9).is_multiple_of(4) {
                     let b = (x >> 33) % 74;
                     cache.prefetch_run(0, b, b + (x >> 40) % 40).unwrap();
                 }

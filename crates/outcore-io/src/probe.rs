@@ -96,7 +96,7 @@ pub fn probe(dir: &Path, bytes: u64, seconds_per_test: f64) -> Result<ProbeResul
         let seq_write = written as f64 / t.elapsed().as_secs_f64() / 1e6;
         // sequential: 1 MiB reads, 16 in flight
         let t = Instant::now();
-        let mut io = open_block_io(&[path.clone()], 16, false)?;
+        let mut io = open_block_io(std::slice::from_ref(&path), 16, false)?;
         let block = 1 << 20;
         let mut bufs = AlignedBuf::new(block * 16, DIRECT_ALIGN);
         bufs.set_len(block * 16);

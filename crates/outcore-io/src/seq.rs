@@ -56,6 +56,10 @@ pub fn read_full_at(file: &File, page: &mut AlignedBuf, want: usize, offset: u64
     Ok(n)
 }
 
+/// What the writer thread hands back: the file, whether it is O_DIRECT,
+/// the block hashes, and the bytes written.
+type WriterEnd = (File, bool, BlockHasher, u64);
+
 /// Reads a whole file sequentially in chunks, one chunk ahead.
 pub struct SeqReader {
     path: PathBuf,
@@ -163,7 +167,7 @@ fn read_ahead(file: File, direct: bool, path: PathBuf, filled: SyncSender<Result
                 }
                 Ok(k) => {
                     n += k;
-                    if direct && n % DIRECT_ALIGN != 0 {
+                    if direct && !n.is_multiple_of(DIRECT_ALIGN) {
                         eof = true; // a short unaligned O_DIRECT read only happens at end of file
                         break;
                     }
@@ -262,7 +266,7 @@ pub struct SeqWriter {
     current: AlignedBuf,
     full: Option<SyncSender<AlignedBuf>>,
     empty: Receiver<Result<AlignedBuf, IoError>>,
-    thread: Option<JoinHandle<Result<(File, bool, BlockHasher, u64), IoError>>>,
+    thread: Option<JoinHandle<Result<WriterEnd, IoError>>>,
     written: u64,
     /// fsync at finish (not for scratch files that die with the run).
     durable: bool,

@@ -70,6 +70,7 @@ impl Drop for TempArea {
 pub fn free_bytes(path: &Path) -> Result<u64, IoError> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(|e| IoError::new(path, "statvfs", std::io::Error::other(e)))?;
+    // SAFETY: statvfs is plain data for which all-zero bytes are a valid value.
     let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
     // SAFETY: `c` is a valid NUL-terminated path and `s` a writable statvfs.
     if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {

@@ -41,7 +41,7 @@ impl BitWriter {
     /// Append all bits of `other`.
     pub fn append(&mut self, other: &BitWriter) {
         let full = (other.bits / 8) as usize;
-        if self.bits % 8 == 0 {
+        if self.bits.is_multiple_of(8) {
             self.bytes.extend_from_slice(&other.bytes[..full]);
             self.bits += full as u64 * 8;
         } else {

@@ -59,7 +59,10 @@ impl Ids {
             Kind::File { path, .. } => {
                 let reader = SeqReader::open(path, (ID_STREAM_BYTES / 2) as usize)?;
                 if reader.len() != self.vertices * 8 {
-                    return Err(StoreError::invalid(path, format!("holds {} bytes, {} ids need {}", reader.len(), self.vertices, self.vertices * 8)));
+                    return Err(StoreError::invalid(
+                        path,
+                        format!("holds {} bytes, {} ids need {}", reader.len(), self.vertices, self.vertices * 8),
+                    ));
                 }
                 IdStream {
                     source: Source::File { reader, carry: Vec::with_capacity(8), chunk: Vec::new(), at: 0 },
@@ -270,7 +273,9 @@ impl BlockFile {
 pub struct IdLookup(Lookup);
 
 enum Lookup {
-    Identity { base: u64 },
+    Identity {
+        base: u64,
+    },
     Memory(IdMap),
     /// Recently used blocks of the file, the least recently used evicted.
     Blocks(BlockCache),

@@ -69,12 +69,7 @@ impl Store {
 
     /// The error for a layout `reader` needs and the store lacks.
     pub fn missing(&self, layout: &str, reader: &str) -> StoreError {
-        StoreError::MissingLayout {
-            store: self.dir.clone(),
-            layout: layout.into(),
-            reader: reader.into(),
-            present: self.layout_names(),
-        }
+        StoreError::MissingLayout { store: self.dir.clone(), layout: layout.into(), reader: reader.into(), present: self.layout_names() }
     }
 
     /// Layouts `names`, or an error saying which is missing and that `reader` needs it.
@@ -237,7 +232,7 @@ impl Layout {
         } else if self.codec.degree(0, 0).is_some() {
             DegreeScan::Index { codec: self.codec, index: Window::open(&self.index_path())?, vertex: 0, vertices: self.vertices }
         } else {
-            DegreeScan::Lists(self.scan()?)
+            DegreeScan::Lists(Box::new(self.scan()?))
         })
     }
 }
@@ -290,7 +285,7 @@ impl BlockTable {
     }
     fn check(&self, vertices: u64) -> Result<(), StoreError> {
         let bad = |why: String| Err(StoreError::invalid(&self.path, why));
-        if self.words.len() % 3 != 0 || self.words.len() < 6 {
+        if !self.words.len().is_multiple_of(3) || self.words.len() < 6 {
             return bad(format!("holds {} words, not a block table", self.words.len()));
         }
         let last = self.words.len() / 3 - 1;
@@ -331,7 +326,7 @@ impl BlockTable {
 pub enum DegreeScan {
     Index { codec: &'static dyn Codec, index: Window, vertex: u64, vertices: u64 },
     File { file: Window, vertex: u64, vertices: u64 },
-    Lists(AdjacencyScan),
+    Lists(Box<AdjacencyScan>),
 }
 
 impl DegreeScan {

@@ -99,7 +99,10 @@ pub fn run(opts: &Options, progress: &dyn Progress) -> Result<Outcome, Error> {
     if opts.roots == 0 {
         return Err(StoreError::parameter("roots", "must be at least 1").into());
     }
-    let tmp = tempfile::Builder::new().prefix("outcore-graph500-").tempdir().map_err(|e| outcore_io::IoError::new(&std::env::temp_dir(), "create a temporary directory", e))?;
+    let tmp = tempfile::Builder::new()
+        .prefix("outcore-graph500-")
+        .tempdir()
+        .map_err(|e| outcore_io::IoError::new(&std::env::temp_dir(), "create a temporary directory", e))?;
     let path = opts.dir.clone().unwrap_or_else(|| tmp.path().join("graph500.store"));
 
     // Kernel 1: generation and construction (the store and the hot lists).

@@ -44,9 +44,8 @@ pub use outcore_algorithms::values::{Column, Value, ValueKind};
 pub use outcore_algorithms::{bc, bfs, cdlp, pagerank, spmv, sssp, wcc};
 pub use outcore_io::{format_bytes, parse_size, NoProgress, Progress};
 pub use outcore_store::{Encoding, Store, StoreError};
-pub use results::{format_entry, graphalytics_float, Entry, Results};
 use results::Validator;
-
+pub use results::{format_entry, graphalytics_float, Entry, Results};
 
 /// A store opened for analytics.
 pub struct Graph {

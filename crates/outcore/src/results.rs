@@ -70,7 +70,8 @@ impl Results {
                 return;
             }
             let mut step = || -> Result<(u64, Entry), StoreError> {
-                let v = stream.next_id()?.ok_or_else(|| StoreError::invalid(self.store.dir(), "the id map has fewer ids than the result"))?;
+                let v =
+                    stream.next_id()?.ok_or_else(|| StoreError::invalid(self.store.dir(), "the id map has fewer ids than the result"))?;
                 let entry = match (column.kind, x) {
                     (_, x) if x.is_unreached() && column.kind != ValueKind::Real => Entry::Unreached,
                     (ValueKind::Vertex, x) => Entry::Vertex(lookup.as_mut().unwrap().original(x.as_u64())?),

@@ -80,7 +80,12 @@ static INFO: Info = Info {
     title: "BC",
     about: "Betweenness centrality (Brandes): exact from given sources, or sampled",
     params: &[
-        ParamSpec { name: "source", kind: ParamKind::Vertices, default: None, help: "Exact BC from these sources (original ids; repeat the flag for more)" },
+        ParamSpec {
+            name: "source",
+            kind: ParamKind::Vertices,
+            default: None,
+            help: "Exact BC from these sources (original ids; repeat the flag for more)",
+        },
         ParamSpec {
             name: "sources",
             kind: ParamKind::Text,
@@ -130,7 +135,9 @@ impl Algorithm for Bc {
         let n = store.vertices();
         let layouts: &[&'static str] = if store.manifest().directed { &["out", "in"] } else { &["out"] };
         Ok(match engine {
-            Engine::Traverse => needs::traverse(store, &["out"], state_bytes(n), opts, "distances, path counts, dependencies and order, and the index")?,
+            Engine::Traverse => {
+                needs::traverse(store, &["out"], state_bytes(n), opts, "distances, path counts, dependencies and order, and the index")?
+            }
             Engine::SortReduce => needs::sortreduce(store, layouts, 8, opts)?,
             _ => Support::No("BC runs on the traverse and sort-reduce engines".into()),
         })
@@ -160,7 +167,11 @@ impl Algorithm for Bc {
                 let stats = EngineStats::SortReduce(engine.stats().clone(), 8);
                 engine_figures(cx, &stats);
                 cx.figure("engine_summary", stats.describe());
-                Ok(Outcome::new(vec![Column::new("centrality", ValueKind::Real, VertexValues::External { engine: Box::new(engine), values })]))
+                Ok(Outcome::new(vec![Column::new(
+                    "centrality",
+                    ValueKind::Real,
+                    VertexValues::External { engine: Box::new(engine), values },
+                )]))
             }
             _ => unreachable!("the plan refuses other engines for BC"),
         }

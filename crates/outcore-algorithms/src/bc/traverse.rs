@@ -82,4 +82,3 @@ pub fn bc_traverse(
     progress.end();
     Ok((bc, arcs))
 }
-

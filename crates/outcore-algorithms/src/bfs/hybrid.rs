@@ -44,8 +44,8 @@ impl HotLists {
         }
         let mut total = 0u64;
         let mut k = 0;
-        for j in 1..=MAX_K as usize {
-            total += at_least[j] * 4;
+        for (j, &count) in at_least.iter().enumerate().take(MAX_K as usize + 1).skip(1) {
+            total += count * 4;
             if total > bytes {
                 break;
             }

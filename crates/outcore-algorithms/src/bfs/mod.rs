@@ -154,15 +154,30 @@ static INFO: Info = Info {
     title: "BFS",
     about: "Breadth-first search: levels and a parent tree (top-down or NETALX hybrid; or on tiles or sort-reduce)",
     params: &[
-        ParamSpec { name: "root", kind: ParamKind::Vertex, default: None, help: "Root vertex (original id); default: a vertex of highest out-degree" },
+        ParamSpec {
+            name: "root",
+            kind: ParamKind::Vertex,
+            default: None,
+            help: "Root vertex (original id); default: a vertex of highest out-degree",
+        },
         ParamSpec {
             name: "direction",
             kind: ParamKind::Choice(&["auto", "top-down", "hybrid"]),
             default: Some("auto"),
             help: "top-down, hybrid (NETALX direction-optimizing), or auto (hybrid where the in-edges are there)",
         },
-        ParamSpec { name: "alpha", kind: ParamKind::Real, default: Some("4096"), help: "Hybrid: go bottom-up when the frontier's edges exceed the unvisited's / alpha" },
-        ParamSpec { name: "beta", kind: ParamKind::Real, default: Some("4"), help: "Hybrid: back top-down when they fall below the unvisited's / beta" },
+        ParamSpec {
+            name: "alpha",
+            kind: ParamKind::Real,
+            default: Some("4096"),
+            help: "Hybrid: go bottom-up when the frontier's edges exceed the unvisited's / alpha",
+        },
+        ParamSpec {
+            name: "beta",
+            kind: ParamKind::Real,
+            default: Some("4"),
+            help: "Hybrid: back top-down when they fall below the unvisited's / beta",
+        },
         ParamSpec {
             name: "repeat",
             kind: ParamKind::Count,
@@ -214,15 +229,19 @@ impl Algorithm for Bfs {
                 let layouts: &[&'static str] = if store.manifest().directed { &["out", "in"] } else { &["out"] };
                 needs::traverse(store, layouts, hybrid::state_bytes(n), opts, "parents, levels and frontier bitmaps, and the index")?
             }
-            Engine::Traverse => needs::traverse(store, &["out"], BfsTree::state_bytes(n), opts, "parents, levels and queue, and the index")?,
+            Engine::Traverse => {
+                needs::traverse(store, &["out"], BfsTree::state_bytes(n), opts, "parents, levels and queue, and the index")?
+            }
             _ if p.direction == Direction::Hybrid => {
                 Support::No("it runs a level-synchronous top-down BFS; the hybrid BFS runs on the traverse engine".into())
             }
             Engine::SortReduce => needs::sortreduce(store, &["out"], 4, opts)?,
-            Engine::Memory | Engine::Stream => match needs::tiles(store, engine, tiles::state_bytes(n), false, "levels, parents and frontier bitmaps") {
-                Support::Runs(need) => Support::Runs(need.on_request()),
-                no => no,
-            },
+            Engine::Memory | Engine::Stream => {
+                match needs::tiles(store, engine, tiles::state_bytes(n), false, "levels, parents and frontier bitmaps") {
+                    Support::Runs(need) => Support::Runs(need.on_request()),
+                    no => no,
+                }
+            }
             Engine::Interval => Support::No("BFS has no interval version".into()),
         })
     }
@@ -258,7 +277,11 @@ impl Algorithm for Bfs {
                         kind: ValueKind::Level,
                         data: Box::new(Projection { shared: shared.clone(), field: |x: &[u32; 2]| Value::U32(x[0]) }),
                     },
-                    Column { name: "parent", kind: ValueKind::Vertex, data: Box::new(Projection { shared, field: |x: &[u32; 2]| Value::U32(x[1]) }) },
+                    Column {
+                        name: "parent",
+                        kind: ValueKind::Vertex,
+                        data: Box::new(Projection { shared, field: |x: &[u32; 2]| Value::U32(x[1]) }),
+                    },
                 ]))
             }
             Engine::Memory | Engine::Stream => {

@@ -43,4 +43,3 @@ pub fn bfs(g: &mut Traverse, root: u64, budget: &Budget) -> Result<BfsTree, Stor
     tree.reached = queue.len() as u64;
     Ok(tree)
 }
-

@@ -71,4 +71,3 @@ pub fn validate_bfs(
     }
     Ok(Ok(Validated { edges: component_edges(directed, arcs_in, loops_in) }))
 }
-

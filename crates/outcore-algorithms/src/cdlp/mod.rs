@@ -95,12 +95,16 @@ impl Algorithm for Cdlp {
         let n = store.vertices();
         let banded = store.manifest().directed && !store.has_layout("in");
         Ok(match engine {
-            Engine::Memory | Engine::Stream => needs::tiles(store, engine, state_bytes(n), false, "labels, next labels, counts and cursors"),
-            Engine::Traverse => needs::scan(&["out"], scan::state_bytes(n, banded) + if banded { 8 << 20 } else { 0 }, "labels and next labels"),
-            Engine::Interval => needs::interval(store, needs::interval_layouts(store, true), 8),
-            Engine::SortReduce => {
-                Support::No("the most frequent label does not reduce pairwise in fixed space; the interval engine keeps values on disk".into())
+            Engine::Memory | Engine::Stream => {
+                needs::tiles(store, engine, state_bytes(n), false, "labels, next labels, counts and cursors")
             }
+            Engine::Traverse => {
+                needs::scan(&["out"], scan::state_bytes(n, banded) + if banded { 8 << 20 } else { 0 }, "labels and next labels")
+            }
+            Engine::Interval => needs::interval(store, needs::interval_layouts(store, true), 8),
+            Engine::SortReduce => Support::No(
+                "the most frequent label does not reduce pairwise in fixed space; the interval engine keeps values on disk".into(),
+            ),
         })
     }
 

@@ -134,5 +134,9 @@ pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
     }
     cx.progress().end();
     drop(band_charge);
-    Ok(Communities { labels: Box::new(Held { values: labels, charge }), bands: bands_per_iteration, stats: EngineStats::Scan { bytes_read: bytes, passes } })
+    Ok(Communities {
+        labels: Box::new(Held { values: labels, charge }),
+        bands: bands_per_iteration,
+        stats: EngineStats::Scan { bytes_read: bytes, passes },
+    })
 }

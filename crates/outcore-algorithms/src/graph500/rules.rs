@@ -94,4 +94,3 @@ pub(crate) fn component_edges(directed: bool, arcs: u64, loops: u64) -> u64 {
         (arcs - loops) / 2 + loops
     }
 }
-

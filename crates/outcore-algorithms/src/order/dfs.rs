@@ -212,7 +212,7 @@ mod tests {
             }
         }
         for v in 0..n {
-            assert_eq!((hi[v] - lo[v] + 1) as u32, forest.weight[v], "subtree of {v} is not contiguous");
+            assert_eq!((hi[v] - lo[v] + 1), forest.weight[v], "subtree of {v} is not contiguous");
             let kids = &forest.children[forest.child_start[v] as usize..forest.child_start[v + 1] as usize];
             if let Some(&first) = kids.iter().min_by_key(|&&c| lo[c as usize]) {
                 let heaviest = kids.iter().map(|&c| forest.weight[c as usize]).max().unwrap();

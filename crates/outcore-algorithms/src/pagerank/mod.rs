@@ -77,7 +77,12 @@ static INFO: Info = Info {
     title: "PageRank",
     about: "PageRank (Graphalytics semantics): fixed iterations, or until the L1 change is below a tolerance",
     params: &[
-        ParamSpec { name: "iterations", kind: ParamKind::Count, default: Some("10"), help: "Iterations (Graphalytics runs a fixed number)" },
+        ParamSpec {
+            name: "iterations",
+            kind: ParamKind::Count,
+            default: Some("10"),
+            help: "Iterations (Graphalytics runs a fixed number)",
+        },
         ParamSpec { name: "damping", kind: ParamKind::Real, default: Some("0.85"), help: "Damping factor d" },
         ParamSpec {
             name: "tolerance",

@@ -98,5 +98,10 @@ pub fn pagerank(cx: &Context, pr: &Params) -> Result<Ranks, StoreError> {
     }
     cx.progress().end();
     drop(contribution);
-    Ok(Ranks { rank: Box::new(Held { values: next.into_vec(), charge }), iterations: done, delta, stats: EngineStats::Stream(stream.stats().clone()) })
+    Ok(Ranks {
+        rank: Box::new(Held { values: next.into_vec(), charge }),
+        iterations: done,
+        delta,
+        stats: EngineStats::Stream(stream.stats().clone()),
+    })
 }

@@ -30,7 +30,7 @@ pub fn validate(check: &Check, p: &Params) -> Result<Validation, StoreError> {
         return Ok(Validation::fail(METHOD, format!("the ranks sum to {sum}, not 1")));
     }
     let floor = (1.0 - p.damping) / nf;
-    if let Some(v) = rank.iter().position(|&x| !(x >= floor * (1.0 - 1e-9))) {
+    if let Some(v) = rank.iter().position(|&x| x.is_nan() || x < floor * (1.0 - 1e-9)) {
         return Ok(Validation::fail(METHOD, format!("vertex {v} (dense) has rank {:e}, below the teleport share {floor:e}", rank[v])));
     }
     let out = store.layout("out")?;

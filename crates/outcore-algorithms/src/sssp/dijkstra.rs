@@ -140,4 +140,3 @@ pub fn sssp(g: &mut Traverse, root: u64, budget: &Budget) -> Result<ShortestPath
     }
     Ok(ShortestPaths { root, dist, parent, reached, arcs_scanned: arcs, _charge: charge })
 }
-

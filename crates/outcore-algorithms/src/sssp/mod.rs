@@ -16,10 +16,10 @@ use crate::params::{Args, ParamKind, ParamSpec};
 use crate::plan::{Engine, Support};
 use crate::run::{Algorithm, Check, ColumnSpec, Compare, Context, Info, RunOptions, Validation};
 use crate::values::{Column, Held, Outcome, Projection, Value, ValueKind};
-use std::sync::{Arc, Mutex};
 use crate::MemGraph;
 use outcore_engines::Traverse;
 use outcore_store::{Store, StoreError};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 pub use dijkstra::{sssp, ShortestPaths};
@@ -39,7 +39,12 @@ static INFO: Info = Info {
     name: "sssp",
     title: "SSSP",
     about: "Single-source shortest paths (Dijkstra with run-ahead, or Bellman-Ford on sort-reduce) on weighted stores",
-    params: &[ParamSpec { name: "root", kind: ParamKind::Vertex, default: None, help: "Root vertex (original id); default: a vertex of highest out-degree" }],
+    params: &[ParamSpec {
+        name: "root",
+        kind: ParamKind::Vertex,
+        default: None,
+        help: "Root vertex (original id); default: a vertex of highest out-degree",
+    }],
     engines: &[Engine::Traverse, Engine::SortReduce],
     columns: &[
         ColumnSpec { name: "distance", kind: ValueKind::Real, compare: Compare::Relative(1e-9) },
@@ -61,10 +66,12 @@ impl Algorithm for Sssp {
     fn support(&self, store: &Store, engine: Engine, _: &Params, opts: &RunOptions) -> Result<Support, StoreError> {
         let n = store.vertices();
         Ok(match engine {
-            Engine::Traverse => match needs::traverse(store, &["out"], ShortestPaths::state_bytes(n), opts, "distances, parents and heap, and the index")? {
-                Support::Runs(need) => Support::Runs(need.with_weights(true)),
-                no => no,
-            },
+            Engine::Traverse => {
+                match needs::traverse(store, &["out"], ShortestPaths::state_bytes(n), opts, "distances, parents and heap, and the index")? {
+                    Support::Runs(need) => Support::Runs(need.with_weights(true)),
+                    no => no,
+                }
+            }
             Engine::SortReduce => match needs::sortreduce(store, &["out"], 16, opts)? {
                 Support::Runs(need) => Support::Runs(need.with_weights(true)),
                 no => no,
@@ -82,7 +89,8 @@ impl Algorithm for Sssp {
                 let mut g = Traverse::open(store, "out", cx.budget, &cx.options.traverse, ShortestPaths::state_bytes(n))?;
                 let root = match root {
                     Some(r) => r,
-                    None => crate::sources::hub((0..n).map(|v| (v, g.degree(v)))).ok_or_else(|| StoreError::invalid(store.dir(), "the store has no vertices"))?,
+                    None => crate::sources::hub((0..n).map(|v| (v, g.degree(v))))
+                        .ok_or_else(|| StoreError::invalid(store.dir(), "the store has no vertices"))?,
                 };
                 let t = Instant::now();
                 let sp = sssp(&mut g, root, cx.budget)?;
@@ -170,7 +178,8 @@ impl Algorithm for Sssp {
         let Some(parent) = check.outcome.column("parent") else {
             return Ok(Validation::fail(METHOD, "the run returned no parents"));
         };
-        let parent: Vec<u32> = parent.to_u64()?.into_iter().map(|v| if v >= u32::MAX as u64 { crate::bfs::NONE } else { v as u32 }).collect();
+        let parent: Vec<u32> =
+            parent.to_u64()?.into_iter().map(|v| if v >= u32::MAX as u64 { crate::bfs::NONE } else { v as u32 }).collect();
         if parent.len() as u64 != n {
             return Ok(Validation::fail(METHOD, format!("{} parents for {n} vertices", parent.len())));
         }

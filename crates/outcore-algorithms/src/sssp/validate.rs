@@ -57,4 +57,3 @@ pub fn validate_sssp(
     }
     Ok(Ok(Validated { edges: component_edges(directed, arcs_in, loops_in) }))
 }
-

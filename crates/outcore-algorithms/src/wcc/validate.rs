@@ -49,7 +49,10 @@ pub fn validate(check: &Check) -> Result<Validation, StoreError> {
     while let Some((u, targets, _)) = scan.next_list()? {
         for &v in targets {
             if label[u as usize] != label[v as usize] {
-                return Ok(Validation::fail(METHOD, format!("edge {u} -> {v} (dense) joins labels {} and {}", label[u as usize], label[v as usize])));
+                return Ok(Validation::fail(
+                    METHOD,
+                    format!("edge {u} -> {v} (dense) joins labels {} and {}", label[u as usize], label[v as usize]),
+                ));
             }
             let (a, b) = (find(&mut parent, u as u32), find(&mut parent, v as u32));
             if a != b {

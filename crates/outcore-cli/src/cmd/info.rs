@@ -31,8 +31,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let budget = Budget::new(a.memory);
     let degrees = degree_summary(&store, a.top, true, &budget)?;
     let ids = store.ids()?;
-    let original_top =
-        |top: &[(u64, u64)]| -> Result<Vec<(u64, u64)>> { top.iter().map(|&(v, d)| Ok((ids.original(v)?, d))).collect() };
+    let original_top = |top: &[(u64, u64)]| -> Result<Vec<(u64, u64)>> { top.iter().map(|&(v, d)| Ok((ids.original(v)?, d))).collect() };
     let verify = a.verify.then(|| store.verify());
     let bad: Vec<String> =
         verify.iter().flatten().filter_map(|(f, r)| r.as_ref().err().map(|e| format!("{}: {e}", a.store.join(f).display()))).collect();

@@ -202,6 +202,9 @@ pub fn fixed_bytes(layout_files: u64, lookup_threads: usize, update_bytes: usize
     scan.max(lookups) + 12 * VALUE_CHUNK_BYTES as u64 + 3 * RUN_CHUNK_BYTES as u64 + (10 << 20)
 }
 
+/// What one merge group returns: its run and its statistics.
+type MergeResult<U> = Result<(Run<U>, SuperstepStats), StoreError>;
+
 /// The smallest batch the engine runs with.
 const MIN_BATCH_UPDATES: usize = 4 * UPDATE_CHUNK;
 
@@ -615,7 +618,7 @@ impl SortReduce {
             let mut next = Vec::with_capacity(groups.len());
             while !groups.is_empty() {
                 let round: Vec<Vec<Run<P::Update>>> = groups.drain(..parallel.min(groups.len())).collect();
-                let results: Vec<Result<(Run<P::Update>, SuperstepStats), StoreError>> = std::thread::scope(|scope| {
+                let results: Vec<MergeResult<P::Update>> = std::thread::scope(|scope| {
                     let handles: Vec<_> = round
                         .into_iter()
                         .map(|group| {

@@ -142,7 +142,7 @@ pub fn sort_reduce<U: Record>(
     let id_bits = 64 - vertices.max(2).saturating_sub(1).leading_zeros();
     let shift = WINDOW_BITS.max(id_bits.saturating_sub(16));
     let dense = shift == WINDOW_BITS;
-    let buckets = (vertices.max(1) - 1 >> shift) as usize + 1;
+    let buckets = ((vertices.max(1) - 1) >> shift) as usize + 1;
     let threads = rayon::current_num_threads().max(1);
 
     // count per group of batches, in parallel
@@ -178,6 +178,8 @@ pub fn sort_reduce<U: Record>(
     }
     let slots = Slots(sorted.as_mut_ptr());
     batches.par_chunks(per_group).zip(offsets.par_iter_mut()).for_each(|(group, next)| {
+        // the closure must capture the whole `Slots` (Send), not its raw pointer field
+        #[allow(clippy::redundant_locals)]
         let slots = slots;
         for b in group {
             for &(v, x) in b {
@@ -248,8 +250,7 @@ pub fn merge_reduce<U: Record>(
 ) -> Result<u64, IoError> {
     let mut window = Window::<U>::new();
     let mut read = 0u64;
-    loop {
-        let Some(low) = runs.iter().filter_map(|r| r.head().map(|h| h.0)).min() else { break };
+    while let Some(low) = runs.iter().filter_map(|r| r.head().map(|h| h.0)).min() {
         let base = low >> WINDOW_BITS << WINDOW_BITS;
         let end = base + WINDOW as u64;
         for r in runs.iter_mut() {

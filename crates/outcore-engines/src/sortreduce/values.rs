@@ -132,6 +132,8 @@ impl<S: Record> PagedValues<S> {
     }
 }
 
+// One per activation: boxing the large variant would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 enum Mode<S> {
     Rewrite { old: DenseSource<S>, out: SeqWriter, buf: Vec<u8>, tmp: PathBuf },
     InPlace(PagedValues<S>),

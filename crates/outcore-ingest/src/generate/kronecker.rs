@@ -77,7 +77,7 @@ impl Generator for Kronecker {
     fn weight(&self, i: u64) -> f32 {
         if self.weighted {
             // f32 rounding can reach 1.0; keep the weight below it
-            (uniform01(hash64(self.seed ^ 0x3E16_47 ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15))) as f32).min(0.999_999_94)
+            (uniform01(hash64(self.seed ^ 0x003E_1647 ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15))) as f32).min(0.999_999_94)
         } else {
             1.0
         }
