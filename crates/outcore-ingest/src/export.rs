@@ -97,9 +97,13 @@ pub struct ExportReport {
     pub seconds: f64,
 }
 
-/// One output file written through the O_DIRECT writer.
+/// One output file written through the O_DIRECT writer into a hidden
+/// partial file beside its target; [`Out::finish`] renames it into place,
+/// and dropping it unfinished (an error) removes it.
 struct Out {
-    file: SeqWriter,
+    file: Option<SeqWriter>,
+    partial: PathBuf,
+    target: PathBuf,
     buf: Vec<u8>,
     bytes: u64,
 }
@@ -109,20 +113,40 @@ impl Out {
         if path.exists() && !force {
             return Err(IngestError::Exists { path: path.to_path_buf() });
         }
-        Ok(Out { file: SeqWriter::create(path, 1 << 20, outcore_io::CHECKSUM_BLOCK_BYTES)?, buf: Vec::with_capacity(1 << 20), bytes: 0 })
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let partial = path.with_file_name(format!(".{name}.partial-{}", std::process::id()));
+        let file = SeqWriter::create(&partial, 1 << 20, outcore_io::CHECKSUM_BLOCK_BYTES)?;
+        Ok(Out { file: Some(file), partial, target: path.to_path_buf(), buf: Vec::with_capacity(1 << 20), bytes: 0 })
+    }
+    fn writer(&mut self) -> &mut SeqWriter {
+        self.file.as_mut().expect("an unfinished output")
     }
     fn flush_if_full(&mut self) -> Result<()> {
         if self.buf.len() >= 1 << 20 {
-            self.file.write_bytes(&self.buf)?;
-            self.bytes += self.buf.len() as u64;
+            let buf = std::mem::take(&mut self.buf);
+            self.writer().write_bytes(&buf)?;
+            self.bytes += buf.len() as u64;
+            self.buf = buf;
             self.buf.clear();
         }
         Ok(())
     }
+    /// Write what is left, then move the file into place.
     fn finish(mut self) -> Result<u64> {
-        self.file.write_bytes(&self.buf)?;
-        self.file.finish()?;
-        Ok(self.bytes + self.buf.len() as u64)
+        let buf = std::mem::take(&mut self.buf);
+        let mut file = self.file.take().expect("an unfinished output");
+        file.write_bytes(&buf)?;
+        file.finish()?;
+        std::fs::rename(&self.partial, &self.target).map_err(|e| IngestError::file(&self.target, format!("move into place: {e}")))?;
+        Ok(self.bytes + buf.len() as u64)
+    }
+}
+
+impl Drop for Out {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.partial);
+        }
     }
 }
 
