@@ -571,3 +571,52 @@ fn interrupted_sortreduce_runs_leave_no_temporary_files() {
     assert!(!temp_exists(), "temporary files left after Ctrl-C");
     assert_eq!(outcore(&["info", s(&store), "--verify"]).0, 0, "the store is intact");
 }
+
+/// `pagerank|wcc|cdlp|spmv|bfs|bc STORE` run on a store imported with
+/// default flags (a directed graph with only its out-edges), pass their
+/// validators under `--verify`, and say what a missing layout would buy.
+#[test]
+fn algorithms_run_on_a_default_store_and_verify() {
+    let d = tempfile::tempdir().unwrap();
+    let store = d.path().join("wiki");
+    assert_eq!(outcore(&["import", s(&shared().join("real/wiki-Vote.txt")), "-o", s(&store)]).0, 0);
+    for alg in ["pagerank", "wcc", "cdlp", "spmv", "bfs", "bc"] {
+        let (code, out, err) = outcore(&[alg, s(&store), "--verify", "--json"]);
+        assert_eq!(code, 0, "{alg}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["verify"]["passed"], true, "{alg}: {out}");
+        assert!(v["engine"].is_string() && v["engine_reason"].is_string() && v["plan"]["considered"].is_array(), "{alg}: {out}");
+    }
+    let (_, out, _) = outcore(&["pagerank", s(&store), "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["engine"], "traverse", "{out}");
+    let hint = format!("outcore layout add {} tiles", s(&store));
+    assert!(v["layout_hints"].as_array().unwrap().iter().any(|h| h.as_str().unwrap().contains(&hint)), "{out}");
+    // the text report says so too, and PASS
+    let (code, out, _) = outcore(&["wcc", s(&store), "--verify"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("verify: PASS"), "{out}");
+    // SSSP needs weights: one line that says how to get them
+    let (code, _, err) = outcore(&["sssp", s(&store)]);
+    assert!(code != 0 && err.contains("needs edge weights") && err.contains("--weighted"), "{err}");
+}
+
+/// `export` writes the graph in original ids; importing it gives the same store.
+#[test]
+fn export_round_trips_through_the_cli() {
+    let d = tempfile::tempdir().unwrap();
+    let store = d.path().join("a");
+    let input = shared().join("real/netscience.csv");
+    assert_eq!(outcore(&["import", s(&input), "-o", s(&store), "--undirected", "--weighted"]).0, 0);
+    let file = d.path().join("g.wel");
+    let (code, out, err) = outcore(&["export", s(&store), "-o", s(&file)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("exported") && out.contains("as wel"), "{out}");
+    let (code, _, err) = outcore(&["export", s(&store), "-o", s(&file)]);
+    assert!(code != 0 && err.contains("already exists") && err.contains("--force"), "{err}");
+    let again = d.path().join("b");
+    assert_eq!(outcore(&["import", s(&file), "-o", s(&again), "--undirected", "--weighted"]).0, 0);
+    for f in ["out.index", "out.adj", "out.weights", "idmap"] {
+        assert!(std::fs::read(store.join(f)).unwrap() == std::fs::read(again.join(f)).unwrap(), "{f} differs");
+    }
+}
