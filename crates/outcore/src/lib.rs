@@ -115,3 +115,9 @@ pub fn find(name: &str) -> Result<&'static dyn Registered, Error> {
         known: registry::ALGORITHMS.iter().map(|a| a.info().name).collect::<Vec<_>>().join(", "),
     })
 }
+
+/// The README's Rust examples, compiled and run as doctests so that the
+/// manual stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeExamples;
