@@ -229,6 +229,15 @@ impl Scalar for u64 {
     }
 }
 
+impl<T: VertexValue + Record> VertexValues<T> {
+    /// The values of a finished sort-reduce run: the engine gives back its
+    /// working memory and keeps the file.
+    pub fn external(mut engine: SortReduce, values: ValueFile<T>) -> Self {
+        engine.release_budget();
+        VertexValues::External { engine: Box::new(engine), values }
+    }
+}
+
 impl<T: Scalar> VertexValues<T> {
     /// Call `f(v, value)` for every vertex in order.
     pub fn for_each(&self, mut f: impl FnMut(u64, T)) -> Result<(), StoreError> {

@@ -596,6 +596,11 @@ fn algorithms_run_on_a_default_store_and_verify() {
     let (code, out, _) = outcore(&["wcc", s(&store), "--verify"]);
     assert_eq!(code, 0);
     assert!(out.contains("verify: PASS"), "{out}");
+    // a sort-reduce run at the default budget still writes vertex-valued results (parents)
+    let parents = d.path().join("parents.txt");
+    let (code, _, err) = outcore(&["bfs", s(&store), "--engine", "sortreduce", "--values", "parent", "--output", s(&parents)]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(read_pairs(&parents).len(), 7115);
     // SSSP needs weights: one line that says how to get them
     let (code, _, err) = outcore(&["sssp", s(&store)]);
     assert!(code != 0 && err.contains("needs edge weights") && err.contains("--weighted"), "{err}");

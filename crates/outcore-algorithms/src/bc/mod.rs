@@ -170,7 +170,7 @@ impl Algorithm for Bc {
                 Ok(Outcome::new(vec![Column::new(
                     "centrality",
                     ValueKind::Real,
-                    VertexValues::External { engine: Box::new(engine), values },
+                    VertexValues::external(engine, values),
                 )]))
             }
             _ => unreachable!("the plan refuses other engines for BC"),

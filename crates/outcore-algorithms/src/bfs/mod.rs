@@ -270,7 +270,9 @@ impl Algorithm for Bfs {
                 let stats = needs::EngineStats::SortReduce(tree.engine.stats().clone(), 4);
                 engine_figures(cx, &stats);
                 cx.figure("engine_summary", stats.describe());
-                let shared = Arc::new(Mutex::new((tree.engine, tree.values)));
+                let mut engine = tree.engine;
+                engine.release_budget();
+                let shared = Arc::new(Mutex::new((engine, tree.values)));
                 Ok(Outcome::new(vec![
                     Column {
                         name: "level",

@@ -78,5 +78,5 @@ pub fn pagerank(cx: &Context, pr: &Params) -> Result<Ranks, StoreError> {
         delta = current.change.get();
     }
     let stats = EngineStats::SortReduce(engine.stats().clone(), 8);
-    Ok(Ranks { rank: Box::new(VertexValues::External { engine: Box::new(engine), values }), iterations: done, delta, stats })
+    Ok(Ranks { rank: Box::new(VertexValues::external(engine, values)), iterations: done, delta, stats })
 }

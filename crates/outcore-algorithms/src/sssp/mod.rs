@@ -124,7 +124,9 @@ impl Algorithm for Sssp {
                 let stats = EngineStats::SortReduce(sp.engine.stats().clone(), 16);
                 engine_figures(cx, &stats);
                 cx.figure("engine_summary", stats.describe());
-                let shared = Arc::new(Mutex::new((sp.engine, sp.values)));
+                let mut engine = sp.engine;
+                engine.release_budget();
+                let shared = Arc::new(Mutex::new((engine, sp.values)));
                 Ok(Outcome::new(vec![
                     Column {
                         name: "distance",

@@ -21,7 +21,7 @@ pub fn wcc(cx: &Context) -> Result<Labels, StoreError> {
     }
     log.remove();
     let stats = Some(EngineStats::SortReduce(e.stats().clone(), 8));
-    Ok(Labels { labels: Box::new(VertexValues::External { engine: Box::new(e), values: labels }), iterations, stats })
+    Ok(Labels { labels: Box::new(VertexValues::external(e, labels)), iterations, stats })
 }
 
 /// Min-label propagation as a sort-reduce program.

@@ -175,7 +175,9 @@ pub struct SortReduce {
     files: AtomicU64,
     /// Indices into `layouts` read by supersteps.
     using: Vec<usize>,
-    _charge: Reservation,
+    /// The budget held for batches, merge inputs and streams; given back
+    /// by [`SortReduce::release_budget`] once only the files are read.
+    charge: Option<Reservation>,
 }
 
 /// Bytes one sequential scan holds per file (reader chunks and window).
@@ -286,12 +288,24 @@ impl SortReduce {
             },
             files: AtomicU64::new(0),
             using: (0..layouts.len()).collect(),
-            _charge: charge,
+            charge: Some(charge),
         })
     }
 
     pub fn vertices(&self) -> u64 {
         self.vertices
+    }
+    /// The run is over: give back the budget held for batches, merge inputs
+    /// and streams (the engine keeps its files, which results read with a
+    /// chunk or two). It cannot run supersteps afterwards.
+    pub fn release_budget(&mut self) {
+        self.charge = None;
+    }
+    fn working(&self) -> Result<(), StoreError> {
+        match self.charge {
+            Some(_) => Ok(()),
+            None => Err(StoreError::invalid(self.temp.path(), "the sort-reduce engine gave back its memory; open another to run more")),
+        }
     }
     pub fn stats(&self) -> &SortReduceStats {
         &self.stats
@@ -416,6 +430,7 @@ impl SortReduce {
 
     /// One superstep from an explicit active source; returns the reduced update log.
     pub fn superstep<P: Program>(&mut self, mut active: impl VertexSource<P::State>, program: &P) -> Result<Run<P::Update>, StoreError> {
+        self.working()?;
         let start = Instant::now();
         let hint = active.size_hint();
         let layout_bytes = self.scanned_bytes();
@@ -581,6 +596,7 @@ impl SortReduce {
     /// Merge and reduce runs into one (sparse vertex files combined by the
     /// program's reduction); counted in the last superstep's figures.
     pub fn merge<P: Program>(&mut self, runs: Vec<Run<P::Update>>, program: &P) -> Result<Run<P::Update>, StoreError> {
+        self.working()?;
         let mut st = SuperstepStats::default();
         let run = self.merge_all(runs, program, &mut st)?;
         if let Some(last) = self.stats.supersteps.last_mut() {
