@@ -6,6 +6,7 @@ use outcore_dynamic::error::DynError;
 use outcore_ingest::IngestError;
 use outcore_store::StoreError;
 
+/// What a call of the library API can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Planning or running an algorithm (missing layout, unsupported
@@ -18,10 +19,24 @@ pub enum Error {
     /// The dynamic store.
     #[error(transparent)]
     Dynamic(#[from] DynError),
+    /// No algorithm of the registry has this name.
     #[error("no algorithm is called '{name}' (outcore has: {known})")]
-    UnknownAlgorithm { name: String, known: String },
+    UnknownAlgorithm {
+        /// The name asked for.
+        name: String,
+        /// The names the registry has.
+        known: String,
+    },
+    /// The algorithm returns no result of this name.
     #[error("{algorithm} returns no '{name}' (it returns: {known})")]
-    UnknownColumn { algorithm: String, name: String, known: String },
+    UnknownColumn {
+        /// The algorithm that ran.
+        algorithm: String,
+        /// The result asked for.
+        name: String,
+        /// The results it returns.
+        known: String,
+    },
 }
 
 impl From<StoreError> for Error {

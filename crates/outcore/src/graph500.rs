@@ -19,12 +19,16 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// How to run the benchmark.
 #[derive(Clone, Debug)]
 pub struct Options {
+    /// 2^scale vertices.
     pub scale: u32,
+    /// Edges per vertex generated.
     pub edge_factor: u64,
     /// Search roots (distinct, of degree >= 1).
     pub roots: usize,
+    /// The generator's and the root sample's seed.
     pub seed: u64,
     /// The budget of every kernel, page cache included.
     pub memory: u64,
@@ -32,6 +36,7 @@ pub struct Options {
     pub dir: Option<PathBuf>,
     /// Whether to run kernel 3.
     pub sssp: bool,
+    /// The traverse engine's block size, depth and prefetch.
     pub traverse: TraverseOptions,
 }
 
@@ -54,21 +59,28 @@ impl Default for Options {
 /// and validation seconds per root.
 #[derive(Clone, Debug, Default)]
 pub struct Kernel {
+    /// Seconds of each search.
     pub times: Vec<f64>,
+    /// Edges of each root's component (Graph500's `nedge`).
     pub nedges: Vec<f64>,
+    /// Seconds of each validation.
     pub validation: Vec<f64>,
 }
 
 impl Kernel {
+    /// Statistics of the search times.
     pub fn time(&self) -> Statistics {
         statistics(&self.times)
     }
+    /// Statistics of `nedge`.
     pub fn nedge(&self) -> Statistics {
         statistics(&self.nedges)
     }
+    /// Statistics of the traversed edges per second (`nedge / time`).
     pub fn teps(&self) -> Statistics {
         statistics(&self.nedges.iter().zip(&self.times).map(|(e, t)| e / t).collect::<Vec<_>>())
     }
+    /// Statistics of the validation times.
     pub fn validate(&self) -> Statistics {
         statistics(&self.validation)
     }
@@ -77,16 +89,23 @@ impl Kernel {
 /// What a run measured.
 #[derive(Clone, Debug)]
 pub struct Outcome {
+    /// Roots searched.
     pub roots: usize,
     /// Generating and importing the graph (one streaming pass).
     pub generation_seconds: f64,
     /// Kernel 1: generation, import and the hybrid BFS's in-memory lists.
     pub construction_seconds: f64,
+    /// Kernel 2: hybrid BFS.
     pub bfs: Kernel,
+    /// Kernel 3: Dijkstra, unless turned off.
     pub sssp: Option<Kernel>,
+    /// io_uring or pread.
     pub io_backend: String,
+    /// In-memory in-neighbours per vertex of the hybrid BFS.
     pub hot_neighbours: u32,
+    /// The block cache's size.
     pub cache_bytes: u64,
+    /// The block cache's hit rate.
     pub cache_hit_rate: f64,
 }
 

@@ -29,6 +29,8 @@
 //! # Ok(()) }
 //! ```
 
+#![warn(missing_docs)]
+
 mod error;
 pub mod graph500;
 pub mod import;
@@ -58,9 +60,11 @@ impl Graph {
         Ok(Graph { store: Store::open(path.as_ref())? })
     }
 
+    /// The store underneath (manifest, layouts, ids).
     pub fn store(&self) -> &Store {
         &self.store
     }
+    /// Vertices of the graph.
     pub fn vertices(&self) -> u64 {
         self.store.vertices()
     }
@@ -68,9 +72,11 @@ impl Graph {
     pub fn edges(&self) -> u64 {
         self.store.manifest().edges
     }
+    /// Whether edges are directed (else each is stored both ways).
     pub fn directed(&self) -> bool {
         self.store.manifest().directed
     }
+    /// Whether edges carry f32 weights.
     pub fn weighted(&self) -> bool {
         self.store.manifest().weighted
     }

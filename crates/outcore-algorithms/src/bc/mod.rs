@@ -167,11 +167,7 @@ impl Algorithm for Bc {
                 let stats = EngineStats::SortReduce(engine.stats().clone(), 8);
                 engine_figures(cx, &stats);
                 cx.figure("engine_summary", stats.describe());
-                Ok(Outcome::new(vec![Column::new(
-                    "centrality",
-                    ValueKind::Real,
-                    VertexValues::external(engine, values),
-                )]))
+                Ok(Outcome::new(vec![Column::new("centrality", ValueKind::Real, VertexValues::external(engine, values))]))
             }
             _ => unreachable!("the plan refuses other engines for BC"),
         }
