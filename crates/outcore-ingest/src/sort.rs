@@ -1,70 +1,42 @@
 //! External merge sort in bounded memory. Records collect in a buffer;
-//! a full buffer is sorted (in parallel), deduplicated if asked, delta-
-//! and varint-encoded and spilled as a run by a background thread while
-//! the next buffer fills. `finish` merges the runs k-way, in several
-//! passes when the budget cannot hold a reader for every run.
+//! a full buffer is sorted (in parallel), deduplicated if asked, and
+//! spilled as a run (outcore's one run format, `outcore_io::runs`: delta-
+//! and varint-encoded) by a background thread while the next buffer
+//! fills. `finish` merges the runs k-way (`outcore_io::runs::Merge`), in
+//! several passes when the budget cannot hold a reader for every run.
 
 use crate::error::{IngestError, Result};
-use outcore_io::{Budget, IoContext, Reservation, SeqReader, SeqWriter};
+use outcore_io::runs::{get_varint, put_varint, Merge, RunReader, RunRecord, RunWriter};
+use outcore_io::{Budget, IoContext, Reservation};
 use rayon::slice::ParallelSliceMut;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
-/// A fixed-size record that can be sorted and stored delta-encoded.
-pub trait SortRecord: Copy + Ord + Send + Sync + 'static {
-    /// Upper bound of one encoded record.
-    const MAX_ENCODED: usize;
-    const ZERO: Self;
-    /// Append `self`, knowing the previous record of the run (not greater).
-    fn encode(&self, prev: &Self, out: &mut Vec<u8>);
-    fn decode(prev: &Self, bytes: &[u8], pos: &mut usize) -> Self;
+/// A fixed-size record that can be sorted and stored delta-encoded in a run.
+pub trait SortRecord: RunRecord + Ord {
     /// Records that describe the same edge (kept once when deduplicating:
     /// the first in sort order wins).
     fn same(&self, other: &Self) -> bool;
-}
-
-#[inline]
-pub fn put_varint(mut v: u64, out: &mut Vec<u8>) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-#[inline]
-pub fn get_varint(bytes: &[u8], pos: &mut usize) -> u64 {
-    let mut v = 0u64;
-    let mut shift = 0;
-    loop {
-        let b = bytes[*pos];
-        *pos += 1;
-        v |= ((b & 0x7f) as u64) << shift;
-        if b < 0x80 {
-            return v;
-        }
-        shift += 7;
-    }
 }
 
 /// A u64 key: a packed edge `source << 32 | target` or a plain id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Key64(pub u64);
 
-impl SortRecord for Key64 {
+impl RunRecord for Key64 {
     const MAX_ENCODED: usize = 10;
-    const ZERO: Self = Key64(0);
     #[inline]
-    fn encode(&self, prev: &Self, out: &mut Vec<u8>) {
-        put_varint(self.0 - prev.0, out);
+    fn encode(&self, prev: Option<&Self>, out: &mut Vec<u8>) {
+        put_varint(self.0 - prev.map_or(0, |p| p.0), out);
     }
     #[inline]
-    fn decode(prev: &Self, bytes: &[u8], pos: &mut usize) -> Self {
-        Key64(prev.0 + get_varint(bytes, pos))
+    fn decode(prev: Option<&Self>, bytes: &[u8], pos: &mut usize) -> std::result::Result<Self, &'static str> {
+        Ok(Key64(prev.map_or(0, |p| p.0) + get_varint(bytes, pos)?))
     }
+}
+
+impl SortRecord for Key64 {
     #[inline]
     fn same(&self, other: &Self) -> bool {
         self.0 == other.0
@@ -96,28 +68,35 @@ pub fn weight_from_key(k: u32) -> f32 {
     f32::from_bits(if k & 0x8000_0000 != 0 { k & 0x7fff_ffff } else { !k })
 }
 
-impl SortRecord for WideEdge {
+const NO_EDGE: WideEdge = WideEdge { source: 0, target: 0, weight: 0 };
+
+impl RunRecord for WideEdge {
     const MAX_ENCODED: usize = 24;
-    const ZERO: Self = WideEdge { source: 0, target: 0, weight: 0 };
     #[inline]
-    fn encode(&self, prev: &Self, out: &mut Vec<u8>) {
+    fn encode(&self, prev: Option<&Self>, out: &mut Vec<u8>) {
+        let prev = prev.unwrap_or(&NO_EDGE);
         let ds = self.source - prev.source;
         put_varint(ds, out);
         put_varint(if ds == 0 { self.target - prev.target } else { self.target }, out);
         out.extend_from_slice(&self.weight.to_le_bytes());
     }
     #[inline]
-    fn decode(prev: &Self, bytes: &[u8], pos: &mut usize) -> Self {
-        let ds = get_varint(bytes, pos);
-        let t = get_varint(bytes, pos);
-        let weight = u32::from_le_bytes(bytes[*pos..*pos + 4].try_into().unwrap());
+    fn decode(prev: Option<&Self>, bytes: &[u8], pos: &mut usize) -> std::result::Result<Self, &'static str> {
+        let prev = prev.unwrap_or(&NO_EDGE);
+        let ds = get_varint(bytes, pos)?;
+        let t = get_varint(bytes, pos)?;
+        let Some(w) = bytes.get(*pos..*pos + 4) else { return Err("truncated weight") };
+        let weight = u32::from_le_bytes(w.try_into().unwrap());
         *pos += 4;
-        if ds == 0 {
+        Ok(if ds == 0 {
             WideEdge { source: prev.source, target: prev.target + t, weight }
         } else {
             WideEdge { source: prev.source + ds, target: t, weight }
-        }
+        })
     }
+}
+
+impl SortRecord for WideEdge {
     #[inline]
     fn same(&self, other: &Self) -> bool {
         self.source == other.source && self.target == other.target
@@ -141,18 +120,10 @@ fn sort_run<R: SortRecord>(buf: &mut Vec<R>, dedup: bool) {
 }
 
 fn write_run<R: SortRecord>(path: &Path, records: &[R]) -> Result<u64> {
-    let mut w = SeqWriter::create(path, 1 << 20, u64::MAX)?;
-    let mut out = Vec::with_capacity(1 << 20);
-    let mut prev = R::ZERO;
+    let mut w = RunWriter::create(path, 1 << 20)?;
     for r in records {
-        r.encode(&prev, &mut out);
-        prev = *r;
-        if out.len() >= (1 << 20) - R::MAX_ENCODED {
-            w.write_bytes(&out)?;
-            out.clear();
-        }
+        w.push(r)?;
     }
-    w.write_bytes(&out)?;
     Ok(w.finish()?.bytes)
 }
 
@@ -337,18 +308,10 @@ fn reduce_runs<R: SortRecord>(
             let merger = RunMerger::<R>::open(group, MIN_MERGE_CHUNK, charge)?;
             let mut merged = Merged::piped(merger, dedup, SortStats::default());
             let path = dir.join(format!("{name}-m{generation}-{i}.run"));
-            let mut w = SeqWriter::create(&path, MIN_MERGE_CHUNK * 4, u64::MAX)?;
-            let mut out = Vec::with_capacity(MIN_MERGE_CHUNK * 4);
-            let mut prev = R::ZERO;
+            let mut w = RunWriter::create(&path, MIN_MERGE_CHUNK * 4)?;
             while let Some(r) = merged.next()? {
-                r.encode(&prev, &mut out);
-                prev = r;
-                if out.len() >= MIN_MERGE_CHUNK * 4 - R::MAX_ENCODED {
-                    w.write_bytes(&out)?;
-                    out.clear();
-                }
+                w.push(&r)?;
             }
-            w.write_bytes(&out)?;
             stats.spilled_bytes += w.finish()?.bytes;
             drop(merged);
             next.push(path);
@@ -357,82 +320,31 @@ fn reduce_runs<R: SortRecord>(
     }
 }
 
-struct RunReader<R> {
-    path: PathBuf,
-    reader: SeqReader,
-    window: Vec<u8>,
-    pos: usize,
-    eof: bool,
-    prev: R,
-}
-
-impl<R: SortRecord> RunReader<R> {
-    fn next(&mut self) -> Result<Option<R>> {
-        if self.window.len() - self.pos < R::MAX_ENCODED && !self.eof {
-            self.window.drain(..self.pos);
-            self.pos = 0;
-            match self.reader.next_chunk()? {
-                Some(c) => self.window.extend_from_slice(c),
-                None => self.eof = true,
-            }
-        }
-        if self.pos >= self.window.len() {
-            return Ok(None);
-        }
-        let r = R::decode(&self.prev, &self.window, &mut self.pos);
-        self.prev = r;
-        Ok(Some(r))
-    }
-}
-
-impl<R> Drop for RunReader<R> {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-    }
-}
-
+/// The k-way merge of a group of run files, which it removes when dropped
+/// (runs are consumed once).
 struct RunMerger<R: SortRecord> {
-    readers: Vec<RunReader<R>>,
-    heap: BinaryHeap<Reverse<(R, usize)>>,
+    merge: Merge<R>,
+    paths: Vec<PathBuf>,
     _charge: Reservation,
 }
 
 impl<R: SortRecord> RunMerger<R> {
     fn open(runs: &[PathBuf], chunk: usize, charge: Reservation) -> Result<Self> {
-        let mut readers = Vec::with_capacity(runs.len());
-        for path in runs {
-            let reader = SeqReader::open(path, chunk)?;
-            readers.push(RunReader {
-                path: path.clone(),
-                reader,
-                window: Vec::with_capacity(chunk + R::MAX_ENCODED),
-                pos: 0,
-                eof: false,
-                prev: R::ZERO,
-            });
-        }
-        let mut heap = BinaryHeap::with_capacity(runs.len());
-        for (i, r) in readers.iter_mut().enumerate() {
-            if let Some(rec) = r.next()? {
-                heap.push(Reverse((rec, i)));
-            }
-        }
-        Ok(RunMerger { readers, heap, _charge: charge })
+        let readers = runs.iter().map(|p| RunReader::open(p, chunk)).collect::<std::result::Result<Vec<_>, _>>()?;
+        Ok(RunMerger { merge: Merge::new(readers)?, paths: runs.to_vec(), _charge: charge })
     }
 
     #[inline]
     fn next(&mut self) -> Result<Option<R>> {
-        let Some(mut top) = self.heap.peek_mut() else {
-            return Ok(None);
-        };
-        let Reverse((rec, i)) = *top;
-        match self.readers[i].next()? {
-            Some(next) => top.0 = (next, i),
-            None => {
-                std::collections::binary_heap::PeekMut::pop(top);
-            }
+        Ok(self.merge.next()?)
+    }
+}
+
+impl<R: SortRecord> Drop for RunMerger<R> {
+    fn drop(&mut self) {
+        for p in &self.paths {
+            let _ = std::fs::remove_file(p);
         }
-        Ok(Some(rec))
     }
 }
 

@@ -18,6 +18,7 @@ mod error;
 pub mod hash;
 pub mod probe;
 mod progress;
+pub mod runs;
 mod segments;
 mod seq;
 pub mod temp;

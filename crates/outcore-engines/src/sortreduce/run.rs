@@ -1,11 +1,13 @@
 //! Sorted runs of (vertex, value) pairs on disk: the update logs and
-//! sparse vertex files of BigSparse (section 4.2.3). A run is a sequence
-//! of records, each the gap from the previous vertex id as an LEB128
-//! varint followed by the value's bytes; ids strictly increase, so a run
-//! is also a set. Gaps keep a reduced log near one byte per id.
+//! sparse vertex files of BigSparse (section 4.2.3), in outcore's one run
+//! format (`outcore_io::runs`): each record the gap from the previous
+//! vertex id as an LEB128 varint followed by the value's bytes; ids
+//! strictly increase, so a run is also a set. Gaps keep a reduced log near
+//! one byte per id.
 
 use bytemuck::Pod;
-use outcore_io::{IoError, SeqReader, SeqWriter};
+use outcore_io::runs::{self, RunFile};
+use outcore_io::IoError;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
@@ -35,165 +37,53 @@ impl<T: Record> Run<T> {
     }
 }
 
-/// Largest record: a 10-byte varint and the value.
-const fn max_record<T>() -> usize {
-    10 + std::mem::size_of::<T>()
-}
-
+/// Writes `(vertex, value)` records with increasing vertex ids.
 pub struct RunWriter<T> {
-    out: SeqWriter,
-    last: Option<u64>,
-    entries: u64,
-    scratch: Vec<u8>,
-    _t: PhantomData<T>,
+    inner: runs::RunWriter<(u64, T)>,
 }
 
 impl<T: Record> RunWriter<T> {
     pub fn create(path: &Path, chunk_bytes: usize) -> Result<Self, IoError> {
-        Ok(RunWriter {
-            out: SeqWriter::scratch(path, chunk_bytes)?,
-            last: None,
-            entries: 0,
-            scratch: Vec::with_capacity(64 << 10),
-            _t: PhantomData,
-        })
+        Ok(RunWriter { inner: runs::RunWriter::create(path, chunk_bytes)? })
     }
 
     /// Append `(v, x)`; `v` must exceed the previous id.
     #[inline]
     pub fn push(&mut self, v: u64, x: &T) -> Result<(), IoError> {
-        let gap = match self.last {
-            Some(l) => {
-                debug_assert!(v > l, "run ids must increase ({l} then {v})");
-                v - l
-            }
-            None => v,
-        };
-        self.last = Some(v);
-        self.entries += 1;
-        let mut g = gap;
-        while g >= 0x80 {
-            self.scratch.push(g as u8 | 0x80);
-            g >>= 7;
-        }
-        self.scratch.push(g as u8);
-        self.scratch.extend_from_slice(bytemuck::bytes_of(x));
-        if self.scratch.len() >= (64 << 10) - max_record::<T>() {
-            self.out.write_bytes(&self.scratch)?;
-            self.scratch.clear();
-        }
-        Ok(())
+        self.inner.push(&(v, *x))
     }
 
-    pub fn finish(mut self) -> Result<Run<T>, IoError> {
-        self.out.write_bytes(&self.scratch)?;
-        let summary = self.out.finish()?;
-        Ok(Run { path: summary.path, entries: self.entries, bytes: summary.bytes, _t: PhantomData })
+    pub fn finish(self) -> Result<Run<T>, IoError> {
+        let RunFile { path, entries, bytes } = self.inner.finish()?;
+        Ok(Run { path, entries, bytes, _t: PhantomData })
     }
 }
 
 /// Reads a run front to back; `head` is the next record.
 pub struct RunReader<T> {
-    input: SeqReader,
-    buf: Vec<u8>,
-    pos: usize,
-    eof: bool,
-    last: u64,
-    head: Option<(u64, T)>,
+    inner: runs::RunReader<(u64, T)>,
 }
 
 impl<T: Record> RunReader<T> {
     pub fn open(path: &Path, chunk_bytes: usize) -> Result<Self, IoError> {
-        // room for a chunk and a record's tail from the one before, allocated once
-        let buf = Vec::with_capacity(chunk_bytes.max(4096) + max_record::<T>());
-        let mut r = RunReader { input: SeqReader::open(path, chunk_bytes)?, buf, pos: 0, eof: false, last: 0, head: None };
-        r.head = r.decode(true)?;
-        Ok(r)
+        Ok(RunReader { inner: runs::RunReader::open(path, chunk_bytes)? })
     }
 
     #[inline]
     pub fn head(&self) -> Option<&(u64, T)> {
-        self.head.as_ref()
+        self.inner.head()
     }
 
     /// Take the head and decode the next record.
     #[inline]
     pub fn advance(&mut self) -> Result<Option<(u64, T)>, IoError> {
-        let h = self.head;
-        self.skip()?;
-        Ok(h)
+        self.inner.advance()
     }
 
-    /// Drop the head and decode the next record; inline for the common
-    /// record (a one-byte gap with the buffer holding a whole record).
+    /// Drop the head and decode the next record.
     #[inline(always)]
     pub fn skip(&mut self) -> Result<(), IoError> {
-        let size = std::mem::size_of::<T>();
-        if self.head.is_some() && self.buf.len() - self.pos >= max_record::<T>() {
-            let b = self.buf[self.pos];
-            if b != 0 && b < 0x80 {
-                let x = bytemuck::pod_read_unaligned(&self.buf[self.pos + 1..self.pos + 1 + size]);
-                self.pos += 1 + size;
-                self.last += b as u64;
-                self.head = Some((self.last, x));
-                return Ok(());
-            }
-        }
-        self.skip_slow()
-    }
-
-    #[inline(never)]
-    fn skip_slow(&mut self) -> Result<(), IoError> {
-        if self.head.is_some() {
-            self.head = self.decode(false)?;
-        }
-        Ok(())
-    }
-
-    fn corrupt(&self, why: &str) -> IoError {
-        IoError::new(self.input.path(), format!("update log at byte {}", self.input.position()), std::io::Error::other(why.to_string()))
-    }
-
-    #[inline]
-    fn decode(&mut self, first: bool) -> Result<Option<(u64, T)>, IoError> {
-        if self.buf.len() - self.pos < max_record::<T>() && !self.eof {
-            self.buf.drain(..self.pos);
-            self.pos = 0;
-            while self.buf.len() < max_record::<T>() {
-                match self.input.next_chunk()? {
-                    Some(c) => self.buf.extend_from_slice(c),
-                    None => {
-                        self.eof = true;
-                        break;
-                    }
-                }
-            }
-        }
-        if self.pos == self.buf.len() {
-            return Ok(None);
-        }
-        let (mut gap, mut shift) = (0u64, 0);
-        loop {
-            let Some(&b) = self.buf.get(self.pos) else { return Err(self.corrupt("truncated id")) };
-            self.pos += 1;
-            gap |= ((b & 0x7f) as u64) << shift;
-            if b & 0x80 == 0 {
-                break;
-            }
-            shift += 7;
-            if shift > 63 {
-                return Err(self.corrupt("id gap longer than 64 bits"));
-            }
-        }
-        let size = std::mem::size_of::<T>();
-        let Some(bytes) = self.buf.get(self.pos..self.pos + size) else { return Err(self.corrupt("truncated value")) };
-        let x = bytemuck::pod_read_unaligned(bytes);
-        self.pos += size;
-        if !first && gap == 0 {
-            return Err(self.corrupt("ids do not increase"));
-        }
-        self.last += gap;
-        Ok(Some((self.last, x)))
+        self.inner.skip()
     }
 }
 
