@@ -109,12 +109,14 @@ impl Algorithm for Cdlp {
     }
 
     fn run(&self, cx: &mut Context, p: &Params) -> Result<Outcome, StoreError> {
+        let started = std::time::Instant::now();
         let r = match cx.engine() {
             Engine::Memory | Engine::Stream => tiles::cdlp(cx, p.iterations)?,
             Engine::Traverse => scan::cdlp(cx, p.iterations)?,
             Engine::Interval => interval::cdlp(cx, p.iterations)?,
             Engine::SortReduce => unreachable!("the plan refuses sort-reduce for CDLP"),
         };
+        cx.set_seconds(started.elapsed().as_secs_f64());
         let mut kept = 0u64;
         r.labels.for_each(&mut |v, l| kept += (v == l.as_u64()) as u64)?;
         cx.figure("iterations", p.iterations);

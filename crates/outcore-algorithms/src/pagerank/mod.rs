@@ -119,12 +119,14 @@ impl Algorithm for PageRank {
 
     fn run(&self, cx: &mut Context, p: &Params) -> Result<Outcome, StoreError> {
         let p = p.check()?;
+        let started = std::time::Instant::now();
         let r = match cx.engine() {
             Engine::Memory | Engine::Stream => tiles::pagerank(cx, &p)?,
             Engine::Traverse => scan::pagerank(cx, &p)?,
             Engine::Interval => interval::pagerank(cx, &p)?,
             Engine::SortReduce => sortreduce::pagerank(cx, &p)?,
         };
+        cx.set_seconds(started.elapsed().as_secs_f64());
         cx.figure("iterations", r.iterations);
         cx.figure("last_l1_change", r.delta);
         engine_figures(cx, &r.stats);

@@ -143,12 +143,14 @@ impl Algorithm for Spmv {
             (_, Some((v, _))) => Box::new(|u| v[u as usize]),
             _ => Box::new(|_| 1.0),
         };
+        let started = std::time::Instant::now();
         let r = match cx.engine() {
             Engine::Memory | Engine::Stream => tiles::spmv(cx, &x)?,
             Engine::Traverse => scan::spmv(cx, &x)?,
             Engine::Interval => interval::spmv(cx, &x)?,
             Engine::SortReduce => unreachable!("the plan refuses sort-reduce for SpMV"),
         };
+        cx.set_seconds(started.elapsed().as_secs_f64());
         drop(x);
         drop(file);
         let mut norm = 0.0;

@@ -76,6 +76,7 @@ impl Algorithm for Wcc {
     }
 
     fn run(&self, cx: &mut Context, _: &()) -> Result<Outcome, StoreError> {
+        let started = std::time::Instant::now();
         let r = match cx.engine() {
             Engine::Traverse => {
                 let (values, charge) = union_find::wcc_charged(cx.store, cx.budget)?;
@@ -90,6 +91,7 @@ impl Algorithm for Wcc {
             Engine::Interval => interval::wcc(cx)?,
             Engine::SortReduce => sortreduce::wcc(cx)?,
         };
+        cx.set_seconds(started.elapsed().as_secs_f64());
         let mut components = 0u64;
         r.labels.for_each(&mut |v, l| components += (v == l.as_u64()) as u64)?;
         cx.figure("components", components);
