@@ -199,6 +199,26 @@ impl Check<'_> {
     }
 }
 
+impl Check<'_> {
+    /// The comparison with the reference, or, when the graph does not fit
+    /// the budget beside the result, the budget error saying so.
+    pub fn by_reference<A: Algorithm>(&self, alg: &A, p: &A::Params) -> Result<Validation, StoreError> {
+        if let Some(v) = self.against_reference(alg, p)? {
+            return Ok(v);
+        }
+        let m = self.store.manifest();
+        let needed = (m.vertices + 1) * 8 + m.arcs * 12 + m.vertices * 48;
+        Err(outcore_io::BudgetError {
+            what: format!("the in-memory reference {} is verified against", alg.info().title),
+            needed,
+            available: self.budget.available(),
+            total: self.budget.total(),
+            suggest: self.budget.total() + needed,
+        }
+        .into())
+    }
+}
+
 /// What a run gets: the store, the budget (the process baseline already
 /// charged), the options, and the plan; and where it puts its figures.
 pub struct Context<'a> {

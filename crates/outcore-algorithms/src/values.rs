@@ -296,6 +296,19 @@ pub struct Projection<T: Record, S: Send> {
     pub field: fn(&T) -> Value,
 }
 
+/// One column per `(name, kind, field)`, each showing one field of the
+/// vertex file `values` of the finished sort-reduce run `engine` (which
+/// gives back its working memory).
+pub fn projections<T: Record>(
+    mut engine: SortReduce,
+    values: ValueFile<T>,
+    fields: &[(&'static str, ValueKind, fn(&T) -> Value)],
+) -> Vec<Column> {
+    engine.release_budget();
+    let shared = Arc::new(Mutex::new((engine, values)));
+    fields.iter().map(|&(name, kind, field)| Column { name, kind, data: Box::new(Projection { shared: shared.clone(), field }) }).collect()
+}
+
 impl<T: Record, S: Send> ColumnData for Projection<T, S> {
     fn for_each(&self, f: &mut dyn FnMut(u64, Value)) -> Result<(), StoreError> {
         let guard = self.shared.lock().unwrap_or_else(|e| e.into_inner());

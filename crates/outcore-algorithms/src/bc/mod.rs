@@ -21,7 +21,6 @@ use crate::run::{Algorithm, Check, ColumnSpec, Compare, Context, Info, RunOption
 use crate::values::{Column, Held, Outcome, ValueKind, VertexValues};
 use crate::MemGraph;
 use outcore_engines::Traverse;
-use outcore_io::BudgetError;
 use outcore_store::{Store, StoreError};
 
 pub use sortreduce::bc_sortreduce;
@@ -180,16 +179,6 @@ impl Algorithm for Bc {
     }
 
     fn validate(&self, check: &Check, p: &Params) -> Result<Validation, StoreError> {
-        match check.against_reference(self, p)? {
-            Some(v) => Ok(v),
-            None => Err(BudgetError {
-                what: "the in-memory reference BC verifies against".into(),
-                needed: check.store.manifest().arcs * 12,
-                available: check.budget.available(),
-                total: check.budget.total(),
-                suggest: check.budget.total() + check.store.manifest().arcs * 12,
-            }
-            .into()),
-        }
+        check.by_reference(self, p)
     }
 }

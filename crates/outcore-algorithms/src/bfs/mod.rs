@@ -27,13 +27,12 @@ use crate::needs::{self, engine_figures, traverse_figures};
 use crate::params::{Args, ParamKind, ParamSpec};
 use crate::plan::{Engine, Support};
 use crate::run::{Algorithm, Check, ColumnSpec, Compare, Context, Info, RunOptions, Validation};
-use crate::values::{Column, Held, Outcome, Projection, Value, ValueKind};
+use crate::values::{projections, Column, Held, Outcome, Value, ValueKind};
 use crate::MemGraph;
 use outcore_engines::Traverse;
 use outcore_io::{Budget, Reservation};
 use outcore_store::{Store, StoreError};
 use serde_json::json;
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 pub use crate::values::UNREACHED_U32 as NONE;
@@ -270,21 +269,14 @@ impl Algorithm for Bfs {
                 let stats = needs::EngineStats::SortReduce(tree.engine.stats().clone(), 4);
                 engine_figures(cx, &stats);
                 cx.figure("engine_summary", stats.describe());
-                let mut engine = tree.engine;
-                engine.release_budget();
-                let shared = Arc::new(Mutex::new((engine, tree.values)));
-                Ok(Outcome::new(vec![
-                    Column {
-                        name: "level",
-                        kind: ValueKind::Level,
-                        data: Box::new(Projection { shared: shared.clone(), field: |x: &[u32; 2]| Value::U32(x[0]) }),
-                    },
-                    Column {
-                        name: "parent",
-                        kind: ValueKind::Vertex,
-                        data: Box::new(Projection { shared, field: |x: &[u32; 2]| Value::U32(x[1]) }),
-                    },
-                ]))
+                Ok(Outcome::new(projections(
+                    tree.engine,
+                    tree.values,
+                    &[
+                        ("level", ValueKind::Level, |x: &[u32; 2]| Value::U32(x[0])),
+                        ("parent", ValueKind::Vertex, |x: &[u32; 2]| Value::U32(x[1])),
+                    ],
+                )))
             }
             Engine::Memory | Engine::Stream => {
                 let root = match root {

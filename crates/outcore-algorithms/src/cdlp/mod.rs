@@ -21,7 +21,6 @@ use crate::plan::{Engine, Support};
 use crate::run::{Algorithm, Check, ColumnSpec, Compare, Context, Info, RunOptions, Validation};
 use crate::values::{Column, ColumnData, Outcome, ValueKind};
 use crate::MemGraph;
-use outcore_io::BudgetError;
 use outcore_store::{Store, StoreError};
 
 /// CDLP, the registry's `cdlp`.
@@ -132,16 +131,6 @@ impl Algorithm for Cdlp {
     }
 
     fn validate(&self, check: &Check, p: &Params) -> Result<Validation, StoreError> {
-        match check.against_reference(self, p)? {
-            Some(v) => Ok(v),
-            None => Err(BudgetError {
-                what: "the in-memory reference CDLP verifies against".into(),
-                needed: check.store.manifest().arcs * 12,
-                available: check.budget.available(),
-                total: check.budget.total(),
-                suggest: check.budget.total() + check.store.manifest().arcs * 12,
-            }
-            .into()),
-        }
+        check.by_reference(self, p)
     }
 }

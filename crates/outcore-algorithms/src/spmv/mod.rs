@@ -17,7 +17,7 @@ use crate::plan::{Engine, Support};
 use crate::run::{Algorithm, Check, ColumnSpec, Compare, Context, Info, RunOptions, Validation};
 use crate::values::{Column, ColumnData, Outcome, ValueKind};
 use crate::MemGraph;
-use outcore_io::{Budget, BudgetError, Reservation};
+use outcore_io::{Budget, Reservation};
 use outcore_store::{Store, StoreError};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -173,16 +173,6 @@ impl Algorithm for Spmv {
     }
 
     fn validate(&self, check: &Check, p: &Params) -> Result<Validation, StoreError> {
-        match check.against_reference(self, p)? {
-            Some(v) => Ok(v),
-            None => Err(BudgetError {
-                what: "the in-memory reference SpMV verifies against".into(),
-                needed: check.store.manifest().arcs * 12,
-                available: check.budget.available(),
-                total: check.budget.total(),
-                suggest: check.budget.total() + check.store.manifest().arcs * 12,
-            }
-            .into()),
-        }
+        check.by_reference(self, p)
     }
 }

@@ -15,11 +15,10 @@ use crate::needs::{self, engine_figures, traverse_figures, EngineStats};
 use crate::params::{Args, ParamKind, ParamSpec};
 use crate::plan::{Engine, Support};
 use crate::run::{Algorithm, Check, ColumnSpec, Compare, Context, Info, RunOptions, Validation};
-use crate::values::{Column, Held, Outcome, Projection, Value, ValueKind};
+use crate::values::{projections, Column, Held, Outcome, Value, ValueKind};
 use crate::MemGraph;
 use outcore_engines::Traverse;
 use outcore_store::{Store, StoreError};
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 pub use dijkstra::{sssp, ShortestPaths};
@@ -124,21 +123,14 @@ impl Algorithm for Sssp {
                 let stats = EngineStats::SortReduce(sp.engine.stats().clone(), 16);
                 engine_figures(cx, &stats);
                 cx.figure("engine_summary", stats.describe());
-                let mut engine = sp.engine;
-                engine.release_budget();
-                let shared = Arc::new(Mutex::new((engine, sp.values)));
-                Ok(Outcome::new(vec![
-                    Column {
-                        name: "distance",
-                        kind: ValueKind::Real,
-                        data: Box::new(Projection { shared: shared.clone(), field: |x: &[f64; 2]| Value::F64(x[0]) }),
-                    },
-                    Column {
-                        name: "parent",
-                        kind: ValueKind::Vertex,
-                        data: Box::new(Projection { shared, field: |x: &[f64; 2]| Value::U32(x[1] as u32) }),
-                    },
-                ]))
+                Ok(Outcome::new(projections(
+                    sp.engine,
+                    sp.values,
+                    &[
+                        ("distance", ValueKind::Real, |x: &[f64; 2]| Value::F64(x[0])),
+                        ("parent", ValueKind::Vertex, |x: &[f64; 2]| Value::U32(x[1] as u32)),
+                    ],
+                )))
             }
             _ => unreachable!("the plan refuses other engines for SSSP"),
         }
