@@ -296,13 +296,16 @@ pub struct Projection<T: Record, S: Send> {
     pub field: fn(&T) -> Value,
 }
 
+/// A column's name, kind, and how it reads its value from a record.
+pub type Field<T> = (&'static str, ValueKind, fn(&T) -> Value);
+
 /// One column per `(name, kind, field)`, each showing one field of the
 /// vertex file `values` of the finished sort-reduce run `engine` (which
 /// gives back its working memory).
 pub fn projections<T: Record>(
     mut engine: SortReduce,
     values: ValueFile<T>,
-    fields: &[(&'static str, ValueKind, fn(&T) -> Value)],
+    fields: &[Field<T>],
 ) -> Vec<Column> {
     engine.release_budget();
     let shared = Arc::new(Mutex::new((engine, values)));
