@@ -302,11 +302,7 @@ pub type Field<T> = (&'static str, ValueKind, fn(&T) -> Value);
 /// One column per `(name, kind, field)`, each showing one field of the
 /// vertex file `values` of the finished sort-reduce run `engine` (which
 /// gives back its working memory).
-pub fn projections<T: Record>(
-    mut engine: SortReduce,
-    values: ValueFile<T>,
-    fields: &[Field<T>],
-) -> Vec<Column> {
+pub fn projections<T: Record>(mut engine: SortReduce, values: ValueFile<T>, fields: &[Field<T>]) -> Vec<Column> {
     engine.release_budget();
     let shared = Arc::new(Mutex::new((engine, values)));
     fields.iter().map(|&(name, kind, field)| Column { name, kind, data: Box::new(Projection { shared: shared.clone(), field }) }).collect()

@@ -20,7 +20,8 @@
 //! buffers; independent of the number of edges.
 
 use outcore_io::{
-    open_maybe_direct, AlignedBuf, Budget, BudgetError, IoContext, Reservation, SeqReader, SeqWriter, TempArea, CHECKSUM_BLOCK_BYTES,
+    open_maybe_direct, AlignedBuf, Bitmap, Budget, BudgetError, IoContext, Reservation, SeqReader, SeqWriter, TempArea,
+    CHECKSUM_BLOCK_BYTES,
 };
 use outcore_store::{AdjacencyScan, DegreeScan, Layout, Store, StoreError, STREAM_CHUNK_BYTES};
 use rayon::prelude::*;
@@ -233,7 +234,8 @@ pub struct IntervalEngine<T: VertexValue> {
     intervals: Vec<Interval>,
     temp: TempArea,
     current: usize,
-    bitmap: Vec<u64>,
+    /// Membership of the current interval's vertices and boundary, S(I).
+    bitmap: Bitmap,
     rank: Vec<u32>,
     values: Vec<T>,
     stats: IntervalStats,
@@ -280,16 +282,15 @@ impl<T: VertexValue> IntervalEngine<T> {
         writer.finish()?;
 
         // intervals and v-shards in one pass over the structure
-        let mut bitmap = vec![0u64; words];
+        let mut bitmap = Bitmap::new(n);
         let mut shard = SeqWriter::create(&temp.path().join("shards"), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?;
         let mut scans = structure.iter().map(|l| l.scan()).collect::<Result<Vec<_>, _>>()?;
         let mut intervals = Vec::new();
         let (mut first, mut count, mut largest) = (0u64, 0u64, 0u64);
         let mut fresh: Vec<u64> = Vec::new();
-        let mark = |bitmap: &mut [u64], fresh: &mut Vec<u64>, u: u64| {
-            let (w, b) = ((u >> 6) as usize, u & 63);
-            if bitmap[w] >> b & 1 == 0 {
-                bitmap[w] |= 1 << b;
+        let mark = |bitmap: &mut Bitmap, fresh: &mut Vec<u64>, u: u64| {
+            if !bitmap.get(u) {
+                bitmap.set(u);
                 fresh.push(u);
             }
         };
@@ -306,7 +307,7 @@ impl<T: VertexValue> IntervalEngine<T> {
             }
             if count + fresh.len() as u64 > cap && v > first {
                 for &u in &fresh {
-                    bitmap[(u >> 6) as usize] &= !(1 << (u & 63));
+                    bitmap.unset(u);
                 }
                 write_shard(&mut shard, &mut bitmap)?;
                 intervals.push(Interval { first, end: v, boundary: count });
@@ -393,7 +394,7 @@ impl<T: VertexValue> IntervalEngine<T> {
         let mut degrees: Option<DegreeScan> = self.degrees.as_ref().map(|l| l.degrees()).transpose()?;
         for interval in &self.intervals {
             // v-shard ids -> membership bitmap and the values of S(I) u I
-            self.bitmap.iter_mut().for_each(|w| *w = 0);
+            self.bitmap.clear();
             self.values.clear();
             // `carry` holds the unread tail of the last shard chunk (at most one chunk)
             let mut left = interval.boundary as usize;
@@ -408,7 +409,7 @@ impl<T: VertexValue> IntervalEngine<T> {
                 let take = left.min(carry.len() / 4);
                 for c in carry[..take * 4].chunks_exact(4) {
                     let u = u32::from_le_bytes(c.try_into().unwrap()) as u64;
-                    self.bitmap[(u >> 6) as usize] |= 1 << (u & 63);
+                    self.bitmap.set(u);
                     self.values.push(table.get(u)?);
                 }
                 carry.drain(..take * 4);
@@ -416,11 +417,11 @@ impl<T: VertexValue> IntervalEngine<T> {
             }
             it.shard_bytes_read += interval.boundary * 4;
             let mut r = 0u32;
-            for (w, rank) in self.bitmap.iter().zip(self.rank.iter_mut()) {
+            for (w, rank) in self.bitmap.words().iter().zip(self.rank.iter_mut()) {
                 *rank = r;
                 r += w.count_ones();
             }
-            let values = Values { bitmap: &self.bitmap, rank: &self.rank, values: &self.values };
+            let values = Values { bitmap: self.bitmap.words(), rank: &self.rank, values: &self.values };
             let mut bytes = Vec::with_capacity(((interval.end - interval.first) * VALUE_BYTES).min(STREAM_CHUNK_BYTES as u64) as usize);
             // Batches of lists: the next is read from the sequential scans
             // while the current one is gathered on the other cores.
@@ -492,9 +493,9 @@ fn next_list(scan: &mut AdjacencyScan, v: u64) -> Result<(u64, &[u64], &[f32]), 
 }
 
 /// Append the set bits of `bitmap` as u32 ids, clearing it.
-fn write_shard(shard: &mut SeqWriter, bitmap: &mut [u64]) -> Result<(), StoreError> {
+fn write_shard(shard: &mut SeqWriter, bitmap: &mut Bitmap) -> Result<(), StoreError> {
     let mut out = Vec::new();
-    for (w, word) in bitmap.iter_mut().enumerate() {
+    for (w, word) in bitmap.words_mut().iter_mut().enumerate() {
         let mut x = *word;
         while x != 0 {
             let b = x.trailing_zeros() as u64;

@@ -15,7 +15,7 @@
 //! program), since updates are combined in no particular order.
 
 use super::run::{Record, RunReader};
-use outcore_io::IoError;
+use outcore_io::{Bitmap, IoError};
 use rayon::prelude::*;
 
 pub const WINDOW_BITS: u32 = 16;
@@ -26,33 +26,33 @@ const SMALL_BUCKET: usize = 256;
 /// A dense accumulator for one id window.
 pub struct Window<U> {
     values: Vec<U>,
-    present: Vec<u64>,
+    present: Bitmap,
 }
 
 impl<U: Record> Window<U> {
     pub fn new() -> Self {
-        Window { values: vec![U::zeroed(); WINDOW], present: vec![0; WINDOW / 64] }
+        Window { values: vec![U::zeroed(); WINDOW], present: Bitmap::new(WINDOW as u64) }
     }
 
     #[inline]
     fn add(&mut self, slot: usize, x: U, reduce: &impl Fn(U, U) -> U) {
         // branch-free: whether the slot held a value is unpredictable
-        let (w, b) = (slot >> 6, slot & 63);
-        let held = self.present[w] >> b & 1 == 1;
+        let held = self.present.get(slot as u64);
         let combined = reduce(self.values[slot], x);
         self.values[slot] = if held { combined } else { x };
-        self.present[w] |= 1 << b;
+        self.present.set(slot as u64);
     }
 
     /// Call `f(slot, value)` in slot order and clear.
     #[inline]
     fn drain(&mut self, mut f: impl FnMut(usize, U) -> Result<(), IoError>) -> Result<(), IoError> {
-        for w in 0..self.present.len() {
-            let mut bits = self.present[w];
+        let words = self.present.words_mut();
+        for w in 0..words.len() {
+            let mut bits = words[w];
             if bits == 0 {
                 continue;
             }
-            self.present[w] = 0;
+            words[w] = 0;
             while bits != 0 {
                 let slot = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
