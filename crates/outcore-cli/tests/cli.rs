@@ -335,6 +335,11 @@ fn traversal_bad_input_is_one_line() {
     one_line(&["bfs", s(&store), "--root", "999"], "root 999 is not a vertex");
     one_line(&["sssp", s(&store), "--root", "1"], "SSSP needs edge weights");
     one_line(&["bfs", s(&store), "--memory", "12M"], "too small");
+    // the message names a budget that works, as a flag to paste
+    let (_, _, err) = outcore(&["bfs", s(&store), "--memory", "12M"]);
+    let suggested = err.split("use --memory ").nth(1).and_then(|t| t.split_whitespace().next()).expect("a --memory hint").to_string();
+    let (code, _, err) = outcore(&["bfs", s(&store), "--memory", &suggested]);
+    assert_eq!(code, 0, "the suggested --memory {suggested} failed: {err}");
     one_line(&["bfs", s(&store), "--block", "1000"], "multiple of 4K");
     let dir_store = d.path().join("dir");
     assert_eq!(outcore(&["import", s(&shared().join("graphalytics/evlp/test-bfs-directed.properties")), "-o", s(&dir_store)]).0, 0);
