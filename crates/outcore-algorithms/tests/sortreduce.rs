@@ -52,7 +52,7 @@ fn no_temporary_files(store: &Store) {
     let left: Vec<String> = std::fs::read_dir(store.dir())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".sortreduce"))
+        .filter(|n| n.starts_with(".outcore-"))
         .collect();
     assert!(left.is_empty(), "temporary files left: {left:?}");
 }

@@ -250,7 +250,7 @@ fn auto_picks_the_regime_from_the_budget() {
 #[test]
 fn interval_runs_leave_no_temporary_files_and_clear_those_of_killed_runs() {
     let (_d, st) = store(&shared().join("real/CA-GrQc.txt"), Some(false), false, 16);
-    let stale = st.dir().join(".intervals-4000000000");
+    let stale = st.dir().join(".outcore-4000000000-intervals");
     std::fs::create_dir_all(&stale).unwrap();
     std::fs::write(stale.join("values-0"), b"left by a killed run").unwrap();
     let pr = pagerank::Params { damping: 0.85, iterations: 2, tolerance: None };
@@ -260,7 +260,7 @@ fn interval_runs_leave_no_temporary_files_and_clear_those_of_killed_runs() {
     let left: Vec<_> = std::fs::read_dir(st.dir())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".intervals"))
+        .filter(|n| n.starts_with(".outcore-"))
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }

@@ -76,8 +76,14 @@ pub fn run_args(engines: &'static [Engine], columns: &[&'static str]) -> Vec<Arg
             .help("Interval engine: cap on the values of one interval and its boundary (default: what the budget allows)"),
         Arg::new("output")
             .long("output")
+            .short('o')
             .value_parser(clap::value_parser!(PathBuf))
-            .help("Write `vertex value` lines (Graphalytics format, original ids) here"),
+            .help("Write `vertex value` lines (Graphalytics format, original ids) to this file, or to standard output with -"),
+        Arg::new("force").long("force").action(ArgAction::SetTrue).help("Replace an existing --output file"),
+        Arg::new("top")
+            .long("top")
+            .value_parser(clap::value_parser!(usize))
+            .help("Print the K vertices with the largest values (original ids, ties by id)"),
         Arg::new("json")
             .long("json")
             .action(ArgAction::SetTrue)
@@ -93,7 +99,7 @@ pub fn run_args(engines: &'static [Engine], columns: &[&'static str]) -> Vec<Arg
                 .long("values")
                 .value_parser(clap::builder::PossibleValuesParser::new(columns.to_vec()))
                 .default_value(columns[0])
-                .help("Which result --output writes"),
+                .help("Which result --output and --top show"),
         );
     }
     args

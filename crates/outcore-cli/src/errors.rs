@@ -89,7 +89,7 @@ impl Hints<'_> {
             StoreError::Budget(b) => self.memory(b),
             StoreError::Parameter { name, reason } => flagify(&mut self.msg, name, reason, self.flags),
             StoreError::Io(io) => self.io(io),
-            StoreError::Invalid { .. } => {}
+            StoreError::Invalid { .. } | StoreError::Refused { .. } => {}
         }
     }
 
@@ -110,7 +110,6 @@ impl Hints<'_> {
         match e {
             IngestError::UnknownFormat { known, .. } => self.hint(format!("pass --format ({known})")),
             IngestError::Parameter { name, reason } => flagify(&mut self.msg, name, reason, self.flags),
-            IngestError::Exists { .. } => self.hint("choose another output or pass --force to replace it".into()),
             IngestError::Store(s) => self.store(s),
             IngestError::Budget(b) => self.memory(b),
             IngestError::Io(io) => self.io(io),

@@ -65,8 +65,8 @@ pub fn cli_main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    // Ctrl-C removes the temporary areas (update logs, value tables) first.
-    outcore_io::temp::remove_on_interrupt();
+    // SIGINT/SIGTERM stop the work, which removes its staging files as it unwinds.
+    outcore_io::staging::install_interrupt_handler();
     let mut command = command();
     let matches = match command.try_get_matches_from_mut(args) {
         Ok(m) => m,
@@ -84,6 +84,12 @@ pub fn cli_main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             Err(e) => return errors::clap_error(e),
         },
     };
+    if let Some(sig) = outcore_io::interrupted() {
+        // the work unwound: every staging guard has removed its files
+        drop(result);
+        eprintln!("interrupted: staging files removed");
+        return ExitCode::from(outcore_io::staging::interrupt_status(sig));
+    }
     match result {
         Ok(code) => code,
         Err(e) => {

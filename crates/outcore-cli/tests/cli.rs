@@ -283,7 +283,7 @@ fn traversal_outputs_match_graphalytics() {
         for mode in modes {
             for direction in ["top-down", "hybrid"] {
                 let out = d.path().join(format!("{name}-bfs.txt"));
-                let mut args = vec!["bfs", s(&store), "--root", &root, "--direction", direction, "--output", s(&out)];
+                let mut args = vec!["bfs", s(&store), "--root", &root, "--direction", direction, "--output", s(&out), "--force"];
                 args.extend_from_slice(mode);
                 let (code, _, err) = outcore(&args);
                 assert_eq!(code, 0, "{name} {mode:?} {direction}: {err}");
@@ -297,7 +297,7 @@ fn traversal_outputs_match_graphalytics() {
         let root = property(name, "sssp.source-vertex");
         for mode in modes {
             let out = d.path().join(format!("{name}-sssp.txt"));
-            let mut args = vec!["sssp", s(&store), "--root", &root, "--output", s(&out)];
+            let mut args = vec!["sssp", s(&store), "--root", &root, "--output", s(&out), "--force"];
             args.extend_from_slice(mode);
             assert_eq!(outcore(&args).0, 0);
             for ((v1, x), (v2, y)) in read_pairs(&out).iter().zip(&want) {
@@ -316,7 +316,7 @@ fn traversal_outputs_match_graphalytics() {
         let props = shared().join(format!("graphalytics/evlp/{name}.properties"));
         assert_eq!(outcore(&["import", s(&props), "-o", s(&store)]).0, 0);
         let out = d.path().join(format!("{name}-wcc.txt"));
-        assert_eq!(outcore(&["wcc", s(&store), "--output", s(&out)]).0, 0);
+        assert_eq!(outcore(&["wcc", s(&store), "--output", s(&out), "--force"]).0, 0);
         // the reference labels are the smallest id of each component, as ours are
         assert_eq!(read_pairs(&out), read_pairs(&shared().join(format!("graphalytics/evlp/{name}-WCC"))), "{name}");
     }
@@ -396,8 +396,20 @@ fn streaming_analytics_reproduce_graphalytics_in_every_engine() {
         for engine in ["auto", "memory", "stream", "interval"] {
             let run = |alg: &str, extra: &[&str]| {
                 let out = d.path().join(format!("{name}-{alg}-{engine}.txt"));
-                let mut args =
-                    vec![alg, s(&store), "--engine", engine, "--interval-values", "4", "--segment", "16K", "--json", "--output", s(&out)];
+                let mut args = vec![
+                    alg,
+                    s(&store),
+                    "--engine",
+                    engine,
+                    "--interval-values",
+                    "4",
+                    "--segment",
+                    "16K",
+                    "--json",
+                    "--output",
+                    s(&out),
+                    "--force",
+                ];
                 args.extend_from_slice(extra);
                 let (code, stdout, err) = outcore(&args);
                 assert_eq!(code, 0, "{args:?}: {err}");
@@ -426,7 +438,7 @@ fn streaming_analytics_reproduce_graphalytics_in_every_engine() {
         }
         let out = d.path().join(format!("{name}-bfs-stream.txt"));
         let root = param("bfs.source-vertex");
-        let (code, _, err) = outcore(&["bfs", s(&store), "--engine", "stream", "--root", &root, "--output", s(&out)]);
+        let (code, _, err) = outcore(&["bfs", s(&store), "--engine", "stream", "--root", &root, "--output", s(&out), "--force"]);
         assert_eq!(code, 0, "{err}");
         assert_eq!(read_pairs(&out), read_pairs(&shared().join(format!("graphalytics/evlp/{name}-BFS"))), "{name} BFS on tiles");
     }
@@ -465,7 +477,7 @@ fn streaming_engines_keep_a_budget_smaller_than_the_store() {
     };
     let pr = |engine: &str, cap: Option<&str>| {
         let out = d.path().join(format!("pr-{engine}.txt"));
-        let args = ["pagerank", s(&store), "--engine", engine, "--iterations", "3", "--output", s(&out)];
+        let args = ["pagerank", s(&store), "--engine", engine, "--iterations", "3", "--output", s(&out), "--force"];
         match cap {
             Some(cap) => capped(cap, &args),
             None => assert_eq!(outcore(&args).0, 0),
@@ -482,7 +494,7 @@ fn streaming_engines_keep_a_budget_smaller_than_the_store() {
     }
     let wcc = |engine: &str| {
         let out = d.path().join(format!("wcc-{engine}.txt"));
-        capped("40M", &["wcc", s(&store), "--engine", engine, "--output", s(&out)]);
+        capped("40M", &["wcc", s(&store), "--engine", engine, "--output", s(&out), "--force"]);
         read_pairs(&out)
     };
     assert_eq!(wcc("stream"), wcc("traverse"));
@@ -500,7 +512,7 @@ fn sortreduce_commands_reproduce_graphalytics() {
         let want = |alg: &str| read_pairs(&shared().join(format!("graphalytics/evlp/{name}-{alg}")));
         let run = |alg: &str, extra: &[&str]| {
             let out = d.path().join(format!("{name}-{alg}-sr.txt"));
-            let mut args = vec![alg, s(&store), "--engine", "sortreduce", "--memory", "64M", "--json", "--output", s(&out)];
+            let mut args = vec![alg, s(&store), "--engine", "sortreduce", "--memory", "64M", "--json", "--output", s(&out), "--force"];
             args.extend_from_slice(extra);
             let (code, stdout, err) = outcore(&args);
             assert_eq!(code, 0, "{args:?}: {err}");
@@ -535,7 +547,7 @@ fn sortreduce_commands_reproduce_graphalytics() {
 
         let bc = |engine: &str| {
             let out = d.path().join(format!("{name}-bc-{engine}.txt"));
-            let (code, _, err) = outcore(&["bc", s(&store), "--engine", engine, "--sources", "all", "--output", s(&out)]);
+            let (code, _, err) = outcore(&["bc", s(&store), "--engine", engine, "--sources", "all", "--output", s(&out), "--force"]);
             assert_eq!(code, 0, "{err}");
             read_pairs(&out)
         };
@@ -562,7 +574,7 @@ fn interrupted_sortreduce_runs_leave_no_temporary_files() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let temp_exists = || std::fs::read_dir(&store).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with(".sortreduce"));
+    let temp_exists = || std::fs::read_dir(&store).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with(".outcore-"));
     let started = std::time::Instant::now();
     while !temp_exists() {
         assert!(started.elapsed().as_secs() < 60, "the run never started");
@@ -572,7 +584,7 @@ fn interrupted_sortreduce_runs_leave_no_temporary_files() {
     assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("temporary files removed"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("staging files removed"));
     assert!(!temp_exists(), "temporary files left after Ctrl-C");
     assert_eq!(outcore(&["info", s(&store), "--verify"]).0, 0, "the store is intact");
 }
@@ -603,7 +615,7 @@ fn algorithms_run_on_a_default_store_and_verify() {
     assert!(out.contains("verify: PASS"), "{out}");
     // a sort-reduce run at the default budget still writes vertex-valued results (parents)
     let parents = d.path().join("parents.txt");
-    let (code, _, err) = outcore(&["bfs", s(&store), "--engine", "sortreduce", "--values", "parent", "--output", s(&parents)]);
+    let (code, _, err) = outcore(&["bfs", s(&store), "--engine", "sortreduce", "--values", "parent", "--output", s(&parents), "--force"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(read_pairs(&parents).len(), 7115);
     // SSSP needs weights: one line that says how to get them

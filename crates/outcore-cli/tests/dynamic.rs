@@ -91,14 +91,14 @@ fn bfs_and_pagerank_equal_the_static_engines_on_the_snapshot() {
         ok(&["dynamic", "snapshot", s(&store), s(&snap), "--layouts", "out,tiles"]);
         let root = edges[100].0.to_string();
         let (a, b) = (d.path().join("a.txt"), d.path().join("b.txt"));
-        ok(&["dynamic", "bfs", s(&store), "--root", &root, "--output", s(&a)]);
-        ok(&["bfs", s(&snap), "--root", &root, "--output", s(&b)]);
+        ok(&["dynamic", "bfs", s(&store), "--root", &root, "--output", s(&a), "--force"]);
+        ok(&["bfs", s(&snap), "--root", &root, "--output", s(&b), "--force"]);
         let (dynamic, fixed) = (pairs(&a), pairs(&b));
         assert_eq!(dynamic.len(), fixed.len(), "{graph}: vertex sets differ");
         let differ: Vec<_> = fixed.iter().filter(|(v, l)| dynamic.get(v) != Some(l)).take(5).collect();
         assert!(differ.is_empty(), "{graph}: BFS levels differ (static: {differ:?})");
-        ok(&["dynamic", "pagerank", s(&store), "--iterations", "10", "--output", s(&a)]);
-        ok(&["pagerank", s(&snap), "--iterations", "10", "--output", s(&b)]);
+        ok(&["dynamic", "pagerank", s(&store), "--iterations", "10", "--output", s(&a), "--force"]);
+        ok(&["pagerank", s(&snap), "--iterations", "10", "--output", s(&b), "--force"]);
         let (dynamic, fixed) = (pairs(&a), pairs(&b));
         assert_eq!(dynamic.len(), fixed.len());
         for (v, x) in &fixed {
@@ -122,7 +122,7 @@ fn a_killed_apply_reopens_at_the_last_commit() {
     ok(&["dynamic", "apply", s(&store), s(&first)]);
     let before = stats(&store);
     let levels = d.path().join("before.txt");
-    ok(&["dynamic", "bfs", s(&store), "--root", "1", "--output", s(&levels)]);
+    ok(&["dynamic", "bfs", s(&store), "--root", "1", "--output", s(&levels), "--force"]);
     // A long stream of inserts and deletes touching the committed tables.
     let second = d.path().join("second.updates");
     let mut text = String::new();
@@ -146,7 +146,7 @@ fn a_killed_apply_reopens_at_the_last_commit() {
     assert_eq!(after["arcs"], before["arcs"], "the store is not at its last commit");
     assert_eq!(after["commit"], before["commit"]);
     let now = d.path().join("after.txt");
-    ok(&["dynamic", "bfs", s(&store), "--root", "1", "--output", s(&now)]);
+    ok(&["dynamic", "bfs", s(&store), "--root", "1", "--output", s(&now), "--force"]);
     assert_eq!(pairs(&now), pairs(&levels));
     // and it takes updates again
     ok(&["dynamic", "apply", s(&store), s(&first)]);
@@ -208,7 +208,7 @@ fn colouring_is_proper_after_every_batch() {
     let updates = d.path().join("churn.updates");
     std::fs::write(&updates, churn(&edges)).unwrap();
     let colours = d.path().join("colours.txt");
-    let out = ok(&["dynamic", "color", s(&store), s(&updates), "--check", "--memory", "64M", "--output", s(&colours)]);
+    let out = ok(&["dynamic", "color", s(&store), s(&updates), "--check", "--memory", "64M", "--output", s(&colours), "--force"]);
     assert!(out.contains("proper after each of"), "{out}");
     // Independently: the final edge set from the inputs, and the colours file.
     let mut set: HashSet<(u64, u64)> = HashSet::new();

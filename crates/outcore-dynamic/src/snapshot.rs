@@ -20,6 +20,7 @@ pub fn snapshot(store: &DynamicStore, target: &Path, mut opts: ImportOptions, pr
     opts.self_loops = SelfLoops::Keep;
     opts.format = None;
     let dir = store.dir().to_path_buf();
+    outcore_store::check_output(target, outcore_store::OutputKind::Store, opts.force, &[&dir]).map_err(IngestError::from)?;
     let refused = |e: SinkError| match e {
         SinkError::Reject(reason) => IngestError::file(&dir, reason),
         SinkError::Abort(e) => e,

@@ -188,6 +188,16 @@ impl DynamicStore {
         if dir.join("STATE").exists() {
             return Err(DynError::Usage(format!("{}: a dynamic store already exists here", dir.display())));
         }
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            let n = entries.count();
+            if n > 0 {
+                return Err(DynError::Usage(format!(
+                    "{}: is a directory of {n} entr{} that is not a dynamic store; create the store at a new path or in an empty directory",
+                    dir.display(),
+                    if n == 1 { "y" } else { "ies" }
+                )));
+            }
+        }
         std::fs::create_dir_all(dir).map_err(|e| DynError::io(dir, e))?;
         let lock = lock(dir)?;
         let cfg = Config { weighted: options.weighted, multigraph: options.multigraph, threshold: options.threshold };

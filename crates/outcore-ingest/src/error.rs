@@ -24,9 +24,6 @@ pub enum IngestError {
     /// The file name does not tell the format, and none was given.
     #[error("{}: cannot tell the format from the file name (formats: {known})", path.display())]
     UnknownFormat { path: PathBuf, known: &'static str },
-    /// The output exists and replacing it was not asked for.
-    #[error("{}: already exists", path.display())]
-    Exists { path: PathBuf },
     /// Internal: an id did not fit the narrow sort record; import retries wide.
     #[error("internal: id exceeds 32 bits")]
     NeedWide,

@@ -9,8 +9,8 @@
 
 use crate::error::{IngestError, Result};
 use crate::sort::{ExternalSorter, WideEdge};
-use outcore_io::{Budget, SeqWriter, PROCESS_BASELINE};
-use outcore_store::{IdStream, Store};
+use outcore_io::{Budget, SeqWriter, Staged, TempArea, PROCESS_BASELINE};
+use outcore_store::{check_output, IdStream, OutputKind, Store};
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -98,24 +98,22 @@ pub struct ExportReport {
 }
 
 /// One output file written through the O_DIRECT writer into a hidden
-/// partial file beside its target; [`Out::finish`] renames it into place,
-/// and dropping it unfinished (an error) removes it.
+/// staging file beside its target; [`Out::finish`] moves it into place,
+/// and dropping it unfinished (an error, an interrupt) removes it.
 struct Out {
     file: Option<SeqWriter>,
-    partial: PathBuf,
+    partial: Staged,
     target: PathBuf,
     buf: Vec<u8>,
     bytes: u64,
 }
 
 impl Out {
-    fn create(path: &Path, force: bool) -> Result<Self> {
-        if path.exists() && !force {
-            return Err(IngestError::Exists { path: path.to_path_buf() });
-        }
+    /// Start writing `path` (already allowed by the output policy).
+    fn create(path: &Path) -> Result<Self> {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let partial = path.with_file_name(format!(".{name}.partial-{}", std::process::id()));
-        let file = SeqWriter::create(&partial, 1 << 20, outcore_io::CHECKSUM_BLOCK_BYTES)?;
+        let partial = Staged::file(&parent_of(path), &format!("{name}.partial"))?;
+        let file = SeqWriter::create(partial.path(), 1 << 20, outcore_io::CHECKSUM_BLOCK_BYTES)?;
         Ok(Out { file: Some(file), partial, target: path.to_path_buf(), buf: Vec::with_capacity(1 << 20), bytes: 0 })
     }
     fn writer(&mut self) -> &mut SeqWriter {
@@ -137,16 +135,15 @@ impl Out {
         let mut file = self.file.take().expect("an unfinished output");
         file.write_bytes(&buf)?;
         file.finish()?;
-        std::fs::rename(&self.partial, &self.target).map_err(|e| IngestError::file(&self.target, format!("move into place: {e}")))?;
+        self.partial.publish(&self.target)?;
         Ok(self.bytes + buf.len() as u64)
     }
 }
 
-impl Drop for Out {
-    fn drop(&mut self) {
-        if self.file.take().is_some() {
-            let _ = std::fs::remove_file(&self.partial);
-        }
+fn parent_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
     }
 }
 
@@ -234,7 +231,11 @@ pub fn export(dir: &Path, path: &Path, opts: &ExportOptions) -> Result<ExportRep
         }
         _ => (path.to_path_buf(), None, None),
     };
-    let mut out = Out::create(&edge_path, opts.force)?;
+    // every file is allowed by the output policy before any is written
+    for p in std::iter::once(&edge_path).chain(vertex_path.iter()).chain(props_path.iter()) {
+        check_output(p, OutputKind::File, opts.force, &[dir])?;
+    }
+    let mut out = Out::create(&edge_path)?;
     if opts.format == ExportFormat::Mtx {
         // ids as they are: 1-based, rows = the largest id
         let (mut min, mut max) = (u64::MAX, 0u64);
@@ -309,7 +310,7 @@ pub fn export(dir: &Path, path: &Path, opts: &ExportOptions) -> Result<ExportRep
     let mut bytes = writer.out.finish()?;
     let mut files = vec![edge_path.clone()];
     if let (Some(vp), Some(pp)) = (vertex_path, props_path) {
-        let mut v = Out::create(&vp, opts.force)?;
+        let mut v = Out::create(&vp)?;
         let mut s = ids.stream()?;
         while let Some(x) = s.next_id()? {
             let _ = writeln!(v.buf, "{x}");
@@ -328,7 +329,7 @@ pub fn export(dir: &Path, path: &Path, opts: &ExportOptions) -> Result<ExportRep
         if weighted {
             text.push_str(&format!("graph.{name}.edge-properties.names = weight\ngraph.{name}.edge-properties.types = real\n"));
         }
-        let mut p = Out::create(&pp, opts.force)?;
+        let mut p = Out::create(&pp)?;
         p.buf.extend_from_slice(text.as_bytes());
         bytes += p.finish()?;
         files.push(vp);
@@ -346,14 +347,7 @@ pub fn export(dir: &Path, path: &Path, opts: &ExportOptions) -> Result<ExportRep
     })
 }
 
-/// A private temporary directory beside `path` (removed when dropped).
-fn tempdir_beside(path: &Path) -> Result<tempfile::TempDir> {
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    tempfile::Builder::new()
-        .prefix(".outcore-export-")
-        .tempdir_in(&parent)
-        .map_err(|e| IngestError::file(&parent, format!("create a temporary directory: {e}")))
+/// A staging directory beside `path` (removed when dropped).
+fn tempdir_beside(path: &Path) -> Result<TempArea> {
+    Ok(TempArea::create(&parent_of(path), "export")?)
 }

@@ -115,6 +115,10 @@ pub fn import_file(input: &Path, target: &Path, opts: &ImportOptions, progress: 
             })
         }
     };
+    // the output must not be (or hold, or lie inside) any file the import reads
+    let siblings = if format == Format::Graphalytics { vec![input.with_extension("e"), input.with_extension("v")] } else { vec![] };
+    let inputs: Vec<&Path> = std::iter::once(input).chain(siblings.iter().map(PathBuf::as_path)).collect();
+    outcore_store::check_output(target, outcore_store::OutputKind::Store, opts.force, &inputs)?;
     let parse_opts = ParseOptions { weighted: opts.weighted };
     let source =
         |sink: &mut dyn EdgeSink, p: &mut dyn FnMut(Arc<AtomicU64>, u64, bool)| formats::parse(input, format, &parse_opts, sink, p);

@@ -5,6 +5,7 @@
 
 use crate::error::{IngestError, Result};
 use crate::sort::{with_layout_sorter, WideEdge};
+use outcore_io::Staged;
 use outcore_store::{CsrWriter, FileRecord, LayoutRecord, Store};
 use std::path::Path;
 
@@ -18,6 +19,7 @@ pub fn add_in(dir: &Path, memory: u64) -> Result<LayoutRecord> {
     if manifest.layouts.contains_key("in") {
         return Err(IngestError::file(dir, "already has an in layout"));
     }
+    crate::tiles::remove_unlisted_layout_files(dir, &manifest);
     let out = store.layout("out")?;
     let weighted = out.record().weights.is_some();
     with_layout_sorter(dir, "in", memory, |mut sorter| {
@@ -28,6 +30,9 @@ pub fn add_in(dir: &Path, memory: u64) -> Result<LayoutRecord> {
             }
         }
         drop(scan);
+        // the new files are removed unless the manifest comes to list them
+        let staged: Vec<Staged> =
+            ["index", "adj", "weights", "degrees", "blocks"].iter().map(|x| Staged::named(dir.join(format!("in.{x}")))).collect();
         let mut writer = CsrWriter::create_in(dir, "in", out.record().encoding, manifest.vertices, weighted)?;
         let mut merged = sorter.finish()?;
         while let Some(r) = merged.next()? {
@@ -39,7 +44,7 @@ pub fn add_in(dir: &Path, memory: u64) -> Result<LayoutRecord> {
             manifest.files.insert(name.clone(), FileRecord::from_hashes(&summary.hashes));
         }
         manifest.layouts.insert("in".into(), record.clone());
-        manifest.write_atomic(dir)?;
+        crate::tiles::publish_layout(dir, &manifest, staged)?;
         Ok(record)
     })
 }

@@ -96,13 +96,11 @@ pub fn recode(src: &Path, dst: &Path, permutation: Option<&Path>, opts: &RecodeO
             return Err(IngestError::file(p, format!("holds {} entries, the store has {n} vertices", len / 4)));
         }
     }
-    if src.canonicalize().ok() == dst.canonicalize().ok() {
-        return Err(IngestError::Usage(format!("{}: recode writes a new store; choose another output", dst.display())));
-    }
+    outcore_store::check_output(dst, outcore_store::OutputKind::Store, opts.force, &[src])?;
     let budget = Budget::new(opts.memory);
     let _base = budget.reserve("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)?;
     let _io = budget.reserve("store scan, permutation streams and layout writers", 16 << 20)?;
-    let mut writer = StoreWriter::create(dst, opts.force)?;
+    let mut writer = StoreWriter::create_for(dst, opts.force, &[src])?;
     let tmp = writer.staging_dir().join("relabel-tmp");
     std::fs::create_dir_all(&tmp).map_err(|e| IngestError::file(&tmp, e.to_string()))?;
     let sort_memory = budget.available() / 3;

@@ -7,7 +7,7 @@
 
 use crate::error::{IngestError, Result};
 use outcore_io::runs::{get_varint, put_varint, Merge, RunReader, RunRecord, RunWriter};
-use outcore_io::{Budget, IoContext, Reservation};
+use outcore_io::{Budget, Reservation};
 use rayon::slice::ParallelSliceMut;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
@@ -133,7 +133,7 @@ type SpillHandle<R> = JoinHandle<Result<(Vec<R>, u64)>>;
 /// For rebuilding a layout of the store at `dir` from a sort of its edges
 /// within `memory` bytes: charges the process baseline and the scan and
 /// writer buffers, and gives `f` a sorter of half of the rest, spilling into
-/// `DIR/.NAME-tmp-PID`, which is removed however `f` ends.
+/// a staging directory in `dir`, which is removed however `f` ends.
 pub(crate) fn with_layout_sorter<T>(
     dir: &Path,
     name: &str,
@@ -143,11 +143,8 @@ pub(crate) fn with_layout_sorter<T>(
     let budget = Budget::new(memory);
     let _base = budget.reserve("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)?;
     let _io = budget.reserve("store scan and layout writers", 12 << 20)?;
-    let tmp = dir.join(format!(".{name}-tmp-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).ctx(&tmp, "create directory")?;
-    let result = ExternalSorter::new(&tmp, name, &budget, budget.available() / 2, false).and_then(f);
-    let _ = std::fs::remove_dir_all(&tmp);
-    result
+    let tmp = outcore_io::TempArea::create(dir, &format!("{name}-sort"))?;
+    ExternalSorter::new(tmp.path(), name, &budget, budget.available() / 2, false).and_then(f)
 }
 
 pub struct ExternalSorter<R: SortRecord> {

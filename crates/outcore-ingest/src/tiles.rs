@@ -6,8 +6,9 @@
 
 use crate::error::{IngestError, Result};
 use crate::sort::{with_layout_sorter, WideEdge};
+use outcore_io::Staged;
 use outcore_store::tiles::TileWriter;
-use outcore_store::{FileRecord, Store, TilesRecord};
+use outcore_store::{FileRecord, Manifest, Store, TilesRecord};
 use std::path::Path;
 
 /// log2 of the vertices of a span: 16-bit local ids.
@@ -40,6 +41,7 @@ pub fn add_tiles(dir: &Path, group: u32, span_bits: u32, memory: u64) -> Result<
     if n.div_ceil(1 << span_bits) > 1 << 16 {
         return Err(IngestError::file(dir, format!("2^{span_bits}-vertex spans make more than 65536 spans of {n} vertices")));
     }
+    remove_unlisted_layout_files(dir, &manifest);
     let directed = manifest.directed;
     let q = group as u64;
     let mask = (1u64 << span_bits) - 1;
@@ -63,6 +65,12 @@ pub fn add_tiles(dir: &Path, group: u32, span_bits: u32, memory: u64) -> Result<
             .map_or(0, |t| t.data.trim_start_matches("tiles-g").split('.').next().and_then(|g| g.parse::<u64>().ok()).unwrap_or(0) + 1);
         let (data_name, index_name) = (format!("tiles-g{generation}.edges"), format!("tiles-g{generation}.index"));
         let weights_name = manifest.weighted.then(|| format!("tiles-g{generation}.weights"));
+        // the new files are removed unless the manifest comes to list them
+        let staged: Vec<Staged> = [Some(&data_name), Some(&index_name), weights_name.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(|f| Staged::named(dir.join(f)))
+            .collect();
         let mut writer = TileWriter::create_named(dir, &data_name, &index_name, weights_name.as_deref())?;
         let mut merged = sorter.finish()?;
         while let Some(r) = merged.next()? {
@@ -94,10 +102,44 @@ pub fn add_tiles(dir: &Path, group: u32, span_bits: u32, memory: u64) -> Result<
             manifest.files.remove(f);
         }
         manifest.tiles = Some(record.clone());
-        manifest.write_atomic(dir)?;
+        publish_layout(dir, &manifest, staged)?;
         for f in old_files {
             let _ = std::fs::remove_file(dir.join(f));
         }
         Ok(record)
     })
+}
+
+/// Remove layout files (`tiles-g*`, `in.*`) that the manifest does not list:
+/// what a layout build killed outright (no chance to clean up) left in the
+/// store. Says so in one line.
+pub(crate) fn remove_unlisted_layout_files(dir: &Path, manifest: &Manifest) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut removed = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let layout_file = name.starts_with("tiles-g") && [".edges", ".index", ".weights"].iter().any(|x| name.ends_with(x))
+            || ["in.index", "in.adj", "in.weights", "in.degrees", "in.blocks"].contains(&name.as_str());
+        if layout_file && !manifest.files.contains_key(&name) && e.file_type().map(|t| t.is_file()).unwrap_or(false) {
+            let _ = std::fs::remove_file(e.path());
+            removed.push(name);
+        }
+    }
+    if !removed.is_empty() {
+        eprintln!("note: removed {} left in {} by an interrupted layout build", removed.join(", "), dir.display());
+    }
+}
+
+/// Write `manifest`, which lists the `staged` layout files, making them part
+/// of the store. They are released first (an interrupt must not remove
+/// listed files), and removed here if the manifest cannot be written.
+pub(crate) fn publish_layout(dir: &Path, manifest: &Manifest, staged: Vec<Staged>) -> Result<()> {
+    outcore_io::check_interrupt(dir)?;
+    let kept: Vec<_> = staged.into_iter().map(Staged::keep).collect();
+    manifest.write_atomic(dir).inspect_err(|_| {
+        for p in &kept {
+            let _ = std::fs::remove_file(p);
+        }
+    })?;
+    Ok(())
 }

@@ -40,7 +40,7 @@ fn added_in_layout_equals_the_imported_one() {
         }
         let again = add_in(&without, 36 << 20).err().unwrap().to_string();
         assert!(again.contains("already has an in layout"), "{again}");
-        assert!(!std::fs::read_dir(&without).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with(".in-tmp")));
+        assert!(!std::fs::read_dir(&without).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with(".outcore-")));
     }
     let dir = tempfile::tempdir().unwrap();
     let undirected = dir.path().join("u");

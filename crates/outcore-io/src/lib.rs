@@ -21,6 +21,7 @@ mod progress;
 pub mod runs;
 mod segments;
 mod seq;
+pub mod staging;
 pub mod temp;
 
 pub use aligned::AlignedBuf;
@@ -34,6 +35,7 @@ pub use hash::{splitmix64, SplitMix64};
 pub use progress::{NoProgress, Progress};
 pub use segments::{Filled, SegmentRead, SegmentReader};
 pub use seq::{drop_cached, open_maybe_direct, read_full_at, SeqReader, SeqWriter, WriteSummary, DIRECT_ALIGN};
+pub use staging::{check_interrupt, interrupted, Staged};
 pub use temp::TempArea;
 
 /// Make freed large buffers go back to the kernel. glibc raises its mmap

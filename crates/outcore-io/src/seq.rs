@@ -142,6 +142,7 @@ impl SeqReader {
 
     /// The next unread bytes (at most one chunk), or `None` at end of file.
     pub fn next_chunk(&mut self) -> Result<Option<&[u8]>, IoError> {
+        crate::staging::check_interrupt(&self.path)?;
         if !self.ensure_current()? {
             return Ok(None);
         }
@@ -312,6 +313,7 @@ impl SeqWriter {
     }
 
     fn flush_chunk(&mut self) -> Result<(), IoError> {
+        crate::staging::check_interrupt(&self.path)?;
         let next = match self.empty.recv() {
             Ok(Ok(buf)) => buf,
             Ok(Err(e)) => return Err(e),

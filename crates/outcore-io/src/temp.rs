@@ -1,35 +1,27 @@
-//! Temporary work areas (update logs, value tables) that never outlive the
-//! run that made them: removed when dropped (success, error or panic), by
-//! the Ctrl-C handler that [`remove_on_interrupt`] installs, and, for runs
-//! that were killed outright, by the next run in the same place.
+//! Temporary work areas (update logs, value tables, sort runs) that never
+//! outlive the run that made them: [`Staged`] directories, removed when
+//! dropped (success, error or panic), on an interrupt, and, for runs that
+//! were killed outright, by the next run in the same place.
 
-use crate::error::{IoContext, IoError};
+use crate::error::IoError;
+use crate::staging::Staged;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
-/// Areas alive in this process, for the interrupt handler.
-static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-/// A directory `PARENT/.NAME-PID` removed with everything in it on drop.
+/// A hidden staging directory in `PARENT` removed with everything in it on drop.
 #[derive(Debug)]
 pub struct TempArea {
-    dir: PathBuf,
+    dir: Staged,
 }
 
 impl TempArea {
-    /// Create `parent/.{name}-{pid}`, first removing areas of that name left
-    /// by processes that no longer exist.
+    /// Create a staging directory for `name` in `parent`, first removing
+    /// those that runs which no longer exist left there.
     pub fn create(parent: &Path, name: &str) -> Result<Self, IoError> {
-        remove_stale(parent, name);
-        let dir = parent.join(format!(".{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).ctx(&dir, "create temporary directory")?;
-        LIVE.lock().unwrap().push(dir.clone());
-        Ok(TempArea { dir })
+        Ok(TempArea { dir: Staged::dir(parent, name)? })
     }
 
     pub fn path(&self) -> &Path {
-        &self.dir
+        self.dir.path()
     }
 
     pub fn file(&self, name: &str) -> PathBuf {
@@ -38,7 +30,7 @@ impl TempArea {
 
     /// Bytes free for an unprivileged writer on the area's file system.
     pub fn free_bytes(&self) -> Result<u64, IoError> {
-        free_bytes(&self.dir)
+        free_bytes(self.path())
     }
 
     /// Fail unless `needed` bytes are free, naming what they are for.
@@ -46,7 +38,7 @@ impl TempArea {
         let free = self.free_bytes()?;
         if free < needed {
             return Err(IoError::new(
-                &self.dir,
+                self.path(),
                 format!(
                     "{what} need about {} of free disk, the file system has {}; put them in another temporary directory",
                     crate::format_bytes(needed),
@@ -56,13 +48,6 @@ impl TempArea {
             ));
         }
         Ok(())
-    }
-}
-
-impl Drop for TempArea {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-        LIVE.lock().unwrap().retain(|d| d != &self.dir);
     }
 }
 
@@ -79,44 +64,6 @@ pub fn free_bytes(path: &Path) -> Result<u64, IoError> {
     Ok(s.f_bavail as u64 * s.f_frsize as u64)
 }
 
-fn remove_stale(parent: &Path, name: &str) {
-    let Ok(entries) = std::fs::read_dir(parent) else { return };
-    let prefix = format!(".{name}-");
-    for e in entries.flatten() {
-        let file = e.file_name().to_string_lossy().into_owned();
-        if let Some(pid) = file.strip_prefix(&prefix).and_then(|p| p.parse::<u32>().ok()) {
-            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-                let _ = std::fs::remove_dir_all(e.path());
-            }
-        }
-    }
-}
-
-/// Remove every live [`TempArea`] of this process (the interrupt path).
-pub fn remove_live_areas() {
-    let dirs = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|e| e.into_inner()));
-    for d in dirs {
-        // other threads may still be creating files in it: once the
-        // directory itself is gone they cannot, so retry until it is
-        for _ in 0..200 {
-            let _ = std::fs::remove_dir_all(&d);
-            if !d.exists() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-    }
-}
-
-/// On SIGINT/SIGTERM, remove the live temporary areas and exit with 130.
-pub fn remove_on_interrupt() {
-    let _ = ctrlc::set_handler(|| {
-        remove_live_areas();
-        eprintln!("interrupted: temporary files removed");
-        std::process::exit(130);
-    });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,7 +71,7 @@ mod tests {
     #[test]
     fn area_is_removed_on_drop_and_stale_areas_by_the_next_run() {
         let parent = tempfile::tempdir().unwrap();
-        let stale = parent.path().join(".work-4000000000");
+        let stale = parent.path().join(".outcore-4000000000-work");
         std::fs::create_dir_all(&stale).unwrap();
         std::fs::write(stale.join("x"), b"left by a killed run").unwrap();
         let area = TempArea::create(parent.path(), "work").unwrap();

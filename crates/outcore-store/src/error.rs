@@ -28,6 +28,10 @@ pub enum StoreError {
     /// The output exists and replacing it was not asked for.
     #[error("{}: already exists", path.display())]
     Exists { path: PathBuf },
+    /// The output path holds something no command may replace, or is one
+    /// of the inputs ([`crate::target`]); `reason` says what and what to do.
+    #[error("{}: {reason}", path.display())]
+    Refused { path: PathBuf, reason: String },
     /// A parameter outside its domain: `name` as the library calls it
     /// (`tolerance`, `root`, `sources`), `reason` what is wrong.
     #[error("{name} {reason}")]

@@ -16,6 +16,7 @@ pub mod idmap;
 pub mod ids;
 pub mod manifest;
 mod reader;
+pub mod target;
 pub mod tiles;
 mod writer;
 
@@ -25,6 +26,7 @@ pub use idmap::IdMap;
 pub use ids::{IdLookup, IdStream, Ids};
 pub use manifest::{FileRecord, LayoutRecord, Manifest, TilesRecord, FORMAT_NAME, FORMAT_VERSION};
 pub use reader::{AdjacencyScan, Block, BlockTable, DegreeScan, Layout, Store};
+pub use target::{check_output, is_store, Existing, OutputKind};
 pub use writer::{CsrWriter, StoreWriter};
 
 /// Chunk size of the sequential readers and writers used by the store.

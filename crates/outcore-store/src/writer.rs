@@ -1,44 +1,44 @@
 //! Writing a store: every file goes into a hidden staging directory beside
-//! the target; `commit` writes `manifest.json` by atomic rename and only
-//! then moves the directory into place. A store that fails half-way (bad
-//! input, full disk, a crash) leaves no directory under the target name.
+//! the target ([`outcore_io::Staged`]); `commit` writes `manifest.json` by
+//! atomic rename and only then moves the directory into place. A store
+//! that fails half-way (bad input, full disk, Ctrl-C, a crash) leaves no
+//! directory under the target name, and its staging is removed (by the
+//! next run beside it, after a crash).
 
 use crate::bits::BitWriter;
 use crate::codec::{ListEncoder, BLOCK_TARGET_BYTES};
+use crate::target::{check_output, Existing, OutputKind};
 use crate::{codec_for, Codec, Encoding, FileRecord, IndexUnit, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES};
-use outcore_io::{IoContext, SeqWriter, WriteSummary, CHECKSUM_BLOCK_BYTES};
+use outcore_io::{IoContext, SeqWriter, Staged, WriteSummary, CHECKSUM_BLOCK_BYTES};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub struct StoreWriter {
     target: PathBuf,
-    staging: PathBuf,
+    staging: Staged,
     force: bool,
     files: BTreeMap<String, FileRecord>,
-    committed: bool,
 }
 
 impl StoreWriter {
-    /// Start a store at `target`. Fails if `target` exists, unless `force`
-    /// (the old store is then replaced only when the new one is complete).
+    /// Start a store at `target` under the output policy of
+    /// [`crate::target`]: an existing store is replaced only with `force`
+    /// (and only when the new one is complete), anything else never.
     pub fn create(target: &Path, force: bool) -> Result<Self, StoreError> {
-        if target.exists() && !force {
-            return Err(StoreError::Exists { path: target.to_path_buf() });
-        }
+        Self::create_for(target, force, &[])
+    }
+
+    /// [`StoreWriter::create`] for a command that reads `inputs`, which the
+    /// target must not be, contain or lie inside.
+    pub fn create_for(target: &Path, force: bool, inputs: &[&Path]) -> Result<Self, StoreError> {
+        check_output(target, OutputKind::Store, force, inputs)?;
         let name = target.file_name().ok_or_else(|| StoreError::invalid(target, "not a valid store path"))?;
         let parent = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        if !parent.is_dir() {
-            return Err(StoreError::invalid(&parent, "parent directory does not exist"));
-        }
-        let staging = parent.join(format!(".{}.partial-{}", name.to_string_lossy(), std::process::id()));
-        if staging.exists() {
-            std::fs::remove_dir_all(&staging).ctx(&staging, "remove stale staging directory")?;
-        }
-        std::fs::create_dir(&staging).ctx(&staging, "create directory")?;
-        Ok(StoreWriter { target: target.to_path_buf(), staging, force, files: BTreeMap::new(), committed: false })
+        let staging = Staged::dir(&parent, &format!("{}.partial", name.to_string_lossy()))?;
+        Ok(StoreWriter { target: target.to_path_buf(), staging, force, files: BTreeMap::new() })
     }
 
     pub fn target(&self) -> &Path {
@@ -46,7 +46,7 @@ impl StoreWriter {
     }
     /// Where files are written until commit (also usable for scratch files).
     pub fn staging_dir(&self) -> &Path {
-        &self.staging
+        self.staging.path()
     }
 
     /// A new file of the store.
@@ -68,28 +68,35 @@ impl StoreWriter {
         self.files.insert(name, FileRecord::from_hashes(&summary.hashes));
     }
 
-    /// Write the manifest (atomically), then move the store into place.
+    /// Write the manifest (atomically), then move the store into place,
+    /// replacing what the output policy allows (checked again: the target
+    /// may have changed while the store was written).
     pub fn commit(mut self, mut manifest: Manifest) -> Result<PathBuf, StoreError> {
+        outcore_io::check_interrupt(&self.target)?;
         manifest.files = std::mem::take(&mut self.files);
-        manifest.write_atomic(&self.staging)?;
+        manifest.write_atomic(self.staging.path())?;
+        let existing = check_output(&self.target, OutputKind::Store, self.force, &[])?;
         let mut old = None;
-        if self.target.exists() {
-            if !self.force {
-                return Err(StoreError::Exists { path: self.target.clone() });
-            }
-            let aside = self.staging.with_extension("old");
-            std::fs::rename(&self.target, &aside).ctx(&self.target, "move old store aside")?;
+        if existing != Existing::Nothing {
+            let aside = self.staging.path().with_extension("old");
+            std::fs::rename(&self.target, &aside).ctx(&self.target, "move the replaced store aside")?;
             old = Some(aside);
         }
-        std::fs::rename(&self.staging, &self.target).ctx(&self.target, "rename staging directory into place")?;
-        self.committed = true;
+        if let Err(e) = self.staging.publish(&self.target) {
+            if let Some(aside) = &old {
+                let _ = std::fs::rename(aside, &self.target);
+            }
+            return Err(e.into());
+        }
         if let Some(parent) = self.target.parent() {
             if !parent.as_os_str().is_empty() {
                 sync_dir(parent)?;
             }
         }
-        if let Some(aside) = old {
-            std::fs::remove_dir_all(&aside).ctx(&aside, "remove replaced store")?;
+        match (old, existing) {
+            (Some(aside), Existing::EmptyDirectory) => std::fs::remove_dir(&aside).ctx(&aside, "remove the replaced empty directory")?,
+            (Some(aside), _) => std::fs::remove_dir_all(&aside).ctx(&aside, "remove the replaced store")?,
+            (None, _) => {}
         }
         Ok(self.target.clone())
     }
@@ -98,14 +105,6 @@ impl StoreWriter {
 fn sync_dir(dir: &Path) -> Result<(), StoreError> {
     std::fs::File::open(dir).and_then(|d| d.sync_all()).ctx(dir, "fsync directory")?;
     Ok(())
-}
-
-impl Drop for StoreWriter {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = std::fs::remove_dir_all(&self.staging);
-        }
-    }
 }
 
 /// Writes one CSR layout from edges arriving sorted by (source, target).

@@ -34,6 +34,8 @@ pub struct Options {
     pub memory: u64,
     /// Where the store goes (default: a temporary directory, removed after).
     pub dir: Option<PathBuf>,
+    /// Replace an outcore store already at `dir` (never anything else).
+    pub force: bool,
     /// Whether to run kernel 3.
     pub sssp: bool,
     /// The traverse engine's block size, depth and prefetch.
@@ -49,6 +51,7 @@ impl Default for Options {
             seed: 1,
             memory: 1 << 30,
             dir: None,
+            force: false,
             sssp: true,
             traverse: TraverseOptions { depth: outcore_io::probe::recorded_depth().unwrap_or(64).max(1), ..Default::default() },
         }
@@ -118,18 +121,15 @@ pub fn run(opts: &Options, progress: &dyn Progress) -> Result<Outcome, Error> {
     if opts.roots == 0 {
         return Err(StoreError::parameter("roots", "must be at least 1").into());
     }
-    let tmp = tempfile::Builder::new()
-        .prefix("outcore-graph500-")
-        .tempdir()
-        .map_err(|e| outcore_io::IoError::new(&std::env::temp_dir(), "create a temporary directory", e))?;
-    let path = opts.dir.clone().unwrap_or_else(|| tmp.path().join("graph500.store"));
+    // removed at the end, on an error and on Ctrl-C
+    let tmp = outcore_io::TempArea::create(&std::env::temp_dir(), "graph500")?;
+    let path = opts.dir.clone().unwrap_or_else(|| tmp.file("graph500.store"));
 
     // Kernel 1: generation and construction (the store and the hot lists).
     let t = Instant::now();
     let mut g = Kronecker::graph500(opts.scale, opts.edge_factor, opts.seed);
     g.weighted = opts.sssp;
-    let import =
-        ImportOptions { directed: Some(false), weighted: opts.sssp, memory: opts.memory, force: opts.dir.is_some(), ..Default::default() };
+    let import = ImportOptions { directed: Some(false), weighted: opts.sssp, memory: opts.memory, force: opts.force, ..Default::default() };
     let source = |sink: &mut dyn outcore_ingest::formats::EdgeSink,
                   p: &mut dyn FnMut(std::sync::Arc<std::sync::atomic::AtomicU64>, u64, bool)| generate::emit(&g, sink, p);
     import_from(&source, &path, &import, BTreeMap::from([("generator".to_string(), "graph500 kronecker".to_string())]), progress)?;

@@ -6,8 +6,8 @@
 use crate::Error;
 use outcore_algorithms::order::{self, Order};
 use outcore_ingest::recode::{write_permutation, RecodeReport};
-use outcore_io::{Budget, PROCESS_BASELINE};
-use outcore_store::{Encoding, Store, StoreError};
+use outcore_io::{Budget, Staged, PROCESS_BASELINE};
+use outcore_store::{check_output, Encoding, OutputKind, Store};
 use std::path::{Path, PathBuf};
 
 pub use outcore_algorithms::order::Order as VertexOrder;
@@ -33,6 +33,8 @@ pub fn order_store(
     if order == Order::None {
         return Ok(recode(src, dst, None, &opts)?);
     }
+    // refuse a bad output before the work of computing the order
+    check_output(dst, OutputKind::Store, force, &[src])?;
     let store = Store::open(src)?;
     let budget = Budget::new(memory);
     let _base = budget.reserve("program, thread stacks and allocator slack", PROCESS_BASELINE)?;
@@ -41,40 +43,40 @@ pub fn order_store(
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let perm = parent.join(format!(".{}.order-{}", dst.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
-    write_permutation(&perm, &new_of_old)?;
+    let perm = Staged::file(&parent, &format!("{}.order", dst.file_name().unwrap_or_default().to_string_lossy()))?;
+    write_permutation(perm.path(), &new_of_old)?;
     drop(new_of_old);
-    let result = recode(src, dst, Some(&perm), &opts);
-    let _ = std::fs::remove_file(&perm);
-    Ok(result?)
+    Ok(recode(src, dst, Some(perm.path()), &opts)?)
 }
 
 /// Import into `store` with `import`, then, unless `order` is `none`, put
 /// the vertices in that order: the import goes to a hidden sibling first
 /// (raw, with the `in` layout a directed ordering needs), which is then
-/// ordered and encoded into `store` and removed.
+/// ordered and encoded into `store` and removed. `inputs` are the files
+/// the import reads (the output policy keeps the store off them).
 pub fn import_ordered(
     store: &Path,
+    inputs: &[&Path],
     opts: &ImportOptions,
     order: Order,
     import: impl FnOnce(&Path, &ImportOptions) -> Result<ImportReport, Error>,
 ) -> Result<ImportReport, Error> {
+    check_output(store, OutputKind::Store, opts.force, inputs)?;
     if order == Order::None {
         return import(store, opts);
     }
-    if store.exists() && !opts.force {
-        return Err(StoreError::Exists { path: store.to_path_buf() }.into());
-    }
     let name = store.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let unordered = store.with_file_name(format!(".{name}.unordered-{}", std::process::id()));
-    let raw = ImportOptions { encoding: None, in_layout: true, force: true, ..opts.clone() };
-    let result = import(&unordered, &raw).and_then(|mut report| {
-        let layouts = Some(if opts.in_layout { vec!["out".to_string(), "in".to_string()] } else { vec!["out".to_string()] });
-        let r = order_store(&unordered, store, order, opts.encoding, opts.memory, opts.force, layouts)?;
-        report.store = r.store;
-        report.seconds += r.seconds;
-        Ok(report)
-    });
-    let _ = std::fs::remove_dir_all(&unordered);
-    result
+    let parent = match store.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    // an empty staged directory the raw import replaces, removed however this ends
+    let unordered = Staged::dir(&parent, &format!("{name}.unordered"))?;
+    let raw = ImportOptions { encoding: None, in_layout: true, force: false, ..opts.clone() };
+    let mut report = import(unordered.path(), &raw)?;
+    let layouts = Some(if opts.in_layout { vec!["out".to_string(), "in".to_string()] } else { vec!["out".to_string()] });
+    let r = order_store(unordered.path(), store, order, opts.encoding, opts.memory, opts.force, layouts)?;
+    report.store = r.store;
+    report.seconds += r.seconds;
+    Ok(report)
 }

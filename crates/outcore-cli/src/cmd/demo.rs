@@ -26,14 +26,21 @@ pub struct Args {
     /// Memory budget for every step.
     #[arg(long, default_value = "64M", value_parser = crate::parse_memory)]
     pub memory: u64,
-    /// Keep the store here instead of a temporary directory.
+    /// Keep the store here (a new path or an empty directory) instead of a temporary directory.
     #[arg(long)]
     pub keep: Option<PathBuf>,
+    /// Replace an outcore store already at --keep (never anything else).
+    #[arg(long, requires = "keep")]
+    pub force: bool,
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
-    let tmp = tempfile::Builder::new().prefix("outcore-demo-").tempdir()?;
-    let store_path = a.keep.clone().unwrap_or_else(|| tmp.path().join("kronecker.store"));
+    if let Some(keep) = &a.keep {
+        outcore_store::check_output(keep, outcore_store::OutputKind::Store, a.force, &[])?;
+    }
+    // removed at the end, on an error and on Ctrl-C
+    let tmp = outcore_io::TempArea::create(&std::env::temp_dir(), "demo")?;
+    let store_path = a.keep.clone().unwrap_or_else(|| tmp.file("kronecker.store"));
     let g = Kronecker::graph500(a.scale, 16, 1);
     println!(
         "outcore demo: Graph500 Kronecker scale {} ({} vertices, {} generated edges), memory budget {}",
@@ -44,7 +51,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     );
 
     let t = Instant::now();
-    let opts = ImportOptions { directed: Some(false), memory: a.memory, force: a.keep.is_some(), ..Default::default() };
+    let opts = ImportOptions { directed: Some(false), memory: a.memory, force: a.force, ..Default::default() };
     let source = |sink: &mut dyn outcore_ingest::formats::EdgeSink,
                   p: &mut dyn FnMut(std::sync::Arc<std::sync::atomic::AtomicU64>, u64, bool)| {
         generate::emit(&g, sink, p)

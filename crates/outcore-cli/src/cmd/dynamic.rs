@@ -136,9 +136,12 @@ pub struct ColorArgs {
     /// Check after every batch that the colouring is proper (reads every edge).
     #[arg(long)]
     pub check: bool,
-    /// Write `vertex colour` lines here.
+    /// Write `vertex colour` lines here (- for standard output).
     #[arg(long)]
     pub output: Option<PathBuf>,
+    /// Replace an existing --output file.
+    #[arg(long)]
+    pub force: bool,
     #[command(flatten)]
     pub stream: StreamFlags,
 }
@@ -148,9 +151,12 @@ pub struct BfsArgs {
     pub store: PathBuf,
     #[arg(long)]
     pub root: u64,
-    /// Write `vertex level` lines (unreached: 9223372036854775807).
+    /// Write `vertex level` lines (unreached: 9223372036854775807; - for standard output).
     #[arg(long)]
     pub output: Option<PathBuf>,
+    /// Replace an existing --output file.
+    #[arg(long)]
+    pub force: bool,
     #[arg(long)]
     pub json: bool,
 }
@@ -162,9 +168,12 @@ pub struct PageRankArgs {
     pub iterations: u32,
     #[arg(long, default_value_t = 0.85)]
     pub damping: f64,
-    /// Write `vertex rank` lines.
+    /// Write `vertex rank` lines (- for standard output).
     #[arg(long)]
     pub output: Option<PathBuf>,
+    /// Replace an existing --output file.
+    #[arg(long)]
+    pub force: bool,
     #[arg(long)]
     pub json: bool,
 }
@@ -427,11 +436,12 @@ fn color(a: ColorArgs) -> Result<ExitCode> {
     })?;
     let colours = coloring::check_coloring(&store).map_err(|e| anyhow::anyhow!("the colouring is not proper: {e}"))?;
     if let Some(path) = &a.output {
-        let mut w = std::io::BufWriter::new(std::fs::File::create(path).with_context(|| path.display().to_string())?);
-        for (u, c) in coloring::colours(&store) {
-            writeln!(w, "{u} {c}")?;
-        }
-        w.flush()?;
+        outcore::output::write_with(path, a.force, &[&a.store], |w| {
+            for (u, c) in coloring::colours(&store) {
+                writeln!(w, "{u} {c}")?;
+            }
+            Ok(())
+        })?;
     }
     let total = t.elapsed().as_secs_f64();
     if a.stream.json {
@@ -463,7 +473,7 @@ fn run_bfs(a: BfsArgs) -> Result<ExitCode> {
     let secs = t.elapsed().as_secs_f64();
     if let Some(path) = &a.output {
         let unreached = outcore_algorithms::values::UNREACHED_U64;
-        write_pairs(path, &r.index.ids, |i, out| match r.level[i] {
+        write_pairs(path, a.force, &a.store, &r.index.ids, |i, out| match r.level[i] {
             l if l == unreached => write!(out, "{}", i64::MAX).unwrap(),
             l => write!(out, "{l}").unwrap(),
         })?;
@@ -499,7 +509,7 @@ fn run_pagerank(a: PageRankArgs) -> Result<ExitCode> {
     let r = pagerank::pagerank(&store, a.damping, a.iterations);
     let secs = t.elapsed().as_secs_f64();
     if let Some(path) = &a.output {
-        write_pairs(path, &r.index.ids, |i, out| outcore::graphalytics_float(r.rank[i], out))?;
+        write_pairs(path, a.force, &a.store, &r.index.ids, |i, out| outcore::graphalytics_float(r.rank[i], out))?;
     }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&json!({"vertices": r.index.len(), "iterations": a.iterations, "seconds": secs}))?);
@@ -510,16 +520,17 @@ fn run_pagerank(a: PageRankArgs) -> Result<ExitCode> {
 }
 
 /// `id value` lines in id order.
-fn write_pairs(path: &Path, ids: &[u64], value: impl Fn(usize, &mut Vec<u8>)) -> Result<()> {
-    let mut w = std::io::BufWriter::new(std::fs::File::create(path).with_context(|| path.display().to_string())?);
-    let mut line = Vec::new();
-    for (i, &u) in ids.iter().enumerate() {
-        line.clear();
-        write!(line, "{u} ").unwrap();
-        value(i, &mut line);
-        line.push(b'\n');
-        w.write_all(&line).with_context(|| path.display().to_string())?;
-    }
-    w.flush().with_context(|| path.display().to_string())?;
+fn write_pairs(path: &Path, force: bool, store: &Path, ids: &[u64], value: impl Fn(usize, &mut Vec<u8>)) -> Result<()> {
+    outcore::output::write_with(path, force, &[store], |w| {
+        let mut line = Vec::new();
+        for (i, &u) in ids.iter().enumerate() {
+            line.clear();
+            write!(line, "{u} ").unwrap();
+            value(i, &mut line);
+            line.push(b'\n');
+            w.write_all(&line)?;
+        }
+        Ok(())
+    })?;
     Ok(())
 }

@@ -34,6 +34,9 @@ pub struct Args {
     /// Where the store goes (default: a temporary directory, removed after).
     #[arg(long)]
     pub dir: Option<PathBuf>,
+    /// Replace an outcore store already at --dir (never anything else).
+    #[arg(long, requires = "dir")]
+    pub force: bool,
     /// Skip kernel 3 (SSSP).
     #[arg(long)]
     pub no_sssp: bool,
@@ -105,6 +108,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         seed: a.seed,
         memory: a.memory,
         dir: a.dir.clone(),
+        force: a.force,
         sssp: !a.no_sssp,
         traverse: outcore_engines::TraverseOptions {
             prefetch: a.prefetch == "on",

@@ -42,11 +42,12 @@ impl GraphFlags {
     pub fn import_ordered(
         &self,
         store: &std::path::Path,
+        inputs: &[&std::path::Path],
         opts: &ImportOptions,
         import: impl FnOnce(&std::path::Path, &ImportOptions) -> Result<ImportReport, outcore::Error>,
     ) -> Result<ImportReport> {
         let order = crate::cmd::recode::parse_order(&self.order)?;
-        Ok(outcore::import::import_ordered(store, opts, order, import)?)
+        Ok(outcore::import::import_ordered(store, inputs, opts, order, import)?)
     }
 
     /// After the import: add the layouts built from the store (tiles).
@@ -118,7 +119,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     opts.unweighted = a.unweighted;
     opts.num_vertices = a.num_vertices;
     let bars = Bars::new(a.json);
-    let report = a.graph.import_ordered(&a.output, &opts, |store, opts| Ok(import_file(&a.input, store, opts, &bars)?))?;
+    let report = a.graph.import_ordered(&a.output, &[&a.input], &opts, |store, opts| Ok(import_file(&a.input, store, opts, &bars)?))?;
     print_report(&report, a.json);
     a.graph.add_layouts(&a.output, a.json)?;
     Ok(ExitCode::SUCCESS)

@@ -7,7 +7,8 @@ use crate::args::{run_args, run_options};
 use crate::progress::Bars;
 use anyhow::Result;
 use clap::{Arg, ArgAction, ArgMatches};
-use outcore::{Args, Graph, ParamKind, Registered, Report};
+use outcore::{Args, Entry, Graph, ParamKind, Registered, Report};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -65,26 +66,58 @@ pub fn run(alg: &'static dyn Registered, m: &ArgMatches) -> Result<ExitCode> {
     let graph = Graph::open(&store)?;
     let results = graph.run_named(alg.info().name, &params(alg, m), &options)?;
     let column = m.try_get_one::<String>("values").ok().flatten().cloned().unwrap_or_else(|| alg.info().columns[0].name.to_string());
-    if let Some(path) = m.get_one::<PathBuf>("output") {
-        outcore::output::write_text(&results, &column, path)?;
+    let output = m.get_one::<PathBuf>("output");
+    // with the values on standard output, the report goes to standard error
+    let to_stdout = output.is_some_and(|p| p.as_os_str() == "-");
+    let mut report_out: Box<dyn Write> = if to_stdout { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) };
+    match output {
+        Some(_) if to_stdout => {
+            outcore::output::write_to(&results, &column, &mut std::io::stdout().lock())?;
+        }
+        Some(path) => {
+            outcore::output::write_text(&results, &column, path, m.get_flag("force"))?;
+        }
+        None => {}
     }
+    let top = match m.get_one::<usize>("top") {
+        Some(&k) => Some(outcore::output::top(&results, &column, k)?),
+        None => None,
+    };
     let verdict = if m.get_flag("verify") { Some(results.verify()?) } else { None };
     let report = results.report();
+    let kind = results.column(&column)?.kind;
+    let text = |e: Entry| {
+        let mut b = Vec::new();
+        outcore::format_entry(kind, e, &mut b);
+        String::from_utf8_lossy(&b).into_owned()
+    };
     if json {
         let mut v = results.report_json();
         if let Some(verdict) = &verdict {
             v["verify"] = serde_json::to_value(verdict)?;
         }
+        if let Some(top) = &top {
+            v["top"] = serde_json::json!({
+                "values": column,
+                "vertices": top.iter().map(|&(id, e)| serde_json::json!({"vertex": id, "value": text(e)})).collect::<Vec<_>>(),
+            });
+        }
         v["layout_hints"] = serde_json::json!(layout_hints(report, &store));
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        writeln!(report_out, "{}", serde_json::to_string_pretty(&v)?)?;
     } else {
-        println!("{}", summary(alg, report, graph.vertices()));
-        println!("  engine {}: {}", report.engine, report.engine_reason);
+        writeln!(report_out, "{}", summary(alg, report, graph.vertices()))?;
+        writeln!(report_out, "  engine {}: {}", report.engine, report.engine_reason)?;
         for hint in layout_hints(report, &store) {
-            println!("  {hint}");
+            writeln!(report_out, "  {hint}")?;
         }
         if let Some(v) = &verdict {
-            println!("verify: {} ({}: {})", if v.passed { "PASS" } else { "FAIL" }, v.method, v.detail);
+            writeln!(report_out, "verify: {} ({}: {})", if v.passed { "PASS" } else { "FAIL" }, v.method, v.detail)?;
+        }
+        if let Some(top) = &top {
+            writeln!(report_out, "top {} by {column} (vertex value):", top.len())?;
+            for &(id, e) in top {
+                writeln!(report_out, "{id} {}", text(e))?;
+            }
         }
     }
     Ok(match verdict {

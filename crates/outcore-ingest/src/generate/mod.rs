@@ -21,7 +21,7 @@ pub use watts_strogatz::WattsStrogatz;
 
 use crate::error::{IngestError, Result};
 use crate::formats::{Declared, EdgeSink, SinkError};
-use outcore_io::{IoContext, SeqWriter};
+use outcore_io::SeqWriter;
 use rayon::prelude::*;
 use std::io::Write;
 use std::path::Path;
@@ -109,15 +109,17 @@ impl EdgeListFormat {
 
 /// Write the generated edge list to `path`; memory is one block of edges.
 pub fn write_edge_list(g: &dyn Generator, path: &Path, format: EdgeListFormat, force: bool, progress: &dyn crate::Progress) -> Result<u64> {
-    if path.exists() && !force {
-        return Err(IngestError::Exists { path: path.to_path_buf() });
-    }
+    outcore_store::check_output(path, outcore_store::OutputKind::File, force, &[])?;
     if format == EdgeListFormat::Bin32 && g.vertices() > 1 << 32 {
         return Err(IngestError::file(path, format!("{} vertices do not fit u32 ids; write .bin64", g.vertices())));
     }
-    let tmp = path.with_file_name(format!(".{}.partial-{}", path.file_name().unwrap().to_string_lossy(), std::process::id()));
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let tmp = outcore_io::Staged::file(parent, &format!("{}.partial", path.file_name().unwrap_or_default().to_string_lossy()))?;
     let result = (|| {
-        let mut w = SeqWriter::create(&tmp, 1 << 20, outcore_io::CHECKSUM_BLOCK_BYTES)?;
+        let mut w = SeqWriter::create(tmp.path(), 1 << 20, outcore_io::CHECKSUM_BLOCK_BYTES)?;
         let mut buf = Vec::with_capacity(24 << 20);
         let mut done = 0u64;
         progress.begin("generate", g.edges(), false);
@@ -144,14 +146,7 @@ pub fn write_edge_list(g: &dyn Generator, path: &Path, format: EdgeListFormat, f
         progress.end();
         Ok::<_, IngestError>(w.finish()?.bytes)
     })();
-    match result {
-        Ok(bytes) => {
-            std::fs::rename(&tmp, path).ctx(path, "rename into place")?;
-            Ok(bytes)
-        }
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
+    let bytes = result?;
+    tmp.publish(path)?;
+    Ok(bytes)
 }
