@@ -114,7 +114,7 @@ fn results(st: &Store, root_original: u64) -> Results {
     let memory = on(Engine::Memory);
     let lw = run(&Wcc, st, &(), &stream).outcome.columns[0].to_u64().unwrap();
     let pr = |opts: &RunOptions| -> BTreeMap<u64, f64> {
-        let r = run(&PageRank, st, &pagerank::Params { damping: 0.85, iterations: 10, tolerance: None }, opts);
+        let r = run(&PageRank, st, &pagerank::Params::fixed(0.85, 10), opts);
         r.outcome.columns[0].to_f64().unwrap().into_iter().enumerate().map(|(v, x)| (ids(v as u64), x)).collect()
     };
     Results {

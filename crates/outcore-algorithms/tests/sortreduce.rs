@@ -97,7 +97,7 @@ fn graphalytics_outputs_on_sortreduce() {
             if let Some(want) = expected(name, "PR") {
                 let d: f64 = property(name, "pr.damping-factor").unwrap().parse().unwrap();
                 let iterations: u32 = property(name, "pr.num-iterations").unwrap().parse().unwrap();
-                let r = run(&PageRank, &st, &pagerank::Params { damping: d, iterations, tolerance: None }, &opts);
+                let r = run(&PageRank, &st, &pagerank::Params::fixed(d, iterations), &opts);
                 assert_eq!(figure(&r, "iterations"), iterations as f64);
                 r.outcome.columns[0]
                     .for_each(|v, x| {
@@ -155,7 +155,7 @@ fn real_graphs_match_the_references_with_deep_merges() {
         }
         for (regime, opts) in [("scan", options(Access::Scan, 2000, 3)), ("lookup", options(Access::Lookup, 1500, 4))] {
             let what = format!("{file} ({regime})");
-            let r = run(&PageRank, &st, &pagerank::Params { damping: 0.85, iterations: 8, tolerance: None }, &opts);
+            let r = run(&PageRank, &st, &pagerank::Params::fixed(0.85, 8), &opts);
             let got = r.outcome.columns[0].to_f64().unwrap();
             for v in 0..n as usize {
                 assert!((got[v] - want_pr[v]).abs() <= 1e-12 + 1e-9 * want_pr[v], "{what}: PageRank of {v}: {} vs {}", got[v], want_pr[v]);
@@ -201,7 +201,7 @@ fn too_small_a_budget_and_a_full_disk_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let st = import(&shared().join("real/CA-GrQc.txt"), dir.path(), Some(false), false);
     let before: Vec<_> = std::fs::read_dir(st.dir()).unwrap().map(|e| e.unwrap().file_name()).collect();
-    let pr = pagerank::Params { damping: 0.85, iterations: 3, tolerance: None };
+    let pr = pagerank::Params::fixed(0.85, 3);
     let small = RunOptions { memory: 14 << 20, ..options(Access::Auto, usize::MAX, usize::MAX) };
     let err = outcore_algorithms::execute(&PageRank, &st, &pr, &small).err().unwrap();
     let e = err.to_string();

@@ -77,7 +77,7 @@ fn graphalytics_outputs_in_every_regime() {
             if let Some(want) = expected(name, "PR") {
                 let d: f64 = property(name, "pr.damping-factor").unwrap().parse().unwrap();
                 let iterations: u32 = property(name, "pr.num-iterations").unwrap().parse().unwrap();
-                let r = run(&PageRank, &st, &pagerank::Params { damping: d, iterations, tolerance: None }, &opts);
+                let r = run(&PageRank, &st, &pagerank::Params::fixed(d, iterations), &opts);
                 assert_eq!(r.report.engine, engine);
                 for (v, x) in f64s(&r, "rank").iter().enumerate() {
                     let e: f64 = want[&original(v as u64)].parse().unwrap();
@@ -137,7 +137,7 @@ fn real_graphs_match_the_references_with_many_reads_evictions_and_intervals() {
         let x = spmv::Params { x: Vector::Dense(Arc::new(x)) };
         for (regime, opts) in regimes(rec.edges * 4, n / 5) {
             let EngineChoice::Fixed(engine) = opts.engine else { unreachable!() };
-            let pr = run(&PageRank, &st, &pagerank::Params { damping: 0.85, iterations: 10, tolerance: None }, &opts);
+            let pr = run(&PageRank, &st, &pagerank::Params::fixed(0.85, 10), &opts);
             for (v, (a, b)) in f64s(&pr, "rank").iter().zip(&pr_want).enumerate() {
                 assert!((a - b).abs() <= 1e-12 + 1e-9 * b, "{file} {regime} PR vertex {v}: {a} vs {b}");
             }
@@ -198,7 +198,7 @@ fn missing_layouts_small_budgets_and_bad_options_are_errors() {
     import_file(&shared().join("real/wiki-Vote.txt"), &st, &ImportOptions { directed: Some(true), ..Default::default() }, &NoProgress)
         .unwrap();
     let store = Store::open(&st).unwrap();
-    let pr = pagerank::Params { damping: 0.85, iterations: 2, tolerance: None };
+    let pr = pagerank::Params::fixed(0.85, 2);
     let missing = |e: outcore_algorithms::Error, want: &str| match e {
         outcore_algorithms::Error::Store(outcore_store::StoreError::MissingLayout { layout, .. }) => assert_eq!(layout, want),
         other => panic!("not a missing {want} layout: {other}"),
@@ -224,7 +224,7 @@ fn missing_layouts_small_budgets_and_bad_options_are_errors() {
     let err = execute(&PageRank, &store, &bad, &RunOptions::default()).err().unwrap().to_string();
     assert!(err.contains("tolerance must be positive"), "{err}");
     // with a tolerance PageRank stops early, close to the fixed point
-    let tol = pagerank::Params { damping: 0.85, iterations: 100, tolerance: Some(1e-6) };
+    let tol = pagerank::Params { damping: 0.85, iterations: Some(100), tolerance: Some(1e-6) };
     let r = run(&PageRank, &store, &tol, &RunOptions::default());
     assert!(figure(&r, "iterations") < 100.0 && figure(&r, "last_l1_change") < 1e-6, "{} iterations", figure(&r, "iterations"));
 }
@@ -232,7 +232,7 @@ fn missing_layouts_small_budgets_and_bad_options_are_errors() {
 #[test]
 fn auto_picks_the_regime_from_the_budget() {
     let (_d, st) = store(&shared().join("real/CA-GrQc.txt"), Some(false), false, 16);
-    let pr = pagerank::Params { damping: 0.85, iterations: 3, tolerance: None };
+    let pr = pagerank::Params::fixed(0.85, 3);
     let big = run(&PageRank, &st, &pr, &RunOptions::with_memory(1 << 30));
     assert_eq!(big.report.engine, Engine::Memory, "{}", big.report.engine_reason);
     let n = st.vertices();
@@ -253,7 +253,7 @@ fn interval_runs_leave_no_temporary_files_and_clear_those_of_killed_runs() {
     let stale = st.dir().join(".outcore-4000000000-intervals");
     std::fs::create_dir_all(&stale).unwrap();
     std::fs::write(stale.join("values-0"), b"left by a killed run").unwrap();
-    let pr = pagerank::Params { damping: 0.85, iterations: 2, tolerance: None };
+    let pr = pagerank::Params::fixed(0.85, 2);
     let r = run(&PageRank, &st, &pr, &on(Engine::Interval));
     assert_eq!(f64s(&r, "rank").len() as u64, st.vertices());
     drop(r);

@@ -45,6 +45,10 @@ enum Command {
     BenchDecode(cmd::bench_decode::Args),
     /// The dynamic store (degree-aware Robin Hood hashing): create, apply, query, stats, snapshot, color, bfs, pagerank.
     Dynamic(cmd::dynamic::Args),
+    /// Print a shell completion script: outcore completions bash > /etc/bash_completion.d/outcore.
+    Completions(cmd::completions::Args),
+    /// Write a man page per command into a directory.
+    Man(cmd::man::Args),
 }
 
 /// The whole command line: the fixed commands and one per registered algorithm.
@@ -112,6 +116,8 @@ fn dispatch(c: Command) -> anyhow::Result<ExitCode> {
         Command::Recode(a) => cmd::recode::run(a),
         Command::BenchDecode(a) => cmd::bench_decode::run(a),
         Command::Dynamic(a) => cmd::dynamic::run(a),
+        Command::Completions(a) => cmd::completions::run(a),
+        Command::Man(a) => cmd::man::run(a),
     }
 }
 

@@ -232,3 +232,110 @@ fn staging_left_by_killed_runs_is_removed_by_the_next_one() {
     assert!(!store.join("tiles-g7.edges").exists() && err.contains("tiles-g7.edges"), "{err}");
     assert_eq!(outcore(&["info", s(&store), "--verify"]).0, 0);
 }
+
+fn shared() -> PathBuf {
+    outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data")
+}
+
+/// `vertex value` lines as a map.
+fn pairs(text: &str) -> BTreeMap<u64, f64> {
+    text.lines()
+        .map(|l| {
+            let (v, x) = l.split_once(' ').unwrap_or_else(|| panic!("not `vertex value`: {l:?}"));
+            (v.parse().unwrap(), x.parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn pagerank_converges_by_default_to_networkx() {
+    let d = tempfile::tempdir().unwrap();
+    for file in ["CA-CondMat.txt", "wiki-Vote.txt"] {
+        let input = shared().join("real").join(file);
+        let store = d.path().join(format!("{file}.store"));
+        assert_eq!(outcore(&["import", s(&input), "-o", s(&store)]).0, 0);
+        let (code, out, err) = outcore(&["pagerank", s(&store), "--output", "-"]);
+        assert_eq!(code, 0, "{err}");
+        let ours = pairs(&out);
+        assert!(err.contains("stopped by: converged"), "{err}");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/networkx_pagerank.py");
+        let nx =
+            Command::new("python3").arg(&script).arg(&input).arg("directed").output().expect("python3 with networkx (.ci/run installs it)");
+        assert!(nx.status.success(), "networkx oracle failed: {}", String::from_utf8_lossy(&nx.stderr));
+        let want = pairs(&String::from_utf8(nx.stdout).unwrap());
+        assert_eq!(ours.len(), want.len(), "{file}: vertex count");
+        let worst = want.iter().map(|(v, w)| (ours[v] - w).abs()).fold(0.0, f64::max);
+        assert!(worst <= 1e-6, "{file}: differs from networkx by up to {worst:e}");
+        // Graphalytics' fixed 10 iterations is still one flag away, and differs
+        let (_, ten, err) = outcore(&["pagerank", s(&store), "--iterations", "10", "--output", "-"]);
+        assert!(err.contains("10 iterations") && err.contains("stopped by: fixed iterations"), "{err}");
+        assert_ne!(pairs(&ten), ours);
+    }
+}
+
+#[test]
+fn a_tolerance_alone_runs_until_it_is_met() {
+    let d = tempfile::tempdir().unwrap();
+    let store = d.path().join("g.store");
+    assert_eq!(outcore(&["import", s(&shared().join("real/CA-GrQc.txt")), "-o", s(&store)]).0, 0);
+    let (code, out, err) = outcore(&["pagerank", s(&store), "--tolerance", "1e-9", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let f = &v;
+    assert!(f["last_l1_change"].as_f64().unwrap() < 1e-9, "{f}");
+    assert!(f["iterations"].as_u64().unwrap() > 10, "{f}");
+    assert_eq!(f["stopped_by"], "converged");
+    // a limit that comes first is reported as such
+    let (_, out, _) = outcore(&["pagerank", s(&store), "--tolerance", "1e-12", "--iterations", "5", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["stopped_by"], "iteration limit (not converged)");
+    assert_eq!(v["iterations"], 5);
+}
+
+#[test]
+fn values_go_to_stdout_and_top_k_lists_the_largest() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let store = p.join("g.store");
+    assert_eq!(outcore(&["import", s(&shared().join("real/wiki-Vote.txt")), "-o", s(&store)]).0, 0);
+    let (code, out, err) = outcore(&["pagerank", s(&store), "--output", "-"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!p.join("-").exists(), "a file named -");
+    assert!(err.starts_with("PageRank on the"), "the report goes to stderr: {err}");
+    let all = pairs(&out);
+    let (_, info, _) = outcore(&["info", s(&store), "--json"]);
+    let vertices = serde_json::from_str::<serde_json::Value>(&info).unwrap()["vertices"].as_u64().unwrap();
+    assert_eq!(all.len() as u64, vertices, "one line per vertex");
+    // --top 7: the 7 largest, ties by id, from the same values
+    let (code, out, err) = outcore(&["pagerank", s(&store), "--top", "7"]);
+    assert_eq!(code, 0, "{err}");
+    let listed: Vec<(u64, f64)> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("top 7 by rank"))
+        .skip(1)
+        .map(|l| {
+            let (v, x) = l.split_once(' ').unwrap();
+            (v.parse().unwrap(), x.parse().unwrap())
+        })
+        .collect();
+    let mut want: Vec<(u64, f64)> = all.iter().map(|(&v, &x)| (v, x)).collect();
+    want.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    want.truncate(7);
+    assert_eq!(listed, want);
+    // BFS levels: the deepest level leads (depth counts levels), unreached vertices never do; JSON carries the list
+    let (code, out, err) = outcore(&["bfs", s(&store), "--root", "30", "--top", "3", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let top = v["top"]["vertices"].as_array().unwrap();
+    assert_eq!(top.len(), 3);
+    let depth = v["depth"].as_u64().unwrap();
+    assert!(top.iter().all(|t| t["value"].as_str().unwrap().parse::<u64>().unwrap() + 1 == depth), "{top:?}");
+    // `sort -g` orders the written values as numbers
+    let sorted = Command::new("sh")
+        .arg("-c")
+        .arg(format!("'{}' pagerank '{}' --output - 2>/dev/null | sort -g -r -k2 | head -7", env!("CARGO_BIN_EXE_outcore"), s(&store)))
+        .output()
+        .unwrap();
+    let head: Vec<f64> = String::from_utf8(sorted.stdout).unwrap().lines().map(|l| l.split_once(' ').unwrap().1.parse().unwrap()).collect();
+    assert_eq!(head, want.iter().map(|w| w.1).collect::<Vec<_>>());
+}

@@ -1,7 +1,7 @@
 //! PageRank on intervals (VENUS): the value table holds PR(v)/outdeg(v)
 //! (PR(v) for sinks), and each vertex sums its in-neighbours' values.
 
-use super::{Params, Ranks};
+use super::{Ranks, Schedule};
 use crate::needs::{interval_layouts, EngineStats};
 use crate::run::Context;
 use crate::values::VertexValues;
@@ -26,7 +26,7 @@ impl IntervalProgram for IntervalPull {
     }
 }
 
-pub fn pagerank(cx: &Context, pr: &Params) -> Result<Ranks, StoreError> {
+pub fn pagerank(cx: &Context, pr: &Schedule) -> Result<Ranks, StoreError> {
     let store = cx.store;
     let n = store.vertices();
     let nf = n as f64;

@@ -1,7 +1,11 @@
 //! PageRank with Graphalytics semantics: from 1/|V|, damping d, the rank of
-//! sinks spread over all vertices, a fixed number of iterations or until
-//! the L1 change drops below a tolerance:
+//! sinks spread over all vertices:
 //!   PR(v) = (1-d)/|V| + d * sum_{u->v} PR(u)/outdeg(u) + d/|V| * sum_{sinks} PR(w)
+//!
+//! When to stop: given `iterations` alone, exactly that many (Graphalytics);
+//! otherwise until the L1 change of an iteration is below `tolerance`
+//! (default 1e-6 x |V|, networkx's rule, which this then reproduces), at
+//! most `iterations` (default 1000). The report says which rule stopped it.
 //!
 //! Versions: [`tiles`] (G-Store; engines `memory` and `stream`), [`scan`]
 //! (the traverse engine's sequential cursor over `out`), [`interval`]
@@ -32,18 +36,33 @@ pub struct PageRank;
 #[derive(Clone, Copy, Debug)]
 pub struct Params {
     pub damping: f64,
-    pub iterations: u32,
-    /// Stop early once the L1 change of an iteration is below this.
+    /// Alone: run exactly this many iterations. With a tolerance: at most
+    /// this many. `None`: at most [`MAX_ITERATIONS`], until converged.
+    pub iterations: Option<u32>,
+    /// Stop once the L1 change of an iteration is below this (default, when
+    /// `iterations` is not given: [`TOLERANCE_PER_VERTEX`] x |V|).
     pub tolerance: Option<f64>,
 }
 
+/// The iteration limit of a run that stops on convergence.
+pub const MAX_ITERATIONS: u32 = 1000;
+/// The default tolerance per vertex: networkx stops once the L1 change is
+/// below |V| x 1e-6.
+pub const TOLERANCE_PER_VERTEX: f64 = 1e-6;
+
 impl Default for Params {
+    /// Converged ranks, as networkx computes them (damping 0.85).
     fn default() -> Self {
-        Params { damping: 0.85, iterations: 10, tolerance: None }
+        Params { damping: 0.85, iterations: None, tolerance: None }
     }
 }
 
 impl Params {
+    /// Graphalytics' fixed number of iterations.
+    pub fn fixed(damping: f64, iterations: u32) -> Self {
+        Params { damping, iterations: Some(iterations), tolerance: None }
+    }
+
     fn check(self) -> Result<Self, StoreError> {
         if !(0.0..=1.0).contains(&self.damping) {
             return Err(StoreError::parameter("damping", format!("must be between 0 and 1 (got {})", self.damping)));
@@ -54,6 +73,37 @@ impl Params {
             }
         }
         Ok(self)
+    }
+
+    /// The stopping rule on a graph of `n` vertices.
+    pub fn schedule(&self, n: u64) -> Schedule {
+        let tolerance = match (self.iterations, self.tolerance) {
+            (_, Some(t)) => Some(t),
+            (Some(_), None) => None,
+            (None, None) => Some(TOLERANCE_PER_VERTEX * n.max(1) as f64),
+        };
+        Schedule { damping: self.damping, iterations: self.iterations.unwrap_or(MAX_ITERATIONS), tolerance }
+    }
+}
+
+/// A run's stopping rule, resolved for its graph: at most `iterations`,
+/// fewer once an iteration changes the ranks by less than `tolerance` (L1).
+#[derive(Clone, Copy, Debug)]
+pub struct Schedule {
+    pub damping: f64,
+    pub iterations: u32,
+    pub tolerance: Option<f64>,
+}
+
+impl Schedule {
+    /// Which rule ended a run of `done` iterations whose last change was `delta`.
+    pub fn stopped_by(&self, done: u32, delta: f64) -> &'static str {
+        match self.tolerance {
+            Some(t) if delta < t => "converged",
+            Some(_) => "iteration limit (not converged)",
+            None if done == self.iterations => "fixed iterations",
+            None => "fixed iterations (stopped early)",
+        }
     }
 }
 
@@ -75,20 +125,20 @@ pub fn state_bytes(n: u64) -> u64 {
 static INFO: Info = Info {
     name: "pagerank",
     title: "PageRank",
-    about: "PageRank (Graphalytics semantics): fixed iterations, or until the L1 change is below a tolerance",
+    about: "PageRank (Graphalytics semantics): until converged (networkx's rule), or a fixed number of iterations",
     params: &[
         ParamSpec {
             name: "iterations",
             kind: ParamKind::Count,
-            default: Some("10"),
-            help: "Iterations (Graphalytics runs a fixed number)",
+            default: None,
+            help: "Run exactly N iterations (Graphalytics); with --tolerance, at most N (default: until converged, at most 1000)",
         },
         ParamSpec { name: "damping", kind: ParamKind::Real, default: Some("0.85"), help: "Damping factor d" },
         ParamSpec {
             name: "tolerance",
             kind: ParamKind::Real,
             default: None,
-            help: "Stop early once the L1 change of an iteration is below this",
+            help: "Stop once the L1 change of an iteration is below this (default without --iterations: 1e-6 x vertices, as networkx)",
         },
     ],
     engines: &[Engine::Memory, Engine::Stream, Engine::Traverse, Engine::Interval, Engine::SortReduce],
@@ -103,7 +153,7 @@ impl Algorithm for PageRank {
     }
 
     fn parse(&self, a: &Args) -> Result<Params, StoreError> {
-        Params { damping: a.get("damping", 0.85)?, iterations: a.get("iterations", 10)?, tolerance: a.opt("tolerance")? }.check()
+        Params { damping: a.get("damping", 0.85)?, iterations: a.opt("iterations")?, tolerance: a.opt("tolerance")? }.check()
     }
 
     fn support(&self, store: &Store, engine: Engine, _p: &Params, opts: &RunOptions) -> Result<Support, StoreError> {
@@ -118,24 +168,28 @@ impl Algorithm for PageRank {
     }
 
     fn run(&self, cx: &mut Context, p: &Params) -> Result<Outcome, StoreError> {
-        let p = p.check()?;
+        let p = p.check()?.schedule(cx.store.vertices());
+        let p = &p;
         let started = std::time::Instant::now();
         let r = match cx.engine() {
-            Engine::Memory | Engine::Stream => tiles::pagerank(cx, &p)?,
-            Engine::Traverse => scan::pagerank(cx, &p)?,
-            Engine::Interval => interval::pagerank(cx, &p)?,
-            Engine::SortReduce => sortreduce::pagerank(cx, &p)?,
+            Engine::Memory | Engine::Stream => tiles::pagerank(cx, p)?,
+            Engine::Traverse => scan::pagerank(cx, p)?,
+            Engine::Interval => interval::pagerank(cx, p)?,
+            Engine::SortReduce => sortreduce::pagerank(cx, p)?,
         };
         cx.set_seconds(started.elapsed().as_secs_f64());
         cx.figure("iterations", r.iterations);
         cx.figure("last_l1_change", r.delta);
+        cx.figure("tolerance", p.tolerance);
+        cx.figure("stopped_by", p.stopped_by(r.iterations, r.delta));
         engine_figures(cx, &r.stats);
         cx.figure("engine_summary", r.stats.describe());
         Ok(Outcome::new(vec![Column { name: "rank", kind: ValueKind::Real, data: r.rank }]))
     }
 
     fn reference(&self, _store: &Store, g: &MemGraph, p: &Params) -> Result<Outcome, StoreError> {
-        let (rank, _, _) = reference::pagerank_until(g, p.damping, p.iterations, p.tolerance);
+        let s = p.schedule(g.vertices());
+        let (rank, _, _) = reference::pagerank_until(g, s.damping, s.iterations, s.tolerance);
         Ok(Outcome::new(vec![Column::new("rank", ValueKind::Real, rank)]))
     }
 

@@ -4,13 +4,13 @@
 //! pushing its vertex's contribution to its targets. It needs only the
 //! `out` layout that every store has.
 
-use super::{Params, Ranks};
+use super::{Ranks, Schedule};
 use crate::needs::EngineStats;
 use crate::run::Context;
 use crate::values::Held;
 use outcore_store::StoreError;
 
-pub fn pagerank(cx: &Context, pr: &Params) -> Result<Ranks, StoreError> {
+pub fn pagerank(cx: &Context, pr: &Schedule) -> Result<Ranks, StoreError> {
     let store = cx.store;
     let n = store.vertices();
     let charge = cx.budget.reserve("PageRank ranks, contributions and out-degrees", super::state_bytes(n))?;

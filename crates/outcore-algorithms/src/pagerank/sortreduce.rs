@@ -3,7 +3,7 @@
 //! applies the damping and the sinks' share lazily, as the next iteration
 //! reads the ranks.
 
-use super::{Params, Ranks};
+use super::{Ranks, Schedule};
 use crate::cells::AtomicSum;
 use crate::needs::{open_sortreduce, EngineStats};
 use crate::run::Context;
@@ -47,7 +47,7 @@ impl Program for PushRank {
     }
 }
 
-pub fn pagerank(cx: &Context, pr: &Params) -> Result<Ranks, StoreError> {
+pub fn pagerank(cx: &Context, pr: &Schedule) -> Result<Ranks, StoreError> {
     let n = cx.store.vertices();
     let nf = n as f64;
     let mut engine = open_sortreduce(cx, &["out"], 8)?;

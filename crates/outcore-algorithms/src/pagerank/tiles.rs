@@ -2,7 +2,7 @@
 //! in memory (20 bytes a vertex); each tuple (u, v) pushes u's contribution
 //! to v, and back from v to u on an undirected store's upper triangle.
 
-use super::{Params, Ranks};
+use super::{Ranks, Schedule};
 use crate::cells::F64Cells;
 use crate::needs::{open_stream, EngineStats};
 use crate::run::Context;
@@ -56,7 +56,7 @@ impl TileProgram for TilePush<'_> {
 /// Edges the backward pass prefetches ahead.
 const PREFETCH_AHEAD: usize = 24;
 
-pub fn pagerank(cx: &Context, pr: &Params) -> Result<Ranks, StoreError> {
+pub fn pagerank(cx: &Context, pr: &Schedule) -> Result<Ranks, StoreError> {
     let store = cx.store;
     let n = store.vertices();
     let charge = cx.budget.reserve("PageRank ranks, contributions and out-degrees", super::state_bytes(n))?;

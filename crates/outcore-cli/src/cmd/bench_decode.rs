@@ -11,6 +11,7 @@ use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// The store whose layout is decoded.
     pub store: PathBuf,
     /// Layout to decode.
     #[arg(long, default_value = "out")]
@@ -18,6 +19,7 @@ pub struct Args {
     /// Decode the whole layout this many times (the best run counts).
     #[arg(long, default_value_t = 3)]
     pub repeat: u32,
+    /// Print JSON.
     #[arg(long)]
     pub json: bool,
 }

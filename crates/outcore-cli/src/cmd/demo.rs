@@ -131,8 +131,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let rec = outcore::import::add_tiles(&store_path, outcore::import::DEFAULT_GROUP, outcore::import::SPAN_BITS, a.memory)?;
     let tiles_seconds = t.elapsed().as_secs_f64();
     let graph = Graph::open(&store_path)?;
-    let pr =
-        graph.run(&PageRank, &pagerank::Params { damping: 0.85, iterations: 10, tolerance: None }, &RunOptions::with_memory(a.memory))?;
+    let pr = graph.run(&PageRank, &pagerank::Params::fixed(0.85, 10), &RunOptions::with_memory(a.memory))?;
     let r = pr.report();
     let mut top = (0, 0.0);
     let mut total = 0.0;

@@ -43,6 +43,7 @@ pub enum Cmd {
 
 #[derive(clap::Args)]
 pub struct CreateArgs {
+    /// The dynamic store directory.
     pub store: PathBuf,
     /// Store both directions of every edge.
     #[arg(long)]
@@ -79,6 +80,7 @@ pub struct StreamFlags {
 
 #[derive(clap::Args)]
 pub struct ApplyArgs {
+    /// The dynamic store directory.
     pub store: PathBuf,
     /// Update streams, applied in order.
     #[arg(required = true)]
@@ -89,10 +91,12 @@ pub struct ApplyArgs {
 
 #[derive(clap::Args)]
 pub struct QueryArgs {
+    /// The dynamic store directory.
     pub store: PathBuf,
     /// degree, neighbours, edge or property.
     #[arg(value_parser = ["degree", "neighbours", "neighbors", "edge", "property"])]
     pub what: String,
+    /// The vertex.
     pub u: u64,
     /// The target, for `edge`.
     pub v: Option<u64>,
@@ -100,22 +104,26 @@ pub struct QueryArgs {
 
 #[derive(clap::Args)]
 pub struct StatsArgs {
+    /// The dynamic store directory.
     pub store: PathBuf,
     /// Verify the layout invariants (threshold rule, counts, chunk headers).
     #[arg(long)]
     pub check: bool,
+    /// Print JSON.
     #[arg(long)]
     pub json: bool,
 }
 
 #[derive(clap::Args)]
 pub struct SnapshotArgs {
+    /// The dynamic store directory.
     pub store: PathBuf,
     /// Static store directory to create.
     pub output: PathBuf,
     /// Adjacency encoding of the static store: raw32, raw64, ceesor or gapref.
     #[arg(long)]
     pub encoding: Option<String>,
+    /// Memory budget of the import, page cache included.
     #[arg(long, default_value = "1G", value_parser = crate::parse_memory)]
     pub memory: u64,
     /// Layouts to build: out, plus in (in-edge CSR) and tiles (for the stream engines), as for import.
@@ -124,12 +132,14 @@ pub struct SnapshotArgs {
     /// Replace an existing static store.
     #[arg(long)]
     pub force: bool,
+    /// Print JSON.
     #[arg(long)]
     pub json: bool,
 }
 
 #[derive(clap::Args)]
 pub struct ColorArgs {
+    /// The dynamic store directory.
     pub store: PathBuf,
     /// Update streams to apply while colouring (none: colour the store as it is).
     pub updates: Vec<PathBuf>,
@@ -148,7 +158,9 @@ pub struct ColorArgs {
 
 #[derive(clap::Args)]
 pub struct BfsArgs {
+    /// The dynamic store directory.
     pub store: PathBuf,
+    /// The root vertex (its id in the update streams).
     #[arg(long)]
     pub root: u64,
     /// Write `vertex level` lines (unreached: 9223372036854775807; - for standard output).
@@ -157,15 +169,19 @@ pub struct BfsArgs {
     /// Replace an existing --output file.
     #[arg(long)]
     pub force: bool,
+    /// Print JSON.
     #[arg(long)]
     pub json: bool,
 }
 
 #[derive(clap::Args)]
 pub struct PageRankArgs {
+    /// The dynamic store directory.
     pub store: PathBuf,
+    /// Iterations (a fixed number, as Graphalytics).
     #[arg(long, default_value_t = 10)]
     pub iterations: u32,
+    /// Damping factor d.
     #[arg(long, default_value_t = 0.85)]
     pub damping: f64,
     /// Write `vertex rank` lines (- for standard output).
@@ -174,6 +190,7 @@ pub struct PageRankArgs {
     /// Replace an existing --output file.
     #[arg(long)]
     pub force: bool,
+    /// Print JSON.
     #[arg(long)]
     pub json: bool,
 }

@@ -38,8 +38,10 @@ pub struct Output {
 pub enum Kind {
     /// Graph500 Kronecker graph: 2^scale vertices, edge-factor * 2^scale edges.
     Kronecker {
+        /// 2^scale vertices.
         #[arg(long)]
         scale: u32,
+        /// Edges generated per vertex.
         #[arg(long, default_value_t = 16)]
         edge_factor: u64,
         #[command(flatten)]
@@ -50,6 +52,7 @@ pub enum Kind {
         /// 2^scale vertices (or give --vertices).
         #[arg(long, required_unless_present = "vertices")]
         scale: Option<u32>,
+        /// Vertices (instead of --scale).
         #[arg(long)]
         vertices: Option<u64>,
         /// Edges per vertex.
@@ -60,6 +63,7 @@ pub enum Kind {
     },
     /// Watts-Strogatz small world (undirected).
     WattsStrogatz {
+        /// Vertices, on a ring.
         #[arg(long)]
         vertices: u64,
         /// Mean degree k (even).

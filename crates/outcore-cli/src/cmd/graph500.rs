@@ -19,13 +19,16 @@ mod tests {
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// 2^scale vertices (Graph500 sizes: toy 26, mini 29, small 32).
     #[arg(long)]
     pub scale: u32,
+    /// Edges generated per vertex (Graph500: 16).
     #[arg(long, default_value_t = 16)]
     pub edge_factor: u64,
     /// Search roots (distinct, of degree >= 1).
     #[arg(long, default_value_t = 64)]
     pub roots: usize,
+    /// Seed of the generator and of the root sample.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Memory budget for every kernel, page cache included.

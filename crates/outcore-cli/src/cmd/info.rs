@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// The store to describe.
     pub store: PathBuf,
     /// Print JSON.
     #[arg(long)]

@@ -14,6 +14,7 @@ pub struct Args {
 pub enum Action {
     /// Build a layout from the store's out-edges: `tiles` (the G-Store grid) or `in` (the in-edge CSR).
     Add {
+        /// The store to add the layout to.
         store: PathBuf,
         /// The layout to add.
         layout: String,

@@ -2,6 +2,7 @@
 //! from the registry.
 
 pub mod bench_decode;
+pub mod completions;
 pub mod demo;
 pub mod dynamic;
 pub mod export;
@@ -10,6 +11,7 @@ pub mod graph500;
 pub mod import;
 pub mod info;
 pub mod layout;
+pub mod man;
 pub mod probe;
 pub mod recode;
 pub mod run;

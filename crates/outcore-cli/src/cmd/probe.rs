@@ -19,6 +19,7 @@ pub struct Args {
     /// Do not record the result for later runs.
     #[arg(long)]
     pub no_record: bool,
+    /// Print JSON.
     #[arg(long)]
     pub json: bool,
 }

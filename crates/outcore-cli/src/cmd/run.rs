@@ -165,6 +165,10 @@ fn summary(alg: &dyn Registered, r: &Report, vertices: u64) -> String {
     if let Some(d) = x("last_l1_change") {
         parts.push(format!("last L1 change {d:.3e}"));
     }
+    if let Some(by) = f("stopped_by").and_then(|v| v.as_str()) {
+        let tolerance = x("tolerance").map_or(String::new(), |t| format!(", tolerance {t:.3e}"));
+        parts.push(format!("stopped by: {by}{tolerance}"));
+    }
     if let Some(b) = u("bands_per_iteration").filter(|&b| b > 1) {
         parts.push(format!("{b} bands per iteration"));
     }
