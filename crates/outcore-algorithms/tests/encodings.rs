@@ -33,15 +33,15 @@ fn variant(raw: &Path, dir: &Path, order: Order, encoding: Encoding) -> Store {
     let out = dir.join(format!("{}-{}", order.name(), encoding.name()));
     let opts = RecodeOptions { encoding: Some(encoding), order: order.name().into(), memory: 256 << 20, force: true, layouts: None };
     if order == Order::None {
-        recode(raw, &out, None, &opts).unwrap();
+        recode(raw, &out, None, &opts, &outcore_io::NoProgress).unwrap();
     } else {
         let p = order::compute(&Store::open(raw).unwrap(), order, &Budget::unlimited()).unwrap();
         assert!(order::is_permutation(&p));
         let perm = dir.join("perm");
         write_permutation(&perm, &p).unwrap();
-        recode(raw, &out, Some(&perm), &opts).unwrap();
+        recode(raw, &out, Some(&perm), &opts, &outcore_io::NoProgress).unwrap();
     }
-    add_tiles(&out, 3, 9, 64 << 20).unwrap();
+    add_tiles(&out, 3, 9, 64 << 20, &outcore_io::NoProgress).unwrap();
     Store::open(&out).unwrap()
 }
 

@@ -29,7 +29,7 @@ fn store(input: &Path, directed: Option<bool>, weighted: bool, span_bits: u32) -
     let st = dir.path().join("s");
     let opts = ImportOptions { directed, weighted, in_layout: true, ..Default::default() };
     import_file(input, &st, &opts, &NoProgress).unwrap();
-    add_tiles(&st, 3, span_bits, 64 << 20).unwrap();
+    add_tiles(&st, 3, span_bits, 64 << 20, &outcore_io::NoProgress).unwrap();
     (dir, Store::open(&st).unwrap())
 }
 
@@ -211,11 +211,11 @@ fn missing_layouts_small_budgets_and_bad_options_are_errors() {
     let auto = run(&PageRank, &store, &pr, &RunOptions { memory: 1 << 30, ..Default::default() });
     assert_eq!(auto.report.engine, Engine::Traverse, "{}", auto.report.engine_reason);
     assert!(auto.report.plan.layout_gains.iter().any(|g| g.layout == "tiles" && g.engine == Engine::Memory), "{:?}", auto.report.plan);
-    outcore_ingest::in_layout::add_in(&st, 64 << 20).unwrap();
+    outcore_ingest::in_layout::add_in(&st, 64 << 20, &outcore_io::NoProgress).unwrap();
     let store = Store::open(&st).unwrap();
     let r = run(&PageRank, &store, &pr, &on(Engine::Interval));
     assert_eq!(r.report.engine, Engine::Interval);
-    add_tiles(&st, 256, 16, 1 << 30).unwrap();
+    add_tiles(&st, 256, 16, 1 << 30, &outcore_io::NoProgress).unwrap();
     let store = Store::open(&st).unwrap();
     let small = RunOptions { memory: PROCESS_BASELINE + (1 << 20), ..on(Engine::Stream) };
     let err = execute(&PageRank, &store, &pr, &small).err().unwrap().to_string();

@@ -57,10 +57,10 @@ fn variants(input: &Path, directed: Option<bool>, weighted: bool, dir: &Path) ->
         } else {
             let p = dir.join(encoding.name());
             let o = RecodeOptions { encoding: Some(encoding), order: "none".into(), memory: 256 << 20, force: true, layouts: None };
-            recode(&raw, &p, None, &o).unwrap();
+            recode(&raw, &p, None, &o, &outcore_io::NoProgress).unwrap();
             p
         };
-        add_tiles(&path, 3, 7, 64 << 20).unwrap();
+        add_tiles(&path, 3, 7, 64 << 20, &outcore_io::NoProgress).unwrap();
         out.push((encoding, Store::open(&path).unwrap()));
     }
     out

@@ -17,6 +17,9 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(name = "outcore", version, about = "Graph analytics and graph store for graphs larger than memory")]
 struct Cli {
+    /// No progress bars (they appear only when stderr is a terminal).
+    #[arg(long, short, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -76,6 +79,9 @@ pub fn cli_main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Ok(m) => m,
         Err(e) => return errors::clap_error(e),
     };
+    if matches.get_flag("quiet") {
+        progress::set_quiet();
+    }
     let Some((name, sub)) = matches.subcommand() else {
         let _ = command.print_help();
         return ExitCode::from(2);

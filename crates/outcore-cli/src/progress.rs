@@ -2,7 +2,16 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
+
+/// `--quiet`: no bars anywhere in this process.
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Turn every bar off (`--quiet`).
+pub fn set_quiet() {
+    QUIET.store(true, Ordering::Relaxed);
+}
 
 pub struct Bars {
     bar: Mutex<Option<ProgressBar>>,
@@ -10,8 +19,10 @@ pub struct Bars {
 }
 
 impl Bars {
+    /// Bars on stderr when it is a terminal, unless `quiet` (a command's
+    /// `--json`) or `--quiet`.
     pub fn new(quiet: bool) -> Self {
-        Bars { bar: Mutex::new(None), enabled: !quiet && std::io::stderr().is_terminal() }
+        Bars { bar: Mutex::new(None), enabled: !quiet && !QUIET.load(Ordering::Relaxed) && std::io::stderr().is_terminal() }
     }
 }
 

@@ -339,3 +339,31 @@ fn values_go_to_stdout_and_top_k_lists_the_largest() {
     let head: Vec<f64> = String::from_utf8(sorted.stdout).unwrap().lines().map(|l| l.split_once(' ').unwrap().1.parse().unwrap()).collect();
     assert_eq!(head, want.iter().map(|w| w.1).collect::<Vec<_>>());
 }
+
+/// Run `outcore ARGS` with a terminal as stdout and stderr (`script`), and
+/// return everything it wrote there.
+fn on_a_terminal(args: &str) -> String {
+    let out = Command::new("script")
+        .args(["-qec", &format!("'{}' {args}", env!("CARGO_BIN_EXE_outcore")), "/dev/null"])
+        .output()
+        .expect("script (util-linux) runs a command on a pseudo-terminal");
+    assert!(out.status.success(), "{args}: {}", String::from_utf8_lossy(&out.stdout));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn long_commands_show_progress_on_a_terminal_only() {
+    let d = tempfile::tempdir().unwrap();
+    let store = d.path().join("k.store");
+    let (code, _, err) = outcore(&["generate", "kronecker", "--scale", "16", "--store", s(&store)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("ETA"), "a bar when stderr is not a terminal: {err}");
+    let shown = on_a_terminal(&format!("layout add '{}' tiles", s(&store)));
+    assert!(shown.contains("tiles: read") && shown.contains("ETA"), "no bar on a terminal: {shown:?}");
+    let shown = on_a_terminal(&format!("pagerank '{}' --iterations 30", s(&store)));
+    assert!(shown.contains("pagerank") && shown.contains("/30"), "no iteration bar: {shown:?}");
+    let quiet = on_a_terminal(&format!("--quiet layout add '{}' tiles", s(&store)));
+    assert!(!quiet.contains("ETA") && quiet.contains("added tiles"), "--quiet still drew: {quiet:?}");
+    let quiet = on_a_terminal(&format!("pagerank '{}' --iterations 30 -q", s(&store)));
+    assert!(!quiet.contains("ETA"), "-q still drew: {quiet:?}");
+}

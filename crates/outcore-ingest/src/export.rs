@@ -9,7 +9,7 @@
 
 use crate::error::{IngestError, Result};
 use crate::sort::{ExternalSorter, WideEdge};
-use outcore_io::{Budget, SeqWriter, Staged, TempArea, PROCESS_BASELINE};
+use outcore_io::{Budget, Counter, Progress, SeqWriter, Staged, TempArea, PROCESS_BASELINE};
 use outcore_store::{check_output, IdStream, OutputKind, Store};
 use serde::Serialize;
 use std::io::Write;
@@ -206,7 +206,7 @@ fn next(ids: &mut IdStream, store: &Store) -> Result<u64> {
 }
 
 /// Export the store at `dir` to `path`.
-pub fn export(dir: &Path, path: &Path, opts: &ExportOptions) -> Result<ExportReport> {
+pub fn export(dir: &Path, path: &Path, opts: &ExportOptions, progress: &dyn Progress) -> Result<ExportReport> {
     let started = std::time::Instant::now();
     let store = Store::open(dir)?;
     let m = store.manifest().clone();
@@ -270,7 +270,9 @@ pub fn export(dir: &Path, path: &Path, opts: &ExportOptions) -> Result<ExportRep
             Some(map) => map.original(v),
             None => v + m.id_base,
         };
+        let mut done = Counter::new(progress, "export", m.arcs);
         while let Some((u, targets, ws)) = scan.next_list()? {
+            done.add(targets.len() as u64);
             let ou = next(&mut sources, &store)?;
             for (k, &v) in targets.iter().enumerate() {
                 if !keep(u, v) {
@@ -285,7 +287,9 @@ pub fn export(dir: &Path, path: &Path, opts: &ExportOptions) -> Result<ExportRep
     } else {
         let tmp = tempdir_beside(&edge_path)?;
         let mut sorter = ExternalSorter::new(tmp.path(), "export", &budget, budget.available() / 2, false)?;
+        let mut done = Counter::new(progress, "export: read", m.arcs);
         while let Some((u, targets, ws)) = scan.next_list()? {
+            done.add(targets.len() as u64);
             let ou = next(&mut sources, &store)?;
             for (k, &v) in targets.iter().enumerate() {
                 if keep(u, v) {
@@ -296,7 +300,9 @@ pub fn export(dir: &Path, path: &Path, opts: &ExportOptions) -> Result<ExportRep
         let mut sorted = sorter.finish()?;
         let mut targets = ids.stream()?;
         let (mut at, mut original) = (0u64, next(&mut targets, &store)?);
+        let mut done = Counter::new(progress, "export: write", edges);
         while let Some(e) = sorted.next()? {
+            done.add(1);
             while at < e.source {
                 original = next(&mut targets, &store)?;
                 at += 1;

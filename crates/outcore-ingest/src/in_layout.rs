@@ -5,12 +5,12 @@
 
 use crate::error::{IngestError, Result};
 use crate::sort::{with_layout_sorter, WideEdge};
-use outcore_io::Staged;
+use outcore_io::{Counter, Progress, Staged};
 use outcore_store::{CsrWriter, FileRecord, LayoutRecord, Store};
 use std::path::Path;
 
 /// Build the `in` layout of the directed store at `dir` within `memory` bytes.
-pub fn add_in(dir: &Path, memory: u64) -> Result<LayoutRecord> {
+pub fn add_in(dir: &Path, memory: u64, progress: &dyn Progress) -> Result<LayoutRecord> {
     let store = Store::open(dir)?;
     let mut manifest = store.manifest().clone();
     if !manifest.directed {
@@ -24,7 +24,9 @@ pub fn add_in(dir: &Path, memory: u64) -> Result<LayoutRecord> {
     let weighted = out.record().weights.is_some();
     with_layout_sorter(dir, "in", memory, |mut sorter| {
         let mut scan = out.scan()?;
+        let mut read = Counter::new(progress, "in: read", manifest.arcs);
         while let Some((u, targets, weights)) = scan.next_list()? {
+            read.add(targets.len() as u64);
             for (k, &v) in targets.iter().enumerate() {
                 sorter.push(WideEdge { source: v, target: u, weight: weights.get(k).map_or(0, |w| w.to_bits()) })?;
             }
@@ -34,10 +36,14 @@ pub fn add_in(dir: &Path, memory: u64) -> Result<LayoutRecord> {
         let staged: Vec<Staged> =
             ["index", "adj", "weights", "degrees", "blocks"].iter().map(|x| Staged::named(dir.join(format!("in.{x}")))).collect();
         let mut writer = CsrWriter::create_in(dir, "in", out.record().encoding, manifest.vertices, weighted)?;
+        read.end();
         let mut merged = sorter.finish()?;
+        let mut written = Counter::new(progress, "in: write", manifest.arcs);
         while let Some(r) = merged.next()? {
+            written.add(1);
             writer.push(r.source, r.target, f32::from_bits(r.weight))?;
         }
+        written.end();
         drop(merged);
         let (record, _, files) = writer.finish_in()?;
         for (name, summary) in &files {

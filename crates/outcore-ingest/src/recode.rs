@@ -11,7 +11,7 @@
 
 use crate::error::{IngestError, Result};
 use crate::sort::{ExternalSorter, WideEdge};
-use outcore_io::{Budget, SeqReader};
+use outcore_io::{Budget, Counter, Progress, SeqReader};
 use outcore_store::{CsrWriter, Encoding, IdMap, Manifest, Store, StoreWriter, STREAM_CHUNK_BYTES};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -85,7 +85,7 @@ pub fn write_permutation(path: &Path, new_of_old: &[u32]) -> Result<()> {
 
 /// Rewrite the store `src` as `dst`, relabelled by the permutation file
 /// `permutation` if given, every layout in `opts.encoding`.
-pub fn recode(src: &Path, dst: &Path, permutation: Option<&Path>, opts: &RecodeOptions) -> Result<RecodeReport> {
+pub fn recode(src: &Path, dst: &Path, permutation: Option<&Path>, opts: &RecodeOptions, progress: &dyn Progress) -> Result<RecodeReport> {
     let started = std::time::Instant::now();
     let store = Store::open(src)?;
     let m = store.manifest().clone();
@@ -117,11 +117,14 @@ pub fn recode(src: &Path, dst: &Path, permutation: Option<&Path>, opts: &RecodeO
         let encoding = opts.encoding.unwrap_or(record.encoding);
         let lay = store.layout(name)?;
         let weighted = record.weights.is_some();
+        let record_arcs = m.arcs;
         let mut csr = CsrWriter::new(&writer, name, encoding, n, weighted)?;
         let mut scan = lay.scan()?;
         match permutation {
             None => {
+                let mut done = Counter::new(progress, &format!("{name}: rewrite"), record_arcs);
                 while let Some((u, targets, weights)) = scan.next_list()? {
+                    done.add(targets.len() as u64);
                     for (k, &t) in targets.iter().enumerate() {
                         csr.push(u, t, weights.get(k).copied().unwrap_or(1.0))?;
                     }
@@ -131,7 +134,9 @@ pub fn recode(src: &Path, dst: &Path, permutation: Option<&Path>, opts: &RecodeO
                 // by old target: (old target, new source)
                 let mut by_target = ExternalSorter::new(&tmp, &format!("{name}-a"), &budget, sort_memory, false)?;
                 let mut perm = U32Stream::open(p)?;
+                let mut done = Counter::new(progress, &format!("{name}: read"), record_arcs);
                 while let Some((u, targets, weights)) = scan.next_list()? {
+                    done.add(targets.len() as u64);
                     let nu = perm.get(u)? as u64;
                     for (k, &t) in targets.iter().enumerate() {
                         let weight = weights.get(k).map_or(0, |w| w.to_bits());
@@ -142,14 +147,18 @@ pub fn recode(src: &Path, dst: &Path, permutation: Option<&Path>, opts: &RecodeO
                 let mut by_target = by_target.finish()?;
                 let mut by_source = ExternalSorter::new(&tmp, &format!("{name}-b"), &budget, sort_memory, false)?;
                 let mut perm = U32Stream::open(p)?;
+                let mut done = Counter::new(progress, &format!("{name}: relabel"), record_arcs);
                 while let Some(e) = by_target.next()? {
+                    done.add(1);
                     let nt = perm.get(e.source)? as u64;
                     by_source.push(WideEdge { source: e.target, target: nt, weight: e.weight })?;
                 }
                 drop(by_target);
                 spilled += by_source.stats.spilled_bytes;
                 let mut sorted = by_source.finish()?;
+                let mut done = Counter::new(progress, &format!("{name}: write"), record_arcs);
                 while let Some(e) = sorted.next()? {
+                    done.add(1);
                     csr.push(e.source, e.target, if weighted { f32::from_bits(e.weight) } else { 1.0 })?;
                 }
             }
@@ -223,7 +232,7 @@ pub fn recode(src: &Path, dst: &Path, permutation: Option<&Path>, opts: &RecodeO
     let tiles = m.tiles.clone();
     let path = writer.commit(manifest)?;
     if let Some(t) = tiles {
-        crate::tiles::add_tiles(&path, t.group, t.span_bits, opts.memory)?;
+        crate::tiles::add_tiles(&path, t.group, t.span_bits, opts.memory, progress)?;
     }
     let new = Store::open(&path)?;
     Ok(RecodeReport {

@@ -6,7 +6,7 @@
 
 use crate::error::{IngestError, Result};
 use crate::sort::{with_layout_sorter, WideEdge};
-use outcore_io::Staged;
+use outcore_io::{Counter, Progress, Staged};
 use outcore_store::tiles::TileWriter;
 use outcore_store::{FileRecord, Manifest, Store, TilesRecord};
 use std::path::Path;
@@ -22,7 +22,7 @@ pub const DEFAULT_GROUP: u32 = 16;
 /// Build (or rebuild) the tile layout of the store at `dir` with `group`
 /// tiles per group side and 2^`span_bits` vertices per span (G-Store's 16
 /// unless testing small graphs), within `memory` bytes.
-pub fn add_tiles(dir: &Path, group: u32, span_bits: u32, memory: u64) -> Result<TilesRecord> {
+pub fn add_tiles(dir: &Path, group: u32, span_bits: u32, memory: u64, progress: &dyn Progress) -> Result<TilesRecord> {
     let store = Store::open(dir)?;
     let mut manifest = store.manifest().clone();
     let n = manifest.vertices;
@@ -47,7 +47,9 @@ pub fn add_tiles(dir: &Path, group: u32, span_bits: u32, memory: u64) -> Result<
     let mask = (1u64 << span_bits) - 1;
     with_layout_sorter(dir, "tiles", memory, |mut sorter| {
         let mut scan = store.layout("out")?.scan()?;
+        let mut read = Counter::new(progress, "tiles: read", manifest.arcs);
         while let Some((u, nbrs, weights)) = scan.next_list()? {
+            read.add(nbrs.len() as u64);
             for (k, &v) in nbrs.iter().enumerate() {
                 if !directed && u > v {
                     continue; // the upper triangle holds each undirected edge once
@@ -72,12 +74,16 @@ pub fn add_tiles(dir: &Path, group: u32, span_bits: u32, memory: u64) -> Result<
             .map(|f| Staged::named(dir.join(f)))
             .collect();
         let mut writer = TileWriter::create_named(dir, &data_name, &index_name, weights_name.as_deref())?;
+        read.end();
         let mut merged = sorter.finish()?;
+        let mut written = Counter::new(progress, "tiles: write", if directed { manifest.arcs } else { manifest.edges });
         while let Some(r) = merged.next()? {
+            written.add(1);
             let (i, j) = ((r.source >> 16) & 0xffff, r.source & 0xffff);
             writer.push(i as u32, j as u32, (r.target >> 16) as u16, r.target as u16, f32::from_bits(r.weight))?;
         }
         drop(merged);
+        written.end();
         let (edges, tiles, data, index, weights) = writer.finish()?;
         let old = manifest.tiles.take();
         let record = TilesRecord {

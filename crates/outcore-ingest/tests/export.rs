@@ -42,7 +42,7 @@ fn round_trip(input: &Path, directed: Option<bool>, weighted: bool, format: Expo
     let (first, second) = (dir.path().join("first"), dir.path().join("second"));
     import(input, &first, directed, weighted);
     let file = dir.path().join(format!("g.{}", if format == ExportFormat::Graphalytics { "properties" } else { format.name() }));
-    let r = export(&first, &file, &ExportOptions { format, memory, ..Default::default() }).unwrap();
+    let r = export(&first, &file, &ExportOptions { format, memory, ..Default::default() }, &outcore_io::NoProgress).unwrap();
     let again_directed = match format {
         ExportFormat::Mtx | ExportFormat::Graphalytics => None,
         _ => Some(Store::open(&first).unwrap().manifest().directed),
@@ -123,12 +123,13 @@ fn reordered_stores_export_original_ids() {
         &reordered,
         Some(&perm_file),
         &RecodeOptions { encoding: None, order: "reverse".into(), memory: 256 << 20, force: false, layouts: None },
+        &outcore_io::NoProgress,
     )
     .unwrap();
     assert_eq!(Store::open(&reordered).unwrap().manifest().id_map, "permuted");
     for memory in [256 << 20, 32 << 20] {
         let file = dir.path().join(format!("g-{memory}.el"));
-        export(&reordered, &file, &ExportOptions { memory, ..Default::default() }).unwrap();
+        export(&reordered, &file, &ExportOptions { memory, ..Default::default() }, &outcore_io::NoProgress).unwrap();
         let again = dir.path().join(format!("again-{memory}"));
         import(&file, &again, Some(false), false);
         assert_eq!(dump_store(&again), dump_store(&raw), "budget {memory}");
@@ -142,19 +143,31 @@ fn bad_requests_are_errors_that_leave_nothing() {
     import(&shared().join("real/CA-GrQc.txt"), &store, Some(false), false);
     let file = dir.path().join("g.mtx");
     // CA-GrQc's smallest id is 13, so Matrix Market holds it as it is
-    let e = export(&store, &file, &ExportOptions { format: ExportFormat::Mtx, ..Default::default() });
+    let e = export(&store, &file, &ExportOptions { format: ExportFormat::Mtx, ..Default::default() }, &outcore_io::NoProgress);
     assert!(e.is_ok(), "{e:?}");
-    let e = export(&store, &file, &ExportOptions { format: ExportFormat::El, ..Default::default() }).unwrap_err().to_string();
+    let e = export(&store, &file, &ExportOptions { format: ExportFormat::El, ..Default::default() }, &outcore_io::NoProgress)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("already exists"), "{e}");
     let zero = dir.path().join("z");
     import(&shared().join("real/MIT8.edgelist"), &zero, Some(false), false);
-    let e = export(&zero, &dir.path().join("z.mtx"), &ExportOptions { format: ExportFormat::Mtx, ..Default::default() })
-        .unwrap_err()
-        .to_string();
+    let e = export(
+        &zero,
+        &dir.path().join("z.mtx"),
+        &ExportOptions { format: ExportFormat::Mtx, ..Default::default() },
+        &outcore_io::NoProgress,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("1-based") && e.contains("vertex 0"), "{e}");
-    let e = export(&store, &dir.path().join("x.el"), &ExportOptions { layout: "sideways".into(), ..Default::default() })
-        .unwrap_err()
-        .to_string();
+    let e = export(
+        &store,
+        &dir.path().join("x.el"),
+        &ExportOptions { layout: "sideways".into(), ..Default::default() },
+        &outcore_io::NoProgress,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("layout"), "{e}");
     assert!(!dir.path().join("z.mtx").exists() && !dir.path().join("x.el").exists(), "a failed export left its file");
     let partial: Vec<_> =

@@ -31,14 +31,14 @@ fn added_in_layout_equals_the_imported_one() {
         import_file(&input, &without, &opts, &NoProgress).unwrap();
         let err = Store::open(&without).unwrap().layout("in").err();
         assert!(err.is_some(), "{input:?}: in layout before adding it");
-        add_in(&without, 36 << 20).unwrap();
+        add_in(&without, 36 << 20, &outcore_io::NoProgress).unwrap();
         let want = dump(&with, "in");
         assert!(want.iter().any(|(n, _)| !n.is_empty()));
         assert_eq!(dump(&without, "in"), want, "{input:?}");
         for (name, r) in Store::open(&without).unwrap().verify() {
             assert!(r.is_ok(), "{name}: {r:?}");
         }
-        let again = add_in(&without, 36 << 20).err().unwrap().to_string();
+        let again = add_in(&without, 36 << 20, &outcore_io::NoProgress).err().unwrap().to_string();
         assert!(again.contains("already has an in layout"), "{again}");
         assert!(!std::fs::read_dir(&without).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with(".outcore-")));
     }
@@ -51,6 +51,6 @@ fn added_in_layout_equals_the_imported_one() {
         &NoProgress,
     )
     .unwrap();
-    let err = add_in(&undirected, 36 << 20).err().unwrap().to_string();
+    let err = add_in(&undirected, 36 << 20, &outcore_io::NoProgress).err().unwrap().to_string();
     assert!(err.contains("undirected"), "{err}");
 }

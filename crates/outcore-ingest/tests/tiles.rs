@@ -30,7 +30,7 @@ fn tiles_hold_exactly_the_csr_edges_in_group_order() {
         .unwrap();
         let csr = dump_store(&st);
         for (group, span_bits, memory) in [(256u32, 16u32, 1u64 << 30), (2, 16, 30 << 20), (3, 7, 30 << 20)] {
-            let rec = add_tiles(&st, group, span_bits, memory).unwrap();
+            let rec = add_tiles(&st, group, span_bits, memory, &outcore_io::NoProgress).unwrap();
             let store = Store::open(&st).unwrap();
             assert_eq!(store.manifest().tiles.as_ref(), Some(&rec));
             let mut scan = TileScan::open(&st, &rec).unwrap();

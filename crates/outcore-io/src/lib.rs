@@ -32,7 +32,7 @@ pub use cache::{BlockCache, CacheStats};
 pub use checksum::{hash_file_blocks, BlockHasher, BlockHashes, ChecksumMismatch, CHECKSUM_BLOCK_BYTES};
 pub use error::{IoContext, IoError};
 pub use hash::{splitmix64, SplitMix64};
-pub use progress::{NoProgress, Progress};
+pub use progress::{Counter, NoProgress, Progress};
 pub use segments::{Filled, SegmentRead, SegmentReader};
 pub use seq::{drop_cached, open_maybe_direct, read_full_at, SeqReader, SeqWriter, WriteSummary, DIRECT_ALIGN};
 pub use staging::{check_interrupt, interrupted, Staged};

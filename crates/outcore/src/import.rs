@@ -6,7 +6,7 @@
 use crate::Error;
 use outcore_algorithms::order::{self, Order};
 use outcore_ingest::recode::{write_permutation, RecodeReport};
-use outcore_io::{Budget, Staged, PROCESS_BASELINE};
+use outcore_io::{Budget, Progress, Staged, PROCESS_BASELINE};
 use outcore_store::{check_output, Encoding, OutputKind, Store};
 use std::path::{Path, PathBuf};
 
@@ -28,10 +28,11 @@ pub fn order_store(
     memory: u64,
     force: bool,
     layouts: Option<Vec<String>>,
+    progress: &dyn Progress,
 ) -> Result<RecodeReport, Error> {
     let opts = RecodeOptions { encoding, order: order.name().into(), memory, force, layouts };
     if order == Order::None {
-        return Ok(recode(src, dst, None, &opts)?);
+        return Ok(recode(src, dst, None, &opts, progress)?);
     }
     // refuse a bad output before the work of computing the order
     check_output(dst, OutputKind::Store, force, &[src])?;
@@ -46,7 +47,7 @@ pub fn order_store(
     let perm = Staged::file(&parent, &format!("{}.order", dst.file_name().unwrap_or_default().to_string_lossy()))?;
     write_permutation(perm.path(), &new_of_old)?;
     drop(new_of_old);
-    Ok(recode(src, dst, Some(perm.path()), &opts)?)
+    Ok(recode(src, dst, Some(perm.path()), &opts, progress)?)
 }
 
 /// Import into `store` with `import`, then, unless `order` is `none`, put
@@ -59,6 +60,7 @@ pub fn import_ordered(
     inputs: &[&Path],
     opts: &ImportOptions,
     order: Order,
+    progress: &dyn Progress,
     import: impl FnOnce(&Path, &ImportOptions) -> Result<ImportReport, Error>,
 ) -> Result<ImportReport, Error> {
     check_output(store, OutputKind::Store, opts.force, inputs)?;
@@ -75,7 +77,7 @@ pub fn import_ordered(
     let raw = ImportOptions { encoding: None, in_layout: true, force: false, ..opts.clone() };
     let mut report = import(unordered.path(), &raw)?;
     let layouts = Some(if opts.in_layout { vec!["out".to_string(), "in".to_string()] } else { vec!["out".to_string()] });
-    let r = order_store(unordered.path(), store, order, opts.encoding, opts.memory, opts.force, layouts)?;
+    let r = order_store(unordered.path(), store, order, opts.encoding, opts.memory, opts.force, layouts, progress)?;
     report.store = r.store;
     report.seconds += r.seconds;
     Ok(report)

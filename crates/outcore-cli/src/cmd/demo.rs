@@ -128,7 +128,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
 
     // PageRank (Graphalytics semantics) on the G-Store tiles, engine chosen from the budget.
     let t = Instant::now();
-    let rec = outcore::import::add_tiles(&store_path, outcore::import::DEFAULT_GROUP, outcore::import::SPAN_BITS, a.memory)?;
+    let rec = outcore::import::add_tiles(&store_path, outcore::import::DEFAULT_GROUP, outcore::import::SPAN_BITS, a.memory, &bars)?;
     let tiles_seconds = t.elapsed().as_secs_f64();
     let graph = Graph::open(&store_path)?;
     let pr = graph.run(&PageRank, &pagerank::Params::fixed(0.85, 10), &RunOptions::with_memory(a.memory))?;

@@ -428,7 +428,13 @@ fn snapshot(a: SnapshotArgs) -> Result<ExitCode> {
     let r = outcore_dynamic::snapshot::snapshot(&store, &a.output, opts, &bars)?;
     crate::cmd::import::print_report(&r, a.json);
     if a.layouts.iter().any(|l| l == "tiles") {
-        outcore_ingest::tiles::add_tiles(&a.output, outcore_ingest::tiles::DEFAULT_GROUP, outcore_ingest::tiles::SPAN_BITS, a.memory)?;
+        outcore_ingest::tiles::add_tiles(
+            &a.output,
+            outcore_ingest::tiles::DEFAULT_GROUP,
+            outcore_ingest::tiles::SPAN_BITS,
+            a.memory,
+            &bars,
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -35,7 +35,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         Some(f) => ExportFormat::from_name(f).with_context(|| format!("unknown export format '{f}' ({})", ExportFormat::NAMES))?,
         None => ExportFormat::from_path(&a.output).unwrap_or(ExportFormat::El),
     };
-    let r = export(&a.store, &a.output, &ExportOptions { format, layout: a.layout.clone(), memory: a.memory, force: a.force })?;
+    let bars = crate::progress::Bars::new(a.json);
+    let r = export(&a.store, &a.output, &ExportOptions { format, layout: a.layout.clone(), memory: a.memory, force: a.force }, &bars)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&r)?);
     } else {

@@ -133,9 +133,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
             |sink: &mut dyn outcore_ingest::formats::EdgeSink,
              p: &mut dyn FnMut(std::sync::Arc<std::sync::atomic::AtomicU64>, u64, bool)| generate::emit(g.as_ref(), sink, p);
         let report =
-            out.graph.import_ordered(store, &[], &opts, |store, opts| Ok(import_from(&source, store, opts, provenance, &bars)?))?;
+            out.graph.import_ordered(store, &[], &opts, &bars, |store, opts| Ok(import_from(&source, store, opts, provenance, &bars)?))?;
         print_report(&report, out.json);
-        out.graph.add_layouts(store, out.json)?;
+        out.graph.add_layouts(store, out.json, &bars)?;
     }
     Ok(ExitCode::SUCCESS)
 }

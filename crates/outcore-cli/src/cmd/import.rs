@@ -44,14 +44,15 @@ impl GraphFlags {
         store: &std::path::Path,
         inputs: &[&std::path::Path],
         opts: &ImportOptions,
+        progress: &dyn outcore::Progress,
         import: impl FnOnce(&std::path::Path, &ImportOptions) -> Result<ImportReport, outcore::Error>,
     ) -> Result<ImportReport> {
         let order = crate::cmd::recode::parse_order(&self.order)?;
-        Ok(outcore::import::import_ordered(store, inputs, opts, order, import)?)
+        Ok(outcore::import::import_ordered(store, inputs, opts, order, progress, import)?)
     }
 
     /// After the import: add the layouts built from the store (tiles).
-    pub fn add_layouts(&self, store: &std::path::Path, json: bool) -> Result<()> {
+    pub fn add_layouts(&self, store: &std::path::Path, json: bool, progress: &dyn outcore::Progress) -> Result<()> {
         if self.layouts.iter().any(|l| l == "tiles") {
             let t = std::time::Instant::now();
             let r = outcore_ingest::tiles::add_tiles(
@@ -59,6 +60,7 @@ impl GraphFlags {
                 outcore_ingest::tiles::DEFAULT_GROUP,
                 outcore_ingest::tiles::SPAN_BITS,
                 self.memory,
+                progress,
             )?;
             if !json {
                 println!(
@@ -119,9 +121,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
     opts.unweighted = a.unweighted;
     opts.num_vertices = a.num_vertices;
     let bars = Bars::new(a.json);
-    let report = a.graph.import_ordered(&a.output, &[&a.input], &opts, |store, opts| Ok(import_file(&a.input, store, opts, &bars)?))?;
+    let report =
+        a.graph.import_ordered(&a.output, &[&a.input], &opts, &bars, |store, opts| Ok(import_file(&a.input, store, opts, &bars)?))?;
     print_report(&report, a.json);
-    a.graph.add_layouts(&a.output, a.json)?;
+    a.graph.add_layouts(&a.output, a.json, &bars)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,5 +1,6 @@
 //! `outcore layout add STORE tiles|in`: add a layout to an existing store.
 
+use crate::progress::Bars;
 use anyhow::{bail, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -36,7 +37,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         Action::Add { store, layout, group, span_bits, memory } => {
             if layout == "in" {
                 let t = std::time::Instant::now();
-                outcore_ingest::in_layout::add_in(&store, memory)?;
+                outcore_ingest::in_layout::add_in(&store, memory, &Bars::new(false))?;
                 println!("added the in-edge layout to {} in {:.2} s", store.display(), t.elapsed().as_secs_f64());
                 return Ok(ExitCode::SUCCESS);
             }
@@ -44,7 +45,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 bail!("unknown layout '{layout}' (layout add builds: tiles, in)");
             }
             let t = std::time::Instant::now();
-            let r = outcore_ingest::tiles::add_tiles(&store, group, span_bits, memory)?;
+            let r = outcore_ingest::tiles::add_tiles(&store, group, span_bits, memory, &Bars::new(false))?;
             println!(
                 "added tiles to {}: {} edges in {} non-empty tiles of a {} x {} grid (2^{} vertices per span, groups of {} x {}{}) in {:.2} s",
                 store.display(),

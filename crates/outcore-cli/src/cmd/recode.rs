@@ -43,7 +43,8 @@ pub fn parse_encoding(name: &str) -> Result<Encoding> {
 pub fn run(a: Args) -> Result<ExitCode> {
     let order = parse_order(&a.order)?;
     let encoding = a.encoding.as_deref().map(parse_encoding).transpose()?;
-    let r = outcore::import::order_store(&a.store, &a.output, order, encoding, a.memory, a.force, None)?;
+    let bars = crate::progress::Bars::new(a.json);
+    let r = outcore::import::order_store(&a.store, &a.output, order, encoding, a.memory, a.force, None, &bars)?;
     print_report(&r, a.json);
     Ok(ExitCode::SUCCESS)
 }
