@@ -7,7 +7,7 @@ use crate::Error;
 use outcore_algorithms::order::{self, Order};
 use outcore_ingest::recode::{write_permutation, RecodeReport};
 use outcore_io::{Budget, Progress, Staged, PROCESS_BASELINE};
-use outcore_store::{check_output, Encoding, OutputKind, Store};
+use outcore_store::{check_output, OutputKind, Store};
 use std::path::{Path, PathBuf};
 
 pub use outcore_algorithms::order::Order as VertexOrder;
@@ -17,20 +17,13 @@ pub use outcore_ingest::recode::{recode, RecodeOptions};
 pub use outcore_ingest::tiles::{add_tiles, DEFAULT_GROUP, SPAN_BITS};
 pub use outcore_ingest::{import_file, import_from, Format, ImportOptions, ImportReport, SelfLoops};
 
-/// Rewrite `src` as `dst` in `order` and `encoding` within `memory`: the
-/// order is computed through the traverse engine, written as a
-/// permutation file, and applied by an external sort-join.
-pub fn order_store(
-    src: &Path,
-    dst: &Path,
-    order: Order,
-    encoding: Option<Encoding>,
-    memory: u64,
-    force: bool,
-    layouts: Option<Vec<String>>,
-    progress: &dyn Progress,
-) -> Result<RecodeReport, Error> {
-    let opts = RecodeOptions { encoding, order: order.name().into(), memory, force, layouts };
+/// Rewrite `src` as `dst` in `order` with `opts` (encoding, budget,
+/// force, layouts kept; `opts.order` is set from `order`): the order is
+/// computed through the traverse engine, written as a permutation file,
+/// and applied by an external sort-join.
+pub fn order_store(src: &Path, dst: &Path, order: Order, opts: &RecodeOptions, progress: &dyn Progress) -> Result<RecodeReport, Error> {
+    let opts = RecodeOptions { order: order.name().into(), ..opts.clone() };
+    let (memory, force) = (opts.memory, opts.force);
     if order == Order::None {
         return Ok(recode(src, dst, None, &opts, progress)?);
     }
@@ -77,7 +70,8 @@ pub fn import_ordered(
     let raw = ImportOptions { encoding: None, in_layout: true, force: false, ..opts.clone() };
     let mut report = import(unordered.path(), &raw)?;
     let layouts = Some(if opts.in_layout { vec!["out".to_string(), "in".to_string()] } else { vec!["out".to_string()] });
-    let r = order_store(unordered.path(), store, order, opts.encoding, opts.memory, opts.force, layouts, progress)?;
+    let recode = RecodeOptions { encoding: opts.encoding, order: String::new(), memory: opts.memory, force: opts.force, layouts };
+    let r = order_store(unordered.path(), store, order, &recode, progress)?;
     report.store = r.store;
     report.seconds += r.seconds;
     Ok(report)

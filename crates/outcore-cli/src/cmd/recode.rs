@@ -44,7 +44,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let order = parse_order(&a.order)?;
     let encoding = a.encoding.as_deref().map(parse_encoding).transpose()?;
     let bars = crate::progress::Bars::new(a.json);
-    let r = outcore::import::order_store(&a.store, &a.output, order, encoding, a.memory, a.force, None, &bars)?;
+    let opts = outcore::import::RecodeOptions { encoding, order: String::new(), memory: a.memory, force: a.force, layouts: None };
+    let r = outcore::import::order_store(&a.store, &a.output, order, &opts, &bars)?;
     print_report(&r, a.json);
     Ok(ExitCode::SUCCESS)
 }
