@@ -54,7 +54,9 @@ fn tile_data(store: &Store, weights: bool) -> (u64, u64) {
 /// segments and a pool of what is left).
 pub fn tiles(store: &Store, engine: Engine, state: u64, weights: bool, what: &str) -> Support {
     let (data, tiles) = tile_data(store, weights);
-    let fixed = |segment: u64| tiles * 40 + 2 * segment;
+    // a segment holds a share of every file read: edges, and weights
+    let files = if weights && store.manifest().tiles.as_ref().is_none_or(|t| t.weights.is_some()) { 2 } else { 1 };
+    let fixed = |segment: u64| tiles * 40 + 2 * segment * files;
     match engine {
         Engine::Memory => Support::Runs(
             Need::new(&["tiles"], state + data + fixed(1 << 20) + (1 << 20), format!("{what} and every tile"))

@@ -211,6 +211,10 @@ pub struct Plan {
     pub considered: Vec<Considered>,
     /// Missing layouts that would have let a better engine run.
     pub layout_gains: Vec<LayoutGain>,
+    /// The smallest budget (whole MiB, the process baseline included) at
+    /// which this run can go ahead: the requested engine's minimum, or for
+    /// `auto` the smallest minimum of the engines the store can run.
+    pub minimum_bytes: u64,
 }
 
 impl Plan {
@@ -238,6 +242,8 @@ pub fn plan(
 ) -> Result<Plan, Error> {
     let (algorithm, title, engines) = (info.name, info.title, info.engines);
     let (available, total) = (budget.available(), budget.total());
+    let baseline = total - available;
+    let minimum = |need: u64| (baseline + need).div_ceil(1 << 20) << 20;
     let weighted = store.manifest().weighted;
     let missing_layouts =
         |need: &Need| -> Vec<String> { need.layouts.iter().filter(|l| !store.has_layout(l)).map(|l| l.to_string()).collect() };
@@ -279,6 +285,7 @@ pub fn plan(
             available,
             considered: vec![Considered { engine, verdict: Verdict::Chosen { needs: need.min_bytes } }],
             layout_gains: Vec::new(),
+            minimum_bytes: minimum(need.min_bytes),
         });
     }
 
@@ -309,6 +316,12 @@ pub fn plan(
         };
         considered.push(Considered { engine, verdict });
     }
+    let runnable_min = needs
+        .iter()
+        .filter(|(_, n)| missing_layouts(n).is_empty() && (!n.weights || weighted))
+        .map(|(_, n)| n.min_bytes)
+        .min()
+        .unwrap_or(0);
     let Some((engine, need)) = chosen else {
         // Nothing fits. An engine whose layouts exist but which is short of
         // memory gives the budget error with the smallest minimum; else the
@@ -335,6 +348,7 @@ pub fn plan(
                     available,
                     considered,
                     layout_gains: Vec::new(),
+                    minimum_bytes: minimum(runnable_min),
                 });
             }
             return Err(shortfall(need, &format!("{} ({algorithm} on the {engine} engine, the smallest of its engines)", need.what)));
@@ -394,5 +408,14 @@ pub fn plan(
     if !skipped.is_empty() {
         reason.push_str(&format!(" (before it: {})", skipped.join("; ")));
     }
-    Ok(Plan { algorithm: algorithm.into(), engine, requested: false, reason, available, considered, layout_gains })
+    Ok(Plan {
+        algorithm: algorithm.into(),
+        engine,
+        requested: false,
+        reason,
+        available,
+        considered,
+        layout_gains,
+        minimum_bytes: minimum(runnable_min),
+    })
 }

@@ -336,15 +336,37 @@ pub fn open_budget(memory: u64) -> Result<(Budget, Reservation), StoreError> {
 /// The plan `alg` would follow on `store` with these parameters and options.
 pub fn plan_for<A: Algorithm>(alg: &A, store: &Store, p: &A::Params, opts: &RunOptions) -> Result<Plan, Error> {
     opts.check()?;
-    let (budget, _base) = open_budget(opts.memory)?;
-    let info = alg.info();
-    plan(info, store, opts.engine, &budget, |e| alg.support(store, e, p, opts))
+    let (budget, _base) = open_planned_budget(alg, store, p, opts)?;
+    plan(alg.info(), store, opts.engine, &budget, |e| alg.support(store, e, p, opts))
+}
+
+/// The run's budget with the process baseline charged. A budget too small
+/// even for the baseline is planned as if the baseline fitted, so the
+/// error names the whole minimum (baseline and engine) in one figure.
+fn open_planned_budget<A: Algorithm>(alg: &A, store: &Store, p: &A::Params, opts: &RunOptions) -> Result<(Budget, Reservation), Error> {
+    match open_budget(opts.memory) {
+        Ok(b) => Ok(b),
+        Err(short) => {
+            let (budget, _base) = open_budget(PROCESS_BASELINE)?;
+            let whole = match plan(alg.info(), store, opts.engine, &budget, |e| alg.support(store, e, p, opts)) {
+                Err(Error::Store(StoreError::Budget(mut b))) => {
+                    // the same figure, stated against the budget the user gave
+                    b.total = opts.memory;
+                    b.available = opts.memory.saturating_sub(PROCESS_BASELINE);
+                    Error::Store(StoreError::Budget(b))
+                }
+                Err(other) => other,
+                Ok(_) => Error::Store(short),
+            };
+            Err(whole)
+        }
+    }
 }
 
 /// Run `alg` on `store`: plan, run, report.
 pub fn execute<A: Algorithm>(alg: &A, store: &Store, p: &A::Params, opts: &RunOptions) -> Result<Run, Error> {
     opts.check()?;
-    let (budget, base) = open_budget(opts.memory)?;
+    let (budget, base) = open_planned_budget(alg, store, p, opts)?;
     let info = alg.info();
     let plan = plan(info, store, opts.engine, &budget, |e| alg.support(store, e, p, opts))?;
     let mut cx = Context::new(store, &budget, opts, &plan);

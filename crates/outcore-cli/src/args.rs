@@ -92,6 +92,10 @@ pub fn run_args(engines: &'static [Engine], columns: &[&'static str]) -> Vec<Arg
             .long("verify")
             .action(ArgAction::SetTrue)
             .help("Check the result with the algorithm's validator and say PASS or FAIL (exit 1 on FAIL)"),
+        Arg::new("dry_run")
+            .long("dry-run")
+            .action(ArgAction::SetTrue)
+            .help("Print the plan (engine and why, every engine's needs, the smallest budget) without running"),
     ];
     if columns.len() > 1 {
         args.push(
@@ -161,7 +165,29 @@ pub struct GraphFlags {
     /// Sort buffer size (default: half the budget); small values force many sort runs.
     #[arg(long, value_parser = crate::parse_memory)]
     pub sort_buffer: Option<u64>,
-    /// Replace an existing store.
+    /// Replace an existing outcore store (never anything else).
     #[arg(long)]
     pub force: bool,
+    /// Print the smallest budget the import needs (and whether --memory holds it), and stop.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// `--dry-run` of the commands whose smallest budget does not depend on
+/// the data (layout builds, export, recode): the figure, its parts, and
+/// whether `--memory` holds it.
+pub fn print_minimum(need: &outcore_io::Minimum, memory: u64, json: bool) -> Result<std::process::ExitCode> {
+    let fits = need.check(memory).is_ok();
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({"minimum_budget_bytes": need.bytes(), "minimum": need, "memory": memory, "fits": fits})
+            )?
+        );
+    } else {
+        println!("{}: smallest budget {} ({})", need.command, outcore_io::format_bytes(need.bytes()), need.describe());
+        println!("  --memory {}: {}", outcore_io::format_bytes(memory), if fits { "enough" } else { "too small" });
+    }
+    Ok(if fits { std::process::ExitCode::SUCCESS } else { std::process::ExitCode::FAILURE })
 }

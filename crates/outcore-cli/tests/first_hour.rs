@@ -367,3 +367,59 @@ fn long_commands_show_progress_on_a_terminal_only() {
     let quiet = on_a_terminal(&format!("pagerank '{}' --iterations 30 -q", s(&store)));
     assert!(!quiet.contains("ETA"), "-q still drew: {quiet:?}");
 }
+
+/// "use --memory 29M or more" -> 29M
+fn suggested(err: &str) -> String {
+    let (_, rest) = err.split_once("use --memory ").unwrap_or_else(|| panic!("no budget figure: {err}"));
+    rest.split_whitespace().next().unwrap().to_string()
+}
+
+#[test]
+fn one_budget_answer_from_the_error_the_dry_run_and_the_json() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let el = p.join("k.el");
+    assert_eq!(outcore(&["generate", "kronecker", "--scale", "14", "-o", s(&el)]).0, 0);
+    let store = p.join("k.store");
+    // import: the first answer is the last
+    let (code, _, err) = outcore(&["import", s(&el), "-o", s(&store), "--memory", "8M"]);
+    assert_eq!(code, 1);
+    let figure = suggested(&err);
+    let (_, dry, _) = outcore(&["import", s(&el), "-o", s(&store), "--dry-run", "--json"]);
+    let dry: serde_json::Value = serde_json::from_str(&dry).unwrap();
+    assert_eq!(format!("{}M", dry["minimum_budget_bytes"].as_u64().unwrap() >> 20), figure);
+    for _ in 0..3 {
+        let (code, out, err) =
+            outcore(&["import", s(&el), "-o", s(&store), "--memory", &figure, "--force", "--layouts", "out,in", "--json"]);
+        assert_eq!(code, 0, "import at the stated {figure}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(format!("{}M", v["minimum_budget_bytes"].as_u64().unwrap() >> 20), figure);
+    }
+    // layout add and an algorithm: the same
+    let (code, _, err) = outcore(&["layout", "add", s(&store), "tiles", "--memory", "2M"]);
+    assert_eq!(code, 1);
+    let tiles = suggested(&err);
+    for _ in 0..3 {
+        let (code, _, err) = outcore(&["layout", "add", s(&store), "tiles", "--memory", &tiles]);
+        assert_eq!(code, 0, "layout add at the stated {tiles}: {err}");
+    }
+    // (betweenness from 4 sources: at its minimum the cache holds 64 blocks, and reads are many)
+    for alg in [&["pagerank"][..], &["bfs"], &["wcc"], &["cdlp"], &["bc", "--sources", "4"]] {
+        let run = |memory: &str, extra: &[&str]| {
+            let mut args = vec![alg[0], s(&store), "--memory", memory];
+            args.extend_from_slice(&alg[1..]);
+            args.extend_from_slice(extra);
+            outcore(&args)
+        };
+        let (code, _, err) = run("1M", &[]);
+        assert_eq!(code, 1, "{alg:?}");
+        let figure = suggested(&err);
+        let (_, plan, _) = run(&figure, &["--dry-run", "--json"]);
+        let plan: serde_json::Value = serde_json::from_str(&plan).unwrap();
+        assert_eq!(format!("{}M", plan["minimum_bytes"].as_u64().unwrap() >> 20), figure, "{alg:?}");
+        for _ in 0..3 {
+            let (code, _, err) = run(&figure, &[]);
+            assert_eq!(code, 0, "{alg:?} at the stated {figure}: {err}");
+        }
+    }
+}

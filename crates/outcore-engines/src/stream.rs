@@ -26,7 +26,7 @@
 //! Tiles larger than half a segment are cut into pieces of consecutive
 //! edges; each piece is read, processed and cached as a unit.
 
-use outcore_io::{AlignedBuf, Budget, BudgetError, Reservation, SegmentRead, SegmentReader};
+use outcore_io::{AlignedBuf, Budget, Reservation, SegmentRead, SegmentReader};
 use outcore_store::tiles::read_tile_index;
 use outcore_store::{Store, StoreError, TilesRecord};
 use rayon::prelude::*;
@@ -205,18 +205,9 @@ impl TileStream {
         let available = budget.available();
         let segment_bytes = match opts.segment_bytes {
             Some(s) => (s.div_ceil(ALIGN) * ALIGN).max(4 * ALIGN * files),
-            None => ((available / 8).clamp(MIN_SEGMENT_BYTES, 64 << 20)) >> 20 << 20,
+            // at least a minimum segment per file (edges, and weights)
+            None => ((available / 8).clamp(MIN_SEGMENT_BYTES * files, 64 << 20)) >> 20 << 20,
         };
-        if opts.segment_bytes.is_none() && segment_bytes < MIN_SEGMENT_BYTES * files {
-            return Err(BudgetError {
-                what: "two stream segments".into(),
-                needed: 2 * MIN_SEGMENT_BYTES * files,
-                available,
-                total: budget.total(),
-                suggest: budget.total() + 2 * MIN_SEGMENT_BYTES * files,
-            }
-            .into());
-        }
         let layout_bytes = Self::layout_bytes(&rec, weighted);
         // no bigger than the layout needs (two pages of alignment slack per file)
         let segment_bytes = segment_bytes.min((layout_bytes / files).div_ceil(ALIGN) * ALIGN * files + 4 * ALIGN * files);

@@ -53,15 +53,13 @@ pub struct BucketSorter {
     staged: Vec<u8>,
 }
 
-/// Records staged per bucket before they move to its buffer (4 cache lines).
-const STAGE: usize = 32;
-
 impl BucketSorter {
-    /// `vertices` dense ids, about `records_hint` records; buckets sized so
-    /// that one fits in half of what the budget has left.
-    pub fn new(dir: &Path, name: &str, vertices: u64, records_hint: u64, budget: &Budget) -> Result<Self> {
+    /// Buckets, the source bits of a bucket, and the bytes of a bucket
+    /// buffer, for `vertices` and about `records_hint` records when
+    /// `available` bytes of the budget are left.
+    fn shape(vertices: u64, records_hint: u64, available: u64) -> (u64, u32, usize) {
         // pass 2 gives each bucket a slot of a fifth of what is left (see `finish`)
-        let pass2 = (budget.available() / (2 * SORTERS as u64 + 1)).max(1 << 20);
+        let pass2 = (available / (2 * SORTERS as u64 + 1)).max(1 << 20);
         // a bucket in memory takes 12 bytes per record
         let wanted = (records_hint * 12).div_ceil(pass2).max(1);
         let buckets_max = (1u64 << 16).min(vertices.max(1));
@@ -69,9 +67,29 @@ impl BucketSorter {
         // at most 2^15 sources per bucket, so its counters stay in cache
         let shift = (64 - (vertices.max(2) - 1).leading_zeros()).saturating_sub(count.trailing_zeros()).min(MAX_SPAN_BITS);
         let count = ((vertices.max(1) - 1) >> shift) + 1;
-        let pass1 = budget.available() / 2;
+        let pass1 = available / 2;
         let in_flight = 2 * WRITERS as u64;
         let per = (pass1 / (count + in_flight)).clamp(DIRECT_ALIGN as u64 * 4, 1 << 20) as usize / DIRECT_ALIGN * DIRECT_ALIGN;
+        (count, shift, per)
+    }
+
+    /// The buffers a sorter made now would reserve: the bucketed import
+    /// is taken only when they fit (else the run sort, whose floor is small).
+    pub fn buffer_bytes(vertices: u64, records_hint: u64, available: u64) -> u64 {
+        let (count, _, per) = Self::shape(vertices, records_hint, available);
+        per as u64 * (count + 2 * WRITERS as u64)
+    }
+}
+
+/// Records staged per bucket before they move to its buffer (4 cache lines).
+const STAGE: usize = 32;
+
+impl BucketSorter {
+    /// `vertices` dense ids, about `records_hint` records; buckets sized so
+    /// that one fits in half of what the budget has left.
+    pub fn new(dir: &Path, name: &str, vertices: u64, records_hint: u64, budget: &Budget) -> Result<Self> {
+        let (count, shift, per) = Self::shape(vertices, records_hint, budget.available());
+        let in_flight = 2 * WRITERS as u64;
         let charge = budget.reserve(&format!("bucket buffers ({name})"), per as u64 * (count + in_flight))?;
         let mut buckets = Vec::with_capacity(count as usize);
         for b in 0..count {

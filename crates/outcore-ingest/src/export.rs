@@ -9,7 +9,7 @@
 
 use crate::error::{IngestError, Result};
 use crate::sort::{ExternalSorter, WideEdge};
-use outcore_io::{Budget, Counter, Progress, SeqWriter, Staged, TempArea, PROCESS_BASELINE};
+use outcore_io::{Budget, Counter, Minimum, Progress, SeqWriter, Staged, TempArea, PROCESS_BASELINE};
 use outcore_store::{check_output, IdStream, OutputKind, Store};
 use serde::Serialize;
 use std::io::Write;
@@ -206,8 +206,18 @@ fn next(ids: &mut IdStream, store: &Store) -> Result<u64> {
 }
 
 /// Export the store at `dir` to `path`.
+/// The least an export takes (the id join goes external when the map
+/// does not fit, so its sort's floor bounds it).
+pub fn minimum() -> Minimum {
+    Minimum::new("export")
+        .with("program, thread stacks and allocator slack", PROCESS_BASELINE)
+        .with("layout scan, id stream and output buffers", 12 << 20)
+        .with("sort and merge buffers at their smallest", crate::sort::SORT_FLOOR)
+}
+
 pub fn export(dir: &Path, path: &Path, opts: &ExportOptions, progress: &dyn Progress) -> Result<ExportReport> {
     let started = std::time::Instant::now();
+    minimum().check(opts.memory)?;
     let store = Store::open(dir)?;
     let m = store.manifest().clone();
     let n = m.vertices;

@@ -11,7 +11,7 @@ use crate::error::{IngestError, Result};
 use crate::formats::{self, Declared, EdgeSink, Format, ParseOptions, SinkError, SinkResult};
 use crate::ids::{check_range, DenseIds, IdCollector, IdJoin};
 use crate::sort::{weight_from_key, weight_key, ExternalSorter, Key64, Merged, SortRecord, WideEdge};
-use outcore_io::Budget;
+use outcore_io::{Budget, Minimum};
 use outcore_store::{CsrWriter, Encoding, Manifest, StoreWriter, FORMAT_NAME, FORMAT_VERSION};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -137,6 +137,7 @@ pub fn import_from(
     progress: &dyn Progress,
 ) -> Result<ImportReport> {
     let start = Instant::now();
+    minimum(opts).check(opts.memory)?;
     let mut store = StoreWriter::create(target, opts.force)?;
     let budget = Budget::new(opts.memory);
     let _io = budget.reserve("I/O buffers of import", IO_OVERHEAD)?;
@@ -164,6 +165,22 @@ pub fn import_from(
 
 /// Fixed allowance for the input reader, run writers and store writers.
 const IO_OVERHEAD: u64 = 16 << 20;
+
+/// What the buffers sized from the budget take at their smallest, all
+/// phases together: the edge sorter (2 x 1024 records), the id collector
+/// (64 KiB when it goes external), merges of two runs at a time (4 x 16
+/// KiB a reader, half the budget left for the consumer), the in-edge
+/// sorter, with room for the rounding of each.
+const BUFFER_FLOOR: u64 = 1 << 20;
+
+/// The least an import needs, whatever the input: the bucketed import is
+/// taken only when its buffers fit, so the run sort's floor bounds it.
+pub fn minimum(_opts: &ImportOptions) -> Minimum {
+    Minimum::new("import")
+        .with("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)
+        .with("I/O buffers", IO_OVERHEAD)
+        .with("sort, id and merge buffers at their smallest", BUFFER_FLOOR)
+}
 
 /// An edge record the sorter can carry.
 trait EdgeRecord: SortRecord {
@@ -232,13 +249,23 @@ impl<E: EdgeRecord> EdgeSink for ImportSink<'_, E> {
             (None, Some(n)) if !d.vertex_list => IdCollector::Range { first: 0, count: n },
             _ => IdCollector::bitmap(self.budget.available() / 4),
         };
+        let guess = |count: u64| d.edges_hint.unwrap_or(count * 8) * if self.directed { 1 } else { 2 };
         let bucketed = match &ids {
-            IdCollector::Range { count, .. } => !self.weighted && *count <= 1 << 32 && self.opts.dedup && self.opts.sort_buffer.is_none(),
+            IdCollector::Range { count, .. } => {
+                // its buffers (twice, with the in-edge buckets) must fit, else the run sort
+                let sorters = if self.directed && self.opts.in_layout { 2 } else { 1 };
+                let buffers = sorters * BucketSorter::buffer_bytes(*count, guess(*count), self.budget.available());
+                !self.weighted
+                    && *count <= 1 << 32
+                    && self.opts.dedup
+                    && self.opts.sort_buffer.is_none()
+                    && buffers + BUFFER_FLOOR <= self.budget.available()
+            }
             _ => false,
         };
         if bucketed {
             let IdCollector::Range { count, .. } = ids else { unreachable!() };
-            let guess = d.edges_hint.unwrap_or(count * 8) * if self.directed { 1 } else { 2 };
+            let guess = guess(count);
             self.buckets = Some(BucketSorter::new(&self.dir, "edges", count, guess, self.budget)?);
         } else {
             let memory = self.opts.sort_buffer.unwrap_or(self.budget.available() / 2);

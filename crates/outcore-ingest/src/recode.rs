@@ -11,7 +11,7 @@
 
 use crate::error::{IngestError, Result};
 use crate::sort::{ExternalSorter, WideEdge};
-use outcore_io::{Budget, Counter, Progress, SeqReader};
+use outcore_io::{Budget, Counter, Minimum, Progress, SeqReader};
 use outcore_store::{CsrWriter, Encoding, IdMap, Manifest, Store, StoreWriter, STREAM_CHUNK_BYTES};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -85,8 +85,23 @@ pub fn write_permutation(path: &Path, new_of_old: &[u32]) -> Result<()> {
 
 /// Rewrite the store `src` as `dst`, relabelled by the permutation file
 /// `permutation` if given, every layout in `opts.encoding`.
+/// The least a recode takes: its own sorts, and the tile build after it.
+pub fn minimum() -> Minimum {
+    let own = Minimum::new("recode")
+        .with("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)
+        .with("store scan, permutation streams and layout writers", 16 << 20)
+        .with("sort and merge buffers at their smallest", 3 * crate::sort::SORT_FLOOR);
+    let tiles = crate::sort::layout_minimum("tiles");
+    if own.bytes() >= tiles.bytes() {
+        own
+    } else {
+        tiles
+    }
+}
+
 pub fn recode(src: &Path, dst: &Path, permutation: Option<&Path>, opts: &RecodeOptions, progress: &dyn Progress) -> Result<RecodeReport> {
     let started = std::time::Instant::now();
+    minimum().check(opts.memory)?;
     let store = Store::open(src)?;
     let m = store.manifest().clone();
     let n = m.vertices;

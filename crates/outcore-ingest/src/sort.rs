@@ -7,7 +7,7 @@
 
 use crate::error::{IngestError, Result};
 use outcore_io::runs::{get_varint, put_varint, Merge, RunReader, RunRecord, RunWriter};
-use outcore_io::{Budget, Reservation};
+use outcore_io::{Budget, Minimum, Reservation};
 use rayon::slice::ParallelSliceMut;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
@@ -140,6 +140,7 @@ pub(crate) fn with_layout_sorter<T>(
     memory: u64,
     f: impl FnOnce(ExternalSorter<WideEdge>) -> Result<T>,
 ) -> Result<T> {
+    layout_minimum(name).check(memory)?;
     let budget = Budget::new(memory);
     let _base = budget.reserve("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)?;
     let _io = budget.reserve("store scan and layout writers", 12 << 20)?;
@@ -147,11 +148,25 @@ pub(crate) fn with_layout_sorter<T>(
     ExternalSorter::new(tmp.path(), name, &budget, budget.available() / 2, false).and_then(f)
 }
 
+/// What the buffers of a sort take at their smallest, with merges of two
+/// runs at a time and room for the rounding of each (an external sort's
+/// floor, whatever the input's size).
+pub const SORT_FLOOR: u64 = 1 << 20;
+
+/// The least that building layout `name` (`tiles`, `in`) takes.
+pub fn layout_minimum(name: &str) -> Minimum {
+    Minimum::new(format!("building the {name} layout"))
+        .with("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)
+        .with("store scan and layout writers", 12 << 20)
+        .with("sort and merge buffers at their smallest", SORT_FLOOR)
+}
+
 pub struct ExternalSorter<R: SortRecord> {
     dir: PathBuf,
     name: String,
     budget: Budget,
-    _charge: Reservation,
+    /// The two buffers' charge (handed on to an in-memory result).
+    charge: Option<Reservation>,
     buf: Vec<R>,
     /// The second buffer, while no spill holds it.
     spare: Option<Vec<R>>,
@@ -174,7 +189,7 @@ impl<R: SortRecord> ExternalSorter<R> {
             dir: dir.to_path_buf(),
             name: name.to_string(),
             budget: budget.clone(),
-            _charge: charge,
+            charge: Some(charge),
             buf: Vec::with_capacity(capacity.min(1 << 20)),
             spare: Some(Vec::new()),
             capacity,
@@ -230,11 +245,11 @@ impl<R: SortRecord> ExternalSorter<R> {
             let mut buf = std::mem::take(&mut self.buf);
             self.spare = None;
             sort_run(&mut buf, self.dedup);
-            let charge =
-                self.budget.reserve(&format!("sorted records ({})", self.name), (buf.capacity() * std::mem::size_of::<R>()) as u64);
+            // the records stay in the buffer the sorter's charge paid for
+            let charge = self.charge.take().expect("the sorter's charge");
             let stats = self.stats.clone();
             drop(self);
-            return Ok(Merged { source: Source::Memory(buf.into_iter(), charge?), last: None, dedup: false, stats });
+            return Ok(Merged { source: Source::Memory(buf.into_iter(), charge), last: None, dedup: false, stats });
         }
         if !self.buf.is_empty() {
             self.spill()?;

@@ -85,6 +85,49 @@ impl Budget {
 /// allocator slack): every command charges it first.
 pub const PROCESS_BASELINE: u64 = 12 << 20;
 
+/// The least a whole command needs, computed once from every component it
+/// will take (the fixed ones, and the floors of the buffers it sizes from
+/// the budget), so that a budget error names one figure, not the next
+/// component's: at or above [`Minimum::bytes`] the command fits.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Minimum {
+    /// What the figure is for (`import`, `pagerank on the stream engine`).
+    pub command: String,
+    /// Each component and its bytes.
+    pub parts: Vec<(String, u64)>,
+}
+
+impl Minimum {
+    pub fn new(command: impl Into<String>) -> Self {
+        Minimum { command: command.into(), parts: Vec::new() }
+    }
+
+    /// Add a component.
+    pub fn with(mut self, what: impl Into<String>, bytes: u64) -> Self {
+        self.parts.push((what.into(), bytes));
+        self
+    }
+
+    /// The smallest budget, in whole MiB, that holds every component.
+    pub fn bytes(&self) -> u64 {
+        self.parts.iter().map(|(_, b)| b).sum::<u64>().div_ceil(1 << 20) << 20
+    }
+
+    /// `program, thread stacks and allocator slack 12.0 MiB + ...`
+    pub fn describe(&self) -> String {
+        self.parts.iter().map(|(what, b)| format!("{what} {}", format_bytes(*b))).collect::<Vec<_>>().join(" + ")
+    }
+
+    /// Fail unless a budget of `total` bytes holds every component.
+    pub fn check(&self, total: u64) -> Result<(), BudgetError> {
+        let need = self.bytes();
+        if total >= need {
+            return Ok(());
+        }
+        Err(BudgetError { what: format!("{} ({})", self.command, self.describe()), needed: need, available: total, total, suggest: need })
+    }
+}
+
 /// Bytes held against a [`Budget`]; returned on drop.
 #[derive(Debug)]
 pub struct Reservation {
@@ -144,6 +187,17 @@ pub fn format_bytes(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_minimum_names_every_part_and_one_figure() {
+        let m = Minimum::new("import").with("program", 12 << 20).with("buffers", (16 << 20) + 1);
+        assert_eq!(m.bytes(), 29 << 20);
+        assert!(m.check(29 << 20).is_ok());
+        let e = m.check(8 << 20).unwrap_err();
+        assert_eq!(e.suggest, 29 << 20);
+        let text = e.to_string();
+        assert!(text.contains("import (program 12.0 MiB + buffers 16.0 MiB) needs 29.0 MiB"), "{text}");
+    }
 
     #[test]
     fn sizes_parse() {

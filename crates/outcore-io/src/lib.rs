@@ -27,7 +27,7 @@ pub mod temp;
 pub use aligned::AlignedBuf;
 pub use bitmap::{bitmap_bytes, AtomicBitmap, Bitmap};
 pub use block::{open_block_io, Backend, BlockIo, ReadRequest};
-pub use budget::{format_bytes, parse_size, Budget, BudgetError, Reservation, PROCESS_BASELINE};
+pub use budget::{format_bytes, parse_size, Budget, BudgetError, Minimum, Reservation, PROCESS_BASELINE};
 pub use cache::{BlockCache, CacheStats};
 pub use checksum::{hash_file_blocks, BlockHasher, BlockHashes, ChecksumMismatch, CHECKSUM_BLOCK_BYTES};
 pub use error::{IoContext, IoError};

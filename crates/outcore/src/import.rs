@@ -6,8 +6,8 @@
 use crate::Error;
 use outcore_algorithms::order::{self, Order};
 use outcore_ingest::recode::{write_permutation, RecodeReport};
-use outcore_io::{Budget, Progress, Staged, PROCESS_BASELINE};
-use outcore_store::{check_output, OutputKind, Store};
+use outcore_io::{Budget, Minimum, Progress, Staged, PROCESS_BASELINE};
+use outcore_store::{check_output, OutputKind, Store, StoreError};
 use std::path::{Path, PathBuf};
 
 pub use outcore_algorithms::order::Order as VertexOrder;
@@ -16,6 +16,18 @@ pub use outcore_ingest::in_layout::add_in;
 pub use outcore_ingest::recode::{recode, RecodeOptions};
 pub use outcore_ingest::tiles::{add_tiles, DEFAULT_GROUP, SPAN_BITS};
 pub use outcore_ingest::{import_file, import_from, Format, ImportOptions, ImportReport, SelfLoops};
+
+/// The smallest budget an import with `opts` takes, with the tile build
+/// after it when `tiles` (the larger of the two steps).
+pub fn import_minimum(opts: &ImportOptions, tiles: bool) -> Minimum {
+    let import = outcore_ingest::import::minimum(opts);
+    let layout = outcore_ingest::sort::layout_minimum("tiles");
+    if tiles && layout.bytes() > import.bytes() {
+        layout
+    } else {
+        import
+    }
+}
 
 /// Rewrite `src` as `dst` in `order` with `opts` (encoding, budget,
 /// force, layouts kept; `opts.order` is set from `order`): the order is
@@ -27,9 +39,14 @@ pub fn order_store(src: &Path, dst: &Path, order: Order, opts: &RecodeOptions, p
     if order == Order::None {
         return Ok(recode(src, dst, None, &opts, progress)?);
     }
-    // refuse a bad output before the work of computing the order
+    // refuse a bad output, or a budget too small for either step, before any work
     check_output(dst, OutputKind::Store, force, &[src])?;
     let store = Store::open(src)?;
+    let ordering = Minimum::new(format!("computing the {} order", order.name()))
+        .with("program, thread stacks and allocator slack", PROCESS_BASELINE)
+        .with("ordering state and the traverse engine at its smallest", order::minimum_bytes(&store, order)?);
+    let recoding = outcore_ingest::recode::minimum();
+    if ordering.bytes() >= recoding.bytes() { ordering } else { recoding }.check(memory).map_err(StoreError::from)?;
     let budget = Budget::new(memory);
     let _base = budget.reserve("program, thread stacks and allocator slack", PROCESS_BASELINE)?;
     let new_of_old = order::compute(&store, order, &budget)?;

@@ -95,7 +95,14 @@ impl Algorithm for Cdlp {
         let banded = store.manifest().directed && !store.has_layout("in");
         Ok(match engine {
             Engine::Memory | Engine::Stream => {
-                needs::tiles(store, engine, state_bytes(n), false, "labels, next labels, counts and cursors")
+                let band = if store.has_layout("tiles") { tiles::band_floor(store)? } else { 0 };
+                needs::tiles(
+                    store,
+                    engine,
+                    state_bytes(n) + band,
+                    false,
+                    "labels, next labels, counts, cursors and a band of neighbour labels",
+                )
             }
             Engine::Traverse => {
                 needs::scan(&["out"], scan::state_bytes(n, banded) + if banded { 8 << 20 } else { 0 }, "labels and next labels")

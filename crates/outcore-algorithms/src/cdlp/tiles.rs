@@ -9,11 +9,13 @@
 use super::{mode, Communities};
 use crate::cells::U64Cells;
 use crate::needs::{open_stream, EngineStats};
+use crate::plan::Engine;
 use crate::run::Context;
 use crate::values::Held;
+use outcore_engines::stream::MIN_SEGMENT_BYTES;
 use outcore_engines::{TileEdges, TileProgram, TileStream};
 use outcore_io::BudgetError;
-use outcore_store::StoreError;
+use outcore_store::{Store, StoreError};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -87,6 +89,20 @@ impl TileProgram for Collect<'_> {
     }
 }
 
+/// The smallest band: the neighbour labels arriving at the span that gets
+/// the most (its row and column of tiles), from the tile index alone.
+pub fn band_floor(store: &Store) -> Result<u64, StoreError> {
+    let Some(rec) = store.manifest().tiles.clone() else { return Ok(0) };
+    let (index, end) = outcore_store::tiles::read_tile_index(store.dir(), &rec)?;
+    let mut per_span = vec![0u64; rec.spans as usize];
+    for (k, &(i, j, start)) in index.iter().enumerate() {
+        let edges = index.get(k + 1).map_or(end, |next| next.2) - start;
+        per_span[i as usize] += edges;
+        per_span[j as usize] += edges;
+    }
+    Ok(per_span.into_iter().max().unwrap_or(0) * 8)
+}
+
 pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
     let store = cx.store;
     let n = store.vertices();
@@ -99,7 +115,13 @@ pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
     let mut tuples = vec![0u32; n as usize];
     store.layout("out")?.for_each_degree(|v, d| tuples[v as usize] = d as u32)?;
     let total: u64 = tuples.iter().map(|&x| x as u64).sum::<u64>() + if undirected { 0 } else { rec.edges };
-    let band_bytes = (total * 8).min(cx.budget.available() / 3).max(8);
+    // a third of what is left, at least the largest span's labels, and
+    // never the room the stream needs (every tile, for the memory engine)
+    let stream_floor = TileStream::fixed_bytes(&rec, MIN_SEGMENT_BYTES)
+        + if cx.engine() == Engine::Memory { TileStream::layout_bytes(&rec, false) + (1 << 20) } else { 0 };
+    let available = cx.budget.available();
+    let floor = band_floor(store)?;
+    let band_bytes = (available / 3).min(available.saturating_sub(stream_floor)).max(floor).min(total * 8).max(8);
     let band_charge = cx.budget.reserve("CDLP band of neighbour labels", band_bytes)?;
     let mut stream = open_stream(cx, false)?;
     if !undirected {

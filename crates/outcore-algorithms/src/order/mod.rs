@@ -160,6 +160,21 @@ impl Undirected for ListsGraph {
 pub const STATE_BYTES_PER_VERTEX: u64 = 24;
 
 /// Compute `order`'s `new_of_old` for `store` within `budget`.
+/// The least that computing `order` on `store` takes besides the process
+/// baseline: its per-vertex state and the traverse engine's minimum on the
+/// layouts it reads.
+pub fn minimum_bytes(store: &Store, order: Order) -> Result<u64, StoreError> {
+    if order == Order::None {
+        return Ok(0);
+    }
+    let block = TraverseOptions::default().block_bytes;
+    let mut bytes = store.vertices() * STATE_BYTES_PER_VERTEX + Traverse::min_bytes(store, "out", block)?;
+    if store.manifest().directed && store.has_layout("in") {
+        bytes += Traverse::min_bytes(store, "in", block)?;
+    }
+    Ok(bytes)
+}
+
 pub fn compute(store: &Store, order: Order, budget: &Budget) -> Result<Vec<u32>, StoreError> {
     let n = store.vertices();
     if n > u32::MAX as u64 {

@@ -28,9 +28,15 @@ pub struct Args {
     /// Print a JSON summary instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Print the smallest budget the export needs and stop.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
+    if a.dry_run {
+        return crate::args::print_minimum(&outcore_ingest::export::minimum(), a.memory, a.json);
+    }
     let format = match &a.format {
         Some(f) => ExportFormat::from_name(f).with_context(|| format!("unknown export format '{f}' ({})", ExportFormat::NAMES))?,
         None => ExportFormat::from_path(&a.output).unwrap_or(ExportFormat::El),

@@ -125,6 +125,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
     } else {
         let store = out.store.as_ref().unwrap();
+        if out.graph.dry_run {
+            return out.graph.dry_run(store, &[], out.json);
+        }
         let opts = out.graph.options(Some(g.directed()))?;
         let mut provenance = BTreeMap::new();
         provenance.insert("generator".to_string(), g.name().to_string());

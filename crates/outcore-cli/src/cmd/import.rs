@@ -51,6 +51,40 @@ impl GraphFlags {
         Ok(outcore::import::import_ordered(store, inputs, opts, order, progress, import)?)
     }
 
+    /// `--dry-run`: the output policy's verdict and the smallest budget.
+    pub fn dry_run(&self, store: &std::path::Path, inputs: &[&std::path::Path], json: bool) -> Result<ExitCode> {
+        let opts = self.options(None)?;
+        let existing = outcore_store::check_output(store, outcore_store::OutputKind::Store, opts.force, inputs)?;
+        let tiles = self.layouts.iter().any(|l| l == "tiles");
+        let need = outcore::import::import_minimum(&opts, tiles);
+        let fits = need.check(opts.memory).is_ok();
+        if json {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&serde_json::json!({
+                    "store": store, "replaces": existing != outcore_store::Existing::Nothing,
+                    "minimum_budget_bytes": need.bytes(), "minimum": need, "memory": opts.memory, "fits": fits,
+                }))?
+            );
+        } else {
+            println!(
+                "import into {}: {}",
+                store.display(),
+                match existing {
+                    outcore_store::Existing::Nothing => "a new store",
+                    outcore_store::Existing::EmptyDirectory => "an empty directory, which becomes the store",
+                    outcore_store::Existing::Replaceable => "replaces the outcore store there (--force)",
+                }
+            );
+            println!("  smallest budget: {} ({})", outcore::format_bytes(need.bytes()), need.describe());
+            if self.order != "none" {
+                println!("  --order {} also holds 4 bytes per vertex and the traverse engine's index while ordering", self.order);
+            }
+            println!("  --memory {}: {}", outcore::format_bytes(opts.memory), if fits { "enough" } else { "too small" });
+        }
+        Ok(if fits { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    }
+
     /// After the import: add the layouts built from the store (tiles).
     pub fn add_layouts(&self, store: &std::path::Path, json: bool, progress: &dyn outcore::Progress) -> Result<()> {
         if self.layouts.iter().any(|l| l == "tiles") {
@@ -109,6 +143,9 @@ impl GraphFlags {
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
+    if a.graph.dry_run {
+        return a.graph.dry_run(&a.output, &[&a.input], a.json);
+    }
     let mut opts = a.graph.options(None)?;
     opts.format = match &a.format {
         Some(f) => Some(
@@ -132,6 +169,7 @@ pub fn print_report(r: &ImportReport, json: bool) {
     if json {
         let mut v = serde_json::to_value(r).unwrap();
         v["peak_rss_bytes"] = serde_json::json!(outcore_io::peak_rss_bytes());
+        v["minimum_budget_bytes"] = serde_json::json!(outcore_ingest::import::minimum(&Default::default()).bytes());
         println!("{}", serde_json::to_string_pretty(&v).unwrap());
         return;
     }

@@ -29,12 +29,18 @@ pub enum Action {
         /// Memory budget.
         #[arg(long, default_value = "1G", value_parser = crate::parse_memory)]
         memory: u64,
+        /// Print the smallest budget the build needs and stop.
+        #[arg(long)]
+        dry_run: bool,
     },
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
     match a.action {
-        Action::Add { store, layout, group, span_bits, memory } => {
+        Action::Add { store, layout, group, span_bits, memory, dry_run } => {
+            if dry_run {
+                return crate::args::print_minimum(&outcore_ingest::sort::layout_minimum(&layout), memory, false);
+            }
             if layout == "in" {
                 let t = std::time::Instant::now();
                 outcore_ingest::in_layout::add_in(&store, memory, &Bars::new(false))?;

@@ -30,6 +30,9 @@ pub struct Args {
     /// Print a JSON summary instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Print the smallest budget the rewrite needs (without --order) and stop.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 pub fn parse_order(name: &str) -> Result<Order> {
@@ -41,6 +44,9 @@ pub fn parse_encoding(name: &str) -> Result<Encoding> {
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
+    if a.dry_run {
+        return crate::args::print_minimum(&outcore_ingest::recode::minimum(), a.memory, a.json);
+    }
     let order = parse_order(&a.order)?;
     let encoding = a.encoding.as_deref().map(parse_encoding).transpose()?;
     let bars = crate::progress::Bars::new(a.json);

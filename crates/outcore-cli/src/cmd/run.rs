@@ -64,6 +64,11 @@ pub fn run(alg: &'static dyn Registered, m: &ArgMatches) -> Result<ExitCode> {
     let mut options = run_options(m)?;
     options.progress = Some(Arc::new(Bars::new(json)));
     let graph = Graph::open(&store)?;
+    if m.get_flag("dry_run") {
+        let plan = graph.plan(alg.info().name, &params(alg, m), &options)?;
+        print_plan(&plan, &store, json)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let results = graph.run_named(alg.info().name, &params(alg, m), &options)?;
     let column = m.try_get_one::<String>("values").ok().flatten().cloned().unwrap_or_else(|| alg.info().columns[0].name.to_string());
     let output = m.get_one::<PathBuf>("output");
@@ -124,6 +129,31 @@ pub fn run(alg: &'static dyn Registered, m: &ArgMatches) -> Result<ExitCode> {
         Some(v) if !v.passed => ExitCode::FAILURE,
         _ => ExitCode::SUCCESS,
     })
+}
+
+/// `--dry-run`: what would run, why, what every engine needs, the minimum.
+fn print_plan(plan: &outcore::Plan, store: &std::path::Path, json: bool) -> Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(plan)?);
+        return Ok(());
+    }
+    println!("{} would run on the {} engine: {}", plan.algorithm, plan.engine, plan.reason);
+    println!("  smallest budget for this run: {}", outcore::format_bytes(plan.minimum_bytes));
+    for c in &plan.considered {
+        let v = serde_json::to_value(&c.verdict)?;
+        let verdict = v["verdict"].as_str().unwrap_or("").replace('_', " ");
+        let needs = v["needs"].as_u64().map_or(String::new(), |n| format!(", needs {}", outcore::format_bytes(n)));
+        let detail = ["why", "layouts"]
+            .iter()
+            .filter_map(|k| v.get(*k))
+            .map(|x| format!(" ({})", x.to_string().trim_matches('"')))
+            .collect::<String>();
+        println!("  {}: {verdict}{needs}{detail}", c.engine);
+    }
+    for g in &plan.layout_gains {
+        println!("  {g}: outcore layout add {} {}", store.display(), g.layout);
+    }
+    Ok(())
 }
 
 /// What a missing layout would buy, with the command that adds it.
