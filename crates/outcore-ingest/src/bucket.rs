@@ -212,7 +212,19 @@ impl BucketSorter {
 
     /// Flush every bucket; then call `f(source, sorted distinct-or-not targets)`
     /// for every source with edges, in increasing order.
-    pub fn finish(mut self, dedup: bool, mut f: impl FnMut(u64, &[u64]) -> Result<()>) -> Result<()> {
+    pub fn finish(self, dedup: bool, f: impl FnMut(u64, &[u64]) -> Result<()>) -> Result<()> {
+        self.finish_then(dedup, || Ok(()), f)
+    }
+
+    /// As `finish`, calling `released` once pass 1's buffers are returned to
+    /// the budget and before pass 2 sizes its slots: a second sorter made
+    /// there gets the room pass 1 had, and pass 2 sorts within what is left.
+    pub fn finish_then(
+        mut self,
+        dedup: bool,
+        released: impl FnOnce() -> Result<()>,
+        mut f: impl FnMut(u64, &[u64]) -> Result<()>,
+    ) -> Result<()> {
         for b in 0..self.buckets.len() {
             let n = self.staged[b] as usize;
             self.staged[b] = 0;
@@ -237,12 +249,13 @@ impl BucketSorter {
         let shift = self.shift;
         let (budget, dir, name) = (self.budget.clone(), self.dir.clone(), self.name.clone());
         drop(self); // release the pass-1 buffers
-                    // Two workers read and sort alternate buckets while this thread
-                    // hands out the lists of the bucket before, in order. At most
-                    // 2 * SORTERS + 1 buckets are alive at once (one being sorted and
-                    // one queued per worker, one being written), so each gets a fixed
-                    // slot of memory; a bucket larger than a slot is sorted by runs,
-                    // within one slot, on this thread.
+        released()?;
+        // Two workers read and sort alternate buckets while this thread
+        // hands out the lists of the bucket before, in order. At most
+        // 2 * SORTERS + 1 buckets are alive at once (one being sorted and
+        // one queued per worker, one being written), so each gets a fixed
+        // slot of memory; a bucket larger than a slot is sorted by runs,
+        // within one slot, on this thread.
         let slot = budget.available() / (2 * SORTERS as u64 + 1);
         let buckets: Vec<std::sync::Arc<Bucket>> = buckets.into_iter().map(std::sync::Arc::new).collect();
         let mut channels = Vec::new();

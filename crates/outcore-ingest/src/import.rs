@@ -252,9 +252,9 @@ impl<E: EdgeRecord> EdgeSink for ImportSink<'_, E> {
         let guess = |count: u64| d.edges_hint.unwrap_or(count * 8) * if self.directed { 1 } else { 2 };
         let bucketed = match &ids {
             IdCollector::Range { count, .. } => {
-                // its buffers (twice, with the in-edge buckets) must fit, else the run sort
-                let sorters = if self.directed && self.opts.in_layout { 2 } else { 1 };
-                let buffers = sorters * BucketSorter::buffer_bytes(*count, guess(*count), self.budget.available());
+                // its buffers must fit, else the run sort; the in-edge sorter is
+                // made when pass 1's are released and is shaped the same way
+                let buffers = BucketSorter::buffer_bytes(*count, guess(*count), self.budget.available());
                 !self.weighted
                     && *count <= 1 << 32
                     && self.opts.dedup
@@ -507,12 +507,17 @@ fn write_bucketed(
     let mut out = CsrWriter::new(store, "out", encoding, vertices, false)?;
     let (mut arcs, mut self_loops) = (0u64, 0u64);
     progress.begin("sort + write", records, false);
-    let mut in_created = false;
-    buckets.finish(opts.dedup, |s, list| {
-        if directed && opts.in_layout && !in_created {
-            // created after pass 1 released its buffers
-            in_buckets = Some(BucketSorter::new(&dir, "in-edges", vertices, records, budget)?);
-            in_created = true;
+    let in_slot = std::cell::RefCell::new(None);
+    let made_in = || {
+        if directed && opts.in_layout {
+            // made once pass 1 released its buffers, with the room they had
+            *in_slot.borrow_mut() = Some(BucketSorter::new(&dir, "in-edges", vertices, records, budget)?);
+        }
+        Ok(())
+    };
+    buckets.finish_then(opts.dedup, made_in, |s, list| {
+        if in_buckets.is_none() {
+            in_buckets = in_slot.borrow_mut().take();
         }
         out.push_list(s, list)?;
         arcs += list.len() as u64;
