@@ -7,8 +7,10 @@
 mod common;
 
 use common::*;
+use outcore_algorithms::pagerank::{self, PageRank};
 use outcore_algorithms::params::Args;
 use outcore_algorithms::registry::{Registered, ALGORITHMS};
+use outcore_algorithms::run::Algorithm;
 use outcore_algorithms::run::Compare;
 use outcore_algorithms::values::{Column, Outcome, ValueKind};
 use outcore_algorithms::{Engine, Error, MemGraph, RunOptions};
@@ -43,6 +45,90 @@ fn args(alg: &dyn Registered) -> Args {
         "cdlp" => Args::new().with("iterations", 4),
         "pagerank" => Args::new().with("iterations", 12),
         _ => Args::new(),
+    }
+}
+
+/// Parameters other than the defaults, each checked against the reference
+/// with the same parameters: damping 0.5 and 0.99, several tolerances,
+/// other CDLP iteration counts, BFS (top-down and hybrid) and SSSP from
+/// several roots, another
+/// BC sample. `roots` are original ids of vertices of the graph.
+fn other_args(alg: &dyn Registered, roots: &[u64]) -> Vec<Args> {
+    let from = |name: &str| roots.iter().map(|&r| Args::new().with(name, r)).collect();
+    match alg.info().name {
+        "pagerank" => vec![
+            Args::new().with("damping", 0.5).with("tolerance", 1e-9),
+            Args::new().with("damping", 0.99).with("iterations", 30),
+            Args::new().with("damping", 0.99).with("tolerance", 1e-4).with("iterations", 100),
+            Args::new().with("tolerance", 1e-3),
+        ],
+        "cdlp" => vec![Args::new().with("iterations", 1), Args::new().with("iterations", 7)],
+        "bfs" => {
+            let mut sets: Vec<Args> = from("root");
+            sets.extend(roots.iter().map(|&r| Args::new().with("root", r).with("direction", "top-down")));
+            // a hybrid that switches direction often
+            sets.push(Args::new().with("root", roots[0]).with("direction", "hybrid").with("alpha", 2).with("beta", 1000));
+            sets
+        }
+        "sssp" => from("root"),
+        "bc" => vec![Args::new().with("sources", 3).with("seed", 11)],
+        _ => Vec::new(),
+    }
+}
+
+/// Roots for [`other_args`]: the first vertex with an out-edge, one of
+/// degree one if there is one, the middle vertex and the last (original ids).
+fn roots(st: &Store, g: &MemGraph) -> Vec<u64> {
+    let n = g.vertices();
+    let first = (0..n).find(|&v| g.degree(v) > 0).unwrap_or(0);
+    let leaf = (0..n).find(|&v| g.degree(v) == 1).unwrap_or(first);
+    let mut dense = vec![first, leaf, n / 2, n - 1];
+    dense.dedup();
+    let ids = st.id_map(&Budget::unlimited()).unwrap();
+    dense.iter().map(|&v| ids.original(v)).collect()
+}
+
+/// A report's counters, computed again from the in-memory graph and the
+/// result: BFS's traversed edges (the out-degrees of the reached vertices,
+/// an undirected edge once) and reached vertices, Dijkstra's relaxed arcs,
+/// PageRank's iterations and last L1 change (the reference stopped by the
+/// same rule), CDLP's iterations.
+fn check_counters(alg: &dyn Registered, st: &Store, g: &MemGraph, a: &Args, run: &outcore_algorithms::Run, what: &str) {
+    let n = g.vertices();
+    let report = &run.report;
+    let number = |key: &str| report.figure(key).and_then(|x| x.as_f64()).unwrap_or_else(|| panic!("{what}: no figure {key}"));
+    let reached = |column: &str| -> Vec<u64> {
+        let c = run.outcome.column(column).unwrap();
+        match c.kind {
+            ValueKind::Real => c.to_f64().unwrap().iter().enumerate().filter(|(_, x)| x.is_finite()).map(|(v, _)| v as u64).collect(),
+            _ => c.to_u64().unwrap().iter().enumerate().filter(|(_, &x)| x != u64::MAX).map(|(v, _)| v as u64).collect(),
+        }
+    };
+    match alg.info().name {
+        "pagerank" => {
+            let p = PageRank.parse(a).unwrap().schedule(n);
+            let (_, done, delta) = pagerank::reference::pagerank_until(g, p.damping, p.iterations, p.tolerance);
+            assert_eq!(number("iterations"), done as f64, "{what}: iterations ({a:?})");
+            let last = number("last_l1_change");
+            assert!((last - delta).abs() <= 1e-9 * delta + 1e-15, "{what}: last L1 change {last:e}, reference {delta:e}");
+        }
+        "cdlp" => assert_eq!(number("iterations"), a.get("iterations", 0u32).unwrap() as f64, "{what}: iterations"),
+        "bfs" => {
+            let reached = reached("level");
+            assert_eq!(number("vertices_reached"), reached.len() as f64, "{what}: vertices reached");
+            let arcs: u64 = reached.iter().map(|&v| g.degree(v)).sum();
+            let edges = if st.manifest().directed { arcs } else { arcs / 2 };
+            if report.engine != Engine::Memory && report.engine != Engine::Stream {
+                assert_eq!(number("edges_traversed"), edges as f64, "{what}: edges traversed");
+            }
+        }
+        "sssp" if report.engine == Engine::Traverse => {
+            let reached = reached("distance");
+            assert_eq!(number("vertices_reached"), reached.len() as f64, "{what}: vertices reached");
+            let arcs: u64 = reached.iter().map(|&v| g.degree(v)).sum();
+            assert_eq!(number("edges_relaxed"), arcs as f64, "{what}: arcs relaxed");
+        }
+        _ => {}
     }
 }
 
@@ -121,39 +207,45 @@ fn every_algorithm_on_every_engine_and_encoding_equals_its_reference() {
             let n = st.vertices();
             for &alg in ALGORITHMS {
                 let info = alg.info();
-                let a = args(alg);
-                let want = match alg.reference(&st, &g, &a) {
-                    Ok(w) => w,
-                    Err(Error::Store(StoreError::NoWeights { .. })) => continue,
-                    Err(e) => panic!("{} reference on {file}: {e}", info.name),
-                };
-                for &engine in info.engines {
-                    let what = format!("{} on {engine} ({file}, {})", info.name, encoding.name());
-                    let mut run = match alg.run(&st, &a, &options(engine, n)) {
-                        Ok(r) => r,
-                        // combinations the algorithm declines, or weights it lacks
-                        Err(Error::Unsupported { .. }) | Err(Error::Store(StoreError::NoWeights { .. })) => continue,
-                        Err(e) => panic!("{what}: {e}"),
+                let mut sets = vec![args(alg)];
+                if matches!(encoding, Encoding::Raw32 | Encoding::Gapref) {
+                    sets.extend(other_args(alg, &roots(&st, &g)));
+                }
+                for a in sets {
+                    let want = match alg.reference(&st, &g, &a) {
+                        Ok(w) => w,
+                        Err(Error::Store(StoreError::NoWeights { .. })) => continue,
+                        Err(e) => panic!("{} reference on {file}: {e}", info.name),
                     };
-                    assert_eq!(run.report.engine, engine, "{what}");
-                    for spec in info.columns {
-                        let got = run.outcome.column(spec.name).unwrap_or_else(|| panic!("{what}: no column {}", spec.name));
-                        assert_eq!(got.kind, spec.kind, "{what}: kind of {}", spec.name);
-                        if let (Some(w), false) = (want.column(spec.name), spec.compare == Compare::Validated) {
-                            if let Err(why) = outcore_algorithms::compare::columns(spec, got, w).unwrap() {
-                                panic!("{what}: {why}");
+                    for &engine in info.engines {
+                        let what = format!("{} on {engine} ({file}, {}, {a:?})", info.name, encoding.name());
+                        let mut run = match alg.run(&st, &a, &options(engine, n)) {
+                            Ok(r) => r,
+                            // combinations the algorithm declines, or weights it lacks
+                            Err(Error::Unsupported { .. }) | Err(Error::Store(StoreError::NoWeights { .. })) => continue,
+                            Err(e) => panic!("{what}: {e}"),
+                        };
+                        assert_eq!(run.report.engine, engine, "{what}");
+                        for spec in info.columns {
+                            let got = run.outcome.column(spec.name).unwrap_or_else(|| panic!("{what}: no column {}", spec.name));
+                            assert_eq!(got.kind, spec.kind, "{what}: kind of {}", spec.name);
+                            if let (Some(w), false) = (want.column(spec.name), spec.compare == Compare::Validated) {
+                                if let Err(why) = outcore_algorithms::compare::columns(spec, got, w).unwrap() {
+                                    panic!("{what}: {why}");
+                                }
                             }
                         }
+                        check_counters(alg, &st, &g, &a, &run, &what);
+                        let verdict = alg.validate(&st, &a, &run).unwrap_or_else(|e| panic!("{what}: validation: {e}"));
+                        assert!(verdict.passed, "{what}: the validator failed a correct result: {}", verdict.detail);
+                        if let Some(bad) = damaged(alg, &run.outcome, n) {
+                            run.replace_outcome(bad);
+                            let verdict = alg.validate(&st, &a, &run).unwrap();
+                            assert!(!verdict.passed, "{what}: the validator passed a damaged result ({})", verdict.detail);
+                            damaged_failed += 1;
+                        }
+                        *ran.entry((info.name.to_string(), engine)).or_default() += 1;
                     }
-                    let verdict = alg.validate(&st, &a, &run).unwrap_or_else(|e| panic!("{what}: validation: {e}"));
-                    assert!(verdict.passed, "{what}: the validator failed a correct result: {}", verdict.detail);
-                    if let Some(bad) = damaged(alg, &run.outcome, n) {
-                        run.replace_outcome(bad);
-                        let verdict = alg.validate(&st, &a, &run).unwrap();
-                        assert!(!verdict.passed, "{what}: the validator passed a damaged result ({})", verdict.detail);
-                        damaged_failed += 1;
-                    }
-                    *ran.entry((info.name.to_string(), engine)).or_default() += 1;
                 }
             }
         }

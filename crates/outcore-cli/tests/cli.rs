@@ -2,6 +2,7 @@
 //! names the file, the line or byte, and the reason; nothing half-written
 //! is left that looks like a store; good input round-trips.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -257,6 +258,17 @@ fn read_pairs(path: &Path) -> Vec<(String, String)> {
         .collect()
 }
 
+/// An output file names each vertex once, the same vertices in the same
+/// order as the expected file, before any value is compared.
+fn assert_same_vertices(got: &[(String, String)], want: &[(String, String)], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: {} lines for {} vertices", got.len(), want.len());
+    let mut seen = std::collections::HashSet::new();
+    for ((v1, _), (v2, _)) in got.iter().zip(want) {
+        assert_eq!(v1, v2, "{what}: vertex order");
+        assert!(seen.insert(v1), "{what}: vertex {v1} twice");
+    }
+}
+
 fn property(name: &str, key: &str) -> String {
     let text = std::fs::read_to_string(shared().join(format!("graphalytics/evlp/{name}.properties"))).unwrap();
     text.lines()
@@ -300,7 +312,9 @@ fn traversal_outputs_match_graphalytics() {
             let mut args = vec!["sssp", s(&store), "--root", &root, "--output", s(&out), "--force"];
             args.extend_from_slice(mode);
             assert_eq!(outcore(&args).0, 0);
-            for ((v1, x), (v2, y)) in read_pairs(&out).iter().zip(&want) {
+            let got = read_pairs(&out);
+            assert_same_vertices(&got, &want, &format!("{name} sssp {mode:?}"));
+            for ((v1, x), (v2, y)) in got.iter().zip(&want) {
                 assert_eq!(v1, v2);
                 if y == "infinity" {
                     assert_eq!(x, "infinity");
@@ -424,6 +438,7 @@ fn streaming_analytics_reproduce_graphalytics_in_every_engine() {
             };
             let want = |alg: &str| read_pairs(&shared().join(format!("graphalytics/evlp/{name}-{alg}")));
             let pr = run("pagerank", &["--iterations", &param("pr.num-iterations"), "--damping", &param("pr.damping-factor")]);
+            assert_same_vertices(&pr, &want("PR"), &format!("{name} {engine} PR"));
             for ((v1, x), (v2, y)) in pr.iter().zip(&want("PR")) {
                 assert_eq!(v1, v2);
                 let (x, y): (f64, f64) = (x.parse().unwrap(), y.parse().unwrap());
@@ -433,8 +448,23 @@ fn streaming_analytics_reproduce_graphalytics_in_every_engine() {
             if engine != "auto" {
                 assert_eq!(run("wcc", &[]), want("WCC"), "{name} {engine} WCC");
             }
+            // y = A^T 1: each vertex's weighted in-degree, from the edge file
             let y = run("spmv", &[]);
-            assert_eq!(y.len(), pr.len());
+            assert_same_vertices(&y, &pr, &format!("{name} {engine} SpMV"));
+            let edges = std::fs::read_to_string(shared().join(format!("graphalytics/evlp/{name}.e"))).unwrap();
+            let mut want_y: BTreeMap<String, f64> = pr.iter().map(|(v, _)| (v.clone(), 0.0)).collect();
+            for line in edges.lines().filter(|l| !l.trim().is_empty()) {
+                let f: Vec<&str> = line.split_whitespace().collect();
+                let w: f64 = f.get(2).map_or(1.0, |w| w.parse().unwrap());
+                *want_y.get_mut(f[1]).unwrap() += w;
+                if param("directed") == "false" {
+                    *want_y.get_mut(f[0]).unwrap() += w;
+                }
+            }
+            for (v, x) in &y {
+                let x: f64 = x.parse().unwrap();
+                assert!((x - want_y[v]).abs() <= 1e-9 * want_y[v].max(1.0), "{name} {engine} SpMV vertex {v}: {x} vs {}", want_y[v]);
+            }
         }
         let out = d.path().join(format!("{name}-bfs-stream.txt"));
         let root = param("bfs.source-vertex");
@@ -526,7 +556,7 @@ fn sortreduce_commands_reproduce_graphalytics() {
             read_pairs(&out)
         };
         let close = |got: Vec<(String, String)>, want: Vec<(String, String)>, what: &str| {
-            assert_eq!(got.len(), want.len());
+            assert_same_vertices(&got, &want, &format!("{name} {what}"));
             for ((v1, x), (v2, y)) in got.iter().zip(&want) {
                 assert_eq!(v1, v2);
                 if x != y {

@@ -492,8 +492,18 @@ mod tests {
         let mut w = SeqWriter::create(&path, 4096, 4096).unwrap();
         w.write_bytes(&vec![1u8; 100_000]).unwrap();
         w.finish().unwrap();
-        let mut r = SeqReader::open(&path, 4096).unwrap();
-        r.next_chunk().unwrap();
-        drop(r);
+        // the drop must return while the read-ahead thread still has chunks
+        // to send; a hang fails the test after a bound instead of blocking it
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut r = SeqReader::open(&path, 4096).unwrap();
+            let first = r.next_chunk().unwrap().map(|c| c.to_vec());
+            drop(r);
+            done.send(first).unwrap();
+        });
+        let first = finished.recv_timeout(std::time::Duration::from_secs(60)).expect("dropping a reader mid-file hung");
+        let first = first.expect("a 100,000-byte file has a first chunk");
+        assert_eq!(first.len(), 4096);
+        assert!(first.iter().all(|&b| b == 1));
     }
 }
