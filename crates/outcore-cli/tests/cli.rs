@@ -385,6 +385,49 @@ fn graph500_runs_all_kernels_and_validates() {
     }
     assert!(out.lines().any(|l| l.starts_with("NBFS:") && l.trim_end().ends_with(" 8")), "{out}");
     assert!(out.contains("all 8 BFS and SSSP results passed the five validation rules"), "{out}");
+    let value = |key: &str| -> Vec<f64> {
+        out.lines().filter_map(|l| l.strip_prefix(key)).map(|x| x.trim().parse().unwrap_or_else(|_| panic!("{key}{x}"))).collect()
+    };
+    // generation and construction are timed apart
+    assert!(value("graph_generation:")[0] > 0.0 && value("construction_time:")[0] > 0.0, "{out}");
+    // nedge as the spec defines it: the input edges (duplicates and self
+    // loops included) of the root's component, from the same edge list
+    // generated apart and joined here by union-find
+    let d = tempfile::tempdir().unwrap();
+    let list = d.path().join("k10.el");
+    assert_eq!(outcore(&["generate", "kronecker", "--scale", "10", "-o", s(&list)]).0, 0);
+    let text = std::fs::read_to_string(&list).unwrap();
+    let edges: Vec<(usize, usize)> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let (a, b) = l.split_once(' ').unwrap();
+            (a.parse().unwrap(), b.trim().parse().unwrap())
+        })
+        .collect();
+    assert_eq!(edges.len(), 16 << 10);
+    let mut parent: Vec<usize> = (0..1 << 10).collect();
+    fn find(p: &mut [usize], mut x: usize) -> usize {
+        while p[x] != x {
+            p[x] = p[p[x]];
+            x = p[x];
+        }
+        x
+    }
+    for &(a, b) in &edges {
+        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+        parent[ra] = rb;
+    }
+    let mut per_component: BTreeMap<usize, f64> = BTreeMap::new();
+    for &(a, _) in &edges {
+        *per_component.entry(find(&mut parent, a)).or_default() += 1.0;
+    }
+    let largest = per_component.values().cloned().fold(0.0, f64::max);
+    // BFS then SSSP: each kernel's nedge statistics
+    for (min, max) in value("min_nedge:").into_iter().zip(value("max_nedge:")) {
+        assert_eq!(max, largest, "{out}");
+        assert!(per_component.values().any(|&e| e == min), "min_nedge {min} is no component's edge count");
+    }
 }
 
 #[test]
