@@ -2,14 +2,11 @@
 //! names the file, the line or byte, and the reason; nothing half-written
 //! is left that looks like a store; good input round-trips.
 
+mod common;
+use common::{bounded, outcore};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn outcore(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_outcore")).args(args).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
-}
 
 fn shared() -> PathBuf {
     outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data")
@@ -219,15 +216,8 @@ fn generate_to_file_then_import_equals_generate_into_store() {
 #[test]
 fn demo_runs_under_a_budget_smaller_than_its_store() {
     let memcap = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("tools/memcap");
-    let out = Command::new(memcap)
-        .args(["40M", "--", env!("CARGO_BIN_EXE_outcore"), "demo", "--scale", "19", "--memory", "40M"])
-        .output()
-        .unwrap();
-    let (code, out, err) = (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
+    let (code, out, err) =
+        bounded(Command::new(memcap).args(["40M", "--", env!("CARGO_BIN_EXE_outcore"), "demo", "--scale", "19", "--memory", "40M"]));
     assert_eq!(code, 0, "killed or failed under a 40 MiB cap: {err}");
     assert!(err.contains("failcnt=0") || !err.contains("failcnt"), "{err}");
     assert!(out.contains("the graph does not fit in the budget"), "{out}");
@@ -498,7 +488,8 @@ fn streaming_analytics_reproduce_graphalytics_in_every_engine() {
             let mut want_y: BTreeMap<String, f64> = pr.iter().map(|(v, _)| (v.clone(), 0.0)).collect();
             for line in edges.lines().filter(|l| !l.trim().is_empty()) {
                 let f: Vec<&str> = line.split_whitespace().collect();
-                let w: f64 = f.get(2).map_or(1.0, |w| w.parse().unwrap());
+                // weights are stored as f32
+                let w: f64 = f.get(2).map_or(1.0, |w| w.parse::<f32>().unwrap() as f64);
                 *want_y.get_mut(f[1]).unwrap() += w;
                 if param("directed") == "false" {
                     *want_y.get_mut(f[0]).unwrap() += w;
@@ -542,10 +533,9 @@ fn streaming_engines_keep_a_budget_smaller_than_the_store() {
     assert!(store_bytes > 80 << 20, "store of {store_bytes} bytes");
     let memcap = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("tools/memcap");
     let capped = |cap: &str, args: &[&str]| {
-        let out =
-            Command::new(&memcap).args([cap, "--", env!("CARGO_BIN_EXE_outcore")]).args(args).args(["--memory", cap]).output().unwrap();
-        let err = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert_eq!(out.status.code(), Some(0), "{args:?} under {cap}: {err}");
+        let (code, _, err) =
+            bounded(Command::new(&memcap).args([cap, "--", env!("CARGO_BIN_EXE_outcore")]).args(args).args(["--memory", cap]));
+        assert_eq!(code, 0, "{args:?} under {cap}: {err}");
         assert!(err.contains("failcnt=0") || !err.contains("failcnt"), "{err}");
     };
     let pr = |engine: &str, cap: Option<&str>| {

@@ -4,14 +4,11 @@
 //! stores get one-line errors and leave the store as it was; the
 //! colouring is proper after every batch.
 
+mod common;
+use common::outcore;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn outcore(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_outcore")).args(args).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
-}
 
 fn ok(args: &[&str]) -> String {
     let (code, out, err) = outcore(args);

@@ -3,15 +3,12 @@
 //! user's files are byte-identical afterwards), Ctrl-C and SIGTERM leave
 //! nothing behind at any moment, results go where users want them.
 
+mod common;
+use common::outcore;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn outcore(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_outcore")).args(args).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
-}
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()

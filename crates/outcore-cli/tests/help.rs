@@ -2,6 +2,8 @@
 //! command has a help line; completions and man pages are generated from
 //! the same tree.
 
+mod common;
+use common::outcore;
 use std::process::Command;
 
 /// `command path: --flag` of every argument without help text.
@@ -31,11 +33,6 @@ fn every_argument_has_help() {
     let mut missing = Vec::new();
     undocumented(&outcore_cli::command(), "", &mut missing);
     assert!(missing.is_empty(), "arguments without help:\n{}", missing.join("\n"));
-}
-
-fn outcore(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_outcore")).args(args).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 #[test]

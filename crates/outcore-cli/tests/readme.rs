@@ -4,6 +4,8 @@
 //! first line (`# not run by the README test: ...`); the set-up block
 //! (cargo, ./check) is the test run itself.
 
+mod common;
+use common::bounded;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -70,16 +72,9 @@ fn readme_examples_run_as_written() {
             if command.is_empty() || command.starts_with('#') {
                 continue;
             }
-            let out =
-                Command::new("bash").arg("-c").arg(format!("set -e; {command}")).current_dir(&run).env("PATH", &path).output().unwrap();
-            assert!(
-                out.status.success(),
-                "README.md:{}: `{command}` failed ({}):\n{}{}",
-                line + k,
-                out.status,
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
+            let (code, stdout, stderr) =
+                bounded(Command::new("bash").arg("-c").arg(format!("set -e; {command}")).current_dir(&run).env("PATH", &path));
+            assert!(code == 0, "README.md:{}: `{command}` failed (exit {code}):\n{stdout}{stderr}", line + k);
             ran += 1;
         }
     }
