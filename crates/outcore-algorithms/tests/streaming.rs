@@ -272,3 +272,43 @@ fn interval_runs_leave_no_temporary_files_and_clear_those_of_killed_runs() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// The stream engine's counters against the tile files: every iteration
+/// streams each edge once and each tile byte once (in whole 4 KiB
+/// blocks); without a pool all is read, and with a pool that holds the
+/// tiles only the first iteration reads.
+#[test]
+fn stream_byte_counters_equal_the_tile_files() {
+    let (_d, st) = store(&shared().join("real/CA-GrQc.txt"), Some(false), false, 10);
+    let tile_bytes: u64 = std::fs::read_dir(st.dir())
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("tiles-") && e.file_name().to_string_lossy().ends_with(".edges"))
+        .map(|e| e.metadata().unwrap().len())
+        .sum();
+    assert!(tile_bytes > 0);
+    for pool in [0u64, 1 << 30] {
+        let opts = RunOptions {
+            stream: StreamOptions { segment_bytes: Some(16 << 10), pool_bytes: Some(pool), ..Default::default() },
+            ..on(Engine::Stream)
+        };
+        let r = run(&PageRank, &st, &pagerank::Params::fixed(0.85, 3), &opts);
+        assert_eq!(figure(&r, "iterations"), 3.0);
+        let per = r.report.figure("per_iteration").and_then(|x| x.as_array()).expect("per_iteration").clone();
+        assert_eq!(per.len(), 3, "pool {pool}");
+        for (k, it) in per.iter().enumerate() {
+            let get = |key: &str| it[key].as_u64().unwrap_or_else(|| panic!("{key} in {it}"));
+            let (edges, read, cached) = (get("edges"), get("bytes_read"), get("bytes_from_cache"));
+            assert_eq!(edges, st.manifest().tiles.as_ref().unwrap().edges, "pool {pool}, iteration {k}: edges streamed");
+            // device reads are whole 4 KiB blocks: each segment may add one at either end
+            let slack = get("segments") * 2 * 4096;
+            let total = read + cached;
+            assert!(total >= tile_bytes && total <= tile_bytes + slack, "pool {pool}, iteration {k}: {total} bytes for {tile_bytes}");
+            if pool == 0 {
+                assert_eq!(cached, 0, "pool 0, iteration {k}: nothing from the cache");
+            } else if k > 0 {
+                assert_eq!(read, 0, "pool {pool}, iteration {k}: the pool holds every tile");
+            }
+        }
+    }
+}
