@@ -705,3 +705,27 @@ fn export_round_trips_through_the_cli() {
         assert!(std::fs::read(store.join(f)).unwrap() == std::fs::read(again.join(f)).unwrap(), "{f} differs");
     }
 }
+
+/// A manifest that names a file outside its store (a crafted download) is
+/// refused by every reader and writer, and nothing outside is touched.
+#[test]
+fn a_manifest_naming_files_outside_the_store_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let store = d.path().join("s");
+    assert_eq!(outcore(&["import", s(&shared().join("real/CA-GrQc.txt")), "-o", s(&store), "--undirected", "--layouts", "out,tiles"]).0, 0);
+    let victim = d.path().join("victim");
+    std::fs::write(&victim, b"not the store's").unwrap();
+    let manifest = store.join("manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    for (from, to) in [("\"tiles-g0.edges\"", format!("{:?}", victim.display().to_string())), ("\"out.adj\"", "\"../victim\"".to_string())]
+    {
+        assert!(text.contains(from), "{from} in {text}");
+        std::fs::write(&manifest, text.replace(from, &to)).unwrap();
+        for args in [vec!["layout", "add", s(&store), "tiles"], vec!["bfs", s(&store)], vec!["info", s(&store)]] {
+            let (code, _, err) = outcore(&args);
+            assert_ne!(code, 0, "{args:?}");
+            assert!(err.contains("not a plain file name inside the store") && err.trim_end().lines().count() == 1, "{args:?}: {err}");
+        }
+        assert_eq!(std::fs::read(&victim).unwrap(), b"not the store's");
+    }
+}

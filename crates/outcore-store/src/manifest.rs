@@ -161,6 +161,51 @@ impl Manifest {
                 format!("store format version {} is not supported (this outcore reads version {FORMAT_VERSION})", m.version),
             ));
         }
+        for (what, name) in m.named_files() {
+            if !is_plain_file_name(name) {
+                return Err(StoreError::invalid(
+                    &path,
+                    format!(
+                        "{what} is named {name:?}, which is not a plain file name inside the store; the manifest is damaged or crafted"
+                    ),
+                ));
+            }
+        }
         Ok(m)
+    }
+
+    /// Every file name the manifest gives, with what names it.
+    fn named_files(&self) -> Vec<(String, &String)> {
+        let mut names: Vec<(String, &String)> = self.files.keys().map(|f| ("a file of the checksum list".to_string(), f)).collect();
+        for (layout, record) in &self.layouts {
+            names.extend(record.files().map(|f| (format!("a file of layout {layout}"), f)));
+        }
+        if let Some(t) = &self.tiles {
+            names.extend(
+                [Some(&t.data), Some(&t.index), t.weights.as_ref()].into_iter().flatten().map(|f| ("a file of the tiles".to_string(), f)),
+            );
+        }
+        names
+    }
+}
+
+/// A name a store may give its files: one path component, inside the store
+/// directory (no separator, no `.` or `..`, not hidden, no NUL).
+pub fn is_plain_file_name(name: &str) -> bool {
+    !name.is_empty() && !name.starts_with('.') && !name.contains(['/', '\\', '\0'])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_plain_file_name;
+
+    #[test]
+    fn only_plain_names_inside_the_store_are_accepted() {
+        for good in ["out.adj", "idmap", "tiles-g0.edges", "in.index"] {
+            assert!(is_plain_file_name(good), "{good}");
+        }
+        for bad in ["", ".", "..", "../x", "/etc/passwd", "a/b", ".outcore-1-x", "a\\b", "a\0b"] {
+            assert!(!is_plain_file_name(bad), "{bad:?}");
+        }
     }
 }
