@@ -58,8 +58,7 @@ impl BucketSorter {
     /// buffer, for `vertices` and about `records_hint` records when
     /// `available` bytes of the budget are left.
     fn shape(vertices: u64, records_hint: u64, available: u64) -> (u64, u32, usize) {
-        // pass 2 gives each bucket a slot of a fifth of what is left (see `finish`)
-        let pass2 = (available / (2 * SORTERS as u64 + 1)).max(1 << 20);
+        let pass2 = pass2_slot(available);
         // a bucket in memory takes 12 bytes per record
         let wanted = (records_hint * 12).div_ceil(pass2).max(1);
         let buckets_max = (1u64 << 16).min(vertices.max(1));
@@ -79,6 +78,13 @@ impl BucketSorter {
         let (count, _, per) = Self::shape(vertices, records_hint, available);
         per as u64 * (count + 2 * WRITERS as u64)
     }
+}
+
+/// Pass 2's memory for one bucket when `available` bytes are left: at most
+/// 2 x SORTERS + 1 buckets are alive at once (see `finish`), each in an
+/// equal slot, at least 1 MiB.
+fn pass2_slot(available: u64) -> u64 {
+    (available / (2 * SORTERS as u64 + 1)).max(1 << 20)
 }
 
 /// Records staged per bucket before they move to its buffer (4 cache lines).
@@ -256,7 +262,7 @@ impl BucketSorter {
         // one queued per worker, one being written), so each gets a fixed
         // slot of memory; a bucket larger than a slot is sorted by runs,
         // within one slot, on this thread.
-        let slot = budget.available() / (2 * SORTERS as u64 + 1);
+        let slot = pass2_slot(budget.available());
         let buckets: Vec<std::sync::Arc<Bucket>> = buckets.into_iter().map(std::sync::Arc::new).collect();
         let mut channels = Vec::new();
         let mut workers = Vec::new();
@@ -460,4 +466,77 @@ fn sort_external(
         f(c, list)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shape of a bucketed sort, for inputs from tiny to 2^32
+    /// vertices: buckets cover every vertex with no empty tail, a bucket
+    /// spans at most 2^15 sources, there are at most 2^16 buckets while the
+    /// span allows it, buffers are aligned and within their bounds and, when
+    /// not at their floor, within half the budget; and a bucket is expected
+    /// to fit pass 2's slot (twice over, for the rounding of the span).
+    #[test]
+    fn shapes_cover_every_vertex_and_fit_the_budget() {
+        for vertices in [1u64, 2, 3, 1000, 5242, 1 << 16, (1 << 20) + 7, 1 << 26, 1 << 32] {
+            for records in [0u64, 10, vertices * 8, vertices * 32] {
+                for available in [4u64 << 20, 40 << 20, 1 << 30, 16 << 30] {
+                    let what = format!("{vertices} vertices, {records} records, {available} bytes");
+                    let (count, shift, per) = BucketSorter::shape(vertices, records, available);
+                    assert!(count >= 1 && shift <= MAX_SPAN_BITS, "{what}: {count} buckets, shift {shift}");
+                    assert!(count << shift >= vertices, "{what}: {count} buckets of 2^{shift} miss vertices");
+                    assert!((count - 1) << shift < vertices.max(1), "{what}: an empty last bucket");
+                    if vertices <= 1 << (16 + MAX_SPAN_BITS) {
+                        assert!(count <= 1 << 16, "{what}: {count} buckets");
+                    }
+                    assert_eq!(per % DIRECT_ALIGN, 0, "{what}");
+                    assert!(per >= 4 * DIRECT_ALIGN && per <= 1 << 20, "{what}: buffers of {per}");
+                    let buffers = per as u64 * (count + 2 * WRITERS as u64);
+                    if per > 4 * DIRECT_ALIGN {
+                        assert!(buffers <= available / 2, "{what}: {buffers} bytes of buffers");
+                    }
+                    assert_eq!(BucketSorter::buffer_bytes(vertices, records, available), buffers, "{what}");
+                    if per < 1 << 20 {
+                        // no room for the next larger aligned buffer
+                        assert!(
+                            buffers + (count + 2 * WRITERS as u64) * DIRECT_ALIGN as u64 > available / 2,
+                            "{what}: buffers of {per} starved"
+                        );
+                    }
+                    let pass2 = pass2_slot(available);
+                    let per_bucket = (records * 12).saturating_mul(1 << shift) / vertices.max(1);
+                    if (records * 12).div_ceil(pass2) <= (1 << 16).min(vertices) && shift < MAX_SPAN_BITS {
+                        assert!(per_bucket <= 2 * pass2, "{what}: a bucket of {per_bucket} bytes for slots of {pass2}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The slots of the buckets alive at once in pass 2 share what is
+    /// left, all of it, but never go below 1 MiB each.
+    #[test]
+    fn pass_2_slots_share_the_budget() {
+        let alive = 2 * SORTERS as u64 + 1;
+        for available in [0u64, 1 << 20, 4 << 20, 5 << 20, 40 << 20, 1 << 30, (16 << 30) + 3] {
+            let slot = pass2_slot(available);
+            assert!(slot >= 1 << 20, "{available}: slot {slot}");
+            if available >= alive << 20 {
+                assert!(slot * alive <= available && slot * alive > available - alive, "{available}: slot {slot}");
+            }
+        }
+    }
+
+    /// More records or less memory never means fewer buckets.
+    #[test]
+    fn more_records_or_less_memory_give_more_buckets() {
+        // 2^20 vertices: at least 32 buckets of 2^15 sources
+        let v = 1 << 20;
+        let counts: Vec<u64> = [1u64 << 26, 1 << 28, 1 << 30].iter().map(|&r| BucketSorter::shape(v, r, 1 << 30).0).collect();
+        assert!(counts.windows(2).all(|w| w[0] <= w[1]) && counts[0] < counts[2], "{counts:?}");
+        let counts: Vec<u64> = [16u64 << 30, 1 << 30, 64 << 20].iter().map(|&a| BucketSorter::shape(v, 1 << 28, a).0).collect();
+        assert!(counts.windows(2).all(|w| w[0] <= w[1]) && counts[0] < counts[2], "{counts:?}");
+    }
 }
