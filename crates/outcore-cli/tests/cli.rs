@@ -729,3 +729,34 @@ fn a_manifest_naming_files_outside_the_store_is_refused() {
         assert_eq!(std::fs::read(&victim).unwrap(), b"not the store's");
     }
 }
+
+/// Counts a manifest claims are checked against the sizes it records
+/// before anything is allocated: 2^60 vertices, or more arcs than the
+/// adjacency holds, are one-line errors from every command, at once.
+#[test]
+fn a_manifest_claiming_impossible_counts_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let store = d.path().join("s");
+    assert_eq!(outcore(&["import", s(&shared().join("real/CA-GrQc.txt")), "-o", s(&store), "--undirected", "--layouts", "out,tiles"]).0, 0);
+    let manifest = store.join("manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    for (from, to, needle) in [
+        ("\"vertices\": 5242", "\"vertices\": 1152921504606846976", "more than any store holds"),
+        ("\"vertices\": 5242", "\"vertices\": 5243", "holds 41944 bytes"),
+        ("\"arcs\": 28980", "\"arcs\": 28981", "the adjacency of layout out"),
+        ("\"span_bits\": 16", "\"span_bits\": 60", "span bits 60"),
+    ] {
+        assert!(text.contains(from), "{from} in {text}");
+        std::fs::write(&manifest, text.replace(from, to)).unwrap();
+        for args in [vec!["info", s(&store)], vec!["bfs", s(&store)], vec!["pagerank", s(&store)], vec!["wcc", s(&store)]] {
+            let (code, _, err) = outcore(&args);
+            assert_ne!(code, 0, "{args:?} with {to}");
+            assert!(
+                err.contains(needle) && err.contains("damaged or crafted") && err.trim_end().lines().count() == 1,
+                "{args:?} with {to}: {err}"
+            );
+        }
+    }
+    std::fs::write(&manifest, text).unwrap();
+    assert_eq!(outcore(&["info", s(&store), "--verify"]).0, 0);
+}

@@ -8,6 +8,8 @@ use std::path::Path;
 
 pub const FORMAT_NAME: &str = "outcore-store";
 pub const FORMAT_VERSION: u32 = 1;
+/// The most vertices a store may claim (index files of 2 PiB).
+pub const MAX_VERTICES: u64 = 1 << 48;
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Manifest {
@@ -171,7 +173,61 @@ impl Manifest {
                 ));
             }
         }
+        m.check_sizes(&path)?;
         Ok(m)
+    }
+
+    /// The counts agree with the file sizes the manifest records, in
+    /// checked arithmetic, before anything is allocated or read from them
+    /// (a manifest claiming 2^60 vertices is an error, not an allocation).
+    fn check_sizes(&self, path: &Path) -> Result<(), StoreError> {
+        let bad = |why: String| StoreError::invalid(path, format!("{why}; the manifest is damaged or crafted"));
+        if self.vertices > MAX_VERTICES {
+            return Err(bad(format!("it claims {} vertices, more than any store holds (2^48)", self.vertices)));
+        }
+        let size = |name: &String, what: &str| {
+            self.files.get(name).map(|f| f.bytes).ok_or_else(|| bad(format!("{what} {name} is not in its list of files")))
+        };
+        let expect = |name: &String, what: &str, count: u64, width: u64| -> Result<(), StoreError> {
+            let want = count.checked_mul(width).ok_or_else(|| bad(format!("{what} {name} would need {count} x {width} bytes")))?;
+            let have = size(name, what)?;
+            if have != want {
+                return Err(bad(format!("{what} {name} holds {have} bytes, {count} entries of {width} bytes need {want}")));
+            }
+            Ok(())
+        };
+        for (layout, r) in &self.layouts {
+            expect(&r.index, &format!("the index of layout {layout}"), self.vertices + 1, 8)?;
+            if let Some(d) = &r.degrees {
+                expect(d, &format!("the degrees of layout {layout}"), self.vertices, 4)?;
+            }
+            match r.encoding {
+                Encoding::Raw32 => expect(&r.adjacency, &format!("the adjacency of layout {layout}"), self.arcs, 4)?,
+                Encoding::Raw64 => expect(&r.adjacency, &format!("the adjacency of layout {layout}"), self.arcs, 8)?,
+                Encoding::Ceesor | Encoding::Gapref => {
+                    size(&r.adjacency, &format!("the adjacency of layout {layout}"))?;
+                }
+            }
+            if let Some(w) = &r.weights {
+                expect(w, &format!("the weights of layout {layout}"), self.arcs, 4)?;
+            }
+        }
+        if self.id_map != "identity" {
+            expect(&"idmap".to_string(), "the id map", self.vertices, 8)?;
+        }
+        if let Some(t) = &self.tiles {
+            if t.span_bits == 0 || t.span_bits > 16 || t.group == 0 {
+                return Err(bad(format!("its tiles have span bits {} and groups of {}", t.span_bits, t.group)));
+            }
+            if t.spans != self.vertices.div_ceil(1 << t.span_bits) {
+                return Err(bad(format!("its tiles claim {} spans for {} vertices of 2^{}", t.spans, self.vertices, t.span_bits)));
+            }
+            expect(&t.data, "the tile data", t.edges, 4)?;
+            if let Some(w) = &t.weights {
+                expect(w, "the tile weights", t.edges, 4)?;
+            }
+        }
+        Ok(())
     }
 
     /// Every file name the manifest gives, with what names it.
