@@ -492,7 +492,7 @@ mod tests {
                         assert!(count <= 1 << 16, "{what}: {count} buckets");
                     }
                     assert_eq!(per % DIRECT_ALIGN, 0, "{what}");
-                    assert!(per >= 4 * DIRECT_ALIGN && per <= 1 << 20, "{what}: buffers of {per}");
+                    assert!((4 * DIRECT_ALIGN..=1 << 20).contains(&per), "{what}: buffers of {per}");
                     let buffers = per as u64 * (count + 2 * WRITERS as u64);
                     if per > 4 * DIRECT_ALIGN {
                         assert!(buffers <= available / 2, "{what}: {buffers} bytes of buffers");
