@@ -529,6 +529,23 @@ mod tests {
         }
     }
 
+    /// A sorter makes the buckets its shape gives, a file each, and says so.
+    #[test]
+    fn a_sorter_has_the_buckets_of_its_shape() {
+        let dir = tempfile::tempdir().unwrap();
+        let budget = Budget::new(256 << 20);
+        let (vertices, records) = (1u64 << 20, 1u64 << 28);
+        let sorter = BucketSorter::new(dir.path(), "t", vertices, records, &budget).unwrap();
+        let (count, _, _) = BucketSorter::shape(vertices, records, 256 << 20);
+        let files = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "bucket"))
+            .count();
+        assert!(count > 1);
+        assert_eq!(sorter.bucket_count(), count);
+        assert_eq!(files as u64, count);
+    }
+
     /// More records or less memory never means fewer buckets.
     #[test]
     fn more_records_or_less_memory_give_more_buckets() {
