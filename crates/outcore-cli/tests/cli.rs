@@ -728,6 +728,23 @@ fn a_manifest_naming_files_outside_the_store_is_refused() {
         }
         assert_eq!(std::fs::read(&victim).unwrap(), b"not the store's");
     }
+    // a link inside the store, in place of one of its files or of the manifest
+    std::fs::write(&manifest, &text).unwrap();
+    assert_eq!(outcore(&["info", s(&store), "--verify"]).0, 0);
+    for name in ["out.adj", "manifest.json"] {
+        let file = store.join(name);
+        let moved = d.path().join(format!("moved-{name}"));
+        std::fs::rename(&file, &moved).unwrap();
+        std::os::unix::fs::symlink(&moved, &file).unwrap();
+        for args in [vec!["info", s(&store)], vec!["bfs", s(&store)]] {
+            let (code, _, err) = outcore(&args);
+            assert_ne!(code, 0, "{args:?} with {name} a link");
+            assert!(err.contains("is not a regular file") && err.contains(name), "{args:?}: {err}");
+        }
+        std::fs::remove_file(&file).unwrap();
+        std::fs::rename(&moved, &file).unwrap();
+    }
+    assert_eq!(outcore(&["info", s(&store), "--verify"]).0, 0);
 }
 
 /// Counts a manifest claims are checked against the sizes it records

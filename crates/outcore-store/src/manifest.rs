@@ -146,6 +146,9 @@ impl Manifest {
         if !dir.is_dir() {
             return Err(StoreError::invalid(dir, "no such store directory"));
         }
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.file_type().is_file()) {
+            return Err(StoreError::invalid(&path, "is not a regular file (a link or a directory); a store holds only its own files"));
+        }
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -223,6 +226,7 @@ impl Manifest {
                 return Err(bad(format!("its tiles claim {} spans for {} vertices of 2^{}", t.spans, self.vertices, t.span_bits)));
             }
             expect(&t.data, "the tile data", t.edges, 4)?;
+            size(&t.index, "the tile index")?;
             if let Some(w) = &t.weights {
                 expect(w, "the tile weights", t.edges, 4)?;
             }

@@ -20,7 +20,14 @@ impl Store {
         let manifest = Manifest::read(dir)?;
         for (name, rec) in &manifest.files {
             let path = dir.join(name);
-            match std::fs::metadata(&path) {
+            // the file itself, never what a link inside the store points to
+            match std::fs::symlink_metadata(&path) {
+                Ok(m) if !m.file_type().is_file() => {
+                    return Err(StoreError::invalid(
+                        &path,
+                        "is not a regular file (a link or a directory); a store holds only its own files",
+                    ))
+                }
                 Ok(m) if m.len() == rec.bytes => {}
                 Ok(m) => {
                     return Err(StoreError::invalid(&path, format!("is {} bytes, manifest says {} (store damaged)", m.len(), rec.bytes)))
