@@ -16,7 +16,7 @@ use outcore_engines::{StreamOptions, Traverse, TraverseOptions};
 use outcore_ingest::recode::{recode, write_permutation, RecodeOptions};
 use outcore_ingest::{import_file, tiles::add_tiles, ImportOptions, NoProgress};
 use outcore_io::Budget;
-use outcore_store::{Encoding, Store};
+use outcore_store::{Encoding, FileRecord, Manifest, Store};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -259,6 +259,18 @@ fn corrupt_blocks_are_reported_not_decoded() {
         let at = bytes.len() / 2;
         bytes[at] ^= 0x10;
         std::fs::write(&adj, &bytes).unwrap();
+        // the manifest's checksum of the file catches it first ...
+        let st = Store::open(st.dir()).unwrap();
+        let mut scan = st.layout("out").unwrap().scan().unwrap();
+        let err = scan.next_list().expect_err("the damaged file was read").to_string();
+        assert!(err.contains("out.adj: verify: checksum mismatch in block 0"), "{}: {err}", encoding.name());
+        // ... and with a manifest that matches the damaged file (a crafted
+        // store), the block table's checksums still do
+        let mut manifest = Manifest::read(st.dir()).unwrap();
+        let name = adj.file_name().unwrap().to_str().unwrap().to_string();
+        let block_bytes = manifest.files[&name].block_bytes;
+        manifest.files.insert(name, FileRecord::from_hashes(&outcore_io::hash_file_blocks(&adj, block_bytes).unwrap()));
+        manifest.write_atomic(st.dir()).unwrap();
         let st = Store::open(st.dir()).unwrap();
         let table = st.layout("out").unwrap().block_table().unwrap().unwrap();
         let block = (0..table.len()).map(|b| table.get(b)).find(|b| b.first_byte <= at as u64 && (at as u64) < b.end_byte).unwrap();

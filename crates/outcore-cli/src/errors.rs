@@ -154,7 +154,18 @@ impl Hints<'_> {
 
 /// `e` as one line with its hints.
 pub fn render(e: &anyhow::Error, flags: &[String]) -> String {
-    let mut h = Hints { msg: format!("{e:#}").replace('\n', " "), hints: Vec::new(), flags };
+    // the chain, each cause once (an error that prints its source is not followed by it again)
+    let mut text = String::new();
+    for cause in e.chain() {
+        let c = cause.to_string();
+        if !text.ends_with(&c) {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&c);
+        }
+    }
+    let mut h = Hints { msg: text.replace('\n', " "), hints: Vec::new(), flags };
     for cause in e.chain() {
         h.any(cause);
     }

@@ -279,7 +279,8 @@ impl<T: VertexValue> IntervalEngine<T> {
             };
             writer.write_bytes(&init(v, d).to_le())?;
         }
-        writer.finish()?;
+        // the engine's own files are checked when read back, like the store's
+        outcore_io::verify::register_written(&writer.finish()?)?;
 
         // intervals and v-shards in one pass over the structure
         let mut bitmap = Bitmap::new(n);
@@ -337,7 +338,7 @@ impl<T: VertexValue> IntervalEngine<T> {
             intervals.push(Interval { first, end: n, boundary: count });
             largest = largest.max(count);
         }
-        shard.finish()?;
+        outcore_io::verify::register_written(&shard.finish()?)?;
         drop(scans);
         let values_charge = budget.reserve("values of the largest interval and its boundary", largest * VALUE_BYTES)?;
         let stats = IntervalStats {
@@ -463,7 +464,7 @@ impl<T: VertexValue> IntervalEngine<T> {
             batches = [current, upcoming];
             writer.write_bytes(&bytes)?;
         }
-        writer.finish()?;
+        outcore_io::verify::register_written(&writer.finish()?)?;
         it.value_bytes_read = table.bytes_read;
         it.structure_bytes_read = self.structure_bytes;
         it.value_bytes_written = self.vertices * VALUE_BYTES;
@@ -514,6 +515,7 @@ fn write_shard(shard: &mut SeqWriter, bitmap: &mut Bitmap) -> Result<(), StoreEr
 
 /// The current value table, read by 1 MiB chunks as ascending ids ask.
 struct ValueTable {
+    checks: Option<std::sync::Arc<outcore_io::verify::FileChecks>>,
     file: File,
     path: PathBuf,
     buf: AlignedBuf,
@@ -528,6 +530,7 @@ impl ValueTable {
         o.read(true);
         let (file, _) = open_maybe_direct(path, &o).ctx(path, "open")?;
         Ok(ValueTable {
+            checks: outcore_io::verify::checks_for(&file),
             file,
             path: path.to_path_buf(),
             buf: AlignedBuf::new(STREAM_CHUNK_BYTES, 4096),
@@ -549,6 +552,9 @@ impl ValueTable {
                 if n == 0 || n % 4096 != 0 {
                     break; // end of file (O_DIRECT reads stay aligned)
                 }
+            }
+            if let Some(c) = &self.checks {
+                c.check_read(&self.file, chunk * STREAM_CHUNK_BYTES as u64, &self.buf[..got])?;
             }
             self.valid = got;
             self.bytes_read += got as u64;

@@ -149,6 +149,9 @@ struct PoolEntry {
 
 pub struct TileStream {
     rec: TilesRecord,
+    /// The store's vertices, and the tile data file, to check what is read.
+    vertices: u64,
+    data_path: std::path::PathBuf,
     coords: Vec<(u32, u32)>,
     pieces: Vec<Piece>,
     /// Whether each piece is in the pool.
@@ -245,6 +248,8 @@ impl TileStream {
         let stats =
             StreamStats { io_backend: reader.backend().name().into(), segment_bytes, pool_bytes, layout_bytes, iterations: Vec::new() };
         Ok(TileStream {
+            vertices: store.vertices(),
+            data_path: paths[0].clone(),
             coords: index.iter().map(|&(i, j, _)| (i, j)).collect(),
             cached: vec![false; pieces.len()],
             pieces,
@@ -336,6 +341,13 @@ impl TileStream {
                 let p = self.pieces[pl.piece as usize];
                 let n = (p.e1 - p.e0) as usize;
                 let edges: &[[u16; 2]] = cast_bytes(&buf[..], pl.edges_at, n);
+                // read from the device: checked before any program sees it (the pool keeps only checked pieces)
+                let (i, j) = self.coords[p.tile as usize];
+                if let Err(e) = outcore_store::tiles::check_tile_edges(&self.data_path, self.vertices, span_bits, i, j, edges) {
+                    drop(work);
+                    self.buffers.push(buf);
+                    return Err(e);
+                }
                 let w: &[f32] = if weights { cast_bytes(&buf[..], pl.weights_at, n) } else { &[] };
                 work.push(self.tile_edges(p.tile, edges, w, span_bits));
             }

@@ -46,6 +46,8 @@ const ADJACENCY: u32 = 0;
 const WEIGHTS: u32 = 1;
 
 pub struct Traverse {
+    /// The adjacency file, for error messages.
+    adjacency_path: std::path::PathBuf,
     codec: &'static dyn Codec,
     decoder: Box<dyn ListDecoder>,
     vertices: u64,
@@ -111,6 +113,7 @@ impl Traverse {
         if index.len() as u64 != vertices + 1 {
             return Err(StoreError::invalid(lay.index_path(), format!("holds {} entries, expected {}", index.len(), vertices + 1)));
         }
+        check_index(&lay, &index)?;
         let mut files = vec![lay.adjacency_path()];
         let weighted = lay.weights_path().is_some();
         if let Some(w) = lay.weights_path() {
@@ -177,6 +180,7 @@ impl Traverse {
         charges.push(cache_charge);
         Ok(Traverse {
             store_dir: store.dir().to_path_buf(),
+            adjacency_path: lay.adjacency_path(),
             codec: lay.codec(),
             decoder: lay.codec().decoder(),
             vertices,
@@ -258,7 +262,7 @@ impl Traverse {
                     self.block_bytes.clear();
                     self.cache.read_range(ADJACENCY, block.first_byte, block.end_byte, &mut self.block_bytes)?;
                     if !self.verified[number] {
-                        block.verify(std::path::Path::new("adjacency"), &self.block_bytes)?;
+                        block.verify(&self.adjacency_path, &self.block_bytes)?;
                         self.verified[number] = true;
                     }
                     self.current_block = Some(number);
@@ -273,10 +277,17 @@ impl Traverse {
             }
         };
         let src = ListSource { vertices: self.vertices, bytes, first_byte, first_vertex, entry: &entry };
-        self.decoder.decode(v, lo, hi, &src, out).map_err(|e| {
-            let place = block.map(|b| format!("{}, ", b.describe())).unwrap_or_default();
-            StoreError::invalid("adjacency", format!("{place}vertex {v}: {e}"))
-        })
+        let place = || block.map(|b| format!("{}, ", b.describe())).unwrap_or_default();
+        self.decoder
+            .decode(v, lo, hi, &src, out)
+            .map_err(|e| StoreError::invalid(&self.adjacency_path, format!("{}vertex {v}: {e}", place())))?;
+        if let Some(&u) = out.iter().find(|&&u| u >= self.vertices) {
+            return Err(StoreError::invalid(
+                &self.adjacency_path,
+                format!("{}vertex {v} has neighbour {u}, beyond the store's {} vertices", place(), self.vertices),
+            ));
+        }
+        Ok(())
     }
 
     /// Replace `out` with the weights of `v`'s edges, in neighbour order.
@@ -407,4 +418,27 @@ impl Lookahead {
     pub fn reset(&mut self, at: usize) {
         self.ahead = at;
     }
+}
+
+/// The index of `lay`, loaded: positions never decrease and the last one
+/// lies inside the adjacency file, so that no list is read from outside it.
+fn check_index(lay: &outcore_store::Layout, index: &[u64]) -> Result<(), StoreError> {
+    let codec = lay.codec();
+    let adjacency = std::fs::metadata(lay.adjacency_path()).map(|m| m.len()).unwrap_or(0);
+    let mut previous = 0u64;
+    for (v, &entry) in index.iter().enumerate() {
+        let position = codec.position(entry);
+        if position < previous {
+            return Err(StoreError::invalid(lay.index_path(), format!("decreases at vertex {} ({previous} > {position})", v - 1)));
+        }
+        previous = position;
+    }
+    let (first, last) = (index[0], index[index.len() - 1]);
+    if codec.position(last) > adjacency.saturating_mul(8) || codec.byte_range(first, last).1 > adjacency {
+        return Err(StoreError::invalid(
+            lay.index_path(),
+            format!("ends at entry {last}, beyond the {adjacency} bytes of {}", lay.adjacency_path().display()),
+        ));
+    }
+    Ok(())
 }

@@ -33,7 +33,7 @@ fn tiles_hold_exactly_the_csr_edges_in_group_order() {
             let rec = add_tiles(&st, group, span_bits, memory, &outcore_io::NoProgress).unwrap();
             let store = Store::open(&st).unwrap();
             assert_eq!(store.manifest().tiles.as_ref(), Some(&rec));
-            let mut scan = TileScan::open(&st, &rec).unwrap();
+            let mut scan = TileScan::open(&st, &rec, store.vertices()).unwrap();
             let mut got = BTreeSet::new();
             let mut last_key = None;
             while let Some(t) = scan.next_tile().unwrap() {

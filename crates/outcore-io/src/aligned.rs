@@ -39,6 +39,11 @@ impl AlignedBuf {
     pub fn as_mut_ptr(&mut self) -> *mut u8 {
         self.ptr
     }
+    /// The whole capacity, whatever the length (bytes never written are zero).
+    pub fn whole(&self) -> &[u8] {
+        // SAFETY: `ptr` holds `cap` zero-initialized bytes owned by this buffer, borrowed shared.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.cap) }
+    }
     /// The whole capacity, for filling.
     pub fn spare(&mut self) -> &mut [u8] {
         // SAFETY: `ptr` holds `cap` zero-initialized bytes owned by this buffer, borrowed mutably.

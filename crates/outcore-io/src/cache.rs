@@ -4,9 +4,11 @@
 //! in flight, misses, bytes read).
 
 use crate::block::{open_block_io, Backend, BlockIo, ReadRequest, VectoredRead};
-use crate::{AlignedBuf, IoError, DIRECT_ALIGN};
+use crate::verify::FileChecks;
+use crate::{AlignedBuf, IoContext, IoError, DIRECT_ALIGN};
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -68,6 +70,9 @@ pub struct BlockCache {
     runs: HashMap<u64, Vec<u32>>,
     /// Frames whose read is in flight.
     loading: usize,
+    /// Per file, its registered block hashes and a handle to read a block
+    /// for checking ([`crate::verify`]); `None` for unregistered files.
+    checks: Vec<Option<(Arc<FileChecks>, std::fs::File)>>,
     pub stats: CacheStats,
 }
 
@@ -78,6 +83,11 @@ impl BlockCache {
         assert!(block.is_multiple_of(DIRECT_ALIGN) && frames >= 2);
         let file_len = files.iter().map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)).collect();
         let io = open_block_io(files, depth, force_pread)?;
+        let mut checks = Vec::with_capacity(files.len());
+        for path in files {
+            let (file, _) = crate::open_maybe_direct(path, std::fs::OpenOptions::new().read(true)).ctx(path, "open")?;
+            checks.push(crate::verify::checks_for(&file).map(|c| (c, file)));
+        }
         let mut slab = AlignedBuf::new(block * frames, DIRECT_ALIGN);
         slab.set_len(block * frames);
         Ok(BlockCache {
@@ -100,6 +110,7 @@ impl BlockCache {
             vectored: Vec::new(),
             runs: HashMap::new(),
             loading: 0,
+            checks,
             stats: CacheStats::default(),
         })
     }
@@ -322,6 +333,10 @@ impl BlockCache {
         };
         while self.state[f] != State::Ready {
             self.reap(1)?;
+        }
+        if let Some((checks, handle)) = &self.checks[file as usize] {
+            // the first use of a checksum block in this process reads and checks it whole
+            checks.verify_block(handle, checks.block_of(b * self.block as u64))?;
         }
         self.referenced[f] = true;
         Ok(&self.slab[f * self.block..f * self.block + self.valid[f] as usize])

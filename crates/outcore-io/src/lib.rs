@@ -23,6 +23,7 @@ mod segments;
 mod seq;
 pub mod staging;
 pub mod temp;
+pub mod verify;
 
 pub use aligned::AlignedBuf;
 pub use bitmap::{bitmap_bytes, AtomicBitmap, Bitmap};

@@ -135,6 +135,8 @@ impl<R: RunRecord> RunWriter<R> {
     pub fn finish(mut self) -> Result<RunFile, IoError> {
         self.out.write_bytes(&self.scratch)?;
         let summary = self.out.finish()?;
+        // a run is never changed once written: reading it back checks it
+        crate::verify::register_written(&summary)?;
         Ok(RunFile { path: summary.path, entries: self.entries, bytes: summary.bytes })
     }
 }

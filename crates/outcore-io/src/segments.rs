@@ -57,8 +57,17 @@ impl SegmentReader {
         let thread = std::thread::Builder::new()
             .name("outcore-segments".into())
             .spawn(move || {
+                // files whose block hashes are registered are checked as they arrive
+                let checks: Vec<_> = paths
+                    .iter()
+                    .map(|p| {
+                        let file = std::fs::File::open(p).ok()?;
+                        let len = file.metadata().ok()?.len();
+                        crate::verify::checks_for(&file).map(|c| (c, file, len))
+                    })
+                    .collect();
                 for mut job in job_rx {
-                    let result = fill(io.as_mut(), &paths, &mut job, depth);
+                    let result = fill(io.as_mut(), &paths, &mut job, depth).and_then(|n| check(&checks, &job).map(|_| n));
                     if done_tx.send(Filled { buf: job.buf, result }).is_err() {
                         break;
                     }
@@ -152,6 +161,17 @@ fn fill(io: &mut dyn BlockIo, paths: &[PathBuf], job: &mut Job, depth: usize) ->
         Some(e) => Err(e),
         None => Ok(bytes),
     }
+}
+
+/// Check what `job` read from files with registered hashes ([`crate::verify`]).
+#[allow(clippy::type_complexity)]
+fn check(checks: &[Option<(std::sync::Arc<crate::verify::FileChecks>, std::fs::File, u64)>], job: &Job) -> Result<(), IoError> {
+    for r in &job.reads {
+        let Some((c, file, len)) = &checks[r.file] else { continue };
+        let valid = (len.saturating_sub(r.offset) as usize).min(r.len);
+        c.check_read(file, r.offset, &job.buf.whole()[r.buf_offset..r.buf_offset + valid])?;
+    }
+    Ok(())
 }
 
 impl Drop for SegmentReader {

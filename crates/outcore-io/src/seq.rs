@@ -74,8 +74,19 @@ pub struct SeqReader {
 }
 
 impl SeqReader {
-    /// Open `path`; memory used is two chunks of `chunk_bytes`.
+    /// Open `path`; memory used is two chunks of `chunk_bytes`. A file
+    /// whose block hashes are registered ([`crate::verify`]) is checked.
     pub fn open(path: &Path, chunk_bytes: usize) -> Result<Self, IoError> {
+        Self::open_checked(path, chunk_bytes, true)
+    }
+
+    /// Open `path` without checking it against registered hashes: for
+    /// what computes hashes itself ([`crate::hash_file_blocks`]).
+    pub fn open_unchecked(path: &Path, chunk_bytes: usize) -> Result<Self, IoError> {
+        Self::open_checked(path, chunk_bytes, false)
+    }
+
+    fn open_checked(path: &Path, chunk_bytes: usize, checked: bool) -> Result<Self, IoError> {
         let mut opts = OpenOptions::new();
         opts.read(true);
         let (file, direct) = open_maybe_direct(path, &opts).ctx(path, "open")?;
@@ -86,7 +97,8 @@ impl SeqReader {
         recycle_tx.send(AlignedBuf::new(chunk, DIRECT_ALIGN)).unwrap();
         recycle_tx.send(AlignedBuf::new(chunk, DIRECT_ALIGN)).unwrap();
         let thread_path = path.to_path_buf();
-        let thread = std::thread::spawn(move || read_ahead(file, direct, thread_path, fill_tx, recycle_rx));
+        let checks = if checked { crate::verify::checks_for(&file) } else { None };
+        let thread = std::thread::spawn(move || read_ahead(file, direct, thread_path, checks, fill_tx, recycle_rx));
         Ok(SeqReader {
             path: path.to_path_buf(),
             len,
@@ -154,7 +166,17 @@ impl SeqReader {
     }
 }
 
-fn read_ahead(file: File, direct: bool, path: PathBuf, filled: SyncSender<Result<AlignedBuf, IoError>>, recycle: Receiver<AlignedBuf>) {
+/// The reader's thread: reads chunk after chunk into recycled buffers and,
+/// for a file whose block hashes are registered, checks each block before
+/// the chunk holding it is handed on ([`crate::verify`]).
+fn read_ahead(
+    file: File,
+    direct: bool,
+    path: PathBuf,
+    checks: Option<std::sync::Arc<crate::verify::FileChecks>>,
+    filled: SyncSender<Result<AlignedBuf, IoError>>,
+    recycle: Receiver<AlignedBuf>,
+) {
     let mut offset = 0u64;
     while let Ok(mut buf) = recycle.recv() {
         let cap = buf.capacity();
@@ -183,8 +205,14 @@ fn read_ahead(file: File, direct: bool, path: PathBuf, filled: SyncSender<Result
         if !direct && n > 0 {
             drop_cached(&file, offset, n as u64);
         }
-        offset += n as u64;
         buf.set_len(n);
+        if let Some(checks) = &checks {
+            if let Err(e) = checks.check_read(&file, offset, &buf) {
+                let _ = filled.send(Err(e));
+                return;
+            }
+        }
+        offset += n as u64;
         if n > 0 && filled.send(Ok(buf)).is_err() {
             return;
         }

@@ -239,6 +239,7 @@ struct BlockFile {
     page: AlignedBuf,
     page_at: Option<u64>,
     direct: bool,
+    checks: Option<std::sync::Arc<outcore_io::verify::FileChecks>>,
 }
 
 impl BlockFile {
@@ -246,13 +247,17 @@ impl BlockFile {
         let mut opts = OpenOptions::new();
         opts.read(true);
         let (file, direct) = open_maybe_direct(path, &opts).ctx(path, "open")?;
-        Ok(BlockFile { file, path: path.to_path_buf(), page: AlignedBuf::new(BLOCK, DIRECT_ALIGN), page_at: None, direct })
+        let checks = outcore_io::verify::checks_for(&file);
+        Ok(BlockFile { file, path: path.to_path_buf(), page: AlignedBuf::new(BLOCK, DIRECT_ALIGN), page_at: None, direct, checks })
     }
 
     fn read_block(&mut self, block: u64) -> Result<(), StoreError> {
         let n = read_full_at(&self.file, &mut self.page, BLOCK, block * BLOCK as u64).ctx(&self.path, "read")?;
         if !self.direct {
             outcore_io::drop_cached(&self.file, block * BLOCK as u64, n as u64);
+        }
+        if let Some(c) = &self.checks {
+            c.check_read(&self.file, block * BLOCK as u64, &self.page)?;
         }
         self.page_at = Some(block);
         Ok(())

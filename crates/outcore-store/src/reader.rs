@@ -2,6 +2,7 @@
 
 use crate::codec::{ListDecoder, ListSource};
 use crate::{codec_for, Codec, IdMap, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES};
+use outcore_io::verify::FileChecks;
 use outcore_io::{
     hash_file_blocks, open_maybe_direct, read_full_at, AlignedBuf, Budget, ChecksumMismatch, IoContext, SeqReader, DIRECT_ALIGN,
 };
@@ -28,7 +29,11 @@ impl Store {
                         "is not a regular file (a link or a directory); a store holds only its own files",
                     ))
                 }
-                Ok(m) if m.len() == rec.bytes => {}
+                Ok(m) if m.len() == rec.bytes => {
+                    // every read of this file in this process checks each block on first use
+                    let hashes = rec.to_hashes(&path)?;
+                    outcore_io::verify::register(&path, &m, hashes.block_bytes, hashes.blocks);
+                }
                 Ok(m) => {
                     return Err(StoreError::invalid(&path, format!("is {} bytes, manifest says {} (store damaged)", m.len(), rec.bytes)))
                 }
@@ -237,7 +242,14 @@ impl Layout {
         Ok(if let Some(p) = self.degrees_path() {
             DegreeScan::File { file: Window::open(&p)?, vertex: 0, vertices: self.vertices }
         } else if self.codec.degree(0, 0).is_some() {
-            DegreeScan::Index { codec: self.codec, index: Window::open(&self.index_path())?, vertex: 0, vertices: self.vertices }
+            let adjacency_bytes = std::fs::metadata(self.adjacency_path()).ctx(&self.adjacency_path(), "stat")?.len();
+            DegreeScan::Index {
+                codec: self.codec,
+                index: Window::open(&self.index_path())?,
+                vertex: 0,
+                vertices: self.vertices,
+                adjacency_bytes,
+            }
         } else {
             DegreeScan::Lists(Box::new(self.scan()?))
         })
@@ -331,7 +343,7 @@ impl BlockTable {
 
 /// Degrees of a layout in vertex order ([`Layout::degrees`]).
 pub enum DegreeScan {
-    Index { codec: &'static dyn Codec, index: Window, vertex: u64, vertices: u64 },
+    Index { codec: &'static dyn Codec, index: Window, vertex: u64, vertices: u64, adjacency_bytes: u64 },
     File { file: Window, vertex: u64, vertices: u64 },
     Lists(Box<AdjacencyScan>),
 }
@@ -340,16 +352,22 @@ impl DegreeScan {
     /// The degree of the next vertex (an error past the last one).
     pub fn next_degree(&mut self) -> Result<u64, StoreError> {
         match self {
-            DegreeScan::Index { codec, index, vertex, vertices } => {
+            DegreeScan::Index { codec, index, vertex, vertices, adjacency_bytes } => {
                 if *vertex >= *vertices {
                     return Err(StoreError::invalid(index.path(), "read past the last vertex"));
                 }
                 let lo = index.u64_at(*vertex * 8)?;
                 let hi = index.u64_at(*vertex * 8 + 8)?;
                 *vertex += 1;
-                codec
-                    .degree(lo, hi)
-                    .filter(|_| hi >= lo)
+                if codec.position(hi) > adjacency_bytes.saturating_mul(8) || codec.byte_range(lo.min(hi), hi).1 > *adjacency_bytes {
+                    return Err(StoreError::invalid(
+                        index.path(),
+                        format!("vertex {}'s list ends at entry {hi}, beyond the {adjacency_bytes} bytes of the adjacency", *vertex - 1),
+                    ));
+                }
+                (hi >= lo)
+                    .then(|| codec.degree(lo, hi))
+                    .flatten()
                     .ok_or_else(|| StoreError::invalid(index.path(), format!("index decreases at vertex {} ({lo} > {hi})", *vertex - 1)))
             }
             DegreeScan::File { file, vertex, vertices } => {
@@ -380,7 +398,7 @@ pub struct Window {
 
 enum WindowSource {
     Seq(SeqReader),
-    Paged { file: std::fs::File, direct: bool, len: u64, page: AlignedBuf },
+    Paged { file: std::fs::File, direct: bool, len: u64, page: AlignedBuf, checks: Option<std::sync::Arc<FileChecks>> },
 }
 
 /// Bytes a paged window reads at least per miss.
@@ -400,11 +418,20 @@ impl Window {
         let (file, direct) = open_maybe_direct(path, std::fs::OpenOptions::new().read(true)).ctx(path, "open")?;
         let len = file.metadata().ctx(path, "stat")?.len();
         let page = AlignedBuf::new(PAGED_READ_BYTES, DIRECT_ALIGN);
-        Ok(Window { source: WindowSource::Paged { file, direct, len, page }, path: path.to_path_buf(), buf: Vec::new(), start: 0 })
+        let checks = outcore_io::verify::checks_for(&file);
+        Ok(Window { source: WindowSource::Paged { file, direct, len, page, checks }, path: path.to_path_buf(), buf: Vec::new(), start: 0 })
     }
 
     fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The file's length.
+    fn len(&self) -> u64 {
+        match &self.source {
+            WindowSource::Seq(r) => r.len(),
+            WindowSource::Paged { len, .. } => *len,
+        }
     }
 
     fn truncated(&self, end: u64, hi: u64) -> StoreError {
@@ -436,7 +463,7 @@ impl Window {
 
     fn paged_range(&mut self, lo: u64, hi: u64) -> Result<&[u8], StoreError> {
         if lo < self.start || hi > self.start + self.buf.len() as u64 {
-            let WindowSource::Paged { file, direct, len, page } = &mut self.source else { unreachable!() };
+            let WindowSource::Paged { file, direct, len, page, checks } = &mut self.source else { unreachable!() };
             if hi > *len {
                 let end = *len;
                 return Err(self.truncated(end, hi));
@@ -458,6 +485,9 @@ impl Window {
             if !*direct {
                 // positioned reads of scattered pages: keep them out of the page cache
                 outcore_io::drop_cached(file, first, end - first);
+            }
+            if let Some(c) = checks {
+                c.check_read(file, first, &self.buf)?;
             }
             self.start = first;
             if hi > self.start + self.buf.len() as u64 {
@@ -606,6 +636,16 @@ impl AdjacencyScan {
             }
             self.block_entries.push(hi);
         }
+        if phi > self.adjacency.len().saturating_mul(8) {
+            return Err(StoreError::invalid(
+                self.index.path(),
+                format!(
+                    "vertex {v}'s list ends at position {phi}, beyond the {} bytes of {}",
+                    self.adjacency.len(),
+                    self.adjacency.path().display()
+                ),
+            ));
+        }
         let (src_start, src_end, first_vertex) = match self.block {
             Some(b) => (b.first_byte, b.end_byte, b.first_vertex),
             None => {
@@ -613,6 +653,16 @@ impl AdjacencyScan {
                 (b0, b1, v)
             }
         };
+        if src_end > self.adjacency.len() {
+            return Err(StoreError::invalid(
+                self.index.path(),
+                format!(
+                    "vertex {v}'s list ends at byte {src_end}, beyond the {} bytes of {}",
+                    self.adjacency.len(),
+                    self.adjacency.path().display()
+                ),
+            ));
+        }
         if self.block.is_some_and(|b| phi.div_ceil(8) > b.end_byte || plo < b.first_byte * 8) {
             return Err(StoreError::invalid(
                 self.index.path(),

@@ -75,6 +75,8 @@ pub struct TileScan {
     pos: usize,
     buf: Vec<[u16; 2]>,
     carry: Vec<u8>,
+    vertices: u64,
+    span_bits: u32,
 }
 
 /// The start-edge index: (i, j, first edge) per non-empty tile in storage
@@ -82,7 +84,12 @@ pub struct TileScan {
 #[allow(clippy::type_complexity)]
 pub fn read_tile_index(dir: &Path, rec: &TilesRecord) -> Result<(Vec<(u32, u32, u64)>, u64), StoreError> {
     let path = dir.join(&rec.index);
-    let raw = std::fs::read(&path).map_err(|e| StoreError::invalid(&path, format!("cannot read: {e}")))?;
+    let file = std::fs::File::open(&path).map_err(|e| StoreError::invalid(&path, format!("cannot read: {e}")))?;
+    let mut raw = Vec::new();
+    std::io::Read::read_to_end(&mut &file, &mut raw).map_err(|e| StoreError::invalid(&path, format!("cannot read: {e}")))?;
+    if let Some(c) = outcore_io::verify::checks_for(&file) {
+        c.check_read(&file, 0, &raw)?;
+    }
     if raw.len() as u64 != rec.tiles * 16 + 8 {
         return Err(StoreError::invalid(&path, format!("{} bytes for {} tiles", raw.len(), rec.tiles)));
     }
@@ -110,10 +117,32 @@ pub fn read_tile_index(dir: &Path, rec: &TilesRecord) -> Result<(Vec<(u32, u32, 
     Ok((index, end))
 }
 
+/// Check that the local ids of tile (i, j)'s `edges` name vertices of the
+/// store (`vertices`, spans of 2^`span_bits`): the last span is short, and
+/// a damaged or crafted tile could point past it. `path` is the tile data file.
+pub fn check_tile_edges(path: &Path, vertices: u64, span_bits: u32, i: u32, j: u32, edges: &[[u16; 2]]) -> Result<(), StoreError> {
+    let limit = |span: u32| (vertices.saturating_sub((span as u64) << span_bits)).min(1 << span_bits);
+    let (sources, targets) = (limit(i), limit(j));
+    let (max_source, max_target) = edges.iter().fold((0u16, 0u16), |(a, b), e| (a.max(e[0]), b.max(e[1])));
+    if edges.is_empty() || ((max_source as u64) < sources && (max_target as u64) < targets) {
+        return Ok(());
+    }
+    let k = edges.iter().position(|e| e[0] as u64 >= sources || e[1] as u64 >= targets).unwrap_or(0);
+    Err(StoreError::invalid(
+        path,
+        format!(
+            "tile ({i}, {j}), edge {k}: local ids ({}, {}) beyond its spans of {sources} and {targets} vertices",
+            edges[k][0], edges[k][1]
+        ),
+    ))
+}
+
 impl TileScan {
-    pub fn open(dir: &Path, rec: &TilesRecord) -> Result<Self, StoreError> {
+    pub fn open(dir: &Path, rec: &TilesRecord, vertices: u64) -> Result<Self, StoreError> {
         let (index, end) = read_tile_index(dir, rec)?;
         Ok(TileScan {
+            vertices,
+            span_bits: rec.span_bits,
             index,
             end,
             data: SeqReader::open(&dir.join(&rec.data), STREAM_CHUNK_BYTES)?,
@@ -137,6 +166,7 @@ impl TileScan {
         self.buf.clear();
         self.buf.extend(self.carry[..need].chunks_exact(4).map(|c| [u16::from_le_bytes([c[0], c[1]]), u16::from_le_bytes([c[2], c[3]])]));
         self.carry.drain(..need);
+        check_tile_edges(self.data.path(), self.vertices, self.span_bits, i, j, &self.buf)?;
         Ok(Some(Tile { i, j, edges: &self.buf }))
     }
 }

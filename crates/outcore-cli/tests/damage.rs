@@ -1,0 +1,238 @@
+//! Damaged stores (issue 14): a flipped bit anywhere in any file of any
+//! layout is an error naming the file and the block, from every command and
+//! engine that reads the file; a command that does not read it gives the
+//! undamaged result. Never a panic, never a different result. And a store
+//! whose checksums match but whose contents are impossible (ids out of
+//! range, an index going backwards) is an error too, never a panic.
+
+mod common;
+use common::outcore;
+use std::path::{Path, PathBuf};
+
+fn shared() -> PathBuf {
+    outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// wiki-Vote with a weight on every edge, as a .wel file.
+fn weighted_wiki_vote(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(shared().join("real/wiki-Vote.txt")).unwrap();
+    let mut out = String::new();
+    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        let mut f = line.split_whitespace();
+        let (u, v): (u64, u64) = (f.next().unwrap().parse().unwrap(), f.next().unwrap().parse().unwrap());
+        out.push_str(&format!("{u} {v} {}\n", (u * 7 + v * 3) % 13 + 1));
+    }
+    let path = dir.join("wiki-vote.wel");
+    std::fs::write(&path, out).unwrap();
+    path
+}
+
+/// Every command and engine that reads a store, as argument lists ending
+/// before `-o FILE`.
+fn runs(store: &str) -> Vec<Vec<String>> {
+    let mut runs = Vec::new();
+    let root = "30";
+    for engine in ["traverse", "memory", "stream", "sortreduce"] {
+        runs.push(vec!["bfs", store, "--root", root, "--engine", engine]);
+    }
+    for engine in ["traverse", "sortreduce"] {
+        runs.push(vec!["sssp", store, "--root", root, "--engine", engine]);
+    }
+    for engine in ["traverse", "memory", "stream", "interval", "sortreduce"] {
+        runs.push(vec!["wcc", store, "--engine", engine]);
+        runs.push(vec!["pagerank", store, "--engine", engine, "--iterations", "3"]);
+    }
+    runs.push(vec!["cdlp", store, "--iterations", "2"]);
+    runs.push(vec!["spmv", store]);
+    runs.push(vec!["bc", store, "--sources", "2", "--seed", "5"]);
+    runs.push(vec!["export", store]);
+    runs.push(vec!["export", store, "--layout", "in"]);
+    runs.into_iter().map(|r| r.into_iter().map(String::from).collect()).collect()
+}
+
+/// Run `args -o out`: the exit code, the output file's bytes, stderr.
+fn run(args: &[String], out: &Path) -> (i32, Vec<u8>, String) {
+    let _ = std::fs::remove_file(out);
+    let mut full: Vec<&str> = args.iter().map(|a| a.as_str()).collect();
+    full.extend(["-o", s(out), "--quiet"]);
+    let (code, _, err) = outcore(&full);
+    (code, std::fs::read(out).unwrap_or_default(), err)
+}
+
+fn flip(path: &Path, at: u64, mask: u8) {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::OpenOptions::new().read(true).write(true).open(path).unwrap();
+    let mut b = [0u8];
+    f.read_exact_at(&mut b, at).unwrap();
+    b[0] ^= mask;
+    f.write_all_at(&b, at).unwrap();
+}
+
+fn store_files(store: &Path) -> Vec<String> {
+    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(store.join("manifest.json")).unwrap()).unwrap();
+    let mut names: Vec<String> = manifest["files"].as_object().unwrap().keys().cloned().collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_flipped_bit_in_any_file_is_an_error_or_the_undamaged_result() {
+    let d = tempfile::tempdir().unwrap();
+    let input = weighted_wiki_vote(d.path());
+    for encoding in ["raw32", "gapref"] {
+        let store = d.path().join(format!("store-{encoding}"));
+        let (code, _, err) = outcore(&[
+            "import",
+            s(&input),
+            "-o",
+            s(&store),
+            "--directed",
+            "--weighted",
+            "--layouts",
+            "out,in,tiles",
+            "--encoding",
+            encoding,
+            "--quiet",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let runs = runs(s(&store));
+        let out = d.path().join("result");
+        let want: Vec<Vec<u8>> = runs
+            .iter()
+            .map(|r| {
+                let (code, bytes, err) = run(r, &out);
+                assert_eq!(code, 0, "{r:?} on the undamaged store: {err}");
+                assert!(!bytes.is_empty(), "{r:?} wrote nothing");
+                bytes
+            })
+            .collect();
+        let files = store_files(&store);
+        assert!(files.len() >= 9, "{files:?}");
+        for name in &files {
+            let path = store.join(name);
+            let len = std::fs::metadata(&path).unwrap().len();
+            // the first byte, one in the middle, the last byte; a low and a high bit
+            for (at, mask) in [(0, 0x01), (len / 2, 0x80), (len - 1, 0x10)] {
+                flip(&path, at, mask);
+                let mut refused = 0;
+                for (r, want) in runs.iter().zip(&want) {
+                    let (code, bytes, err) = run(r, &out);
+                    assert!(code == 0 || code == 1, "{r:?} with {name} byte {at} flipped: exit {code}: {err}");
+                    if code == 0 {
+                        assert!(&bytes == want, "{r:?} gave another result with {name} byte {at} flipped");
+                    } else {
+                        refused += 1;
+                        assert!(
+                            err.contains(&format!("{name}: verify: checksum mismatch in block {}", at / (1 << 20))),
+                            "{r:?} with {name} byte {at} flipped: {err}"
+                        );
+                        assert!(!out.exists(), "{r:?} left an output behind");
+                    }
+                }
+                assert!(refused > 0, "no command read {name}");
+                let (code, _, err) = outcore(&["info", s(&store), "--verify"]);
+                assert_ne!(code, 0);
+                assert!(err.contains(name.as_str()), "{err}");
+                flip(&path, at, mask);
+            }
+        }
+        assert_eq!(outcore(&["info", s(&store), "--verify"]).0, 0);
+    }
+}
+
+/// Rewrite the manifest's record of `name` to match the file as it is now
+/// (what a crafted store would carry: checksums that match).
+fn rehash(store: &Path, name: &str) {
+    let path = store.join("manifest.json");
+    let mut manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let bytes = std::fs::read(store.join(name)).unwrap();
+    let record = &mut manifest["files"][name];
+    let block = record["block_bytes"].as_u64().unwrap() as usize;
+    record["bytes"] = bytes.len().into();
+    record["xxh3"] = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)).into();
+    let mut blocks: Vec<serde_json::Value> =
+        bytes.chunks(block).map(|c| format!("{:016x}", xxhash_rust::xxh3::xxh3_64(c)).into()).collect();
+    if blocks.is_empty() {
+        blocks.push(format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&[])).into());
+    }
+    record["blocks"] = blocks.into();
+    std::fs::write(&path, serde_json::to_string_pretty(&manifest).unwrap()).unwrap();
+}
+
+fn put_u32(path: &Path, at: u64, value: u32) {
+    use std::os::unix::fs::FileExt;
+    std::fs::OpenOptions::new().write(true).open(path).unwrap().write_all_at(&value.to_le_bytes(), at).unwrap();
+}
+
+fn put_u64(path: &Path, at: u64, value: u64) {
+    use std::os::unix::fs::FileExt;
+    std::fs::OpenOptions::new().write(true).open(path).unwrap().write_all_at(&value.to_le_bytes(), at).unwrap();
+}
+
+/// Contents no import writes, behind checksums that match: every command
+/// and engine that reads them stops with an error naming the file; none
+/// panics, none gives a result.
+#[test]
+fn impossible_contents_with_matching_checksums_are_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let input = weighted_wiki_vote(d.path());
+    let store = d.path().join("store");
+    let (code, _, err) = outcore(&[
+        "import",
+        s(&input),
+        "-o",
+        s(&store),
+        "--directed",
+        "--weighted",
+        "--layouts",
+        "out,in,tiles",
+        "--encoding",
+        "raw32",
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let runs = runs(s(&store));
+    let out = d.path().join("result");
+    let pristine: Vec<(String, Vec<u8>)> =
+        store_files(&store).into_iter().map(|n| (n.clone(), std::fs::read(store.join(&n)).unwrap())).collect();
+    let vertices = std::fs::metadata(store.join("out.index")).unwrap().len() / 8 - 1;
+    let edges = std::fs::metadata(store.join("out.adj")).unwrap().len() / 4;
+    // (file, what is written where, what the error must say)
+    type Damage = (&'static str, Box<dyn Fn(&Path)>);
+    let damages: Vec<Damage> = vec![
+        ("out.adj", Box::new(|p: &Path| put_u32(p, 4 * 100, u32::MAX - 3))),
+        ("out.adj", Box::new(move |p: &Path| put_u32(p, 4 * (edges - 1), vertices as u32))),
+        ("in.adj", Box::new(|p: &Path| put_u32(p, 4 * 7, 1 << 31))),
+        ("out.index", Box::new(|p: &Path| put_u64(p, 8 * 50, 1 << 40))),
+        ("out.index", Box::new(move |p: &Path| put_u64(p, 8 * vertices, edges + 1))),
+        ("in.index", Box::new(|p: &Path| put_u64(p, 8 * 3, 0))),
+        ("tiles-g0.edges", Box::new(|p: &Path| put_u32(p, 4 * 11, u32::MAX))),
+        ("tiles-g0.index", Box::new(|p: &Path| put_u64(p, 8, 1 << 50))),
+    ];
+    for (name, damage) in &damages {
+        let path = store.join(name);
+        damage(&path);
+        rehash(&store, name);
+        let (_, _, err) = outcore(&["info", s(&store), "--verify"]);
+        assert!(!err.contains("checksum mismatch"), "the crafted {name} has matching checksums: {err}");
+        let mut refused = 0;
+        for r in &runs {
+            let (code, _, err) = run(r, &out);
+            assert!(code == 0 || code == 1, "{r:?} with impossible {name}: exit {code}: {err}");
+            if code == 1 {
+                refused += 1;
+                assert!(err.contains(name) && err.lines().count() == 1, "{r:?} with impossible {name}: {err}");
+                assert!(!out.exists(), "{r:?} left an output behind");
+            }
+        }
+        assert!(refused > 0, "no command noticed the impossible {name}");
+        for (n, bytes) in &pristine {
+            std::fs::write(store.join(n), bytes).unwrap();
+            rehash(&store, n);
+        }
+    }
+}

@@ -1,0 +1,329 @@
+//! Checksums verified on first use. A store records the xxh3 of every
+//! block of every file it holds (the manifest's `blocks`); opening the store
+//! registers those hashes here, by file identity (device and inode, length
+//! and modification time), and every reader of this crate then checks a
+//! block the first time this process uses it, before its bytes are handed
+//! to the caller: [`crate::SeqReader`] hashes each chunk as its read-ahead
+//! thread brings it in (no extra reads when chunks and blocks coincide),
+//! [`crate::BlockCache`] and other positioned readers read and hash a whole
+//! block the first time any byte of it is asked for. A block that does not
+//! match is an error naming the file, the block and its byte range; a file
+//! nobody registered (a temporary file, an edge list) is read unchecked.
+//!
+//! Temporary files that are never changed once written (sort runs, the
+//! interval engine's tables) are registered with the hashes their
+//! [`crate::SeqWriter`] computed ([`register_written`]), so that reading
+//! them back is checked the same way. A file changed in place must not be
+//! registered: file times are too coarse to tell two versions apart.
+
+use crate::{read_full_at, AlignedBuf, IoError, DIRECT_ALIGN};
+use std::collections::HashMap;
+use std::fs::{File, Metadata};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use xxhash_rust::xxh3::Xxh3;
+
+/// Registered files beyond which those no longer on disk are forgotten.
+const PRUNE_AT: usize = 4096;
+
+/// Bytes read at a time when a block is verified by a read of its own.
+const VERIFY_READ_BYTES: usize = 256 << 10;
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+struct FileKey {
+    dev: u64,
+    ino: u64,
+}
+
+/// What identifies one version of a file: the same inode rewritten in
+/// place (a different length or modification time) is another file.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Version {
+    len: u64,
+    mtime_ns: i128,
+}
+
+fn identity(meta: &Metadata) -> (FileKey, Version) {
+    (
+        FileKey { dev: meta.dev(), ino: meta.ino() },
+        Version { len: meta.len(), mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128 },
+    )
+}
+
+/// The recorded block hashes of one file and which blocks this process has
+/// checked so far.
+pub struct FileChecks {
+    path: PathBuf,
+    version: Version,
+    block_bytes: u64,
+    hashes: Vec<u64>,
+    verified: Vec<AtomicU64>,
+}
+
+fn registry() -> &'static Mutex<HashMap<FileKey, Arc<FileChecks>>> {
+    static REGISTRY: OnceLock<Mutex<HashMap<FileKey, Arc<FileChecks>>>> = OnceLock::new();
+    REGISTRY.get_or_init(Default::default)
+}
+
+/// Whether reads are checked. `OUTCORE_VERIFY_READS=0` turns checking off;
+/// it exists so that benchmarks can measure what checking costs in the same
+/// run, and is not meant for anything else.
+pub fn verification_enabled() -> bool {
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var("OUTCORE_VERIFY_READS").map_or(true, |v| v != "0"))
+}
+
+/// Register the recorded hashes of the file at `path` (whose metadata,
+/// taken without following links, is `meta`): one hash per `block_bytes`
+/// block, the last block possibly short. A file registered before with the
+/// same identity and hashes keeps what this process verified of it.
+pub fn register(path: &Path, meta: &Metadata, block_bytes: u64, hashes: Vec<u64>) {
+    if block_bytes == 0 || hashes.len() as u64 != meta.len().div_ceil(block_bytes).max(1) {
+        // a record that cannot describe this file; the store's own checks report it
+        return;
+    }
+    let (key, version) = identity(meta);
+    let mut map = registry().lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(old) = map.get(&key) {
+        if old.version == version && old.block_bytes == block_bytes && old.hashes == hashes {
+            return;
+        }
+    }
+    if map.len() >= PRUNE_AT {
+        // temporary files come and go: forget the ones that are gone
+        map.retain(|_, c| std::fs::symlink_metadata(&c.path).is_ok_and(|m| identity(&m).1 == c.version));
+    }
+    let words = hashes.len().div_ceil(64);
+    let checks =
+        FileChecks { path: path.to_path_buf(), version, block_bytes, hashes, verified: (0..words).map(|_| AtomicU64::new(0)).collect() };
+    map.insert(key, Arc::new(checks));
+}
+
+/// Register a file this process has just written through a
+/// [`crate::SeqWriter`] and will not change, with the hashes it computed.
+pub fn register_written(summary: &crate::WriteSummary) -> Result<(), IoError> {
+    let meta = std::fs::symlink_metadata(&summary.path).map_err(|e| IoError::new(&summary.path, "stat", e))?;
+    register(&summary.path, &meta, summary.hashes.block_bytes, summary.hashes.blocks.clone());
+    Ok(())
+}
+
+/// The checks registered for the open file `file`, if any (and if checking is on).
+pub fn checks_for(file: &File) -> Option<Arc<FileChecks>> {
+    if !verification_enabled() {
+        return None;
+    }
+    let meta = file.metadata().ok()?;
+    let (key, version) = identity(&meta);
+    let map = registry().lock().unwrap_or_else(|p| p.into_inner());
+    map.get(&key).filter(|c| c.version == version).cloned()
+}
+
+/// The checks registered for the file at `path`, if any.
+pub fn checks_for_path(path: &Path) -> Option<Arc<FileChecks>> {
+    checks_for(&File::open(path).ok()?)
+}
+
+impl FileChecks {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    pub fn block_bytes(&self) -> u64 {
+        self.block_bytes
+    }
+    /// Number of blocks.
+    pub fn blocks(&self) -> u64 {
+        self.hashes.len() as u64
+    }
+    /// The block holding byte `offset`.
+    pub fn block_of(&self, offset: u64) -> u64 {
+        offset / self.block_bytes
+    }
+    /// Bytes `start..end` of block `b`.
+    pub fn block_range(&self, b: u64) -> (u64, u64) {
+        let start = b * self.block_bytes;
+        (start, (start + self.block_bytes).min(self.version.len))
+    }
+
+    pub fn is_verified(&self, b: u64) -> bool {
+        self.verified.get((b / 64) as usize).is_some_and(|w| w.load(Ordering::Acquire) & (1 << (b % 64)) != 0)
+    }
+
+    fn mark(&self, b: u64) {
+        self.verified[(b / 64) as usize].fetch_or(1 << (b % 64), Ordering::AcqRel);
+    }
+
+    fn mismatch(&self, b: u64) -> IoError {
+        let (start, end) = self.block_range(b);
+        IoError::new(
+            &self.path,
+            "verify",
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "checksum mismatch in block {b} (bytes {start}..{end}): the file is damaged and nothing read from it was used (`outcore info --verify STORE` lists every damaged file)"
+                ),
+            ),
+        )
+    }
+
+    /// Check `bytes`, the whole of block `b`, against its hash.
+    pub fn check_block(&self, b: u64, bytes: &[u8]) -> Result<(), IoError> {
+        let (start, end) = self.block_range(b);
+        if b >= self.blocks() || bytes.len() as u64 != end - start || xxhash_rust::xxh3::xxh3_64(bytes) != self.hashes[b as usize] {
+            return Err(self.mismatch(b));
+        }
+        self.mark(b);
+        Ok(())
+    }
+
+    /// Verify block `b` of `file` (this file, open) with a read of its own,
+    /// unless this process already has.
+    pub fn verify_block(&self, file: &File, b: u64) -> Result<(), IoError> {
+        if self.is_verified(b) {
+            return Ok(());
+        }
+        if b >= self.blocks() {
+            return Err(self.mismatch(b));
+        }
+        let (start, end) = self.block_range(b);
+        let mut buf = AlignedBuf::new(VERIFY_READ_BYTES, DIRECT_ALIGN);
+        let mut hasher = Xxh3::new();
+        let mut at = start;
+        while at < end {
+            let want = ((end - at) as usize).min(VERIFY_READ_BYTES).div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN;
+            let got = read_full_at(file, &mut buf, want, at).map_err(|e| IoError::new(&self.path, format!("read at byte {at}"), e))?;
+            let used = (got as u64).min(end - at) as usize;
+            if used == 0 {
+                return Err(self.mismatch(b));
+            }
+            hasher.update(&buf[..used]);
+            at += used as u64;
+        }
+        crate::drop_cached(file, start, end - start);
+        if hasher.digest() != self.hashes[b as usize] {
+            return Err(self.mismatch(b));
+        }
+        self.mark(b);
+        Ok(())
+    }
+
+    /// Verify every block that bytes `lo..hi` of `file` touch.
+    pub fn verify_range(&self, file: &File, lo: u64, hi: u64) -> Result<(), IoError> {
+        if hi <= lo {
+            return Ok(());
+        }
+        for b in self.block_of(lo)..=self.block_of(hi - 1) {
+            self.verify_block(file, b)?;
+        }
+        Ok(())
+    }
+
+    /// Check the blocks that `bytes`, read from `file` at `offset`, touch:
+    /// those it holds whole are hashed from `bytes`, the others are read
+    /// and hashed on their own.
+    pub fn check_read(&self, file: &File, offset: u64, bytes: &[u8]) -> Result<(), IoError> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let end = offset + bytes.len() as u64;
+        for b in self.block_of(offset)..=self.block_of(end - 1) {
+            if self.is_verified(b) {
+                continue;
+            }
+            let (start, stop) = self.block_range(b);
+            if start >= offset && stop <= end {
+                self.check_block(b, &bytes[(start - offset) as usize..(stop - offset) as usize])?;
+            } else {
+                self.verify_block(file, b)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{hash_file_blocks, SeqReader};
+    use std::io::Write;
+
+    fn file_of(dir: &Path, name: &str, len: usize) -> PathBuf {
+        let path = dir.join(name);
+        let data: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
+        std::fs::File::create(&path).unwrap().write_all(&data).unwrap();
+        path
+    }
+
+    fn register_now(path: &Path, block: u64) {
+        let h = hash_file_blocks(path, block).unwrap();
+        register(path, &std::fs::symlink_metadata(path).unwrap(), block, h.blocks);
+    }
+
+    fn flip(path: &Path, at: u64) {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new().read(true).write(true).open(path).unwrap();
+        let mut b = [0u8];
+        f.read_exact_at(&mut b, at).unwrap();
+        b[0] ^= 0x10;
+        f.write_all_at(&b, at).unwrap();
+    }
+
+    fn read_all(path: &Path, chunk: usize) -> Result<Vec<u8>, IoError> {
+        let mut r = SeqReader::open(path, chunk)?;
+        let mut out = Vec::new();
+        while let Some(c) = r.next_chunk()? {
+            out.extend_from_slice(c);
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn a_registered_file_reads_whole_and_checked_with_any_chunk() {
+        let d = tempfile::tempdir().unwrap();
+        let path = file_of(d.path(), "a", 300_000);
+        register_now(&path, 64 << 10);
+        let want = std::fs::read(&path).unwrap();
+        for chunk in [4096, 64 << 10, 1 << 20] {
+            assert_eq!(read_all(&path, chunk).unwrap(), want);
+        }
+        let c = checks_for_path(&path).unwrap();
+        assert_eq!(c.blocks(), 5);
+        assert!((0..5).all(|b| c.is_verified(b)));
+    }
+
+    #[test]
+    fn a_flipped_bit_is_an_error_naming_block_and_bytes() {
+        let d = tempfile::tempdir().unwrap();
+        let path = file_of(d.path(), "b", 300_000);
+        let h = hash_file_blocks(&path, 64 << 10).unwrap();
+        flip(&path, 200_000);
+        // the hashes of the file before the flip, registered for it as it is now
+        register(&path, &std::fs::symlink_metadata(&path).unwrap(), 64 << 10, h.blocks);
+        for chunk in [4096, 64 << 10, 1 << 20] {
+            let err = read_all(&path, chunk).unwrap_err().to_string();
+            assert!(err.contains("checksum mismatch in block 3 (bytes 196608..262144)"), "{err}");
+            assert!(err.contains("/b: verify"), "{err}");
+        }
+        let c = checks_for_path(&path).unwrap();
+        let file = File::open(&path).unwrap();
+        assert!(c.verify_block(&file, 2).is_ok());
+        assert!(c.verify_range(&file, 100_000, 250_000).is_err());
+        assert!(!c.is_verified(3));
+        // an unregistered file reads as it is
+        let other = file_of(d.path(), "c", 10_000);
+        assert_eq!(read_all(&other, 4096).unwrap().len(), 10_000);
+        assert!(checks_for_path(&other).is_none());
+    }
+
+    #[test]
+    fn a_rewritten_file_is_not_checked_against_old_hashes() {
+        let d = tempfile::tempdir().unwrap();
+        let path = file_of(d.path(), "e", 100_000);
+        register_now(&path, 64 << 10);
+        std::fs::File::options().append(true).open(&path).unwrap().write_all(b"more").unwrap();
+        assert!(checks_for_path(&path).is_none());
+        assert_eq!(read_all(&path, 4096).unwrap().len(), 100_004);
+    }
+}
