@@ -236,3 +236,50 @@ fn impossible_contents_with_matching_checksums_are_errors() {
         }
     }
 }
+
+/// Every field of a manifest is bounded: a damaged or crafted one is a
+/// one-line error naming manifest.json, from the first command that opens
+/// the store, and nothing is read or allocated from what it claims.
+#[test]
+fn manifest_fields_out_of_bounds_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let store = d.path().join("store");
+    assert_eq!(outcore(&["import", s(&shared().join("real/wiki-Vote.txt")), "-o", s(&store), "--quiet"]).0, 0);
+    let path = store.join("manifest.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let pristine: serde_json::Value = serde_json::from_str(&text).unwrap();
+    type Edit = (&'static str, Box<dyn Fn(&mut serde_json::Value)>);
+    let edits: Vec<Edit> = vec![
+        ("has 2 block checksums", Box::new(|m| m["files"]["out.adj"]["blocks"].as_array_mut().unwrap().push("0000000000000000".into()))),
+        ("checksum blocks of 0 bytes", Box::new(|m| m["files"]["out.adj"]["block_bytes"] = 0.into())),
+        ("checksum blocks of 1000 bytes", Box::new(|m| m["files"]["out.adj"]["block_bytes"] = 1000.into())),
+        ("not 16 hex digits", Box::new(|m| m["files"]["idmap"]["xxh3"] = "zz".into())),
+        ("not 16 hex digits", Box::new(|m| m["files"]["idmap"]["blocks"][0] = "0123456789abcdef0".into())),
+        (
+            "a file name is 300 bytes long",
+            Box::new(|m| {
+                let name = "x".repeat(300);
+                let record = m["files"]["idmap"].clone();
+                m["files"][name.as_str()] = record;
+            }),
+        ),
+        ("more than any store holds", Box::new(|m| m["vertices"] = (1u64 << 60).into())),
+    ];
+    for (want, edit) in &edits {
+        let mut m = pristine.clone();
+        edit(&mut m);
+        std::fs::write(&path, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+        for args in [vec!["info", s(&store)], vec!["bfs", s(&store), "--root", "30"]] {
+            let (code, _, err) = outcore(&args);
+            assert_eq!(code, 1, "{args:?} with {want}: {err}");
+            assert!(err.contains("manifest.json") && err.contains(want) && err.lines().count() == 1, "{args:?}: {err}");
+        }
+    }
+    // a manifest larger than any store needs is not read at all
+    std::fs::File::create(&path).unwrap().set_len(65 << 20).unwrap();
+    let (code, _, err) = outcore(&["info", s(&store)]);
+    assert_eq!(code, 1);
+    assert!(err.contains("manifest.json: is 68157440 bytes, more than any manifest needs"), "{err}");
+    std::fs::write(&path, &text).unwrap();
+    assert_eq!(outcore(&["info", s(&store), "--verify"]).0, 0);
+}

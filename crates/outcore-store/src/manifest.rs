@@ -149,6 +149,14 @@ impl Manifest {
         if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.file_type().is_file()) {
             return Err(StoreError::invalid(&path, "is not a regular file (a link or a directory); a store holds only its own files"));
         }
+        if let Ok(m) = std::fs::symlink_metadata(&path) {
+            if m.len() > MAX_MANIFEST_BYTES {
+                return Err(StoreError::invalid(
+                    &path,
+                    format!("is {} bytes, more than any manifest needs ({MAX_MANIFEST_BYTES}); the store is damaged or crafted", m.len()),
+                ));
+            }
+        }
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -185,6 +193,25 @@ impl Manifest {
     /// (a manifest claiming 2^60 vertices is an error, not an allocation).
     fn check_sizes(&self, path: &Path) -> Result<(), StoreError> {
         let bad = |why: String| StoreError::invalid(path, format!("{why}; the manifest is damaged or crafted"));
+        if self.files.len() > MAX_FILES || self.layouts.len() > MAX_FILES {
+            return Err(bad(format!("it lists {} files and {} layouts", self.files.len(), self.layouts.len())));
+        }
+        for (name, f) in &self.files {
+            if name.len() > 255 {
+                return Err(bad(format!("a file name is {} bytes long", name.len())));
+            }
+            if f.block_bytes < 4096 || f.block_bytes > 1 << 30 || !f.block_bytes.is_power_of_two() {
+                return Err(bad(format!("{name} has checksum blocks of {} bytes", f.block_bytes)));
+            }
+            let blocks = f.bytes.div_ceil(f.block_bytes).max(1);
+            if f.blocks.len() as u64 != blocks {
+                return Err(bad(format!("{name} ({} bytes) has {} block checksums, not {blocks}", f.bytes, f.blocks.len())));
+            }
+            if let Some(h) = std::iter::once(&f.xxh3).chain(&f.blocks).find(|h| h.len() != 16 || !h.bytes().all(|b| b.is_ascii_hexdigit()))
+            {
+                return Err(bad(format!("{name} has a checksum {h:?}, not 16 hex digits")));
+            }
+        }
         if self.vertices > MAX_VERTICES {
             return Err(bad(format!("it claims {} vertices, more than any store holds (2^48)", self.vertices)));
         }
@@ -226,7 +253,7 @@ impl Manifest {
                 return Err(bad(format!("its tiles claim {} spans for {} vertices of 2^{}", t.spans, self.vertices, t.span_bits)));
             }
             expect(&t.data, "the tile data", t.edges, 4)?;
-            size(&t.index, "the tile index")?;
+            expect(&t.index, "the tile index", t.tiles.checked_add(1).and_then(|x| x.checked_mul(2)).unwrap_or(u64::MAX) - 1, 8)?;
             if let Some(w) = &t.weights {
                 expect(w, "the tile weights", t.edges, 4)?;
             }
@@ -248,6 +275,12 @@ impl Manifest {
         names
     }
 }
+
+/// Largest `manifest.json` read: with 1 MiB checksum blocks, about 3 TB of files.
+pub const MAX_MANIFEST_BYTES: u64 = 64 << 20;
+
+/// Most files (and layouts) a manifest may list.
+const MAX_FILES: usize = 1024;
 
 /// A name a store may give its files: one path component, inside the store
 /// directory (no separator, no `.` or `..`, not hidden, no NUL).

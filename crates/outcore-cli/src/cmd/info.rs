@@ -30,12 +30,20 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let store = Store::open(&a.store)?;
     let m = store.manifest();
     let budget = Budget::new(a.memory);
-    let degrees = degree_summary(&store, a.top, true, &budget)?;
-    let ids = store.ids()?;
-    let original_top = |top: &[(u64, u64)]| -> Result<Vec<(u64, u64)>> { top.iter().map(|&(v, d)| Ok((ids.original(v)?, d))).collect() };
+    // checksums first: every damaged file is named, before the statistics
+    // stop at the first block that fails its check
     let verify = a.verify.then(|| store.verify());
     let bad: Vec<String> =
         verify.iter().flatten().filter_map(|(f, r)| r.as_ref().err().map(|e| format!("{}: {e}", a.store.join(f).display()))).collect();
+    if !bad.is_empty() {
+        if a.json {
+            println!("{}", serde_json::to_string_pretty(&json!({"store": a.store, "verify": {"ok": false, "errors": bad}}))?);
+        }
+        anyhow::bail!("{}", bad.join("; "));
+    }
+    let degrees = degree_summary(&store, a.top, true, &budget)?;
+    let ids = store.ids()?;
+    let original_top = |top: &[(u64, u64)]| -> Result<Vec<(u64, u64)>> { top.iter().map(|&(v, d)| Ok((ids.original(v)?, d))).collect() };
 
     let layouts: serde_json::Map<String, serde_json::Value> = m
         .layouts
@@ -89,13 +97,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
     } else {
         print_text(&a, &store, &degrees, &ids, &layouts)?;
         if let Some(v) = &verify {
-            if bad.is_empty() {
-                println!("verify      all {} files match their checksums", v.len());
-            }
+            println!("verify      all {} files match their checksums", v.len());
         }
-    }
-    if !bad.is_empty() {
-        anyhow::bail!("{}", bad.join("; "));
     }
     Ok(ExitCode::SUCCESS)
 }
