@@ -1,0 +1,195 @@
+//! Writers killed outright (SIGKILL) at chosen moments (issue 14 item 4,
+//! reduced: `bench/crash` tries many more kill points): afterwards the
+//! target is either absent or complete and equal to an uninterrupted run's,
+//! a store that was there before is exactly as it was, and no staging entry
+//! outlives the next run of the command.
+
+mod common;
+use common::outcore;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Run `outcore ARGS` and SIGKILL it after `delay` unless it ended first;
+/// true if it was killed.
+fn kill_after(args: &[&str], delay: Duration) -> bool {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_outcore"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while start.elapsed() < delay {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success(), "{args:?} ended before its kill point, failing: {status}");
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let killed = child.try_wait().unwrap().is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    killed
+}
+
+/// How long `outcore ARGS` takes to its end (which must be a success).
+fn timed(args: &[&str]) -> Duration {
+    let start = Instant::now();
+    let (code, _, err) = outcore(args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    start.elapsed()
+}
+
+/// Hidden staging entries (`.outcore-*`) in `dir` and, for stores, inside it.
+fn staging_entries(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return found };
+    for e in entries.flatten() {
+        let p = e.path();
+        if e.file_name().to_string_lossy().starts_with(".outcore-") {
+            found.push(p);
+        } else if p.is_dir() {
+            found.extend(staging_entries(&p));
+        }
+    }
+    found
+}
+
+/// The fingerprint of a store as commands see it: `info --verify` passes,
+/// and the BFS levels from one root.
+fn fingerprint(store: &Path, out: &Path) -> Vec<u8> {
+    let (code, _, err) = outcore(&["info", s(store), "--verify"]);
+    assert_eq!(code, 0, "{}: {err}", store.display());
+    let _ = std::fs::remove_file(out);
+    let (code, _, err) = outcore(&["bfs", s(store), "-o", s(out), "--quiet"]);
+    assert_eq!(code, 0, "{}: {err}", store.display());
+    std::fs::read(out).unwrap()
+}
+
+/// Files of a store directory, names and bytes (hidden staging entries apart).
+fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with(".outcore-"))
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap_or_default()))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The files `manifest.json` lists, sorted.
+fn manifest_files(store: &Path) -> Vec<String> {
+    let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(store.join("manifest.json")).unwrap()).unwrap();
+    let mut names: Vec<String> = m["files"].as_object().unwrap().keys().cloned().collect();
+    names.sort();
+    names
+}
+
+/// Kill points: fractions of an uninterrupted run.
+const FRACTIONS: [f64; 5] = [0.05, 0.2, 0.4, 0.6, 0.85];
+
+#[test]
+fn killed_writers_leave_the_previous_state_or_the_complete_result() {
+    let d = tempfile::tempdir().unwrap();
+    let work = d.path();
+    let input = work.join("kron.el");
+    let out = work.join("levels");
+    let (code, _, err) = outcore(&["generate", "kronecker", "--scale", "15", "--edge-factor", "16", "--seed", "3", "-o", s(&input)]);
+    assert_eq!(code, 0, "{err}");
+
+    // import and generate --store: a new store, absent or complete
+    let reference = work.join("reference.store");
+    timed(&["import", s(&input), "-o", s(&reference), "--undirected", "--quiet"]);
+    let want = fingerprint(&reference, &out);
+    let new_stores: Vec<(&str, Vec<String>)> = vec![
+        ("import", vec!["import".into(), s(&input).into(), "--undirected".into(), "--quiet".into(), "-o".into()]),
+        (
+            "generate",
+            ["generate", "kronecker", "--scale", "15", "--edge-factor", "16", "--seed", "3", "--undirected", "--quiet", "--store"]
+                .map(String::from)
+                .to_vec(),
+        ),
+    ];
+    for (name, args) in &new_stores {
+        // this command's own result, uninterrupted, and how long it takes
+        let first = work.join(format!("{name}-first.store"));
+        let mut first_args: Vec<&str> = args.iter().map(|a| a.as_str()).collect();
+        first_args.push(s(&first));
+        let full = timed(&first_args);
+        let want = fingerprint(&first, &out);
+        std::fs::remove_dir_all(&first).unwrap();
+        let mut killed = 0;
+        for (k, f) in FRACTIONS.iter().enumerate() {
+            let target = work.join(format!("{name}-{k}.store"));
+            let mut full_args: Vec<&str> = args.iter().map(|a| a.as_str()).collect();
+            full_args.push(s(&target));
+            killed += kill_after(&full_args, full.mul_f64(*f)) as usize;
+            if target.join("manifest.json").exists() {
+                assert!(fingerprint(&target, &out) == want, "{name} killed at {f} of its run left another store");
+            } else {
+                assert!(
+                    !target.exists() || std::fs::read_dir(&target).unwrap().next().is_none(),
+                    "{name} killed at {f}: a partial store at the target"
+                );
+            }
+            // the next run sweeps what the killed one staged, and completes
+            let _ = std::fs::remove_dir_all(&target);
+            let (code, _, err) = outcore(&full_args);
+            assert_eq!(code, 0, "{name} after a kill: {err}");
+            assert!(fingerprint(&target, &out) == want, "{name} after a kill gave another store");
+            assert!(staging_entries(work).is_empty(), "{name}: {:?} outlived the next run", staging_entries(work));
+            std::fs::remove_dir_all(&target).unwrap();
+        }
+        assert!(killed >= 3, "{name}: only {killed} of the kills found it running");
+    }
+
+    // layout add and recode: the existing store is exactly as it was
+    let full = timed(&["layout", "add", s(&reference), "tiles", "--quiet"]);
+    let recoded = work.join("recoded.store");
+    let recode_full = timed(&["recode", s(&reference), "-o", s(&recoded), "--order", "degree", "--encoding", "gapref", "--quiet"]);
+    let recoded_want = fingerprint(&recoded, &out);
+    std::fs::remove_dir_all(&recoded).unwrap();
+    let (mut killed_layout, mut killed_recode) = (0, 0);
+    for (k, f) in FRACTIONS.iter().enumerate() {
+        // a tile rebuild over the tiles there
+        killed_layout += kill_after(&["layout", "add", s(&reference), "tiles", "--quiet"], full.mul_f64(*f)) as usize;
+        assert!(fingerprint(&reference, &out) == want, "layout add killed at {f} changed the store's results");
+        // files a killed build wrote under their final names are unlisted
+        // until it publishes; the next build removes them
+        let (code, _, err) = outcore(&["layout", "add", s(&reference), "tiles", "--quiet"]);
+        assert_eq!(code, 0, "layout add after a kill: {err}");
+        let listed = manifest_files(&reference);
+        let present: Vec<String> = contents(&reference).into_iter().map(|(n, _)| n).filter(|n| n != "manifest.json").collect();
+        assert_eq!(
+            present, listed,
+            "layout add killed at {f}, then run again: the store holds files its manifest does not list, or lacks some"
+        );
+        assert!(fingerprint(&reference, &out) == want, "layout add after a kill changed the store's results");
+        assert!(staging_entries(work).is_empty(), "layout add: {:?} outlived the next run", staging_entries(work));
+
+        let target = work.join(format!("recode-{k}.store"));
+        killed_recode += kill_after(
+            &["recode", s(&reference), "-o", s(&target), "--order", "degree", "--encoding", "gapref", "--quiet"],
+            recode_full.mul_f64(*f),
+        ) as usize;
+        if target.join("manifest.json").exists() {
+            assert!(fingerprint(&target, &out) == recoded_want, "recode killed at {f} left another store");
+        }
+        let _ = std::fs::remove_dir_all(&target);
+        let (code, _, err) = outcore(&["recode", s(&reference), "-o", s(&target), "--order", "degree", "--encoding", "gapref", "--quiet"]);
+        assert_eq!(code, 0, "recode after a kill: {err}");
+        assert!(staging_entries(work).is_empty(), "recode: {:?} outlived the next run", staging_entries(work));
+        std::fs::remove_dir_all(&target).unwrap();
+    }
+    assert!(
+        killed_layout >= 3 && killed_recode >= 3,
+        "only {killed_layout} and {killed_recode} of the kills found layout add and recode running"
+    );
+}
