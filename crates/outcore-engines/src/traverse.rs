@@ -85,6 +85,13 @@ impl Traverse {
         let lay = store.layout(layout)?;
         let n = store.vertices();
         let mut bytes = (n + 1) * 8 + (MIN_FRAMES * block_bytes) as u64;
+        // the buffer that checks a whole checksum block of the adjacency or weights
+        let files = store.manifest().files.iter();
+        bytes += files
+            .filter(|(name, _)| **name == lay.record().adjacency || Some(*name) == lay.record().weights.as_ref())
+            .map(|(_, f)| f.block_bytes)
+            .max()
+            .unwrap_or(0);
         if lay.degrees_path().is_some() {
             bytes += n * 4;
             if lay.weights_path().is_some() {
@@ -157,6 +164,8 @@ impl Traverse {
             }
             None => None,
         };
+        // checking a checksum block the first time it is used reads it whole
+        charges.push(budget.reserve("checksum block buffer", BlockCache::verify_scratch_bytes(&files))?);
         let block = opts.block_bytes;
         let data_bytes: u64 = files.iter().map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0)).sum();
         let useful = (data_bytes.div_ceil(block as u64) as usize + files.len()).max(MIN_FRAMES);

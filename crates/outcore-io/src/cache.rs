@@ -72,7 +72,10 @@ pub struct BlockCache {
     loading: usize,
     /// Per file, its registered block hashes and a handle to read a block
     /// for checking ([`crate::verify`]); `None` for unregistered files.
-    checks: Vec<Option<(Arc<FileChecks>, std::fs::File)>>,
+    checks: Vec<Option<(Arc<FileChecks>, Arc<std::fs::File>)>>,
+    /// A whole checksum block, read to check it (allocated on first use;
+    /// [`BlockCache::verify_scratch_bytes`] says how large, for budgets).
+    scratch: Option<AlignedBuf>,
     pub stats: CacheStats,
 }
 
@@ -86,7 +89,7 @@ impl BlockCache {
         let mut checks = Vec::with_capacity(files.len());
         for path in files {
             let (file, _) = crate::open_maybe_direct(path, std::fs::OpenOptions::new().read(true)).ctx(path, "open")?;
-            checks.push(crate::verify::checks_for(&file).map(|c| (c, file)));
+            checks.push(crate::verify::checks_for(&file).map(|c| (c, Arc::new(file))));
         }
         let mut slab = AlignedBuf::new(block * frames, DIRECT_ALIGN);
         slab.set_len(block * frames);
@@ -111,6 +114,7 @@ impl BlockCache {
             runs: HashMap::new(),
             loading: 0,
             checks,
+            scratch: None,
             stats: CacheStats::default(),
         })
     }
@@ -334,12 +338,59 @@ impl BlockCache {
         while self.state[f] != State::Ready {
             self.reap(1)?;
         }
-        if let Some((checks, handle)) = &self.checks[file as usize] {
-            // the first use of a checksum block in this process reads and checks it whole
-            checks.verify_block(handle, checks.block_of(b * self.block as u64))?;
+        if let Some((checks, _)) = &self.checks[file as usize] {
+            let (lo, hi) = (b * self.block as u64, b * self.block as u64 + self.valid[f].max(1) as u64);
+            if let Some(cb) = (checks.block_of(lo)..=checks.block_of(hi - 1)).find(|&cb| !checks.is_verified(cb)) {
+                // the first use of a checksum block in this process reads
+                // and checks it whole; its pages then come from the cache
+                self.referenced[f] = true;
+                self.verify_and_install(file, cb)?;
+                return self.get(file, b);
+            }
         }
         self.referenced[f] = true;
         Ok(&self.slab[f * self.block..f * self.block + self.valid[f] as usize])
+    }
+
+    /// Bytes of the buffer that checking a block of `files` takes (the
+    /// largest checksum block of the registered ones; 0 if none is).
+    pub fn verify_scratch_bytes(files: &[PathBuf]) -> u64 {
+        files.iter().filter_map(|p| crate::verify::checks_for_path(p)).map(|c| c.block_bytes()).max().unwrap_or(0)
+    }
+
+    /// Read checksum block `cb` of `file` whole, check it, and put those of
+    /// its pages the cache lacks into frames (at most a quarter of them).
+    fn verify_and_install(&mut self, file: u32, cb: u64) -> Result<(), IoError> {
+        let (checks, handle) = self.checks[file as usize].clone().expect("checked file");
+        let scratch = self.scratch.get_or_insert_with(|| AlignedBuf::new(checks.block_bytes() as usize, DIRECT_ALIGN));
+        if scratch.capacity() < checks.block_bytes() as usize {
+            *scratch = AlignedBuf::new(checks.block_bytes() as usize, DIRECT_ALIGN);
+        }
+        let len = checks.read_block(&handle, cb, scratch)? as u64;
+        let scratch = self.scratch.take().expect("scratch");
+        let bs = self.block as u64;
+        let start = checks.block_range(cb).0;
+        let mut installed = 0;
+        for page in start / bs..(start + len).div_ceil(bs) {
+            if installed >= self.frames / 4 {
+                break;
+            }
+            if self.map.contains_key(&(file, page)) || page * bs < start {
+                continue;
+            }
+            let f = self.victim()?;
+            let from = (page * bs - start) as usize;
+            let n = (len as usize - from).min(self.block);
+            self.slab[f * self.block..f * self.block + n].copy_from_slice(&scratch[from..from + n]);
+            self.map.insert((file, page), f as u32);
+            self.owner[f] = (file, page);
+            self.state[f] = State::Ready;
+            self.valid[f] = n as u32;
+            self.referenced[f] = false;
+            installed += 1;
+        }
+        self.scratch = Some(scratch);
+        Ok(())
     }
 
     /// Append bytes `start..end` of `file` to `out`.
@@ -392,6 +443,36 @@ mod tests {
         let data: Vec<u8> = (0..n).map(|i| (i * 31 % 251) as u8).collect();
         std::fs::write(&path, &data).unwrap();
         (dir, path, data)
+    }
+
+    #[test]
+    fn registered_files_are_checked_whole_blocks_at_a_time() {
+        let (_d, path, data) = file_with(3 << 20);
+        let hashes = crate::hash_file_blocks(&path, 1 << 20).unwrap();
+        crate::verify::register(&path, &std::fs::symlink_metadata(&path).unwrap(), 1 << 20, hashes.blocks.clone());
+        assert_eq!(BlockCache::verify_scratch_bytes(std::slice::from_ref(&path)), 1 << 20);
+        let mut cache = BlockCache::new(std::slice::from_ref(&path), 4096, 512, 4, false).unwrap();
+        assert_eq!(cache.get(0, 5).unwrap(), &data[5 * 4096..6 * 4096]);
+        // the first checksum block's other pages came with the check (up to a quarter of the frames)
+        assert!(cache.contains(0, 6) && cache.contains(0, 100) && !cache.contains(0, 200) && !cache.contains(0, 300));
+        let misses = cache.stats.misses;
+        assert_eq!(cache.get(0, 100).unwrap(), &data[100 * 4096..101 * 4096]);
+        assert_eq!(cache.stats.misses, misses);
+        // checked once per process: another cache reads block 0 page by page
+        let mut again = BlockCache::new(std::slice::from_ref(&path), 4096, 512, 4, true).unwrap();
+        assert_eq!(again.get(0, 5).unwrap(), &data[5 * 4096..6 * 4096]);
+        assert!(!again.contains(0, 6));
+        // damage block 2, keep the hashes of the undamaged file
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.write_all_at(&[data[(2 << 20) + 7] ^ 1], (2 << 20) + 7).unwrap();
+        crate::verify::register(&path, &std::fs::symlink_metadata(&path).unwrap(), 1 << 20, hashes.blocks);
+        let mut cache = BlockCache::new(std::slice::from_ref(&path), 4096, 512, 4, false).unwrap();
+        assert!(cache.get(0, 3).is_ok());
+        let err = cache.get(0, 600).unwrap_err().to_string();
+        assert!(err.contains("checksum mismatch in block 2 (bytes 2097152..3145728)"), "{err}");
+        let mut out = Vec::new();
+        assert!(cache.read_range(0, (2 << 20) - 10, (2 << 20) + 10, &mut out).is_err());
     }
 
     #[test]

@@ -209,6 +209,24 @@ impl FileChecks {
         Ok(())
     }
 
+    /// Read block `b` of `file` whole into `buf` (capacity at least
+    /// [`FileChecks::block_bytes`]) and check it; its length on success.
+    pub fn read_block(&self, file: &File, b: u64, buf: &mut AlignedBuf) -> Result<usize, IoError> {
+        if b >= self.blocks() {
+            return Err(self.mismatch(b));
+        }
+        let (start, end) = self.block_range(b);
+        let want = ((end - start) as usize).div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN;
+        let got = read_full_at(file, buf, want, start).map_err(|e| IoError::new(&self.path, format!("read at byte {start}"), e))?;
+        crate::drop_cached(file, start, end - start);
+        let len = (end - start) as usize;
+        if got < len {
+            return Err(self.mismatch(b));
+        }
+        self.check_block(b, &buf[..len])?;
+        Ok(len)
+    }
+
     /// Verify every block that bytes `lo..hi` of `file` touch.
     pub fn verify_range(&self, file: &File, lo: u64, hi: u64) -> Result<(), IoError> {
         if hi <= lo {
