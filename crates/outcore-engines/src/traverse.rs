@@ -85,13 +85,16 @@ impl Traverse {
         let lay = store.layout(layout)?;
         let n = store.vertices();
         let mut bytes = (n + 1) * 8 + (MIN_FRAMES * block_bytes) as u64;
-        // the buffer that checks a whole checksum block of the adjacency or weights
-        let files = store.manifest().files.iter();
-        bytes += files
+        // the buffer that checks a whole checksum block of the adjacency or
+        // weights, and the readers that check them ahead of need
+        let checked: Vec<u64> = store
+            .manifest()
+            .files
+            .iter()
             .filter(|(name, _)| **name == lay.record().adjacency || Some(*name) == lay.record().weights.as_ref())
             .map(|(_, f)| f.block_bytes)
-            .max()
-            .unwrap_or(0);
+            .collect();
+        bytes += checked.iter().max().unwrap_or(&0) + checked.len() as u64 * outcore_io::verify::BACKGROUND_BYTES;
         if lay.degrees_path().is_some() {
             bytes += n * 4;
             if lay.weights_path().is_some() {

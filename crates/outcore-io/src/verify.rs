@@ -261,6 +261,54 @@ impl FileChecks {
     }
 }
 
+/// Bytes of memory a [`Background`] check of one file takes (its reader's two chunks).
+pub const BACKGROUND_BYTES: u64 = 2 * BACKGROUND_CHUNK as u64;
+const BACKGROUND_CHUNK: usize = 1 << 20;
+
+/// A thread that reads a registered file from start to end so that its
+/// blocks are checked ahead of random reads that would otherwise check each
+/// one on the spot (a whole block read where a page was asked for). It
+/// stops at the end of the file, at the first damaged block (which the
+/// reader that asks for it then reports), or when dropped.
+pub struct Background {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Background {
+    /// Start checking `path` unless every block of it is checked already.
+    pub fn start(path: &Path, checks: &FileChecks) -> Option<Background> {
+        if (0..checks.blocks()).all(|b| checks.is_verified(b)) {
+            return None;
+        }
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (flag, path) = (stop.clone(), path.to_path_buf());
+        let thread = std::thread::Builder::new()
+            .name("outcore-verify".into())
+            .spawn(move || {
+                // the reader's own thread checks each block as it arrives
+                let Ok(mut reader) = crate::SeqReader::open(&path, BACKGROUND_CHUNK) else { return };
+                while !flag.load(Ordering::Relaxed) {
+                    match reader.next_chunk() {
+                        Ok(Some(_)) => {}
+                        _ => return,
+                    }
+                }
+            })
+            .ok()?;
+        Some(Background { stop, thread: Some(thread) })
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
