@@ -80,7 +80,7 @@ fn readers_see_the_same_results_while_layouts_are_rebuilt() {
             let run = &run;
             let out = d.path().join(format!("got-{k}"));
             scope.spawn(move || {
-                for round in 0..4 {
+                for round in 0..25 {
                     let (code, bytes, err) = run(r, &out);
                     assert_eq!(code, 0, "{r:?} round {round} beside a layout rebuild: {err}");
                     assert!(&bytes == want, "{r:?} round {round} beside a layout rebuild gave another result");

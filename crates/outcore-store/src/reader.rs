@@ -12,12 +12,19 @@ use std::path::{Path, PathBuf};
 pub struct Store {
     dir: PathBuf,
     manifest: Manifest,
+    /// The shared lock that keeps writers from changing the store while it is open.
+    _lock: Option<crate::StoreLock>,
 }
 
 impl Store {
     /// Open the store at `dir`: the manifest must exist and every file it
     /// lists must be present with the recorded size.
     pub fn open(dir: &Path) -> Result<Self, StoreError> {
+        if !dir.is_dir() {
+            return Err(StoreError::invalid(dir, "no such store directory"));
+        }
+        // before the manifest is read: a writer holding the store finishes first
+        let lock = crate::StoreLock::shared(dir)?;
         let manifest = Manifest::read(dir)?;
         for (name, rec) in &manifest.files {
             let path = dir.join(name);
@@ -40,7 +47,7 @@ impl Store {
                 Err(_) => return Err(StoreError::invalid(&path, "missing (store damaged)")),
             }
         }
-        Ok(Store { dir: dir.to_path_buf(), manifest })
+        Ok(Store { dir: dir.to_path_buf(), manifest, _lock: lock })
     }
 
     pub fn dir(&self) -> &Path {

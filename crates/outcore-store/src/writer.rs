@@ -76,6 +76,11 @@ impl StoreWriter {
         manifest.files = std::mem::take(&mut self.files);
         manifest.write_atomic(self.staging.path())?;
         let existing = check_output(&self.target, OutputKind::Store, self.force, &[])?;
+        // a store being replaced is not removed under its readers
+        let _replaced = match existing {
+            Existing::Replaceable if self.target.join("manifest.json").is_file() => Some(crate::StoreLock::exclusive(&self.target)?),
+            _ => None,
+        };
         let mut old = None;
         if existing != Existing::Nothing {
             let aside = self.staging.path().with_extension("old");
