@@ -228,3 +228,87 @@ fn killed_writers_leave_the_previous_state_or_the_complete_result() {
         "only {killed_layout} and {killed_recode} of the kills found layout add and recode running"
     );
 }
+
+/// The edges of an edge list file, as written (`u v` per line).
+fn edge_lines(path: &Path) -> Vec<(u64, u64)> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let mut f = l.split_whitespace().map(|x| x.parse::<u64>().unwrap());
+            (f.next().unwrap(), f.next().unwrap())
+        })
+        .collect()
+}
+
+/// `dynamic apply` killed at chosen moments: the store reopens at a commit
+/// (`stats --check` passes and its edges are exactly the distinct edges of
+/// a prefix of the stream), a rerun of the whole stream completes it, and
+/// `dynamic snapshot` killed leaves no store or a complete one.
+#[test]
+fn killed_dynamic_apply_reopens_at_a_commit() {
+    let d = tempfile::tempdir().unwrap();
+    let work = d.path();
+    let input = work.join("kron.el");
+    let (code, _, err) = outcore(&["generate", "kronecker", "--scale", "14", "--edge-factor", "16", "--seed", "5", "-o", s(&input)]);
+    assert_eq!(code, 0, "{err}");
+    let stream = edge_lines(&input);
+    let dynamic = work.join("dyn");
+    let exported = work.join("edges.el");
+    // the edges a store holds, through a snapshot and an export
+    let edges_of = |store: &Path| -> std::collections::BTreeSet<(u64, u64)> {
+        let snap = work.join("snap.store");
+        let _ = std::fs::remove_dir_all(&snap);
+        let (code, _, err) = outcore(&["dynamic", "snapshot", s(store), s(&snap), "--quiet"]);
+        assert_eq!(code, 0, "{err}");
+        let _ = std::fs::remove_file(&exported);
+        let (code, _, err) = outcore(&["export", s(&snap), "-o", s(&exported), "--quiet"]);
+        assert_eq!(code, 0, "{err}");
+        edge_lines(&exported).into_iter().collect()
+    };
+    assert_eq!(outcore(&["dynamic", "create", s(&dynamic), "--quiet"]).0, 0);
+    let full = timed(&["dynamic", "apply", s(&dynamic), s(&input), "--commit-every", "20000", "--quiet"]);
+    let all: std::collections::BTreeSet<(u64, u64)> = stream.iter().copied().collect();
+    assert!(edges_of(&dynamic) == all);
+    let mut killed = 0;
+    for f in kill_points() {
+        std::fs::remove_dir_all(&dynamic).unwrap();
+        assert_eq!(outcore(&["dynamic", "create", s(&dynamic), "--quiet"]).0, 0);
+        killed += kill_after(&["dynamic", "apply", s(&dynamic), s(&input), "--commit-every", "20000", "--quiet"], full.mul_f64(f)) as usize;
+        let (code, _, err) = outcore(&["dynamic", "stats", s(&dynamic), "--check", "--quiet"]);
+        assert_eq!(code, 0, "apply killed at {f}: stats --check: {err}");
+        let held = edges_of(&dynamic);
+        // the distinct edges of the shortest prefix with as many
+        let mut prefix = std::collections::BTreeSet::new();
+        for e in &stream {
+            if prefix.len() == held.len() {
+                break;
+            }
+            prefix.insert(*e);
+        }
+        assert!(held == prefix, "apply killed at {f}: {} edges that are not a prefix of the stream", held.len());
+        let (code, _, err) = outcore(&["dynamic", "apply", s(&dynamic), s(&input), "--quiet"]);
+        assert_eq!(code, 0, "apply after a kill at {f}: {err}");
+        assert!(edges_of(&dynamic) == all, "apply after a kill at {f} left another edge set");
+    }
+    assert!(killed * 5 >= kill_points().len() * 3, "only {killed} kills found apply running");
+    eprintln!("dynamic apply: {} kill points, {killed} found it running; every store reopened at a commit", kill_points().len());
+
+    // snapshot: absent or complete
+    let snap_full = timed(&["dynamic", "snapshot", s(&dynamic), s(&work.join("first.store")), "--quiet"]);
+    let mut killed = 0;
+    for (k, f) in kill_points().into_iter().enumerate() {
+        let target = work.join(format!("snapshot-{k}.store"));
+        killed += kill_after(&["dynamic", "snapshot", s(&dynamic), s(&target), "--quiet"], snap_full.mul_f64(f)) as usize;
+        if target.join("manifest.json").exists() {
+            assert_eq!(outcore(&["info", s(&target), "--verify"]).0, 0, "snapshot killed at {f} left a damaged store");
+        } else {
+            assert!(!target.exists() || std::fs::read_dir(&target).unwrap().next().is_none(), "snapshot killed at {f}: a partial store");
+        }
+        let _ = std::fs::remove_dir_all(&target);
+        assert_eq!(outcore(&["dynamic", "snapshot", s(&dynamic), s(&target), "--quiet"]).0, 0);
+        assert!(staging_entries(work).is_empty(), "snapshot: {:?} outlived the next run", staging_entries(work));
+    }
+    eprintln!("dynamic snapshot: {} kill points, {killed} found it running; every store left was absent or complete", kill_points().len());
+}
