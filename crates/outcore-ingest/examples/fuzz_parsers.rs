@@ -1,0 +1,309 @@
+//! A mutation fuzzer for the input parsers (issue 14 item 3). Stable Rust
+//! has no coverage-guided fuzzing without extra toolchains, so this mutates
+//! seeds: small files of every format written from a shared real graph
+//! (text, el, wel, Matrix Market, METIS, Graphalytics, bin32, bin64, and
+//! gzip / zstd of text), changed by bit flips, byte changes, insertions,
+//! deletions, truncations, repeated spans and header numbers replaced by
+//! huge ones. Each input is parsed in-process into a sink that reads at most
+//! a million edges; every 50th is imported whole under a 64 MiB budget.
+//! A finding is a panic, an input that takes more than 10 s, or a heap
+//! peak above 256 MiB (a global allocator counts); each is saved under OUT
+//! and printed. Prints per target: inputs run, findings.
+//!
+//!   cargo run --release -p outcore-ingest --example fuzz_parsers -- [INPUTS per target] [OUT] [TARGET...]
+
+use outcore_ingest::formats::{self, Declared, EdgeSink, Format, ParseOptions, SinkError, SinkResult};
+use outcore_ingest::{import_file, ImportOptions, NoProgress};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// Heap bytes live now and the most since the last reset.
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+struct Counting;
+
+// SAFETY: every call is passed to the system allocator unchanged; the
+// counters only add and subtract the sizes it was asked for.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let now = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(now, Ordering::Relaxed);
+        // SAFETY: the caller's contract for `alloc` is passed on.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: the caller's contract for `dealloc` is passed on.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+const MAX_EDGES: u64 = 1_000_000;
+const MAX_SECONDS: f64 = 10.0;
+const MAX_HEAP: usize = 256 << 20;
+
+/// Counts what a parser reads; stops it after [`MAX_EDGES`].
+struct Bounded {
+    edges: u64,
+}
+
+impl EdgeSink for Bounded {
+    fn declare(&mut self, _: &Declared) -> SinkResult {
+        Ok(())
+    }
+    fn vertex(&mut self, _: u64) -> SinkResult {
+        Ok(())
+    }
+    fn vertices_done(&mut self) -> SinkResult {
+        Ok(())
+    }
+    fn edge(&mut self, _: u64, _: u64, _: f32) -> SinkResult {
+        self.edges += 1;
+        if self.edges > MAX_EDGES {
+            return Err(SinkError::Reject("enough edges".into()));
+        }
+        Ok(())
+    }
+}
+
+/// xorshift64*: reproducible from the seed printed with each finding.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// One target: its name, the seed files (name -> bytes; the first is parsed), and its format.
+struct Target {
+    name: &'static str,
+    files: Vec<(String, Vec<u8>)>,
+    format: Format,
+    opts: ParseOptions,
+}
+
+fn edges_of(path: &Path, limit: usize) -> Vec<(u64, u64)> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .take(limit)
+        .map(|l| {
+            let mut f = l.split_whitespace().map(|x| x.parse::<u64>().unwrap());
+            (f.next().unwrap(), f.next().unwrap())
+        })
+        .collect()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+fn targets(shared: &Path) -> Vec<Target> {
+    let edges = edges_of(&shared.join("real/CA-GrQc.txt"), 300);
+    let text: String = std::iter::once("# a comment\n".to_string()).chain(edges.iter().map(|(u, v)| format!("{u}\t{v}\n"))).collect();
+    let wel: String = edges.iter().map(|(u, v)| format!("{u} {v} {}.5\n", (u + v) % 9)).collect();
+    let n = edges.iter().map(|&(u, v)| u.max(v)).max().unwrap() + 1;
+    let mtx: String = format!("%%MatrixMarket matrix coordinate integer general\n% comment\n{n} {n} {}\n", edges.len())
+        + &edges.iter().map(|(u, v)| format!("{} {} {}\n", u + 1, v + 1, (u * v) % 7 + 1)).collect::<String>();
+    let bin32: Vec<u8> = edges.iter().flat_map(|&(u, v)| [(u as u32).to_le_bytes(), (v as u32).to_le_bytes()]).flatten().collect();
+    let bin64: Vec<u8> = edges.iter().flat_map(|&(u, v)| [u.to_le_bytes(), v.to_le_bytes()]).flatten().collect();
+    let metis = std::fs::read(shared.join("real/power.graph")).unwrap();
+    let ga_dir = shared.join("graphalytics/evlp");
+    let ga_name = "example-directed".to_string();
+    let ga_file = |ext: &str| std::fs::read(ga_dir.join(format!("{ga_name}.{ext}"))).unwrap();
+    let zst = zstd::encode_all(text.as_bytes(), 3).unwrap();
+    let plain = |name: &'static str, file: &str, bytes: Vec<u8>, format: Format, weighted: bool| Target {
+        name,
+        files: vec![(file.to_string(), bytes)],
+        format,
+        opts: ParseOptions { weighted },
+    };
+    vec![
+        plain("text", "g.txt", text.clone().into_bytes(), Format::Text, false),
+        plain("el", "g.el", text.clone().into_bytes(), Format::El, false),
+        plain("wel", "g.wel", wel.into_bytes(), Format::Wel, true),
+        plain("mtx", "g.mtx", mtx.into_bytes(), Format::MatrixMarket, true),
+        plain("metis", "g.graph", metis, Format::Metis, false),
+        Target {
+            name: "graphalytics",
+            // the edge file is mutated; the vertex file and properties come along
+            files: vec![
+                ("g.e".into(), ga_file("e")),
+                ("g.v".into(), ga_file("v")),
+                ("g.properties".into(), String::from_utf8(ga_file("properties")).unwrap().replace(&ga_name, "g").into_bytes()),
+            ],
+            format: Format::Graphalytics,
+            opts: ParseOptions::default(),
+        },
+        plain("bin32", "g.bin32", bin32, Format::Bin32, false),
+        plain("bin64", "g.bin64", bin64, Format::Bin64, false),
+        plain("gzip", "g.txt.gz", gzip(text.as_bytes()), Format::Text, false),
+        plain("zstd", "g.txt.zst", zst, Format::Text, false),
+    ]
+}
+
+/// Change `data` in one to four ways.
+fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
+    let mut data = seed.to_vec();
+    for _ in 0..1 + rng.below(4) {
+        let at = rng.below(data.len() + 1);
+        match rng.below(9) {
+            0 if !data.is_empty() => {
+                let i = at.min(data.len() - 1);
+                data[i] ^= 1 << rng.below(8);
+            }
+            1 if !data.is_empty() => {
+                let i = at.min(data.len() - 1);
+                data[i] = rng.next() as u8;
+            }
+            2 => {
+                let byte = *b"0123456789 \t\n-.%#eE,:=x\0\xff".get(rng.below(26)).unwrap_or(&b'9');
+                data.insert(at, byte);
+            }
+            3 if !data.is_empty() => {
+                let n = rng.below(16).min(data.len() - at.min(data.len()));
+                data.drain(at.min(data.len())..at.min(data.len()) + n);
+            }
+            4 => data.truncate(at),
+            5 if !data.is_empty() => {
+                // repeat a span
+                let len = rng.below(64).min(data.len() - at.min(data.len() - 1));
+                let start = at.min(data.len() - 1);
+                let span = data[start..start + len].to_vec();
+                for _ in 0..1 + rng.below(8) {
+                    data.splice(start..start, span.iter().copied());
+                }
+            }
+            6 => {
+                // a huge number where a number was
+                let huge = [
+                    "18446744073709551615",
+                    "4294967296",
+                    "99999999999999999999999",
+                    "1e300",
+                    "-1",
+                    "0",
+                    "340282366920938463463374607431768211456",
+                ];
+                let word = huge[rng.below(huge.len())].as_bytes();
+                let start = at.min(data.len());
+                let end = (start..data.len()).find(|&i| !data[i].is_ascii_digit()).unwrap_or(data.len());
+                data.splice(start..end, word.iter().copied());
+            }
+            7 if data.len() >= 8 => {
+                // a huge little-endian word (binary formats, compressed headers)
+                let start = at.min(data.len() - 8);
+                data[start..start + 8].copy_from_slice(&(u64::MAX >> rng.below(40)).to_le_bytes());
+            }
+            _ => {
+                let n = rng.below(8);
+                let start = at.min(data.len());
+                data.splice(start..start, (0..n).map(|_| rng.next() as u8));
+            }
+        }
+    }
+    data
+}
+
+enum Finding {
+    Panic(String),
+    Slow(f64),
+    Heap(usize),
+}
+
+/// Parse (and every `import_every`th time import) the files in `dir`.
+fn run_one(target: &Target, dir: &Path, import: bool) -> Option<Finding> {
+    let path = dir.join(&target.files[0].0);
+    let base = LIVE.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let start = Instant::now();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut sink = Bounded { edges: 0 };
+        let _ = formats::parse(&path, target.format, &target.opts, &mut sink, &mut |_, _, _| {});
+        if import {
+            let store = dir.join("store");
+            let opts = ImportOptions {
+                format: Some(target.format),
+                weighted: target.opts.weighted,
+                memory: 64 << 20,
+                force: true,
+                ..Default::default()
+            };
+            let _ = import_file(&path, &store, &opts, &NoProgress);
+            let _ = std::fs::remove_dir_all(&store);
+        }
+    }));
+    let seconds = start.elapsed().as_secs_f64();
+    let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+    match result {
+        Err(p) => Some(Finding::Panic(
+            p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default(),
+        )),
+        Ok(()) if seconds > MAX_SECONDS => Some(Finding::Slow(seconds)),
+        Ok(()) if peak > MAX_HEAP => Some(Finding::Heap(peak)),
+        Ok(()) => None,
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let inputs: u64 = args.first().and_then(|a| a.parse().ok()).unwrap_or(100_000);
+    let out = PathBuf::from(args.get(1).cloned().unwrap_or_else(|| "bench/out/fuzz".into()));
+    let wanted: Vec<&String> = args.iter().skip(2).collect();
+    let shared = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data");
+    std::fs::create_dir_all(&out).unwrap();
+    // panics are findings, reported below, not noise on stderr
+    std::panic::set_hook(Box::new(|_| {}));
+    println!("{:<14} {:>10} {:>9} {:>8}", "target", "inputs", "findings", "seconds");
+    let mut total_findings = 0;
+    for target in targets(&shared) {
+        if !wanted.is_empty() && !wanted.iter().any(|w| *w == target.name) {
+            continue;
+        }
+        let work = tempfile::tempdir().unwrap();
+        for (name, bytes) in &target.files[1..] {
+            std::fs::write(work.path().join(name), bytes).unwrap();
+        }
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (target.name.len() as u64 * 0x1000_0001));
+        let started = Instant::now();
+        let mut findings = 0;
+        for i in 0..inputs {
+            let seed_rng = rng.0;
+            let data = mutate(&mut rng, &target.files[0].1);
+            std::fs::write(work.path().join(&target.files[0].0), &data).unwrap();
+            if let Some(f) = run_one(&target, work.path(), i % 50 == 0) {
+                findings += 1;
+                let saved = out.join(format!("{}-{i}-{}", target.name, target.files[0].0));
+                std::fs::write(&saved, &data).unwrap();
+                let what = match f {
+                    Finding::Panic(m) => format!("panic: {m}"),
+                    Finding::Slow(s) => format!("took {s:.1} s"),
+                    Finding::Heap(b) => format!("heap peak {} MiB", b >> 20),
+                };
+                println!("FINDING {} input {i} (rng state {seed_rng:#x}): {what}; saved as {}", target.name, saved.display());
+                if findings >= 20 {
+                    break;
+                }
+            }
+        }
+        total_findings += findings;
+        println!("{:<14} {:>10} {:>9} {:>8.0}", target.name, inputs, findings, started.elapsed().as_secs_f64());
+    }
+    std::process::exit(if total_findings == 0 { 0 } else { 1 });
+}
