@@ -16,21 +16,12 @@ use outcore_store::{Encoding, ListSource, Store};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+#[path = "fuzz/mutate.rs"]
+mod mutate;
+use mutate::Rng;
 
 /// Flip, replace, or zero a few bytes.
-fn mutate(rng: &mut Rng, data: &mut [u8]) {
+fn damage(rng: &mut Rng, data: &mut [u8]) {
     if data.is_empty() {
         return;
     }
@@ -96,7 +87,7 @@ fn decode_block(lists: &Lists, rng: &mut Rng) -> (Vec<u8>, Option<String>) {
         let i = rng.below(entries.len());
         entries[i] ^= 1 << rng.below(64);
     } else {
-        mutate(rng, &mut bytes);
+        damage(rng, &mut bytes);
     }
     let saved = bytes.clone();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -194,9 +185,9 @@ fn main() {
             let state = rng.0;
             let (mut d, mut x) = (data.clone(), index.clone());
             if rng.below(3) == 0 {
-                mutate(&mut rng, &mut x);
+                damage(&mut rng, &mut x);
             } else {
-                mutate(&mut rng, &mut d);
+                damage(&mut rng, &mut d);
             }
             std::fs::write(copy.join(&rec.data), &d).unwrap();
             std::fs::write(copy.join(&rec.index), &x).unwrap();
