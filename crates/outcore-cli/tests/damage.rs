@@ -283,3 +283,47 @@ fn manifest_fields_out_of_bounds_are_refused() {
     std::fs::write(&path, &text).unwrap();
     assert_eq!(outcore(&["info", s(&store), "--verify"]).0, 0);
 }
+
+/// A dynamic store is a directory people may be handed too: a link inside
+/// it (which opening would map for writing) and a STATE with impossible
+/// counts are refused, and the file a link points to is left as it was.
+#[test]
+fn hostile_dynamic_stores_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let store = d.path().join("dyn");
+    assert_eq!(outcore(&["dynamic", "create", s(&store), "--partitions", "2", "--quiet"]).0, 0);
+    let (code, _, err) = outcore(&["dynamic", "apply", s(&store), s(&shared().join("real/wiki-Vote.txt")), "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(outcore(&["dynamic", "stats", s(&store), "--check"]).0, 0);
+
+    let heap = store.join("part-0.heap");
+    let moved = d.path().join("moved.heap");
+    let victim = d.path().join("victim");
+    std::fs::write(&victim, vec![7u8; 1 << 16]).unwrap();
+    std::fs::rename(&heap, &moved).unwrap();
+    std::os::unix::fs::symlink(&victim, &heap).unwrap();
+    for args in [vec!["dynamic", "stats", s(&store)], vec!["dynamic", "apply", s(&store), s(&shared().join("real/CA-GrQc.txt"))]] {
+        let (code, _, err) = outcore(&args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(err.contains("part-0.heap: is a link"), "{args:?}: {err}");
+    }
+    assert_eq!(std::fs::read(&victim).unwrap(), vec![7u8; 1 << 16]);
+    std::fs::remove_file(&heap).unwrap();
+    std::fs::rename(&moved, &heap).unwrap();
+    assert_eq!(outcore(&["dynamic", "stats", s(&store), "--check"]).0, 0);
+
+    let state = store.join("STATE");
+    let text = std::fs::read_to_string(&state).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["options"]["partitions"] = 1_000_000_000u64.into();
+    std::fs::write(&state, v.to_string()).unwrap();
+    let (code, _, err) = outcore(&["dynamic", "stats", s(&store)]);
+    assert_eq!(code, 1);
+    assert!(err.contains("STATE: 1000000000 partitions"), "{err}");
+    std::fs::File::create(&state).unwrap().set_len(17 << 20).unwrap();
+    let (code, _, err) = outcore(&["dynamic", "stats", s(&store)]);
+    assert_eq!(code, 1);
+    assert!(err.contains("more than any state file needs"), "{err}");
+    std::fs::write(&state, &text).unwrap();
+    assert_eq!(outcore(&["dynamic", "stats", s(&store), "--check"]).0, 0);
+}

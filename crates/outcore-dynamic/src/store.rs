@@ -63,6 +63,12 @@ struct PartState {
     heap_ends: Vec<u64>,
 }
 
+/// Most partitions a store has.
+const MAX_PARTITIONS: usize = 4096;
+
+/// Largest `STATE` read (4096 partitions of 33 heaps each take about 2 MiB).
+const MAX_STATE_BYTES: u64 = 16 << 20;
+
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct State {
     format: String,
@@ -179,7 +185,7 @@ fn lock(dir: &Path) -> Result<File> {
 impl DynamicStore {
     /// Create an empty store in `dir` (which must not exist or be empty).
     pub fn create(dir: &Path, options: StoreOptions) -> Result<DynamicStore> {
-        if options.partitions == 0 || options.partitions > 4096 {
+        if options.partitions == 0 || options.partitions > MAX_PARTITIONS {
             return Err(DynError::Parameter { name: "partitions".into(), reason: "must be between 1 and 4096".into() });
         }
         if options.threshold < 1 {
@@ -225,6 +231,17 @@ impl DynamicStore {
         if !dir.is_dir() {
             return Err(DynError::Usage(format!("{}: no such directory", dir.display())));
         }
+        // a store holds only its own files: a link (to a file outside, which
+        // opening would map for writing) is refused before anything is opened
+        for entry in std::fs::read_dir(dir).map_err(|e| DynError::io(dir, e))?.flatten() {
+            if entry.file_type().map(|t| t.is_symlink()).unwrap_or(true) {
+                return Err(DynError::Corrupt(format!("{}: is a link; a dynamic store holds only its own files", entry.path().display())));
+            }
+        }
+        let size = std::fs::symlink_metadata(&state_path).map_err(|e| DynError::io(&state_path, e))?.len();
+        if size > MAX_STATE_BYTES {
+            return Err(DynError::Corrupt(format!("{}: {size} bytes, more than any state file needs", state_path.display())));
+        }
         let text = std::fs::read_to_string(&state_path).map_err(|e| DynError::io(&state_path, e))?;
         let state: State = serde_json::from_str(&text)
             .map_err(|e| DynError::Corrupt(format!("{}: not a dynamic store state file ({e})", state_path.display())))?;
@@ -236,6 +253,14 @@ impl DynamicStore {
                 "{}: written by store version {}, this outcore reads version {VERSION}",
                 state_path.display(),
                 state.version
+            )));
+        }
+        if state.options.partitions == 0 || state.options.partitions > MAX_PARTITIONS || state.options.threshold < 1 {
+            return Err(DynError::Corrupt(format!(
+                "{}: {} partitions, threshold {}: not a state this outcore writes",
+                state_path.display(),
+                state.options.partitions,
+                state.options.threshold
             )));
         }
         if state.partitions.len() != state.options.partitions {

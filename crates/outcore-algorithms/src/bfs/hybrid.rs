@@ -269,16 +269,18 @@ impl HybridEngines {
     /// index(es), the minimum caches, then half of what is left for the
     /// in-memory neighbours and half for the caches.
     pub fn open(store: &Store, budget: &Budget, opts: &TraverseOptions, state: u64) -> Result<Self, StoreError> {
-        let n = store.vertices();
         let directed = store.manifest().directed;
         let engines = if directed { 2 } else { 1 };
-        let index_each = (n + 1) * 8;
         let block = opts.block_bytes as u64;
         let min_cache = MIN_CACHE_BLOCKS * block;
-        let rest = budget.available().saturating_sub(state + index_each * engines + min_cache * engines);
+        // each engine's smallest opening: its index, its minimum cache, and
+        // what checking its files takes (Traverse::min_bytes)
+        let min_out = Traverse::min_bytes(store, "out", opts.block_bytes)?;
+        let min_in = if directed { Traverse::min_bytes(store, "in", opts.block_bytes)? } else { 0 };
+        let rest = budget.available().saturating_sub(state + min_out + min_in);
         let hot_share = rest / 2;
         let cache_each = min_cache + (rest - hot_share) / engines;
-        let keep_for_in = if directed { index_each + cache_each } else { 0 };
+        let keep_for_in = if directed { min_in - min_cache + cache_each } else { 0 };
         let with_cache = TraverseOptions { cache_bytes: Some(cache_each), ..opts.clone() };
         let out = Traverse::open(store, "out", budget, &with_cache, state + hot_share + keep_for_in)?;
         let inn = if directed { Some(Traverse::open(store, "in", budget, &with_cache, state + hot_share)?) } else { None };
