@@ -214,10 +214,13 @@ fn missing_layouts_small_budgets_and_bad_options_are_errors() {
     let auto = run(&PageRank, &store, &pr, &RunOptions { memory: 1 << 30, ..Default::default() });
     assert_eq!(auto.report.engine, Engine::Traverse, "{}", auto.report.engine_reason);
     assert!(auto.report.plan.layout_gains.iter().any(|g| g.layout == "tiles" && g.engine == Engine::Memory), "{:?}", auto.report.plan);
+    // a layout is added to a store nobody in this process has open
+    drop(store);
     outcore_ingest::in_layout::add_in(&st, 64 << 20, &outcore_io::NoProgress).unwrap();
     let store = Store::open(&st).unwrap();
     let r = run(&PageRank, &store, &pr, &on(Engine::Interval));
     assert_eq!(r.report.engine, Engine::Interval);
+    drop(store);
     add_tiles(&st, 256, 16, 1 << 30, &outcore_io::NoProgress).unwrap();
     let store = Store::open(&st).unwrap();
     let small = RunOptions { memory: PROCESS_BASELINE + (1 << 20), ..on(Engine::Stream) };

@@ -5,7 +5,7 @@
 //! outlives the next run of the command.
 
 mod common;
-use common::outcore;
+use common::{edge_lines, outcore};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -227,19 +227,6 @@ fn killed_writers_leave_the_previous_state_or_the_complete_result() {
         killed_layout * 5 >= points.len() * 3 && killed_recode * 5 >= points.len() * 3,
         "only {killed_layout} and {killed_recode} of the kills found layout add and recode running"
     );
-}
-
-/// The edges of an edge list file, as written (`u v` per line).
-fn edge_lines(path: &Path) -> Vec<(u64, u64)> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| {
-            let mut f = l.split_whitespace().map(|x| x.parse::<u64>().unwrap());
-            (f.next().unwrap(), f.next().unwrap())
-        })
-        .collect()
 }
 
 /// `dynamic apply` killed at chosen moments: the store reopens at a commit

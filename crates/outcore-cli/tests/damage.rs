@@ -31,6 +31,24 @@ fn weighted_wiki_vote(dir: &Path) -> PathBuf {
     path
 }
 
+/// Import `input` (weighted, directed) into `store` with out, in and tiles in `encoding`.
+fn import_weighted(input: &Path, store: &Path, encoding: &str) {
+    let (code, _, err) = outcore(&[
+        "import",
+        s(input),
+        "-o",
+        s(store),
+        "--directed",
+        "--weighted",
+        "--layouts",
+        "out,in,tiles",
+        "--encoding",
+        encoding,
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
 /// Every command and engine that reads a store, as argument lists ending
 /// before `-o FILE`.
 fn runs(store: &str) -> Vec<Vec<String>> {
@@ -85,20 +103,7 @@ fn a_flipped_bit_in_any_file_is_an_error_or_the_undamaged_result() {
     let input = weighted_wiki_vote(d.path());
     for encoding in ["raw32", "gapref"] {
         let store = d.path().join(format!("store-{encoding}"));
-        let (code, _, err) = outcore(&[
-            "import",
-            s(&input),
-            "-o",
-            s(&store),
-            "--directed",
-            "--weighted",
-            "--layouts",
-            "out,in,tiles",
-            "--encoding",
-            encoding,
-            "--quiet",
-        ]);
-        assert_eq!(code, 0, "{err}");
+        import_weighted(&input, &store, encoding);
         let runs = runs(s(&store));
         let out = d.path().join("result");
         let want: Vec<Vec<u8>> = runs
@@ -181,20 +186,7 @@ fn impossible_contents_with_matching_checksums_are_errors() {
     let d = tempfile::tempdir().unwrap();
     let input = weighted_wiki_vote(d.path());
     let store = d.path().join("store");
-    let (code, _, err) = outcore(&[
-        "import",
-        s(&input),
-        "-o",
-        s(&store),
-        "--directed",
-        "--weighted",
-        "--layouts",
-        "out,in,tiles",
-        "--encoding",
-        "raw32",
-        "--quiet",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    import_weighted(&input, &store, "raw32");
     let runs = runs(s(&store));
     let out = d.path().join("result");
     let pristine: Vec<(String, Vec<u8>)> =

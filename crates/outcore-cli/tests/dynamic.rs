@@ -5,7 +5,7 @@
 //! colouring is proper after every batch.
 
 mod common;
-use common::outcore;
+use common::{edge_lines, outcore};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,19 +31,6 @@ fn pairs(path: &Path) -> HashMap<u64, String> {
         .map(|l| {
             let (v, x) = l.split_once(' ').unwrap();
             (v.parse().unwrap(), x.to_string())
-        })
-        .collect()
-}
-
-/// The edges of a SNAP text file.
-fn snap_edges(path: &Path) -> Vec<(u64, u64)> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| {
-            let mut f = l.split_whitespace().map(|x| x.parse::<u64>().unwrap());
-            (f.next().unwrap(), f.next().unwrap())
         })
         .collect()
 }
@@ -78,7 +65,7 @@ fn bfs_and_pagerank_equal_the_static_engines_on_the_snapshot() {
             create.push("--undirected");
         }
         ok(&create);
-        let edges = snap_edges(&input);
+        let edges = edge_lines(&input);
         let updates = d.path().join("churn.updates");
         std::fs::write(&updates, churn(&edges)).unwrap();
         let out = ok(&["dynamic", "apply", s(&store), s(&input), s(&updates)]);
@@ -200,7 +187,7 @@ fn colouring_is_proper_after_every_batch() {
     let store = d.path().join("dyn");
     ok(&["dynamic", "create", s(&store), "--undirected", "--partitions", "2"]);
     let input = shared().join("real/CA-GrQc.txt");
-    let edges = snap_edges(&input);
+    let edges = edge_lines(&input);
     ok(&["dynamic", "apply", s(&store), s(&input)]);
     let updates = d.path().join("churn.updates");
     std::fs::write(&updates, churn(&edges)).unwrap();

@@ -85,16 +85,7 @@ impl Traverse {
         let lay = store.layout(layout)?;
         let n = store.vertices();
         let mut bytes = (n + 1) * 8 + (MIN_FRAMES * block_bytes) as u64;
-        // the buffer that checks a whole checksum block of the adjacency or
-        // weights, and the readers that check them ahead of need
-        let checked: Vec<u64> = store
-            .manifest()
-            .files
-            .iter()
-            .filter(|(name, _)| **name == lay.record().adjacency || Some(*name) == lay.record().weights.as_ref())
-            .map(|(_, f)| f.block_bytes)
-            .collect();
-        bytes += checked.iter().max().unwrap_or(&0) + checked.len() as u64 * outcore_io::verify::BACKGROUND_BYTES;
+
         if lay.degrees_path().is_some() {
             bytes += n * 4;
             if lay.weights_path().is_some() {
@@ -167,9 +158,14 @@ impl Traverse {
             }
             None => None,
         };
-        // checking a checksum block the first time it is used reads it whole
-        charges.push(budget.reserve("checksum block buffer", BlockCache::verify_scratch_bytes(&files))?);
         let block = opts.block_bytes;
+        // checking the files ahead of the reads, where the budget has room
+        // for it beside the smallest cache (README "Every read is checked")
+        let ahead = BlockCache::check_ahead_bytes(&files);
+        let ahead = ahead > 0 && budget.available() >= keep + (MIN_FRAMES * block) as u64 + ahead + ahead;
+        if ahead {
+            charges.push(budget.reserve("checking the files ahead of the reads", BlockCache::check_ahead_bytes(&files))?);
+        }
         let data_bytes: u64 = files.iter().map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0)).sum();
         let useful = (data_bytes.div_ceil(block as u64) as usize + files.len()).max(MIN_FRAMES);
         let mut affordable = (budget.available().saturating_sub(keep) / block as u64) as usize;
@@ -188,7 +184,10 @@ impl Traverse {
         }
         let frames = useful.min(affordable);
         let cache_charge = budget.reserve("block cache", (frames * block) as u64)?;
-        let cache = BlockCache::new(&files, block, frames, opts.depth, opts.force_pread)?;
+        let mut cache = BlockCache::new(&files, block, frames, opts.depth, opts.force_pread)?;
+        if ahead {
+            cache.check_ahead(&files);
+        }
         charges.push(cache_charge);
         Ok(Traverse {
             store_dir: store.dir().to_path_buf(),

@@ -73,11 +73,12 @@ pub struct BlockCache {
     /// Per file, its registered block hashes and a handle to read a block
     /// for checking ([`crate::verify`]); `None` for unregistered files.
     checks: Vec<Option<(Arc<FileChecks>, Arc<std::fs::File>)>>,
-    /// A whole checksum block, read to check it (allocated on first use;
-    /// [`BlockCache::verify_scratch_bytes`] says how large, for budgets).
+    /// With [`BlockCache::check_ahead`]: a whole checksum block, read to
+    /// check it and put its pages in the cache (allocated on first use).
     scratch: Option<AlignedBuf>,
     /// Threads checking the files ahead of the reads ([`crate::verify::Background`]).
-    _background: Vec<crate::verify::Background>,
+    background: Vec<crate::verify::Background>,
+    ahead: bool,
     pub stats: CacheStats,
 }
 
@@ -93,8 +94,7 @@ impl BlockCache {
             let (file, _) = crate::open_maybe_direct(path, std::fs::OpenOptions::new().read(true)).ctx(path, "open")?;
             checks.push(crate::verify::checks_for(&file).map(|c| (c, Arc::new(file))));
         }
-        let background =
-            files.iter().zip(&checks).filter_map(|(p, c)| c.as_ref().and_then(|(c, _)| crate::verify::Background::start(p, c))).collect();
+
         let mut slab = AlignedBuf::new(block * frames, DIRECT_ALIGN);
         slab.set_len(block * frames);
         Ok(BlockCache {
@@ -119,7 +119,8 @@ impl BlockCache {
             loading: 0,
             checks,
             scratch: None,
-            _background: background,
+            background: Vec::new(),
+            ahead: false,
             stats: CacheStats::default(),
         })
     }
@@ -343,27 +344,47 @@ impl BlockCache {
         while self.state[f] != State::Ready {
             self.reap(1)?;
         }
-        if let Some((checks, _)) = &self.checks[file as usize] {
+        if let Some((checks, handle)) = &self.checks[file as usize] {
             let (lo, hi) = (b * self.block as u64, b * self.block as u64 + self.valid[f].max(1) as u64);
             if let Some(cb) = (checks.block_of(lo)..=checks.block_of(hi - 1)).find(|&cb| !checks.is_verified(cb)) {
-                // the first use of a checksum block in this process reads
-                // and checks it whole; its pages then come from the cache
-                self.referenced[f] = true;
-                self.verify_and_install(file, cb)?;
-                return self.get(file, b);
+                // the first use of a checksum block in this process reads and checks it whole
+                if !self.ahead {
+                    for cb in cb..=checks.block_of(hi - 1) {
+                        checks.verify_block(handle, cb)?;
+                    }
+                } else {
+                    // and with a buffer for it, its pages then come from the cache
+                    self.referenced[f] = true;
+                    self.verify_and_install(file, cb)?;
+                    return self.get(file, b);
+                }
             }
         }
         self.referenced[f] = true;
         Ok(&self.slab[f * self.block..f * self.block + self.valid[f] as usize])
     }
 
-    /// Bytes that checking `files` takes beside the frames: a buffer of the
-    /// largest checksum block of the registered ones, and the readers that
-    /// check them ahead of need (none if no file is registered).
-    pub fn verify_scratch_bytes(files: &[PathBuf]) -> u64 {
+    /// Bytes [`BlockCache::check_ahead`] takes beside the frames for
+    /// `files`: a buffer of the largest checksum block of the registered
+    /// ones, and a reader per registered file (0 if none is registered).
+    pub fn check_ahead_bytes(files: &[PathBuf]) -> u64 {
         let checks: Vec<_> = files.iter().filter_map(|p| crate::verify::checks_for_path(p)).collect();
         let largest = checks.iter().map(|c| c.block_bytes()).max().unwrap_or(0);
         largest + checks.len() as u64 * crate::verify::BACKGROUND_BYTES
+    }
+
+    /// Check the cached files ahead of the reads: a background reader per
+    /// registered file checks its blocks in file order, and a block a read
+    /// reaches first is read whole into a buffer, checked, and its pages
+    /// put in the cache. Without this, such a block is checked by a read of
+    /// its own in small pieces. Costs [`BlockCache::check_ahead_bytes`].
+    pub fn check_ahead(&mut self, files: &[PathBuf]) {
+        self.ahead = true;
+        self.background = files
+            .iter()
+            .zip(&self.checks)
+            .filter_map(|(p, c)| c.as_ref().and_then(|(c, _)| crate::verify::Background::start(p, c)))
+            .collect();
     }
 
     /// Read checksum block `cb` of `file` whole, check it, and put those of
@@ -458,8 +479,9 @@ mod tests {
         let (_d, path, data) = file_with(3 << 20);
         let hashes = crate::hash_file_blocks(&path, 1 << 20).unwrap();
         crate::verify::register(&path, &std::fs::symlink_metadata(&path).unwrap(), 1 << 20, hashes.blocks.clone());
-        assert_eq!(BlockCache::verify_scratch_bytes(std::slice::from_ref(&path)), (1 << 20) + crate::verify::BACKGROUND_BYTES);
+        assert_eq!(BlockCache::check_ahead_bytes(std::slice::from_ref(&path)), (1 << 20) + crate::verify::BACKGROUND_BYTES);
         let mut cache = BlockCache::new(std::slice::from_ref(&path), 4096, 512, 4, false).unwrap();
+        cache.check_ahead(std::slice::from_ref(&path));
         assert_eq!(cache.get(0, 5).unwrap(), &data[5 * 4096..6 * 4096]);
         // unless the background check got there first, the first checksum
         // block's other pages came with the check (up to a sixteenth of the frames)
@@ -474,7 +496,8 @@ mod tests {
         let started = std::time::Instant::now();
         while !(0..3).all(|b| checks.is_verified(b)) {
             // a fresh cache's background reader checks the rest
-            let _cache = BlockCache::new(std::slice::from_ref(&path), 4096, 512, 4, false).unwrap();
+            let mut cache = BlockCache::new(std::slice::from_ref(&path), 4096, 512, 4, false).unwrap();
+            cache.check_ahead(std::slice::from_ref(&path));
             std::thread::sleep(std::time::Duration::from_millis(20));
             assert!(started.elapsed().as_secs() < 60, "the background check did not finish");
         }

@@ -28,8 +28,9 @@ use xxhash_rust::xxh3::Xxh3;
 /// Registered files beyond which those no longer on disk are forgotten.
 const PRUNE_AT: usize = 4096;
 
-/// Bytes read at a time when a block is verified by a read of its own.
-const VERIFY_READ_BYTES: usize = 256 << 10;
+/// Bytes read at a time when a block is verified by a read of its own
+/// (small: it is not charged to a budget, like a thread's stack).
+const VERIFY_READ_BYTES: usize = 64 << 10;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 struct FileKey {

@@ -127,6 +127,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
     drop((wcc, sizes));
 
     // PageRank (Graphalytics semantics) on the G-Store tiles, engine chosen from the budget.
+    // (a layout is added to a store this process does not have open)
+    drop((graph, store, ids));
     let t = Instant::now();
     let rec = outcore::import::add_tiles(&store_path, outcore::import::DEFAULT_GROUP, outcore::import::SPAN_BITS, a.memory, &bars)?;
     let tiles_seconds = t.elapsed().as_secs_f64();

@@ -45,3 +45,17 @@ pub fn bounded(command: &mut Command) -> (i32, String, String) {
     };
     (status.code().unwrap_or(-1), out.join().unwrap(), err.join().unwrap())
 }
+
+/// The edges of an edge list or SNAP text file (`u v` first on each line;
+/// `#` comments and blank lines skipped).
+pub fn edge_lines(path: &std::path::Path) -> Vec<(u64, u64)> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let mut f = l.split_whitespace().map(|x| x.parse::<u64>().unwrap());
+            (f.next().unwrap(), f.next().unwrap())
+        })
+        .collect()
+}
