@@ -63,6 +63,8 @@ pub struct BlockCache {
     in_flight: usize,
     next_id: u64,
     file_len: Vec<u64>,
+    /// The files, for error messages.
+    paths: Vec<PathBuf>,
     completions: Vec<(u64, Result<usize, IoError>)>,
     batch: Vec<ReadRequest>,
     vectored: Vec<VectoredRead>,
@@ -112,6 +114,7 @@ impl BlockCache {
             in_flight: 0,
             next_id: 0,
             file_len,
+            paths: files.to_vec(),
             completions: Vec::new(),
             batch: Vec::new(),
             vectored: Vec::new(),
@@ -436,10 +439,11 @@ impl BlockCache {
             let hi = if b == b1 { (end - b * bs) as usize } else { self.block };
             let data = self.get(file, b)?;
             if data.len() < hi {
+                let (len, path) = (data.len(), self.paths[file as usize].clone());
                 return Err(IoError::new(
-                    std::path::Path::new("block cache"),
-                    format!("read of block {b}"),
-                    std::io::Error::other(format!("short read: {} of {hi} bytes", data.len())),
+                    &path,
+                    format!("read of bytes {}..{}", b * bs, b * bs + hi as u64),
+                    std::io::Error::new(std::io::ErrorKind::UnexpectedEof, format!("only {len} of {hi} bytes (truncated?)")),
                 ));
             }
             out.extend_from_slice(&data[lo..hi]);
