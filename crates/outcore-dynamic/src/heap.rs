@@ -1,26 +1,37 @@
-//! A partition's heap: one file mapped shared (memmap2) with a large
-//! virtual reservation, so it grows by extending the file and never
+//! A partition's heap: one file mapped private (copy on write) with a
+//! large virtual reservation, so it grows by extending the file and never
 //! moves; tables and edge chunks are blocks at byte offsets in it. The
-//! kernel pages it in and out, so it may be far larger than memory.
+//! kernel pages clean pages in and out, so it may be far larger than
+//! memory; pages written since the last write-back are the process's own
+//! until [`Heap::write_back`] copies them to the file.
 //!
-//! Crash consistency (thesis section 4.5.1 leaves it open): every byte of
-//! a block that existed at the last commit is saved to the undo log before
-//! it is overwritten. The undo log is itself a shared mapping, written in
-//! program order before the heap, so after a process crash (kill -9,
-//! panic, OOM) replaying it backwards restores the last commit exactly.
-//! Blocks allocated since the last commit need no undo: the committed
-//! state does not reference them (they come from beyond the committed end
-//! or from the committed free lists). Blocks freed since the last commit
-//! are reused only after the next one.
+//! Crash consistency (thesis section 4.5.1 leaves it open), against a
+//! killed process and against a power failure at any moment:
+//! - every byte of a block that existed at the last commit is saved to the
+//!   undo log before it is overwritten (blocks allocated since the last
+//!   commit need no undo: the committed state does not reference them;
+//!   blocks freed since the last commit are reused only after the next);
+//! - the heap file changes only in [`Heap::write_back`], which first makes
+//!   the undo log durable (written, fsync'ed), then writes the dirty pages
+//!   in place (found in /proc/self/pagemap: a written page of a private
+//!   mapping is an anonymous page) and fsyncs the heap. A commit is a
+//!   write-back of every heap, then `STATE`; the store writes back between
+//!   commits too when its pages outgrow the memory budget;
+//! - so after any failure the file differs from the last commit only in
+//!   places whose old bytes are in a durable undo record. Opening replays
+//!   the log backwards; the log is framed with a checksum, its epoch and a
+//!   salt chosen at each reset, so a torn frame or one left from an
+//!   earlier epoch or attempt ends it.
 
 use crate::error::{DynError, Result};
 use crate::rhh::{Table, Undo};
+use crate::durable;
 use memmap2::{MmapOptions, MmapRaw};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{compiler_fence, Ordering};
 
 /// Virtual address space all heaps and undo logs of a process may
 /// reserve together (not memory: pages exist only where files do).
@@ -37,8 +48,6 @@ pub const HEAP_START: u64 = 4096;
 /// Size of a new heap file, and the most it grows by at once.
 const INITIAL_LEN: u64 = 1 << 20;
 const GROW_STEP: u64 = 64 << 20;
-/// Linux 5.14+; older kernels refuse it and the pages fault in one by one.
-const MADV_POPULATE_WRITE: libc::c_int = 23;
 
 pub struct Heap {
     path: PathBuf,
@@ -63,10 +72,10 @@ pub struct Heap {
 
 impl Heap {
     pub fn create(path: &Path, undo_path: &Path, reserve: usize) -> Result<Heap> {
-        let file = OpenOptions::new().read(true).write(true).create_new(true).open(path).map_err(|e| DynError::io(path, e))?;
-        file.set_len(INITIAL_LEN).map_err(|e| DynError::io(path, e))?;
+        let file = durable::create_new(path)?;
+        durable::set_len(&file, path, INITIAL_LEN)?;
         let map = map(&file, path, reserve)?;
-        let undo = UndoLog::create(undo_path, 1, reserve)?;
+        let undo = UndoLog::create(undo_path, 1)?;
         Ok(Heap {
             path: path.to_path_buf(),
             file,
@@ -103,34 +112,37 @@ impl Heap {
         if len as usize > reserve {
             return Err(DynError::Corrupt(format!("{}: larger than the address space this store may map", path.display())));
         }
+        // Roll back an interrupted epoch before anything maps the file.
+        let mut undo = UndoLog::open_or_create(undo_path, epoch + 1)?;
+        let restored = undo.roll_back(&file, path, len, epoch + 1)?;
+        if restored > 0 {
+            durable::sync(&file, path)?;
+        }
+        undo.reset(epoch + 1)?;
+        // Blocks past the committed end hold what the interrupted epoch
+        // wrote; new blocks there must start zeroed.
+        let mut file_len = len;
+        if len > meta.end {
+            durable::set_len(&file, path, meta.end)?;
+            file_len = meta.end;
+        }
         let map = map(&file, path, reserve)?;
         let mut heap = Heap {
             path: path.to_path_buf(),
             file,
             map,
-            file_len: len,
+            file_len,
             end: meta.end,
             free: HashMap::new(),
             pending: Vec::new(),
             epoch: epoch + 1,
             committed_end: meta.end,
-            undo: UndoLog::open_or_create(undo_path, epoch + 1, reserve)?,
+            undo,
             reserve,
         }
         .bound();
         for &(size, off) in &meta.free {
             heap.free.entry(size).or_default().push(off);
-        }
-        let restored = heap.undo.roll_back(&heap.map, len, epoch + 1, undo_path)?;
-        if restored > 0 {
-            heap.sync()?;
-        }
-        heap.undo.reset(epoch + 1)?;
-        // Blocks past the committed end hold what the interrupted epoch
-        // wrote; new blocks there must start zeroed.
-        if len > meta.end {
-            heap.file.set_len(meta.end).map_err(|e| DynError::io(path, e))?;
-            heap.file_len = meta.end;
         }
         Ok(heap)
     }
@@ -236,19 +248,13 @@ impl Heap {
                     self.reserve >> 30
                 )));
             }
-            self.file.set_len(len).map_err(|e| DynError::io(&self.path, e))?;
-            // Allocate the blocks now, in one extent, and fault the pages in
-            // with one call: a write fault on a sparse page of a shared
-            // mapping costs the file system a block allocation each.
-            // SAFETY: fallocate on our own file descriptor; madvise on the
-            // range just added to the file, inside the mapping (len <= reserve).
+            durable::set_len(&self.file, &self.path, len)?;
+            // Allocate the blocks now, in one extent, so that write-backs
+            // need no block allocation page by page (contents unchanged:
+            // the range reads as zeros either way).
+            // SAFETY: fallocate on our own file descriptor; no memory is passed.
             unsafe {
                 libc::fallocate(self.file.as_raw_fd(), 0, self.file_len as i64, (len - self.file_len) as i64);
-                libc::madvise(
-                    self.map.as_mut_ptr().add(self.file_len as usize) as *mut libc::c_void,
-                    (len - self.file_len) as usize,
-                    MADV_POPULATE_WRITE,
-                );
             }
             self.file_len = len;
         }
@@ -274,12 +280,36 @@ impl Heap {
         }
     }
 
-    pub fn sync(&self) -> Result<()> {
-        self.map.flush_range(0, self.end as usize).map_err(|e| DynError::io(&self.path, e))?;
-        self.file.sync_all().map_err(|e| DynError::io(&self.path, e))
+    /// Make the heap file what the mapping shows: the undo log made
+    /// durable first, then every page written since the last write-back
+    /// written in place, then the file synced. The private copies are then
+    /// dropped (the pages read from the file again). Returns bytes written.
+    pub fn write_back(&mut self) -> Result<u64> {
+        self.undo.sync()?;
+        let len = self.end.min(self.file_len);
+        let runs = dirty_runs(self.map.as_ptr(), len).map_err(|e| DynError::io(Path::new("/proc/self/pagemap"), e))?;
+        let mut written = 0;
+        for &(start, n) in &runs {
+            let n = n.min(len - start);
+            // SAFETY: the run lies in [0, len), inside the file-backed part of
+            // the mapping; `&mut self` excludes writers while it is read.
+            let bytes = unsafe { std::slice::from_raw_parts(self.map.as_ptr().add(start as usize), n as usize) };
+            durable::write_at(&self.file, &self.path, start, bytes)?;
+            written += n;
+        }
+        durable::sync(&self.file, &self.path)?;
+        for &(start, n) in &runs {
+            // SAFETY: dropping this process's private copies of pages of its
+            // own mapping (page-aligned run inside it); the file now holds
+            // the same bytes, and the pages fault in again from it.
+            unsafe {
+                libc::madvise(self.map.as_mut_ptr().add(start as usize) as *mut libc::c_void, n as usize, libc::MADV_DONTNEED);
+            }
+        }
+        Ok(written)
     }
 
-    /// State to persist with a commit (after [`Heap::sync`]).
+    /// State to persist with a commit (after [`Heap::write_back`]).
     pub fn meta(&self) -> HeapMeta {
         let mut free: Vec<(u64, u64)> = self.free.iter().flat_map(|(&s, v)| v.iter().map(move |&o| (s, o))).collect();
         free.extend(self.pending.iter().copied());
@@ -297,12 +327,15 @@ impl Heap {
         self.undo.reset(self.epoch)
     }
 
-    /// Write dirty pages back and drop the heap from the page cache (the
-    /// memory budget covers mapped pages too).
-    pub fn release_pages(&self) -> Result<()> {
-        self.map.flush_range(0, self.end as usize).map_err(|e| DynError::io(&self.path, e))?;
-        // SAFETY: dropping the pages of our own shared file mapping; they
-        // were written back just above and fault in again from the file.
+    /// Write dirty pages back (see [`Heap::write_back`]) and drop the heap
+    /// from memory and the page cache (the memory budget covers mapped
+    /// pages too). Safe at any moment of an epoch: the undo log is durable
+    /// before any page is written.
+    pub fn release_pages(&mut self) -> Result<()> {
+        self.write_back()?;
+        // SAFETY: dropping the pages of our own mapping; none is this
+        // process's own any more (written back just above), so they fault
+        // in again from the file.
         unsafe {
             libc::madvise(self.map.as_mut_ptr() as *mut libc::c_void, self.file_len as usize, libc::MADV_DONTNEED);
         }
@@ -319,8 +352,51 @@ impl Heap {
     }
 }
 
+/// A private (copy-on-write) mapping of `reserve` bytes of the file: what
+/// the process writes stays its own until [`Heap::write_back`]. It is not
+/// charged against the commit limit (MAP_NORESERVE): the reservation is
+/// address space, and the pages written are bounded by the store's
+/// resident limit, which writes them back.
 fn map(file: &File, path: &Path, reserve: usize) -> Result<MmapRaw> {
-    MmapOptions::new().len(reserve).map_raw(file).map_err(|e| DynError::io(path, e))
+    // SAFETY: the store's lock file excludes other writers of this file, and
+    // this process changes it only in write_back and open, through the
+    // descriptor, with the same bytes the mapping holds; every access to
+    // the mapping goes through raw pointers checked against the file's length.
+    let map = unsafe { MmapOptions::new().len(reserve).no_reserve_swap().map_copy(file) }.map_err(|e| DynError::io(path, e))?;
+    Ok(MmapRaw::from(map))
+}
+
+/// Page-aligned runs `(offset, bytes)` of the first `len` bytes of the
+/// private mapping at `base` that this process has written (anonymous
+/// pages, or swapped out), from /proc/self/pagemap: bit 63 present, 62
+/// swapped, 61 a page of the file (not yet written).
+fn dirty_runs(base: *const u8, len: u64) -> std::io::Result<Vec<(u64, u64)>> {
+    const PAGE: u64 = 4096;
+    const ENTRIES: u64 = 1 << 16;
+    let pagemap = File::open("/proc/self/pagemap")?;
+    let first_page = base as u64 / PAGE;
+    let pages = len.div_ceil(PAGE);
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    let mut buf = vec![0u8; (ENTRIES * 8) as usize];
+    let mut page = 0;
+    while page < pages {
+        let n = (pages - page).min(ENTRIES);
+        let bytes = &mut buf[..(n * 8) as usize];
+        pagemap.read_exact_at(bytes, (first_page + page) * 8)?;
+        for (i, entry) in bytes.chunks_exact(8).enumerate() {
+            let e = u64::from_le_bytes(entry.try_into().expect("8 bytes"));
+            let written = (e >> 63 & 1 == 1 && e >> 61 & 1 == 0) || e >> 62 & 1 == 1;
+            if written {
+                let at = (page + i as u64) * PAGE;
+                match runs.last_mut() {
+                    Some((start, n)) if *start + *n == at => *n += PAGE,
+                    _ => runs.push((at, PAGE)),
+                }
+            }
+        }
+        page += n;
+    }
+    Ok(runs)
 }
 
 /// What a commit records about a heap.
@@ -331,115 +407,180 @@ pub struct HeapMeta {
     pub free: Vec<(u64, u64)>,
 }
 
-/// Undo records `[len: u32][pad][offset: u64][old bytes, padded to 8]`
-/// after a 16-byte header `[epoch: u32][magic]`. The length is written
-/// last, so a record with a length is complete; a zero length ends the log.
+/// The undo log: frames, each written whole by one positioned write:
+/// a 32-byte header `[magic: u32][epoch: u32][salt: u64][payload bytes:
+/// u32][0: u32][xxh3 of the frame with this field zero: u64]`, then
+/// records `[len: u32][0: u32][heap offset: u64][old bytes, padded to 8]`.
+/// Frames follow each other from byte 0; the first that is short, torn,
+/// of another epoch or of another salt (a frame an earlier attempt left
+/// behind a truncation that did not reach the disk) ends the log.
 pub struct UndoLog {
     path: PathBuf,
     file: File,
-    map: MmapRaw,
-    len: u64,
+    /// The frame being filled: header space, then records.
+    frame: Vec<u8>,
+    /// Where the next frame goes.
     at: u64,
+    epoch: u32,
+    salt: u64,
     /// The address and length of the heap mapping the log protects.
     heap: (usize, usize),
     pub saved_bytes: u64,
-    reserve: usize,
+    /// A frame that could not be written: the log is incomplete, so no
+    /// page may be written back before the store is reopened.
+    failed: Option<String>,
 }
 
 const UNDO_MAGIC: u32 = 0x4f44_4e55; // "UNDO"
-const UNDO_HEADER: u64 = 16;
+const FRAME_HEADER: usize = 32;
+/// A frame is written once its records reach this many bytes.
+const FRAME_BYTES: usize = 64 << 10;
+/// Longer saves are split into records of at most this many bytes.
+const RECORD_MAX: usize = 32 << 10;
+/// No frame is longer (longer ones are not this outcore's, and end the log).
+const FRAME_MAX: usize = FRAME_HEADER + FRAME_BYTES + 16 + RECORD_MAX;
 
 impl UndoLog {
-    fn create(path: &Path, epoch: u32, reserve: usize) -> Result<UndoLog> {
-        let file = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path).map_err(|e| DynError::io(path, e))?;
-        let mut log = Self::with_file(path, file, reserve)?;
+    fn create(path: &Path, epoch: u32) -> Result<UndoLog> {
+        let file = durable::create(path)?;
+        let mut log = Self::with_file(path, file);
         log.reset(epoch)?;
         Ok(log)
     }
 
-    fn open_or_create(path: &Path, epoch: u32, reserve: usize) -> Result<UndoLog> {
+    fn open_or_create(path: &Path, epoch: u32) -> Result<UndoLog> {
         if !path.exists() {
-            return Self::create(path, epoch, reserve);
+            return Self::create(path, epoch);
         }
         let file = OpenOptions::new().read(true).write(true).open(path).map_err(|e| DynError::io(path, e))?;
-        Self::with_file(path, file, reserve)
+        Ok(Self::with_file(path, file))
     }
 
-    fn with_file(path: &Path, file: File, reserve: usize) -> Result<UndoLog> {
-        let len = file.metadata().map_err(|e| DynError::io(path, e))?.len();
-        if len as usize > reserve {
-            return Err(DynError::Corrupt(format!("{}: larger than the address space this store may map", path.display())));
+    fn with_file(path: &Path, file: File) -> UndoLog {
+        UndoLog {
+            path: path.to_path_buf(),
+            file,
+            frame: vec![0; FRAME_HEADER],
+            at: 0,
+            epoch: 0,
+            salt: 0,
+            heap: (0, 0),
+            saved_bytes: 0,
+            failed: None,
         }
-        let map = map(&file, path, reserve)?;
-        Ok(UndoLog { path: path.to_path_buf(), file, map, len, at: UNDO_HEADER, heap: (0, 0), saved_bytes: 0, reserve })
     }
 
-    fn base(&self) -> *mut u8 {
-        self.map.as_mut_ptr()
-    }
-
-    /// Restore every record of `epoch` in reverse order. Returns the count.
-    fn roll_back(&mut self, heap: &MmapRaw, heap_len: u64, epoch: u32, path: &Path) -> Result<u64> {
-        if self.len < UNDO_HEADER {
-            return Ok(0);
-        }
-        // SAFETY: the log file holds at least UNDO_HEADER bytes (checked
-        // above) and the mapping covers the file.
-        let (head, magic) = unsafe { ((self.base() as *const u32).read(), (self.base() as *const u32).add(1).read()) };
-        if magic != UNDO_MAGIC || head != epoch {
-            return Ok(0);
-        }
-        let mut records = Vec::new();
-        let mut at = UNDO_HEADER;
-        while at + 16 <= self.len {
-            // SAFETY: the 16-byte record header at `at` lies in the file (at + 16 <= len).
-            let (n, off) = unsafe {
-                let p = self.base().add(at as usize);
-                ((p as *const u32).read() as u64, (p.add(8) as *const u64).read_unaligned())
-            };
-            if n == 0 {
+    /// The frames of the log that are whole, of `epoch` and of the first
+    /// frame's salt, in order, as (offset, payload bytes).
+    fn frames(&self, epoch: u32) -> Result<Vec<(u64, usize)>> {
+        let io = |e| DynError::io(&self.path, e);
+        let len = self.file.metadata().map_err(io)?.len();
+        let mut frames = Vec::new();
+        let (mut at, mut salt) = (0u64, None);
+        let mut buf = Vec::new();
+        while at + FRAME_HEADER as u64 <= len {
+            let mut head = [0u8; FRAME_HEADER];
+            self.file.read_exact_at(&mut head, at).map_err(io)?;
+            let word = |i: usize| u32::from_le_bytes(head[i..i + 4].try_into().expect("4 bytes"));
+            let frame_salt = u64::from_le_bytes(head[8..16].try_into().expect("8 bytes"));
+            let payload = word(16) as usize;
+            if word(0) != UNDO_MAGIC || word(4) != epoch || salt.is_some_and(|s| s != frame_salt) {
                 break;
             }
-            if at + 16 + n > self.len || off + n > heap_len {
-                return Err(DynError::Corrupt(format!("{}: undo record at byte {at} points outside the heap", path.display())));
+            if payload > FRAME_MAX - FRAME_HEADER || at + (FRAME_HEADER + payload) as u64 > len {
+                break;
             }
-            records.push((off, n, at + 16));
-            at += 16 + n.div_ceil(8) * 8;
+            buf.resize(FRAME_HEADER + payload, 0);
+            self.file.read_exact_at(&mut buf, at).map_err(io)?;
+            let sum = u64::from_le_bytes(buf[24..32].try_into().expect("8 bytes"));
+            buf[24..32].fill(0);
+            if xxhash_rust::xxh3::xxh3_64(&buf) != sum {
+                break;
+            }
+            salt = Some(frame_salt);
+            frames.push((at, payload));
+            at += (FRAME_HEADER + payload) as u64;
         }
-        for &(off, n, data) in records.iter().rev() {
-            // SAFETY: the record's bytes lie in the log (data + n <= len) and
-            // its target in the heap's file (off + n <= heap_len), checked
-            // when the records were read; the two mappings are distinct.
-            unsafe { std::ptr::copy_nonoverlapping(self.base().add(data as usize), heap.as_mut_ptr().add(off as usize), n as usize) };
-        }
-        Ok(records.len() as u64)
+        Ok(frames)
     }
 
-    /// Empty the log and stamp it with the epoch it protects.
+    /// Restore every record of `epoch` to the heap file, last first.
+    /// Returns the count. A whole frame whose records do not fit the heap
+    /// is a damaged store (an error), never written.
+    fn roll_back(&mut self, heap: &File, heap_path: &Path, heap_len: u64, epoch: u32) -> Result<u64> {
+        let frames = self.frames(epoch)?;
+        let mut restored = 0;
+        let mut payload = Vec::new();
+        for &(at, n) in frames.iter().rev() {
+            payload.resize(n, 0);
+            self.file.read_exact_at(&mut payload, at + FRAME_HEADER as u64).map_err(|e| DynError::io(&self.path, e))?;
+            let mut records = Vec::new();
+            let mut p = 0;
+            while p < n {
+                let bad = || DynError::Corrupt(format!("{}: undo record at byte {} does not fit the frame or the heap", self.path.display(), at as usize + FRAME_HEADER + p));
+                if p + 16 > n {
+                    return Err(bad());
+                }
+                let len = u32::from_le_bytes(payload[p..p + 4].try_into().expect("4 bytes")) as usize;
+                let off = u64::from_le_bytes(payload[p + 8..p + 16].try_into().expect("8 bytes"));
+                if len == 0 || len > n - p - 16 || off.checked_add(len as u64).is_none_or(|e| e > heap_len) {
+                    return Err(bad());
+                }
+                records.push((off, p + 16, len));
+                p += 16 + len.div_ceil(8) * 8;
+            }
+            for &(off, data, len) in records.iter().rev() {
+                durable::write_at(heap, heap_path, off, &payload[data..data + len])?;
+                restored += 1;
+            }
+        }
+        Ok(restored)
+    }
+
+    /// Empty the log and start the records of `epoch` under a new salt.
     fn reset(&mut self, epoch: u32) -> Result<()> {
-        if self.len < 1 << 20 || self.len > 64 << 20 {
-            self.file.set_len(0).map_err(|e| DynError::io(&self.path, e))?;
-            self.file.set_len(1 << 20).map_err(|e| DynError::io(&self.path, e))?;
-            self.len = 1 << 20;
-        }
-        // SAFETY: the file holds at least 1 MiB (ensured above), which the
-        // mapping covers; `&mut self` makes this the only writer.
-        unsafe {
-            std::ptr::write_bytes(self.base().add(UNDO_HEADER as usize), 0, 16);
-            (self.base() as *mut u32).write(epoch);
-            (self.base() as *mut u32).add(1).write(UNDO_MAGIC);
-        }
-        self.at = UNDO_HEADER;
+        durable::set_len(&self.file, &self.path, 0)?;
+        self.frame.truncate(FRAME_HEADER);
+        self.at = 0;
+        self.epoch = epoch;
+        self.salt = fresh_salt();
+        self.saved_bytes = 0;
+        self.failed = None;
         Ok(())
     }
 
-    fn release_pages(&self) {
-        // SAFETY: dropping pages of our own shared file mapping; they fault
-        // in again from the file.
-        unsafe {
-            libc::madvise(self.base() as *mut libc::c_void, self.len as usize, libc::MADV_DONTNEED);
+    /// Write the frame being filled (not yet durable).
+    fn write_frame(&mut self) -> Result<()> {
+        if self.frame.len() == FRAME_HEADER {
+            return Ok(());
         }
-        outcore_io::drop_cached(&self.file, 0, self.len);
+        let payload = (self.frame.len() - FRAME_HEADER) as u32;
+        let f = &mut self.frame;
+        f[0..4].copy_from_slice(&UNDO_MAGIC.to_le_bytes());
+        f[4..8].copy_from_slice(&self.epoch.to_le_bytes());
+        f[8..16].copy_from_slice(&self.salt.to_le_bytes());
+        f[16..20].copy_from_slice(&payload.to_le_bytes());
+        f[20..32].fill(0);
+        let sum = xxhash_rust::xxh3::xxh3_64(f);
+        f[24..32].copy_from_slice(&sum.to_le_bytes());
+        durable::write_at(&self.file, &self.path, self.at, f)?;
+        self.at += f.len() as u64;
+        f.truncate(FRAME_HEADER);
+        Ok(())
+    }
+
+    /// Make every record so far durable; an error if any could not be
+    /// written (then no page may be written back).
+    pub fn sync(&mut self) -> Result<()> {
+        if let Some(e) = &self.failed {
+            return Err(DynError::Corrupt(format!("{}: an undo record could not be written ({e}); reopen the store", self.path.display())));
+        }
+        self.write_frame()?;
+        durable::sync(&self.file, &self.path)
+    }
+
+    fn release_pages(&self) {
+        outcore_io::drop_cached(&self.file, 0, self.at);
     }
 
     /// Append a record of `bytes`, the contents of the heap at `address`.
@@ -447,35 +588,33 @@ impl UndoLog {
         let (base, heap_len) = self.heap;
         let start = address.wrapping_sub(base);
         assert!(start <= heap_len && bytes.len() <= heap_len - start, "{}: an undo save outside the heap", self.path.display());
-        let n = bytes.len();
-        let need = 16 + (n as u64).div_ceil(8) * 8 + 16;
-        if self.at + need > self.len {
-            let len = ((self.at + need) * 2).div_ceil(1 << 20) << 20;
-            if len as usize > self.reserve {
-                panic!("{}: the undo log outgrew its address space; commit more often", self.path.display());
+        for (i, piece) in bytes.chunks(RECORD_MAX).enumerate() {
+            let f = &mut self.frame;
+            f.extend_from_slice(&(piece.len() as u32).to_le_bytes());
+            f.extend_from_slice(&[0; 4]);
+            f.extend_from_slice(&((start + i * RECORD_MAX) as u64).to_le_bytes());
+            f.extend_from_slice(piece);
+            f.resize(f.len().next_multiple_of(8), 0);
+            if f.len() >= FRAME_HEADER + FRAME_BYTES && self.failed.is_none() {
+                if let Err(e) = self.write_frame() {
+                    self.failed = Some(e.to_string());
+                }
             }
-            // The file only grows here; the mapping's reservation covers it.
-            if let Err(e) = self.file.set_len(len) {
-                panic!("{}: cannot grow the undo log: {e}", self.path.display());
-            }
-            self.len = len;
         }
-        // SAFETY: the record (header, bytes, and the next terminator) fits
-        // the file, grown above to at + need <= len, which the mapping covers;
-        // `bytes` is a distinct region (the heap's mapping).
-        unsafe {
-            let p = self.base().add(self.at as usize);
-            (p.add(8) as *mut u64).write_unaligned(start as u64);
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), p.add(16), n);
-            // The terminator of the next record, then this record's length.
-            std::ptr::write_bytes(p.add(need as usize - 16), 0, 16);
-            compiler_fence(Ordering::Release);
-            std::ptr::write_volatile(p as *mut u32, n as u32);
-            compiler_fence(Ordering::Release);
+        if self.failed.is_some() {
+            self.frame.truncate(FRAME_HEADER);
         }
-        self.at += need - 16;
-        self.saved_bytes += n as u64;
+        self.saved_bytes += bytes.len() as u64;
     }
+}
+
+/// A salt no earlier reset of this log is likely to have used.
+fn fresh_salt() -> u64 {
+    use std::hash::BuildHasher;
+    static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    std::collections::hash_map::RandomState::new().hash_one((n, t, std::process::id()))
 }
 
 impl Undo for UndoLog {

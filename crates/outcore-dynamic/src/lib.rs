@@ -1,3 +1,4 @@
+pub mod durable;
 pub mod error;
 pub mod hash;
 pub mod heap;

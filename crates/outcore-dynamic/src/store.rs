@@ -14,17 +14,22 @@
 //! - `lock`: held (flock) while a process has the store open for writing.
 //!
 //! Durability: updates are durable once [`DynamicStore::commit`] returns
-//! (heaps msync'ed and fsync'ed, then `STATE` renamed). A process that
-//! dies at any point (kill -9, panic, out of memory) leaves a store that
-//! reopens at its last commit: opening replays the undo logs backwards.
+//! (each heap's undo log fsync'ed, then its written pages written in place
+//! and fsync'ed, then the free lists, then `STATE` written, fsync'ed and
+//! renamed over the old one, with the directory fsync'ed before and after).
+//! A process that dies at any point (kill -9, panic, out of memory) or a
+//! power failure at any point leaves a store that reopens at its last
+//! commit (or, failing during a commit, possibly at that commit): opening
+//! replays the undo logs backwards (see `heap.rs` for why that suffices,
+//! and `tests/powerfail.rs` for the proof by fault injection).
 
+use crate::durable;
 use crate::error::{DynError, Result};
 use crate::hash::{mix, owner};
 use crate::heap::{Heap, HeapMeta};
 use crate::partition::{Config, Counts, Edge, Inserted, Partition, TableDesc, TableStats, ARENAS};
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
@@ -146,7 +151,8 @@ pub struct DynamicStore {
     epoch: u32,
     parts: Vec<Partition>,
     lock: Option<File>,
-    /// Bytes of mapped heap pages allowed to stay resident (None: the kernel decides).
+    /// Bytes the process may keep resident before heap pages are written
+    /// back and dropped (None: half the memory the process may use).
     resident_limit: Option<u64>,
 }
 
@@ -298,9 +304,12 @@ impl DynamicStore {
         &self.dir
     }
 
-    /// Keep at most `bytes` of heap pages resident (the `--memory` promise
-    /// covers the page cache): pages are written back and dropped when the
-    /// heaps outgrow it.
+    /// Keep the process's resident set under `bytes` (the `--memory`
+    /// promise covers the page cache): heap pages are written back and
+    /// dropped when it grows past it. Pages written between commits are the
+    /// process's own memory until written back, so there is always a
+    /// limit: None sets half of what the process may use (its cgroup's
+    /// limit, or the machine's memory).
     pub fn set_resident_limit(&mut self, bytes: Option<u64>) {
         self.resident_limit = bytes;
     }
@@ -327,14 +336,14 @@ impl DynamicStore {
         let results: Vec<Result<PartState>> = std::thread::scope(|s| {
             let handles: Vec<_> = self
                 .parts
-                .iter()
+                .iter_mut()
                 .enumerate()
                 .map(|(k, p)| {
                     let dir = &dir;
                     s.spawn(move || {
                         let mut heap_ends = Vec::new();
-                        for (h, heap) in p.heaps().enumerate() {
-                            heap.sync()?;
+                        for (h, heap) in p.heaps_mut().enumerate() {
+                            heap.write_back()?;
                             let meta = heap.meta();
                             write_free(&free_path(dir, &heap_name(k, h), epoch), &meta.free)?;
                             heap_ends.push(meta.end);
@@ -349,9 +358,11 @@ impl DynamicStore {
         let state = State { format: FORMAT.into(), version: VERSION, options: self.options, epoch, partitions };
         let tmp = self.dir.join("STATE.tmp");
         let text = serde_json::to_string_pretty(&state).expect("state serializes");
-        write_synced(&tmp, text.as_bytes())?;
-        std::fs::rename(&tmp, self.dir.join("STATE")).map_err(|e| DynError::io(&self.dir, e))?;
-        sync_dir(&self.dir)?;
+        durable::write_synced(&tmp, text.as_bytes())?;
+        // the free lists' entries are durable before STATE names them
+        durable::sync_dir(&self.dir)?;
+        durable::rename(&tmp, &self.dir.join("STATE"))?;
+        durable::sync_dir(&self.dir)?;
         self.epoch = epoch;
         for (k, p) in self.parts.iter_mut().enumerate() {
             for (h, heap) in p.heaps_mut().enumerate() {
@@ -413,7 +424,7 @@ impl DynamicStore {
                 Update::DeleteVertex { .. } => unreachable!(),
             }
         }
-        let limit = self.resident_limit;
+        let limit = self.resident_limit.unwrap_or_else(default_resident_limit);
         let results: Vec<Result<ApplyReport>> = std::thread::scope(|s| {
             let handles: Vec<_> =
                 self.parts.iter_mut().zip(batches).map(|(part, mut ops)| s.spawn(move || apply_ops(part, &mut ops, limit))).collect();
@@ -557,7 +568,7 @@ const PREFETCH_DISTANCE: usize = 12;
 
 /// Sort a partition's ops by hash (stable: ops on one source keep their
 /// order) and apply them.
-fn apply_ops(part: &mut Partition, ops: &mut Vec<Op>, resident_limit: Option<u64>) -> Result<ApplyReport> {
+fn apply_ops(part: &mut Partition, ops: &mut Vec<Op>, resident_limit: u64) -> Result<ApplyReport> {
     radix_sort_by_hash(ops);
     let mut r = ApplyReport::default();
     let (mut run_end, mut prepared) = (0, false);
@@ -604,18 +615,47 @@ fn apply_ops(part: &mut Partition, ops: &mut Vec<Op>, resident_limit: Option<u64
         }
         // The mapped pages count against the budget: when the process is
         // over it, write this partition's pages back and drop them.
-        if let Some(limit) = resident_limit {
-            if i & 0xffff == 0xffff && resident_bytes() > limit {
-                release(part)?;
-            }
+        if i & 0xffff == 0xffff && resident_bytes() > resident_limit {
+            release(part)?;
         }
     }
     part.maintain()?;
     Ok(r)
 }
 
-fn release(part: &Partition) -> Result<()> {
-    part.heaps().try_for_each(|h| h.release_pages())
+fn release(part: &mut Partition) -> Result<()> {
+    part.heaps_mut().try_for_each(|h| h.release_pages())
+}
+
+/// Half the memory this process may use: its memory cgroup's limit
+/// (cgroup v2 `memory.max`, v1 `memory.limit_in_bytes`) or, without one,
+/// the machine's memory.
+pub fn default_resident_limit() -> u64 {
+    static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        let read_u64 = |p: &str| std::fs::read_to_string(p).ok().and_then(|s| s.trim().parse::<u64>().ok());
+        let machine = std::fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|m| m.lines().find(|l| l.starts_with("MemTotal:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()))
+            .map_or(u64::MAX, |kib| kib * 1024);
+        let cgroup = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+        let mut limit = machine;
+        for line in cgroup.lines() {
+            let mut f = line.splitn(3, ':');
+            let (_, controllers, path) = (f.next(), f.next().unwrap_or(""), f.next().unwrap_or(""));
+            let file = if controllers.is_empty() {
+                format!("/sys/fs/cgroup{path}/memory.max")
+            } else if controllers.split(',').any(|c| c == "memory") {
+                format!("/sys/fs/cgroup/memory{path}/memory.limit_in_bytes")
+            } else {
+                continue;
+            };
+            if let Some(l) = read_u64(&file) {
+                limit = limit.min(l);
+            }
+        }
+        limit / 2
+    })
 }
 
 /// Resident set of this process (mapped file pages included), from /proc/self/statm.
@@ -658,16 +698,6 @@ fn radix_sort_by_hash(ops: &mut Vec<Op>) {
     }
 }
 
-fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut f = File::create(path).map_err(|e| DynError::io(path, e))?;
-    f.write_all(bytes).map_err(|e| DynError::io(path, e))?;
-    f.sync_all().map_err(|e| DynError::io(path, e))
-}
-
-fn sync_dir(dir: &Path) -> Result<()> {
-    File::open(dir).and_then(|f| f.sync_all()).map_err(|e| DynError::io(dir, e))
-}
-
 /// Free lists: `count: u64`, then `(size, offset)` pairs, then the xxh3 of all before.
 fn write_free(path: &Path, free: &[(u64, u64)]) -> Result<()> {
     let mut bytes = Vec::with_capacity(16 + free.len() * 16);
@@ -678,7 +708,7 @@ fn write_free(path: &Path, free: &[(u64, u64)]) -> Result<()> {
     }
     let sum = xxhash_rust::xxh3::xxh3_64(&bytes);
     bytes.extend_from_slice(&sum.to_le_bytes());
-    write_synced(path, &bytes)
+    durable::write_synced(path, &bytes)
 }
 
 fn read_free(path: &Path) -> Result<Vec<(u64, u64)>> {
@@ -710,7 +740,7 @@ fn remove_stale_free(dir: &Path, name: &str, epoch: u32) {
             let name = e.file_name().to_string_lossy().to_string();
             if let Some(rest) = name.strip_prefix(&prefix) {
                 if rest != epoch.to_string() {
-                    let _ = std::fs::remove_file(e.path());
+                    let _ = durable::remove(&e.path());
                 }
             }
         }
