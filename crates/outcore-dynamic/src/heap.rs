@@ -425,6 +425,7 @@ pub struct UndoLog {
     salt: u64,
     /// The address and length of the heap mapping the log protects.
     heap: (usize, usize),
+    /// Bytes saved since the log was opened (all epochs).
     pub saved_bytes: u64,
     /// A frame that could not be written: the log is incomplete, so no
     /// page may be written back before the store is reopened.
@@ -544,7 +545,6 @@ impl UndoLog {
         self.at = 0;
         self.epoch = epoch;
         self.salt = fresh_salt();
-        self.saved_bytes = 0;
         self.failed = None;
         Ok(())
     }

@@ -556,7 +556,7 @@ impl DynamicStore {
         Ok(())
     }
 
-    /// Bytes the undo logs saved since the last commit.
+    /// Bytes the undo logs saved since the store was opened.
     pub fn undo_bytes(&self) -> u64 {
         self.parts.iter().flat_map(|p| p.heaps()).map(|h| h.undo.saved_bytes).sum()
     }

@@ -327,7 +327,13 @@ impl SeqWriter {
 
     /// Like [`SeqWriter::create`], for a scratch file: no fsync at finish.
     pub fn scratch(path: &Path, chunk_bytes: usize) -> Result<Self, IoError> {
-        let mut w = Self::create(path, chunk_bytes, crate::CHECKSUM_BLOCK_BYTES)?;
+        Self::scratch_blocks(path, chunk_bytes, crate::CHECKSUM_BLOCK_BYTES)
+    }
+
+    /// A scratch file hashed in blocks of `block_bytes` (for files that are
+    /// then changed in place a block at a time).
+    pub fn scratch_blocks(path: &Path, chunk_bytes: usize, block_bytes: u64) -> Result<Self, IoError> {
+        let mut w = Self::create(path, chunk_bytes, block_bytes)?;
         w.durable = false;
         Ok(w)
     }

@@ -76,6 +76,11 @@ pub fn verification_enabled() -> bool {
     *ENABLED.get_or_init(|| std::env::var("OUTCORE_VERIFY_READS").map_or(true, |v| v != "0"))
 }
 
+/// The hash a block is recorded and checked with (xxh3, 64 bits).
+pub fn block_hash(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
 /// Register the recorded hashes of the file at `path` (whose metadata,
 /// taken without following links, is `meta`): one hash per `block_bytes`
 /// block, the last block possibly short. A file registered before with the
@@ -130,6 +135,10 @@ impl FileChecks {
     pub fn path(&self) -> &Path {
         &self.path
     }
+    /// The recorded hash of each block.
+    pub fn hashes(&self) -> &[u64] {
+        &self.hashes
+    }
     pub fn block_bytes(&self) -> u64 {
         self.block_bytes
     }
@@ -172,7 +181,7 @@ impl FileChecks {
     /// Check `bytes`, the whole of block `b`, against its hash.
     pub fn check_block(&self, b: u64, bytes: &[u8]) -> Result<(), IoError> {
         let (start, end) = self.block_range(b);
-        if b >= self.blocks() || bytes.len() as u64 != end - start || xxhash_rust::xxh3::xxh3_64(bytes) != self.hashes[b as usize] {
+        if b >= self.blocks() || bytes.len() as u64 != end - start || block_hash(bytes) != self.hashes[b as usize] {
             return Err(self.mismatch(b));
         }
         self.mark(b);

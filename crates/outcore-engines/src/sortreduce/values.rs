@@ -7,11 +7,18 @@
 //! A log that touches most vertices (or a program that finalizes every
 //! vertex) rewrites the vertex file sequentially; a sparse one updates the
 //! pages it touches in place, in increasing order.
+//!
+//! Vertex files are checked like store files (issue 14): written with a
+//! hash per 64 KiB block, registered ([`outcore_io::verify`]) so that every
+//! read checks them, and an update in place checks each block it loads and
+//! registers the new hash of each block it writes.
 
 use super::run::{Record, Run, RunReader};
 use super::source::{DenseSource, VertexSource};
 use super::{Program, VALUE_CHUNK_BYTES};
-use outcore_io::{open_maybe_direct, read_full_at, AlignedBuf, IoContext, SeqWriter, DIRECT_ALIGN};
+use outcore_io::verify::FileChecks;
+use outcore_io::{open_maybe_direct, read_full_at, verify, AlignedBuf, IoContext, SeqWriter, DIRECT_ALIGN};
+use std::sync::Arc;
 use outcore_store::StoreError;
 use std::marker::PhantomData;
 use std::os::unix::fs::FileExt;
@@ -26,7 +33,7 @@ pub struct ValueFile<S> {
 
 impl<S: Record> ValueFile<S> {
     pub(crate) fn create(path: PathBuf, vertices: u64, mut init: impl FnMut(u64) -> S) -> Result<(Self, u64), StoreError> {
-        let mut w = SeqWriter::scratch(&path, VALUE_CHUNK_BYTES)?;
+        let mut w = SeqWriter::scratch_blocks(&path, VALUE_CHUNK_BYTES, PAGED_WINDOW as u64)?;
         let mut buf = Vec::with_capacity(64 << 10);
         for v in 0..vertices {
             buf.extend_from_slice(bytemuck::bytes_of(&init(v)));
@@ -36,7 +43,9 @@ impl<S: Record> ValueFile<S> {
             }
         }
         w.write_bytes(&buf)?;
-        let bytes = w.finish()?.bytes;
+        let summary = w.finish()?;
+        verify::register_written(&summary)?;
+        let bytes = summary.bytes;
         Ok((ValueFile { path, vertices, _s: PhantomData }, bytes))
     }
 
@@ -59,10 +68,17 @@ impl<S: Record> ValueFile<S> {
     }
 }
 
-/// Positioned read-modify-write of a vertex file through a 64 KiB window.
+/// Bytes of a vertex file's checksum block and of the in-place window.
+const PAGED_WINDOW: usize = 64 << 10;
+
+/// Positioned read-modify-write of a vertex file through a 64 KiB window,
+/// one checksum block.
 struct PagedValues<S> {
     file: std::fs::File,
     path: PathBuf,
+    /// The file's registered checks (None when checking is off), and the
+    /// hashes of its blocks as this update leaves them.
+    checks: Option<(Arc<FileChecks>, Vec<u64>)>,
     window: AlignedBuf,
     start: u64,
     valid: usize,
@@ -72,14 +88,17 @@ struct PagedValues<S> {
     _s: PhantomData<S>,
 }
 
-const PAGED_WINDOW: usize = 64 << 10;
-
 impl<S: Record> PagedValues<S> {
     fn open(path: &Path) -> Result<Self, StoreError> {
         let (file, _) = open_maybe_direct(path, std::fs::OpenOptions::new().read(true).write(true)).ctx(path, "open")?;
+        let checks = verify::checks_for(&file).filter(|c| c.block_bytes() == PAGED_WINDOW as u64).map(|c| {
+            let hashes = c.hashes().to_vec();
+            (c, hashes)
+        });
         Ok(PagedValues {
             file,
             path: path.to_path_buf(),
+            checks,
             window: AlignedBuf::new(PAGED_WINDOW, DIRECT_ALIGN),
             start: 0,
             valid: 0,
@@ -92,6 +111,9 @@ impl<S: Record> PagedValues<S> {
 
     fn flush(&mut self) -> Result<(), StoreError> {
         if self.dirty {
+            if let Some((_, hashes)) = &mut self.checks {
+                hashes[self.start as usize / PAGED_WINDOW] = verify::block_hash(&self.window.spare()[..self.valid]);
+            }
             let len = self.valid.div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN;
             self.file.write_all_at(&self.window.spare()[..len], self.start).ctx(&self.path, &format!("write at byte {}", self.start))?;
             self.bytes_written += len as u64;
@@ -105,16 +127,31 @@ impl<S: Record> PagedValues<S> {
         let size = std::mem::size_of::<S>() as u64;
         if lo < self.start || lo + size > self.start + self.valid as u64 {
             self.flush()?;
-            self.start = lo / DIRECT_ALIGN as u64 * DIRECT_ALIGN as u64;
+            self.start = lo / PAGED_WINDOW as u64 * PAGED_WINDOW as u64;
             let n = read_full_at(&self.file, &mut self.window, PAGED_WINDOW, self.start)
                 .ctx(&self.path, &format!("read at byte {}", self.start))?;
             self.valid = n;
+            if let Some((checks, _)) = &self.checks {
+                checks.check_block(self.start / PAGED_WINDOW as u64, &self.window.spare()[..n])?;
+            }
             self.bytes_read += n as u64;
             if lo + size > self.start + n as u64 {
                 return Err(StoreError::invalid(&self.path, format!("vertex file ends before byte {}", lo + size)));
             }
         }
         Ok((lo - self.start) as usize)
+    }
+
+    /// Write the last window, set the file's length to `bytes` and register
+    /// its new block hashes. Returns the bytes read and written.
+    fn close(mut self, bytes: u64) -> Result<(u64, u64), StoreError> {
+        self.flush()?;
+        self.file.set_len(bytes).ctx(&self.path, "truncate")?;
+        if let Some((_, hashes)) = self.checks.take() {
+            let meta = self.file.metadata().ctx(&self.path, "stat")?;
+            verify::register(&self.path, &meta, PAGED_WINDOW as u64, hashes);
+        }
+        Ok((self.bytes_read, self.bytes_written))
     }
 
     fn get(&mut self, v: u64) -> Result<S, StoreError> {
@@ -172,7 +209,7 @@ impl<'a, P: Program> Activation<'a, P> {
             let tmp = values.path().with_extension("next");
             Mode::Rewrite {
                 old: values.source()?,
-                out: SeqWriter::scratch(&tmp, VALUE_CHUNK_BYTES)?,
+                out: SeqWriter::scratch_blocks(&tmp, VALUE_CHUNK_BYTES, PAGED_WINDOW as u64)?,
                 buf: Vec::with_capacity(64 << 10),
                 tmp,
             }
@@ -197,6 +234,7 @@ impl<'a, P: Program> Activation<'a, P> {
                 let mut out = out;
                 out.write_bytes(&buf)?;
                 let s = out.finish()?;
+                verify::register_written(&s)?;
                 self.stats.bytes_written += s.bytes;
                 self.stats.bytes_read += self.values.bytes();
                 if let Some(&(v, _)) = self.log.head() {
@@ -204,11 +242,10 @@ impl<'a, P: Program> Activation<'a, P> {
                 }
                 std::fs::rename(&tmp, self.values.path()).ctx(&tmp, "rename")?;
             }
-            Mode::InPlace(mut rw) => {
-                rw.flush()?;
-                rw.file.set_len(self.values.bytes()).ctx(&rw.path, "truncate")?;
-                self.stats.bytes_read += rw.bytes_read;
-                self.stats.bytes_written += rw.bytes_written;
+            Mode::InPlace(rw) => {
+                let (read, written) = rw.close(self.values.bytes())?;
+                self.stats.bytes_read += read;
+                self.stats.bytes_written += written;
             }
             Mode::Done => {}
         }
@@ -270,5 +307,68 @@ impl<P: Program> VertexSource<P::State> for Activation<'_, P> {
         } else {
             self.log_entries
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::FileExt;
+
+    /// Flip a byte as the disk would: contents change, the file's length
+    /// and modification time do not.
+    fn flip(path: &Path, at: u64) {
+        let f = std::fs::OpenOptions::new().read(true).write(true).open(path).unwrap();
+        let modified = f.metadata().unwrap().modified().unwrap();
+        let mut b = [0u8];
+        f.read_exact_at(&mut b, at).unwrap();
+        f.write_all_at(&[b[0] ^ 0x10], at).unwrap();
+        f.set_modified(modified).unwrap();
+    }
+
+    fn read_all(values: &ValueFile<u64>) -> Result<Vec<u64>, StoreError> {
+        let mut src = values.source()?;
+        let mut out = Vec::new();
+        while let Some((_, x)) = src.next()? {
+            out.push(x);
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn vertex_files_are_checked_and_updates_in_place_keep_their_hashes_true() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = 100_000u64; // 800 KB: 13 blocks of 64 KiB
+        let (values, _) = ValueFile::create(dir.path().join("values"), n, |v| v * 3).unwrap();
+        assert!(read_all(&values).unwrap() == (0..n).map(|v| v * 3).collect::<Vec<_>>());
+
+        // sparse updates in place in blocks 1, 5 and the last, then a full read
+        let mut rw = PagedValues::<u64>::open(values.path()).unwrap();
+        let touched = [9000u64, 9001, 45_000, n - 1];
+        for &v in &touched {
+            assert_eq!(rw.get(v).unwrap(), v * 3);
+            rw.set(v, &7).unwrap();
+        }
+        rw.close(values.bytes()).unwrap();
+        let expect: Vec<u64> = (0..n).map(|v| if touched.contains(&v) { 7 } else { v * 3 }).collect();
+        let registered = verify::checks_for_path(values.path()).expect("the updated file is registered");
+        let actual = outcore_io::hash_file_blocks(values.path(), PAGED_WINDOW as u64).unwrap();
+        assert_eq!(registered.hashes(), &actual.blocks[..], "registered hashes are the file's");
+        assert!(read_all(&values).unwrap() == expect, "a block changed in place reads back under its new hash");
+
+        // a flipped byte in block 6 of a file not yet read is an error
+        // naming the file and the block, for the sequential reader and for
+        // the in-place window (which checks every block it loads)
+        let (values, _) = ValueFile::create(dir.path().join("values2"), n, |v| v * 3).unwrap();
+        flip(values.path(), 6 * 65536 + 100);
+        let err = match read_all(&values) {
+            Ok(_) => panic!("a damaged vertex file read without an error"),
+            Err(e) => e.to_string(),
+        };
+        assert!(err.contains("values") && err.contains("checksum mismatch in block 6"), "{err}");
+        let mut rw = PagedValues::<u64>::open(values.path()).unwrap();
+        assert_eq!(rw.get(10).unwrap(), 30, "an undamaged block still reads");
+        let err = rw.get(6 * 8192 + 3).unwrap_err().to_string();
+        assert!(err.contains("checksum mismatch in block 6"), "{err}");
     }
 }
