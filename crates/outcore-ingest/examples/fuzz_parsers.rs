@@ -197,6 +197,8 @@ fn main() {
     std::fs::create_dir_all(&out).unwrap();
     // panics are findings, reported below, not noise on stderr
     std::panic::set_hook(Box::new(|_| {}));
+    // OUTCORE_FUZZ_IMPORT_EVERY: how often an input is also imported whole
+    let import_every: u64 = std::env::var("OUTCORE_FUZZ_IMPORT_EVERY").ok().and_then(|v| v.parse().ok()).unwrap_or(50).max(1);
     println!("{:<14} {:>10} {:>9} {:>8}", "target", "inputs", "findings", "seconds");
     let mut total_findings = 0;
     for target in targets(&shared) {
@@ -214,7 +216,7 @@ fn main() {
             let seed_rng = rng.0;
             let data = mutate(&mut rng, &target.files[0].1);
             std::fs::write(work.path().join(&target.files[0].0), &data).unwrap();
-            if let Some(f) = run_one(&target, work.path(), i % 50 == 0) {
+            if let Some(f) = run_one(&target, work.path(), i % import_every == 0) {
                 findings += 1;
                 let saved = out.join(format!("{}-{i}-{}", target.name, target.files[0].0));
                 std::fs::write(&saved, &data).unwrap();
