@@ -1,7 +1,9 @@
 //! Every change the dynamic store makes to its files, in one place: the
 //! heaps' write-back and roll-back, the undo logs, the free lists and
-//! `STATE`. Nothing else writes a store file (the heaps are mapped
-//! private, so their pages never reach the file behind the store's back).
+//! `STATE`. Nothing else writes a store file, but for the shared part of a
+//! heap's mapping beyond its committed end, which nothing committed uses
+//! (opening truncates it away) and whose bytes are recorded as written at
+//! each write-back ([`mapped_write`]).
 //!
 //! That makes the store's durability testable the way CrashMonkey and
 //! ALICE test file systems' clients: [`record`] captures every write,
@@ -69,6 +71,13 @@ fn push(event: impl FnOnce() -> Event) {
 pub fn write_at(file: &File, path: &Path, offset: u64, bytes: &[u8]) -> Result<()> {
     push(|| Event::Write { path: path.to_path_buf(), offset, bytes: bytes.to_vec() });
     file.write_all_at(bytes, offset).map_err(|e| DynError::io(path, e))
+}
+
+/// Record that `bytes` (made only when recording) reached the file at
+/// `offset` through a shared mapping, possibly at any moment before the
+/// file's next sync: the write is the kernel's, this only tells the recorder.
+pub fn mapped_write(path: &Path, offset: u64, bytes: impl FnOnce() -> Vec<u8>) {
+    push(|| Event::Write { path: path.to_path_buf(), offset, bytes: bytes() });
 }
 
 pub fn set_len(file: &File, path: &Path, len: u64) -> Result<()> {

@@ -1,9 +1,13 @@
-//! A partition's heap: one file mapped private (copy on write) with a
-//! large virtual reservation, so it grows by extending the file and never
-//! moves; tables and edge chunks are blocks at byte offsets in it. The
-//! kernel pages clean pages in and out, so it may be far larger than
-//! memory; pages written since the last write-back are the process's own
-//! until [`Heap::write_back`] copies them to the file.
+//! A partition's heap: one file mapped with a large virtual reservation,
+//! so it grows by extending the file and never moves; tables and edge
+//! chunks are blocks at byte offsets in it. The kernel pages clean pages
+//! in and out, so it may be far larger than memory. The part the last
+//! commit can see (up to its end, rounded up to a page) is mapped private
+//! (copy on write): pages written there are the process's own until
+//! [`Heap::write_back`] copies them to the file. The rest, which only this
+//! epoch's new blocks use, is mapped shared: nothing committed lives
+//! there, so its pages may reach the file whenever the kernel likes, and
+//! cost no copy.
 //!
 //! Crash consistency (thesis section 4.5.1 leaves it open), against a
 //! killed process and against a power failure at any moment:
@@ -11,10 +15,13 @@
 //!   undo log before it is overwritten (blocks allocated since the last
 //!   commit need no undo: the committed state does not reference them;
 //!   blocks freed since the last commit are reused only after the next);
-//! - the heap file changes only in [`Heap::write_back`], which first makes
-//!   the undo log durable (written, fsync'ed), then writes the dirty pages
-//!   in place (found in /proc/self/pagemap: a written page of a private
-//!   mapping is an anonymous page) and fsyncs the heap. A commit is a
+//! - the committed part of a heap file changes only in
+//!   [`Heap::write_back`], which first makes the undo log durable
+//!   (written, fsync'ed), then writes the dirty private pages in place
+//!   (found in /proc/self/pagemap: a written page of a private mapping is
+//!   an anonymous page) and fsyncs the heap (the shared part with it).
+//!   Opening truncates a heap to its committed end, so whatever reached
+//!   the shared part before a failure is dropped; A commit is a
 //!   write-back of every heap, then `STATE`; the store writes back between
 //!   commits too when its pages outgrow the memory budget;
 //! - so after any failure the file differs from the last commit only in
@@ -43,6 +50,9 @@ pub fn reserve_for(maps: usize) -> usize {
     let each = (ADDRESS_SPACE / maps.max(1)).min(1 << 40);
     1 << (usize::BITS - 1 - each.leading_zeros())
 }
+const PAGE: u64 = 4096;
+/// Linux 5.14+; older kernels refuse it and the pages fault in one by one.
+const MADV_POPULATE_WRITE: libc::c_int = 23;
 /// Offsets below this are never allocated; 0 means "no block".
 pub const HEAP_START: u64 = 4096;
 /// Size of a new heap file, and the most it grows by at once.
@@ -68,6 +78,8 @@ pub struct Heap {
     pub undo: UndoLog,
     /// Bytes of address space mapped: the most the heap can grow to.
     reserve: usize,
+    /// Where the shared part of the mapping starts (page-aligned).
+    shared_from: u64,
 }
 
 impl Heap {
@@ -76,7 +88,7 @@ impl Heap {
         durable::set_len(&file, path, INITIAL_LEN)?;
         let map = map(&file, path, reserve)?;
         let undo = UndoLog::create(undo_path, 1)?;
-        Ok(Heap {
+        Heap {
             path: path.to_path_buf(),
             file,
             map,
@@ -88,13 +100,50 @@ impl Heap {
             committed_end: HEAP_START,
             undo,
             reserve,
+            shared_from: reserve as u64,
         }
-        .bound())
+        .bound()
     }
 
-    fn bound(mut self) -> Heap {
+    fn bound(mut self) -> Result<Heap> {
         self.undo.heap = (self.map.as_ptr() as usize, self.reserve);
-        self
+        self.place_boundary()?;
+        Ok(self)
+    }
+
+    /// Map the committed part (up to the committed end, rounded up to a
+    /// page) private and the rest shared. Called when the heap is opened
+    /// and after each commit, when the pages that become private are on
+    /// the disk and equal in the page cache and the mapping.
+    fn place_boundary(&mut self) -> Result<()> {
+        let boundary = self.committed_end.next_multiple_of(PAGE).min(self.reserve as u64);
+        let (from, to, shared) = match boundary.cmp(&self.shared_from) {
+            std::cmp::Ordering::Less => (boundary, self.shared_from, true),
+            std::cmp::Ordering::Greater => (self.shared_from, boundary, false),
+            std::cmp::Ordering::Equal => return Ok(()),
+        };
+        let flags = libc::MAP_FIXED | if shared { libc::MAP_SHARED } else { libc::MAP_PRIVATE | libc::MAP_NORESERVE };
+        // SAFETY: replaces pages [from, to) of this heap's own mapping (inside
+        // its reservation, page-aligned) with a mapping of the same file at
+        // the same offsets, so every address keeps meaning the same bytes:
+        // a private range that becomes shared holds no private copies (none
+        // exist beyond the committed end), and a shared range that becomes
+        // private was synced by the commit that moved the boundary.
+        let p = unsafe {
+            libc::mmap(
+                self.map.as_mut_ptr().add(from as usize) as *mut libc::c_void,
+                (to - from) as usize,
+                libc::PROT_READ | libc::PROT_WRITE,
+                flags,
+                self.file.as_raw_fd(),
+                from as libc::off_t,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(DynError::io(&self.path, std::io::Error::last_os_error()));
+        }
+        self.shared_from = boundary;
+        Ok(())
     }
 
     /// Open at the committed state `meta` (rolling back an interrupted epoch).
@@ -139,8 +188,9 @@ impl Heap {
             committed_end: meta.end,
             undo,
             reserve,
+            shared_from: reserve as u64,
         }
-        .bound();
+        .bound()?;
         for &(size, off) in &meta.free {
             heap.free.entry(size).or_default().push(off);
         }
@@ -249,12 +299,21 @@ impl Heap {
                 )));
             }
             durable::set_len(&self.file, &self.path, len)?;
-            // Allocate the blocks now, in one extent, so that write-backs
-            // need no block allocation page by page (contents unchanged:
-            // the range reads as zeros either way).
-            // SAFETY: fallocate on our own file descriptor; no memory is passed.
+            // Allocate the blocks now, in one extent, and fault the pages in
+            // with one call: a write fault on a sparse page of a shared
+            // mapping costs the file system a block allocation each. The
+            // range is past the committed end, in the shared part.
+            // SAFETY: fallocate on our own file descriptor; madvise on the
+            // range just added to the file, inside the mapping (len <= reserve).
             unsafe {
                 libc::fallocate(self.file.as_raw_fd(), 0, self.file_len as i64, (len - self.file_len) as i64);
+                if self.file_len >= self.shared_from {
+                    libc::madvise(
+                        self.map.as_mut_ptr().add(self.file_len as usize) as *mut libc::c_void,
+                        (len - self.file_len) as usize,
+                        MADV_POPULATE_WRITE,
+                    );
+                }
             }
             self.file_len = len;
         }
@@ -287,15 +346,24 @@ impl Heap {
     pub fn write_back(&mut self) -> Result<u64> {
         self.undo.sync()?;
         let len = self.end.min(self.file_len);
-        let runs = dirty_runs(self.map.as_ptr(), len).map_err(|e| DynError::io(Path::new("/proc/self/pagemap"), e))?;
+        let private = len.min(self.shared_from);
+        let runs = dirty_runs(self.map.as_ptr(), private).map_err(|e| DynError::io(Path::new("/proc/self/pagemap"), e))?;
         let mut written = 0;
         for &(start, n) in &runs {
-            let n = n.min(len - start);
+            let n = n.min(private - start);
             // SAFETY: the run lies in [0, len), inside the file-backed part of
             // the mapping; `&mut self` excludes writers while it is read.
             let bytes = unsafe { std::slice::from_raw_parts(self.map.as_ptr().add(start as usize), n as usize) };
             durable::write_at(&self.file, &self.path, start, bytes)?;
             written += n;
+        }
+        if len > self.shared_from {
+            durable::mapped_write(&self.path, self.shared_from, || {
+                // SAFETY: [shared_from, len) lies in the file-backed part of the
+                // mapping; `&mut self` excludes writers while it is copied.
+                unsafe { std::slice::from_raw_parts(self.map.as_ptr().add(self.shared_from as usize), (len - self.shared_from) as usize) }
+                    .to_vec()
+            });
         }
         durable::sync(&self.file, &self.path)?;
         for &(start, n) in &runs {
@@ -324,6 +392,7 @@ impl Heap {
         }
         self.epoch += 1;
         self.committed_end = self.end;
+        self.place_boundary()?;
         self.undo.reset(self.epoch)
     }
 
@@ -371,7 +440,6 @@ fn map(file: &File, path: &Path, reserve: usize) -> Result<MmapRaw> {
 /// pages, or swapped out), from /proc/self/pagemap: bit 63 present, 62
 /// swapped, 61 a page of the file (not yet written).
 fn dirty_runs(base: *const u8, len: u64) -> std::io::Result<Vec<(u64, u64)>> {
-    const PAGE: u64 = 4096;
     const ENTRIES: u64 = 1 << 16;
     let pagemap = File::open("/proc/self/pagemap")?;
     let first_page = base as u64 / PAGE;
@@ -636,5 +704,51 @@ impl Undo for MaybeUndo<'_> {
         if let Some(u) = self.0.as_mut() {
             u.record(address, bytes)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn on_disk(path: &Path, off: u64) -> u64 {
+        let mut b = [0u8; 8];
+        File::open(path).unwrap().read_exact_at(&mut b, off).unwrap();
+        u64::from_le_bytes(b)
+    }
+
+    /// What the power-failure design rests on: bytes the last commit can
+    /// see reach the file only through a write-back (after their undo
+    /// record is durable); new blocks beyond it go straight to the file.
+    #[test]
+    fn committed_bytes_reach_the_file_only_by_write_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, undo) = (dir.path().join("h.heap"), dir.path().join("h.undo"));
+        let mut h = Heap::create(&path, &undo, 1 << 30).unwrap();
+        let a = h.alloc(10_000).unwrap();
+        h.write_u64(a, 7);
+        assert_eq!(on_disk(&path, a), 7, "a new block is in the shared part");
+        h.write_back().unwrap();
+        h.committed().unwrap();
+        assert_eq!(h.shared_from, h.end.next_multiple_of(PAGE), "the commit moved the boundary to its end");
+
+        h.save(a, 8, false);
+        h.write_u64(a, 9);
+        assert_eq!(on_disk(&path, a), 7, "a committed block changes in memory only");
+        // a block of this epoch: private in the page the commit ended in,
+        // shared past it
+        let b = h.alloc(3 * PAGE).unwrap() + 2 * PAGE;
+        h.write_u64(b, 5);
+        assert!(b >= h.shared_from && on_disk(&path, b) == 5, "a block of this epoch past the boundary is shared");
+        assert!(h.write_back().unwrap() >= 8);
+        assert_eq!(on_disk(&path, a), 9, "the write-back wrote the committed block");
+        assert_eq!(h.read_u64(a), 9, "and the mapping reads the file again");
+
+        // the undo log holds the old bytes: reopening at the commit restores them
+        let meta = HeapMeta { end: h.committed_end, free: Vec::new() };
+        drop(h);
+        let h = Heap::open(&path, &undo, &meta, 1, 1 << 30).unwrap();
+        assert_eq!(h.read_u64(a), 7);
+        assert_eq!(on_disk(&path, a), 7);
     }
 }
