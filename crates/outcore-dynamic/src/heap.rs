@@ -339,15 +339,21 @@ impl Heap {
         }
     }
 
-    /// Make the heap file what the mapping shows: the undo log made
-    /// durable first, then every page written since the last write-back
-    /// written in place, then the file synced. The private copies are then
-    /// dropped (the pages read from the file again). Returns bytes written.
-    pub fn write_back(&mut self) -> Result<u64> {
-        self.undo.sync()?;
+    /// Write the pages written since the last write-back to the file:
+    /// the undo log made durable first, then every such page of the
+    /// private part written in place, then (if `durable`) the file synced,
+    /// the shared part with it. The private copies are then dropped (the
+    /// pages read from the file again). Without `durable` (a write-back to
+    /// free memory between commits) a heap with no such page does nothing.
+    /// Returns the bytes written in place.
+    pub fn write_back(&mut self, durable: bool) -> Result<u64> {
         let len = self.end.min(self.file_len);
         let private = len.min(self.shared_from);
         let runs = dirty_runs(self.map.as_ptr(), private).map_err(|e| DynError::io(Path::new("/proc/self/pagemap"), e))?;
+        if !durable && runs.is_empty() {
+            return Ok(0);
+        }
+        self.undo.sync()?;
         let mut written = 0;
         for &(start, n) in &runs {
             let n = n.min(private - start);
@@ -357,7 +363,7 @@ impl Heap {
             durable::write_at(&self.file, &self.path, start, bytes)?;
             written += n;
         }
-        if len > self.shared_from {
+        if durable && len > self.shared_from {
             durable::mapped_write(&self.path, self.shared_from, || {
                 // SAFETY: [shared_from, len) lies in the file-backed part of the
                 // mapping; `&mut self` excludes writers while it is copied.
@@ -365,7 +371,9 @@ impl Heap {
                     .to_vec()
             });
         }
-        durable::sync(&self.file, &self.path)?;
+        if durable {
+            durable::sync(&self.file, &self.path)?;
+        }
         for &(start, n) in &runs {
             // SAFETY: dropping this process's private copies of pages of its
             // own mapping (page-aligned run inside it); the file now holds
@@ -401,7 +409,7 @@ impl Heap {
     /// pages too). Safe at any moment of an epoch: the undo log is durable
     /// before any page is written.
     pub fn release_pages(&mut self) -> Result<()> {
-        self.write_back()?;
+        self.write_back(true)?;
         // SAFETY: dropping the pages of our own mapping; none is this
         // process's own any more (written back just above), so they fault
         // in again from the file.
@@ -728,7 +736,7 @@ mod tests {
         let a = h.alloc(10_000).unwrap();
         h.write_u64(a, 7);
         assert_eq!(on_disk(&path, a), 7, "a new block is in the shared part");
-        h.write_back().unwrap();
+        h.write_back(true).unwrap();
         h.committed().unwrap();
         assert_eq!(h.shared_from, h.end.next_multiple_of(PAGE), "the commit moved the boundary to its end");
 
@@ -740,7 +748,7 @@ mod tests {
         let b = h.alloc(3 * PAGE).unwrap() + 2 * PAGE;
         h.write_u64(b, 5);
         assert!(b >= h.shared_from && on_disk(&path, b) == 5, "a block of this epoch past the boundary is shared");
-        assert!(h.write_back().unwrap() >= 8);
+        assert!(h.write_back(false).unwrap() >= 8);
         assert_eq!(on_disk(&path, a), 9, "the write-back wrote the committed block");
         assert_eq!(h.read_u64(a), 9, "and the mapping reads the file again");
 

@@ -151,9 +151,9 @@ pub struct DynamicStore {
     epoch: u32,
     parts: Vec<Partition>,
     lock: Option<File>,
-    /// Bytes the process may keep resident before heap pages are written
-    /// back and dropped (None: half the memory the process may use).
-    resident_limit: Option<u64>,
+    /// When heap pages are written back during an apply (None: see
+    /// [`Self::set_resident_limit`]).
+    resident_limit: Option<Resident>,
 }
 
 /// Heap `h` of partition `k`: 0 holds the shared tables, 1.. the chunk arenas.
@@ -307,11 +307,20 @@ impl DynamicStore {
     /// Keep the process's resident set under `bytes` (the `--memory`
     /// promise covers the page cache): heap pages are written back and
     /// dropped when it grows past it. Pages written between commits are the
-    /// process's own memory until written back, so there is always a
-    /// limit: None sets half of what the process may use (its cgroup's
-    /// limit, or the machine's memory).
+    /// process's own memory until written back, so without a limit (None)
+    /// they are written back when they pass a quarter of what the process may
+    /// use (its cgroup's limit, or the machine's memory), and clean pages
+    /// are left to the kernel.
     pub fn set_resident_limit(&mut self, bytes: Option<u64>) {
-        self.resident_limit = bytes;
+        self.resident_limit = bytes.map(Resident::Total);
+    }
+
+    /// Write back the pages written since the last write-back when they
+    /// pass `bytes` (of the process's anonymous memory), leaving clean
+    /// pages to the kernel: the policy without a resident limit, with
+    /// another threshold.
+    pub fn set_written_limit(&mut self, bytes: u64) {
+        self.resident_limit = Some(Resident::Written(bytes));
     }
 
     /// Drop every update since the last commit (as a crash would, then reopen).
@@ -343,7 +352,7 @@ impl DynamicStore {
                     s.spawn(move || {
                         let mut heap_ends = Vec::new();
                         for (h, heap) in p.heaps_mut().enumerate() {
-                            heap.write_back()?;
+                            heap.write_back(true)?;
                             let meta = heap.meta();
                             write_free(&free_path(dir, &heap_name(k, h), epoch), &meta.free)?;
                             heap_ends.push(meta.end);
@@ -424,7 +433,7 @@ impl DynamicStore {
                 Update::DeleteVertex { .. } => unreachable!(),
             }
         }
-        let limit = self.resident_limit.unwrap_or_else(default_resident_limit);
+        let limit = self.resident_limit.unwrap_or_else(|| Resident::Written(default_written_limit()));
         let results: Vec<Result<ApplyReport>> = std::thread::scope(|s| {
             let handles: Vec<_> =
                 self.parts.iter_mut().zip(batches).map(|(part, mut ops)| s.spawn(move || apply_ops(part, &mut ops, limit))).collect();
@@ -568,7 +577,19 @@ const PREFETCH_DISTANCE: usize = 12;
 
 /// Sort a partition's ops by hash (stable: ops on one source keep their
 /// order) and apply them.
-fn apply_ops(part: &mut Partition, ops: &mut Vec<Op>, resident_limit: u64) -> Result<ApplyReport> {
+/// When heap pages are written back during an apply.
+#[derive(Clone, Copy)]
+enum Resident {
+    /// The whole resident set (written pages and cached clean ones) past
+    /// this: write back, then drop every page of the partition's heaps.
+    Total(u64),
+    /// The pages written since the last write-back (the process's
+    /// anonymous memory) past this: write them back; clean pages are the
+    /// kernel's to reclaim.
+    Written(u64),
+}
+
+fn apply_ops(part: &mut Partition, ops: &mut Vec<Op>, resident_limit: Resident) -> Result<ApplyReport> {
     radix_sort_by_hash(ops);
     let mut r = ApplyReport::default();
     let (mut run_end, mut prepared) = (0, false);
@@ -615,8 +636,14 @@ fn apply_ops(part: &mut Partition, ops: &mut Vec<Op>, resident_limit: u64) -> Re
         }
         // The mapped pages count against the budget: when the process is
         // over it, write this partition's pages back and drop them.
-        if i & 0xffff == 0xffff && resident_bytes() > resident_limit {
-            release(part)?;
+        if i & 0xffff == 0xffff {
+            match resident_limit {
+                Resident::Total(limit) if resident_bytes() > limit => release(part)?,
+                Resident::Written(limit) if written_bytes() > limit => {
+                    part.heaps_mut().try_for_each(|h| h.write_back(false).map(|_| ()))?;
+                }
+                _ => {}
+            }
         }
     }
     part.maintain()?;
@@ -627,10 +654,12 @@ fn release(part: &mut Partition) -> Result<()> {
     part.heaps_mut().try_for_each(|h| h.release_pages())
 }
 
-/// Half the memory this process may use: its memory cgroup's limit
-/// (cgroup v2 `memory.max`, v1 `memory.limit_in_bytes`) or, without one,
-/// the machine's memory.
-pub fn default_resident_limit() -> u64 {
+/// A quarter of the memory this process may use: its memory cgroup's
+/// limit (cgroup v2 `memory.max`, v1 `memory.limit_in_bytes`) or, without
+/// one, the machine's memory. Written pages and the page cache copies they
+/// are made from are both resident; of the fractions tried under memcap
+/// (1/2, 1/4, 1/8 of a cap well below the heap), a quarter deleted fastest.
+pub fn default_written_limit() -> u64 {
     static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
     *LIMIT.get_or_init(|| {
         let read_u64 = |p: &str| std::fs::read_to_string(p).ok().and_then(|s| s.trim().parse::<u64>().ok());
@@ -654,8 +683,18 @@ pub fn default_resident_limit() -> u64 {
                 limit = limit.min(l);
             }
         }
-        limit / 2
+        limit / 4
     })
+}
+
+/// This process's anonymous resident memory (resident minus file-backed,
+/// from /proc/self/statm): heap pages written since their last write-back,
+/// and the heap allocations.
+pub fn written_bytes() -> u64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let mut f = statm.split_whitespace().skip(1).map(|x| x.parse::<u64>().unwrap_or(0));
+    let (resident, shared) = (f.next().unwrap_or(0), f.next().unwrap_or(0));
+    resident.saturating_sub(shared) * 4096
 }
 
 /// Resident set of this process (mapped file pages included), from /proc/self/statm.

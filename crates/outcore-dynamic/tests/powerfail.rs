@@ -301,13 +301,17 @@ fn every_power_failure_reopens_at_the_last_commit_or_the_one_being_made() {
     drop(store);
     let start = Model::load(&dir);
     let mut store = DynamicStore::open(&dir).unwrap();
-    // Every partition writes its pages back several times within each
-    // epoch (a resident limit of 1 byte: at every 65536th update), so
-    // crashes fall between write-backs as well as inside commits.
-    store.set_resident_limit(Some(1));
-
     record::start();
     for r in 0..3 {
+        // Every partition writes its pages back within each epoch (at
+        // every 65536th update), so crashes fall between write-backs as
+        // well as inside commits: the write-backs that free memory (round
+        // 1) and those that drop every page to keep a resident limit.
+        if r == 1 {
+            store.set_written_limit(1);
+        } else {
+            store.set_resident_limit(Some(1));
+        }
         let batch = round(&mut rng, per_round, ids, &mut inserted);
         store.apply(&batch).unwrap();
         if r < 2 {
