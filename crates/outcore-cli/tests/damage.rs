@@ -316,6 +316,21 @@ fn hostile_dynamic_stores_are_refused() {
     let (code, _, err) = outcore(&["dynamic", "stats", s(&store)]);
     assert_eq!(code, 1);
     assert!(err.contains("more than any state file needs"), "{err}");
+    // table descriptors outside their heap, or not tables at all
+    for (field, value, says) in [
+        ("off", 1u64 << 50, "the low-degree table"),
+        ("cap", 3, "the low-degree table (3 slots"),
+        ("live", u64::MAX, "the low-degree table"),
+    ] {
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["partitions"][1]["low"][field] = value.into();
+        std::fs::write(&state, v.to_string()).unwrap();
+        for args in [vec!["dynamic", "stats", s(&store), "--check"], vec!["dynamic", "apply", s(&store), s(&shared().join("real/CA-GrQc.txt"))]] {
+            let (code, _, err) = outcore(&args);
+            assert_eq!(code, 1, "{field}: {args:?}: {err}");
+            assert!(err.contains("STATE: ") && err.contains(says) && err.contains("not a table inside its heap"), "{field}: {args:?}: {err}");
+        }
+    }
     std::fs::write(&state, &text).unwrap();
     assert_eq!(outcore(&["dynamic", "stats", s(&store), "--check"]).0, 0);
 }

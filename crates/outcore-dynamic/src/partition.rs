@@ -20,7 +20,7 @@
 //! 24-byte header: live u32, tombstones u32, degree u64, epoch u32, log2
 //! capacity u8.
 
-use crate::error::Result;
+use crate::error::{DynError, Result};
 use crate::heap::{Heap, MaybeUndo};
 use crate::rhh::{capacity_for, over_load, NoUndo, Overfull, Table};
 
@@ -160,8 +160,40 @@ impl Partition {
         Ok(Partition { cfg, heap, arenas, low, vertices, counts: Counts::default() })
     }
 
-    pub fn open(cfg: Config, heap: Heap, arenas: Vec<Heap>, low: TableDesc, vertices: TableDesc, counts: Counts) -> Partition {
-        Partition { cfg, heap, arenas, low, vertices, counts }
+    /// Open a partition at its committed tables. The descriptors come from
+    /// `STATE`, a file people may hand each other: a table that is not a
+    /// table (a capacity that is not a power of two, more entries than
+    /// slots) or that does not lie inside the committed heap is an error
+    /// naming `state`, not a later panic.
+    pub fn open(
+        cfg: Config,
+        heap: Heap,
+        arenas: Vec<Heap>,
+        low: TableDesc,
+        vertices: TableDesc,
+        counts: Counts,
+        state: &std::path::Path,
+    ) -> Result<Partition> {
+        let p = Partition { cfg, heap, arenas, low, vertices, counts };
+        for (name, t, slot) in [("low-degree", &p.low, p.low_slot()), ("vertex", &p.vertices, VERTEX_SLOT)] {
+            let fits = t.cap.is_power_of_two()
+                && t.cap >= 2
+                && t.off >= crate::heap::HEAP_START
+                && t.live.checked_add(t.tombs).is_some_and(|n| n <= t.cap)
+                && t.cap.checked_mul(slot as u64).and_then(|b| b.checked_add(t.off)).is_some_and(|end| end <= p.heap.end);
+            if !fits {
+                return Err(DynError::Corrupt(format!(
+                    "{}: the {name} table ({} slots at byte {}, {} live, {} removed) is not a table inside its heap of {} bytes",
+                    state.display(),
+                    t.cap,
+                    t.off,
+                    t.live,
+                    t.tombs,
+                    p.heap.end
+                )));
+            }
+        }
+        Ok(p)
     }
 
     fn low_slot(&self) -> usize {

@@ -295,7 +295,7 @@ impl DynamicStore {
                 remove_stale_free(dir, &name, state.epoch);
             }
             let tables = heaps.remove(0);
-            parts.push(Partition::open(cfg, tables, heaps, p.low, p.vertices, p.counts));
+            parts.push(Partition::open(cfg, tables, heaps, p.low, p.vertices, p.counts, &state_path)?);
         }
         Ok(DynamicStore { dir: dir.to_path_buf(), options: o, epoch: state.epoch, parts, lock: Some(lock), resident_limit: None })
     }
