@@ -40,7 +40,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-/// Virtual address space all heaps and undo logs of a process may
+/// Virtual address space all heaps of a process may
 /// reserve together (not memory: pages exist only where files do).
 const ADDRESS_SPACE: usize = 1 << 45;
 

@@ -173,9 +173,10 @@ fn undo_path(dir: &Path, name: &str) -> PathBuf {
 fn free_path(dir: &Path, name: &str, epoch: u32) -> PathBuf {
     dir.join(format!("{name}.free.{epoch}"))
 }
-/// Address space per mapping: every heap and undo log of the store.
+/// Address space per mapping: every heap of the store (undo logs are
+/// written, not mapped).
 fn reserve(partitions: usize) -> usize {
-    crate::heap::reserve_for(2 * partitions * (1 + ARENAS))
+    crate::heap::reserve_for(partitions * (1 + ARENAS))
 }
 
 fn lock(dir: &Path) -> Result<File> {
