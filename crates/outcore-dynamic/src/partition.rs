@@ -508,7 +508,8 @@ impl Partition {
 
     fn chunk_edges(&self, chunk: u64) -> Vec<Edge> {
         let t = self.chunk_table(chunk);
-        let mut out = Vec::with_capacity(self.chunk_u32(chunk, 0) as usize);
+        // the header's count, but never more than the table holds
+        let mut out = Vec::with_capacity((self.chunk_u32(chunk, 0) as u64).min(t.cap()) as usize);
         t.for_each_live(|p| out.push(self.read_edge(&t, p, 1)));
         out
     }
@@ -800,6 +801,26 @@ impl Partition {
 
     /// Check the layout invariants (tests and `stats --check`): counts
     /// match the tables, the threshold rule holds for every source.
+    /// Whether a chunk reference read from a vertex slot names a table
+    /// that lies inside its arena (checked before it is read, so that a
+    /// damaged heap is reported, not a panic).
+    fn chunk_fits(&self, chunk: u64) -> std::result::Result<(), String> {
+        let (arena, off) = ((chunk >> ARENA_SHIFT) as usize, chunk & OFFSET_MASK);
+        let Some(heap) = self.arenas.get(arena) else {
+            return Err(format!("chunk {chunk:#x} names arena {arena} of {}", self.arenas.len()));
+        };
+        if off < crate::heap::HEAP_START || off.saturating_add(CHUNK_HEADER) > heap.end {
+            return Err(format!("chunk at byte {off} lies outside its arena's {} bytes", heap.end));
+        }
+        let bits = heap.read_u8(off + 20);
+        let fits = (1..=40).contains(&bits)
+            && (1u64 << bits).checked_mul(self.edge_slot() as u64).and_then(|b| b.checked_add(off + CHUNK_HEADER)).is_some_and(|e| e <= heap.end);
+        if !fits {
+            return Err(format!("chunk at byte {off} claims 2^{bits} slots, more than its arena's {} bytes hold", heap.end));
+        }
+        Ok(())
+    }
+
     pub fn check(&self) -> std::result::Result<(), String> {
         let vt = self.vertex_table();
         let mut arcs = 0u64;
@@ -811,6 +832,10 @@ impl Partition {
             let u = vt.key(vp);
             let chunk = vt.read_u64(vp, 9) & !EXPLICIT;
             if chunk != 0 {
+                if let Err(e) = self.chunk_fits(chunk) {
+                    bad = Some(format!("vertex {u}: {e}"));
+                    return;
+                }
                 chunked += 1;
                 let edges = self.chunk_edges(chunk);
                 let degree: u64 = edges.iter().map(|e| e.count as u64).sum();

@@ -358,6 +358,13 @@ fn query(a: QueryArgs) -> Result<ExitCode> {
 
 fn stats(a: StatsArgs) -> Result<ExitCode> {
     let store = open(&a.store)?;
+    // checked first: the statistics below read every table the check
+    // verifies, and a damaged store is reported, not read
+    if a.check {
+        if let Err(e) = store.check() {
+            bail!("{}: check failed: {e} (the store is damaged; its statistics were not read)", a.store.display());
+        }
+    }
     let tables = store.table_stats();
     let sum = |f: &dyn Fn(&outcore_dynamic::partition::TableStats) -> u64| tables.iter().map(f).sum::<u64>();
     let max = |f: &dyn Fn(&outcore_dynamic::partition::TableStats) -> u32| tables.iter().map(f).max().unwrap_or(0);
@@ -367,7 +374,7 @@ fn stats(a: StatsArgs) -> Result<ExitCode> {
     store.for_each_source(|_| sources += 1);
     let low_live = sum(&|t| t.low_live);
     let chunk_live = sum(&|t| t.chunk_live);
-    let check = if a.check { Some(store.check()) } else { None };
+    let check: Option<std::result::Result<(), String>> = a.check.then_some(Ok(()));
     let v = json!({
         "store": a.store,
         "options": store.options,
