@@ -14,7 +14,7 @@ use std::time::Instant;
 
 #[path = "../../outcore-ingest/examples/fuzz/mutate.rs"]
 mod mutate;
-use mutate::{mutate, Rng};
+use mutate::{mutate, panic_text, Findings, Rng};
 
 fn seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     let mut text = String::from("# a stream\n");
@@ -61,7 +61,7 @@ fn run_one(path: &Path, store: &Path, apply: bool) -> Result<(), String> {
             }
         }
     }))
-    .map_err(|p| p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default())
+    .map_err(|p| panic_text(&*p))
 }
 
 fn main() {
@@ -71,11 +71,11 @@ fn main() {
     std::fs::create_dir_all(&out).unwrap();
     std::panic::set_hook(Box::new(|_| {}));
     let work = tempfile::tempdir().unwrap();
-    println!("{:<14} {:>10} {:>9} {:>8}", "target", "inputs", "findings", "seconds");
+    Findings::header();
     let mut total = 0;
     for (name, file, seed) in seeds() {
         let mut rng = Rng(0xD1A_5EED ^ name.len() as u64);
-        let (started, mut findings) = (Instant::now(), 0);
+        let mut findings = Findings::new(name, &out);
         let path = work.path().join(file);
         for i in 0..inputs {
             let state = rng.0;
@@ -89,17 +89,12 @@ fn main() {
                 Ok(()) => None,
             };
             if let Some(why) = why {
-                findings += 1;
-                let saved = out.join(format!("{name}-{i}-{file}"));
-                std::fs::write(&saved, &data).unwrap();
-                println!("FINDING {name} input {i} (rng state {state:#x}): {why}; saved as {}", saved.display());
-                if findings >= 20 {
+                if !findings.record(i, state, &why, &[(format!("{name}-{i}-{file}"), &data)]) {
                     break;
                 }
             }
         }
-        total += findings;
-        println!("{:<14} {:>10} {:>9} {:>8.0}", name, inputs, findings, started.elapsed().as_secs_f64());
+        total += findings.finish(inputs);
     }
     std::process::exit(if total == 0 { 0 } else { 1 });
 }

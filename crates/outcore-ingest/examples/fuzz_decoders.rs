@@ -14,11 +14,10 @@ use outcore_ingest::{import_file, tiles::add_tiles, ImportOptions, NoProgress};
 use outcore_store::tiles::TileScan;
 use outcore_store::{Encoding, ListSource, Store};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 #[path = "fuzz/mutate.rs"]
 mod mutate;
-use mutate::Rng;
+use mutate::{panic_text, Findings, Rng};
 
 /// Flip, replace, or zero a few bytes.
 fn damage(rng: &mut Rng, data: &mut [u8]) {
@@ -120,13 +119,7 @@ fn decode_block(lists: &Lists, rng: &mut Rng) -> (Vec<u8>, Option<String>) {
     }));
     match result {
         Ok(f) => (saved, f),
-        Err(p) => (
-            saved,
-            Some(format!(
-                "panic: {}",
-                p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
-            )),
-        ),
+        Err(p) => (saved, Some(format!("panic: {}", panic_text(&*p)))),
     }
 }
 
@@ -140,7 +133,7 @@ fn main() {
     let shared = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data");
     let work = tempfile::tempdir().unwrap();
     std::panic::set_hook(Box::new(|_| {}));
-    println!("{:<14} {:>10} {:>9} {:>8}", "target", "inputs", "findings", "seconds");
+    Findings::header();
     let mut total = 0;
     for (name, encoding) in [("raw32", Encoding::Raw32), ("ceesor", Encoding::Ceesor), ("gapref", Encoding::Gapref)] {
         if !want(name) {
@@ -151,22 +144,17 @@ fn main() {
         import_file(&shared.join("real/CA-GrQc.txt"), &store, &opts, &NoProgress).unwrap();
         let lists = load(&store);
         let mut rng = Rng(0x51_7CC1_B727_220A ^ name.len() as u64);
-        let (started, mut findings) = (Instant::now(), 0);
+        let mut findings = Findings::new(name, &out);
         for i in 0..inputs {
             let state = rng.0;
             let (bytes, finding) = decode_block(&lists, &mut rng);
             if let Some(why) = finding {
-                findings += 1;
-                let saved = out.join(format!("{name}-{i}.block"));
-                std::fs::write(&saved, &bytes).unwrap();
-                println!("FINDING {name} input {i} (rng state {state:#x}): {why}; block saved as {}", saved.display());
-                if findings >= 20 {
+                if !findings.record(i, state, &why, &[(format!("{name}-{i}.block"), &bytes)]) {
                     break;
                 }
             }
         }
-        total += findings;
-        println!("{:<14} {:>10} {:>9} {:>8.0}", name, inputs, findings, started.elapsed().as_secs_f64());
+        total += findings.finish(inputs);
     }
     if want("tiles") {
         let store = work.path().join("tiles");
@@ -180,7 +168,7 @@ fn main() {
         let data = std::fs::read(store.join(&rec.data)).unwrap();
         let index = std::fs::read(store.join(&rec.index)).unwrap();
         let mut rng = Rng(0x7113_5EED);
-        let (started, mut findings) = (Instant::now(), 0);
+        let mut findings = Findings::new("tiles", &out);
         for i in 0..inputs {
             let state = rng.0;
             let (mut d, mut x) = (data.clone(), index.clone());
@@ -203,20 +191,15 @@ fn main() {
             });
             let finding = match result {
                 Ok(f) => f,
-                Err(p) => Some(format!("panic: {}", p.downcast_ref::<String>().cloned().unwrap_or_default())),
+                Err(p) => Some(format!("panic: {}", panic_text(&*p))),
             };
             if let Some(why) = finding {
-                findings += 1;
-                std::fs::write(out.join(format!("tiles-{i}.edges")), &d).unwrap();
-                std::fs::write(out.join(format!("tiles-{i}.index")), &x).unwrap();
-                println!("FINDING tiles input {i} (rng state {state:#x}): {why}");
-                if findings >= 20 {
+                if !findings.record(i, state, &why, &[(format!("tiles-{i}.edges"), &d), (format!("tiles-{i}.index"), &x)]) {
                     break;
                 }
             }
         }
-        total += findings;
-        println!("{:<14} {:>10} {:>9} {:>8.0}", "tiles", inputs, findings, started.elapsed().as_secs_f64());
+        total += findings.finish(inputs);
     }
     std::process::exit(if total == 0 { 0 } else { 1 });
 }

@@ -22,7 +22,7 @@ use std::time::Instant;
 
 #[path = "fuzz/mutate.rs"]
 mod mutate;
-use mutate::{mutate, Rng};
+use mutate::{mutate, panic_text, Findings, Rng};
 
 /// Heap bytes live now and the most since the last reset.
 static LIVE: AtomicUsize = AtomicUsize::new(0);
@@ -179,9 +179,7 @@ fn run_one(target: &Target, dir: &Path, import: bool) -> Option<Finding> {
     let seconds = start.elapsed().as_secs_f64();
     let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
     match result {
-        Err(p) => Some(Finding::Panic(
-            p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default(),
-        )),
+        Err(p) => Some(Finding::Panic(panic_text(&*p))),
         Ok(()) if seconds > MAX_SECONDS => Some(Finding::Slow(seconds)),
         Ok(()) if peak > MAX_HEAP => Some(Finding::Heap(peak)),
         Ok(()) => None,
@@ -199,7 +197,7 @@ fn main() {
     std::panic::set_hook(Box::new(|_| {}));
     // OUTCORE_FUZZ_IMPORT_EVERY: how often an input is also imported whole
     let import_every: u64 = std::env::var("OUTCORE_FUZZ_IMPORT_EVERY").ok().and_then(|v| v.parse().ok()).unwrap_or(50).max(1);
-    println!("{:<14} {:>10} {:>9} {:>8}", "target", "inputs", "findings", "seconds");
+    Findings::header();
     let mut total_findings = 0;
     for target in targets(&shared) {
         if !wanted.is_empty() && !wanted.iter().any(|w| *w == target.name) {
@@ -210,29 +208,24 @@ fn main() {
             std::fs::write(work.path().join(name), bytes).unwrap();
         }
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (target.name.len() as u64 * 0x1000_0001));
-        let started = Instant::now();
-        let mut findings = 0;
+        let mut findings = Findings::new(target.name, &out);
         for i in 0..inputs {
             let seed_rng = rng.0;
             let data = mutate(&mut rng, &target.files[0].1);
             std::fs::write(work.path().join(&target.files[0].0), &data).unwrap();
             if let Some(f) = run_one(&target, work.path(), i % import_every == 0) {
-                findings += 1;
-                let saved = out.join(format!("{}-{i}-{}", target.name, target.files[0].0));
-                std::fs::write(&saved, &data).unwrap();
                 let what = match f {
                     Finding::Panic(m) => format!("panic: {m}"),
                     Finding::Slow(s) => format!("took {s:.1} s"),
                     Finding::Heap(b) => format!("heap peak {} MiB", b >> 20),
                 };
-                println!("FINDING {} input {i} (rng state {seed_rng:#x}): {what}; saved as {}", target.name, saved.display());
-                if findings >= 20 {
+                let saved = format!("{}-{i}-{}", target.name, target.files[0].0);
+                if !findings.record(i, seed_rng, &what, &[(saved, &data)]) {
                     break;
                 }
             }
         }
-        total_findings += findings;
-        println!("{:<14} {:>10} {:>9} {:>8.0}", target.name, inputs, findings, started.elapsed().as_secs_f64());
+        total_findings += findings.finish(inputs);
     }
     std::process::exit(if total_findings == 0 { 0 } else { 1 });
 }

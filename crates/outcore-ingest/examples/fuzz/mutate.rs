@@ -1,8 +1,13 @@
-//! The mutator the text and binary fuzzers share (`fuzz_parsers`, and
-//! `fuzz_updates` of outcore-dynamic): reproducible random changes that
-//! keep an input near its seed, with the numbers and words that break
-//! parsers (huge counts, negative and floating values, NUL, 0xff).
+//! What the fuzzers share (`fuzz_parsers`, `fuzz_decoders`, and
+//! `fuzz_updates` of outcore-dynamic): the mutator, reproducible random
+//! changes that keep an input near its seed, with the numbers and words
+//! that break parsers (huge counts, negative and floating values, NUL,
+//! 0xff); and the report of findings, each input saved and printed with
+//! the generator state that reproduces it.
 #![allow(dead_code)]
+
+use std::path::Path;
+use std::time::Instant;
 
 /// xorshift64*: reproducible from the seed printed with each finding.
 pub struct Rng(pub u64);
@@ -79,4 +84,53 @@ pub fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
         }
     }
     data
+}
+
+/// The text of a caught panic.
+pub fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+}
+
+/// A target stops after this many findings.
+pub const MAX_FINDINGS: u64 = 20;
+
+/// The findings of one target.
+pub struct Findings<'a> {
+    target: String,
+    out: &'a Path,
+    started: Instant,
+    count: u64,
+}
+
+impl<'a> Findings<'a> {
+    /// Print the header of the table the targets' rows follow.
+    pub fn header() {
+        println!("{:<14} {:>10} {:>9} {:>8}", "target", "inputs", "findings", "seconds");
+    }
+
+    /// Start timing `target`; its findings are saved under `out`.
+    pub fn new(target: &str, out: &'a Path) -> Self {
+        Findings { target: target.to_string(), out, started: Instant::now(), count: 0 }
+    }
+
+    /// Save the input's `files` (name under `out`, bytes) and print why it
+    /// is a finding with the generator `state` it came from. False once
+    /// the target has [`MAX_FINDINGS`].
+    pub fn record(&mut self, input: u64, state: u64, why: &str, files: &[(String, &[u8])]) -> bool {
+        self.count += 1;
+        let mut saved = Vec::new();
+        for (name, bytes) in files {
+            let path = self.out.join(name);
+            std::fs::write(&path, bytes).unwrap();
+            saved.push(path.display().to_string());
+        }
+        println!("FINDING {} input {input} (rng state {state:#x}): {why}; saved as {}", self.target, saved.join(", "));
+        self.count < MAX_FINDINGS
+    }
+
+    /// Print the target's row; returns its findings.
+    pub fn finish(self, inputs: u64) -> u64 {
+        println!("{:<14} {:>10} {:>9} {:>8.0}", self.target, inputs, self.count, self.started.elapsed().as_secs_f64());
+        self.count
+    }
 }
