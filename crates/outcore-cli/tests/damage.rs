@@ -325,10 +325,15 @@ fn hostile_dynamic_stores_are_refused() {
         let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
         v["partitions"][1]["low"][field] = value.into();
         std::fs::write(&state, v.to_string()).unwrap();
-        for args in [vec!["dynamic", "stats", s(&store), "--check"], vec!["dynamic", "apply", s(&store), s(&shared().join("real/CA-GrQc.txt"))]] {
+        for args in
+            [vec!["dynamic", "stats", s(&store), "--check"], vec!["dynamic", "apply", s(&store), s(&shared().join("real/CA-GrQc.txt"))]]
+        {
             let (code, _, err) = outcore(&args);
             assert_eq!(code, 1, "{field}: {args:?}: {err}");
-            assert!(err.contains("STATE: ") && err.contains(says) && err.contains("not a table inside its heap"), "{field}: {args:?}: {err}");
+            assert!(
+                err.contains("STATE: ") && err.contains(says) && err.contains("not a table inside its heap"),
+                "{field}: {args:?}: {err}"
+            );
         }
     }
     std::fs::write(&state, &text).unwrap();

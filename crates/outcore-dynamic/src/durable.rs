@@ -23,17 +23,35 @@ use std::sync::Mutex;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
     /// `bytes` written at `offset` (not durable before a [`Event::Sync`] of the file).
-    Write { path: PathBuf, offset: u64, bytes: Vec<u8> },
+    Write {
+        path: PathBuf,
+        offset: u64,
+        bytes: Vec<u8>,
+    },
     /// The file's length set (truncated or extended with zeros).
-    SetLen { path: PathBuf, len: u64 },
+    SetLen {
+        path: PathBuf,
+        len: u64,
+    },
     /// The file's data and length are durable.
-    Sync { path: PathBuf },
+    Sync {
+        path: PathBuf,
+    },
     /// An empty file created (or an existing one truncated to zero).
-    Create { path: PathBuf },
-    Rename { from: PathBuf, to: PathBuf },
-    Remove { path: PathBuf },
+    Create {
+        path: PathBuf,
+    },
+    Rename {
+        from: PathBuf,
+        to: PathBuf,
+    },
+    Remove {
+        path: PathBuf,
+    },
     /// The directory's entries (creates, renames, removals) are durable.
-    SyncDir { path: PathBuf },
+    SyncDir {
+        path: PathBuf,
+    },
     /// Not a change: a point in the caller's run (a test's "commit N done").
     Mark(String),
 }

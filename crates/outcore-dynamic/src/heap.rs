@@ -30,9 +30,9 @@
 //!   salt chosen at each reset, so a torn frame or one left from an
 //!   earlier epoch or attempt ends it.
 
+use crate::durable;
 use crate::error::{DynError, Result};
 use crate::rhh::{Table, Undo};
-use crate::durable;
 use memmap2::{MmapOptions, MmapRaw};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -123,12 +123,12 @@ impl Heap {
             std::cmp::Ordering::Equal => return Ok(()),
         };
         let flags = libc::MAP_FIXED | if shared { libc::MAP_SHARED } else { libc::MAP_PRIVATE | libc::MAP_NORESERVE };
+        // Every address keeps meaning the same bytes: a private range that
+        // becomes shared holds no private copies (none exist beyond the
+        // committed end), and a shared range that becomes private was
+        // synced by the commit that moved the boundary.
         // SAFETY: replaces pages [from, to) of this heap's own mapping (inside
-        // its reservation, page-aligned) with a mapping of the same file at
-        // the same offsets, so every address keeps meaning the same bytes:
-        // a private range that becomes shared holds no private copies (none
-        // exist beyond the committed end), and a shared range that becomes
-        // private was synced by the commit that moved the boundary.
+        // its reservation, page-aligned) with the same file at the same offsets.
         let p = unsafe {
             libc::mmap(
                 self.map.as_mut_ptr().add(from as usize) as *mut libc::c_void,
@@ -213,6 +213,7 @@ impl Heap {
     /// itself never moves (the address space is reserved when the heap is
     /// opened) and the range is checked to lie in the file.
     #[inline]
+    // SAFETY: an unsafe fn; its contract is the `# Safety` section above.
     pub unsafe fn table(&self, off: u64, cap: u64, slot: usize) -> Table {
         let p = self.ptr(off, Table::bytes(cap, slot));
         // SAFETY: the range lies in the file-backed part of the mapping,
@@ -435,10 +436,10 @@ impl Heap {
 /// address space, and the pages written are bounded by the store's
 /// resident limit, which writes them back.
 fn map(file: &File, path: &Path, reserve: usize) -> Result<MmapRaw> {
-    // SAFETY: the store's lock file excludes other writers of this file, and
-    // this process changes it only in write_back and open, through the
-    // descriptor, with the same bytes the mapping holds; every access to
-    // the mapping goes through raw pointers checked against the file's length.
+    // This process changes the file only in write_back and open, through
+    // the descriptor, with the same bytes the mapping holds; every access
+    // to the mapping goes through raw pointers checked against its length.
+    // SAFETY: the store's lock file excludes other writers of this file.
     let map = unsafe { MmapOptions::new().len(reserve).no_reserve_swap().map_copy(file) }.map_err(|e| DynError::io(path, e))?;
     Ok(MmapRaw::from(map))
 }
@@ -594,7 +595,13 @@ impl UndoLog {
             let mut records = Vec::new();
             let mut p = 0;
             while p < n {
-                let bad = || DynError::Corrupt(format!("{}: undo record at byte {} does not fit the frame or the heap", self.path.display(), at as usize + FRAME_HEADER + p));
+                let bad = || {
+                    DynError::Corrupt(format!(
+                        "{}: undo record at byte {} does not fit the frame or the heap",
+                        self.path.display(),
+                        at as usize + FRAME_HEADER + p
+                    ))
+                };
                 if p + 16 > n {
                     return Err(bad());
                 }

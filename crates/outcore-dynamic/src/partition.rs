@@ -814,7 +814,10 @@ impl Partition {
         }
         let bits = heap.read_u8(off + 20);
         let fits = (1..=40).contains(&bits)
-            && (1u64 << bits).checked_mul(self.edge_slot() as u64).and_then(|b| b.checked_add(off + CHUNK_HEADER)).is_some_and(|e| e <= heap.end);
+            && (1u64 << bits)
+                .checked_mul(self.edge_slot() as u64)
+                .and_then(|b| b.checked_add(off + CHUNK_HEADER))
+                .is_some_and(|e| e <= heap.end);
         if !fits {
             return Err(format!("chunk at byte {off} claims 2^{bits} slots, more than its arena's {} bytes hold", heap.end));
         }

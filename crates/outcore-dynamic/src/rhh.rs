@@ -79,6 +79,7 @@ impl Table {
     /// as long as this table or a copy of it is used, and no other code may
     /// access those bytes while one of its methods runs (tables are not
     /// `Send`: one thread uses them).
+    // SAFETY: an unsafe fn; its contract is the `# Safety` section above.
     pub unsafe fn new(base: *mut u8, cap: u64, slot: usize) -> Table {
         assert!(cap.is_power_of_two() && cap >= 2 && (9..=MAX_SLOT).contains(&slot), "table of {cap} slots of {slot} bytes");
         Table { base, cap, slot, shift: 64 - cap.trailing_zeros() }

@@ -64,11 +64,13 @@ pub trait BlockIo: Send {
     /// Each request's `buf` must be valid for writes of `len` bytes until
     /// its completion has been returned by [`BlockIo::complete`], and
     /// nothing else may access those bytes meanwhile.
+    // SAFETY: an unsafe fn; its contract is the `# Safety` section above.
     unsafe fn submit(&mut self, requests: &[ReadRequest]) -> Result<(), IoError>;
     /// Queue scattered reads (each counts as one request in flight).
     ///
     /// # Safety
     /// As for [`BlockIo::submit`], for every iovec of every request.
+    // SAFETY: an unsafe fn; its contract is the `# Safety` section above.
     unsafe fn submit_vectored(&mut self, requests: Vec<VectoredRead>) -> Result<(), IoError>;
     /// Wait for at least `min` completions (0: only what is ready); each
     /// is (request id, bytes read).
@@ -102,6 +104,7 @@ impl BlockIo for Uring {
     fn backend(&self) -> Backend {
         Backend::IoUring
     }
+    // SAFETY: the caller keeps the contract of [`BlockIo::submit`].
     unsafe fn submit(&mut self, requests: &[ReadRequest]) -> Result<(), IoError> {
         for r in requests {
             let entry = opcode::Read::new(types::Fd(self.files.files[r.file].as_raw_fd()), r.buf, r.len as u32)
@@ -121,6 +124,7 @@ impl BlockIo for Uring {
         self.ring.submit().ctx(Path::new("io_uring"), "submit")?;
         Ok(())
     }
+    // SAFETY: the caller keeps the contract of [`BlockIo::submit`].
     unsafe fn submit_vectored(&mut self, requests: Vec<VectoredRead>) -> Result<(), IoError> {
         for r in requests {
             let (id, file, offset) = (r.id, r.file, r.offset);
@@ -240,6 +244,7 @@ impl BlockIo for PreadPool {
     fn backend(&self) -> Backend {
         Backend::Pread
     }
+    // SAFETY: the caller keeps the contract of [`BlockIo::submit`].
     unsafe fn submit(&mut self, requests: &[ReadRequest]) -> Result<(), IoError> {
         for r in requests {
             self.jobs
@@ -250,6 +255,7 @@ impl BlockIo for PreadPool {
         }
         Ok(())
     }
+    // SAFETY: the caller keeps the contract of [`BlockIo::submit`].
     unsafe fn submit_vectored(&mut self, requests: Vec<VectoredRead>) -> Result<(), IoError> {
         for r in requests {
             self.jobs

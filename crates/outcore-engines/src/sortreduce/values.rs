@@ -18,11 +18,11 @@ use super::source::{DenseSource, VertexSource};
 use super::{Program, VALUE_CHUNK_BYTES};
 use outcore_io::verify::FileChecks;
 use outcore_io::{open_maybe_direct, read_full_at, verify, AlignedBuf, IoContext, SeqWriter, DIRECT_ALIGN};
-use std::sync::Arc;
 use outcore_store::StoreError;
 use std::marker::PhantomData;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// One value per vertex, in vertex order, in a file of the engine's work area.
 pub struct ValueFile<S> {
