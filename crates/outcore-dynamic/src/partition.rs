@@ -799,8 +799,6 @@ impl Partition {
         s
     }
 
-    /// Check the layout invariants (tests and `stats --check`): counts
-    /// match the tables, the threshold rule holds for every source.
     /// Whether a chunk reference read from a vertex slot names a table
     /// that lies inside its arena (checked before it is read, so that a
     /// damaged heap is reported, not a panic).
@@ -824,6 +822,8 @@ impl Partition {
         Ok(())
     }
 
+    /// Check the layout invariants (tests and `stats --check`): counts
+    /// match the tables, the threshold rule holds for every source.
     pub fn check(&self) -> std::result::Result<(), String> {
         let vt = self.vertex_table();
         let mut arcs = 0u64;

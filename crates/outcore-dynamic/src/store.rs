@@ -576,8 +576,6 @@ impl DynamicStore {
 /// cache or page misses, few enough that the lines are still there.
 const PREFETCH_DISTANCE: usize = 12;
 
-/// Sort a partition's ops by hash (stable: ops on one source keep their
-/// order) and apply them.
 /// When heap pages are written back during an apply.
 #[derive(Clone, Copy)]
 enum Resident {
@@ -590,6 +588,8 @@ enum Resident {
     Written(u64),
 }
 
+/// Sort a partition's ops by hash (stable: ops on one source keep their
+/// order) and apply them.
 fn apply_ops(part: &mut Partition, ops: &mut Vec<Op>, resident_limit: Resident) -> Result<ApplyReport> {
     radix_sort_by_hash(ops);
     let mut r = ApplyReport::default();
@@ -688,22 +688,24 @@ pub fn default_written_limit() -> u64 {
     })
 }
 
-/// This process's anonymous resident memory (resident minus file-backed,
-/// from /proc/self/statm): heap pages written since their last write-back,
-/// and the heap allocations.
-pub fn written_bytes() -> u64 {
+/// This process's resident and file-backed resident pages, from
+/// /proc/self/statm (0 where it cannot be read).
+fn statm_pages() -> (u64, u64) {
     let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
     let mut f = statm.split_whitespace().skip(1).map(|x| x.parse::<u64>().unwrap_or(0));
-    let (resident, shared) = (f.next().unwrap_or(0), f.next().unwrap_or(0));
-    resident.saturating_sub(shared) * 4096
+    (f.next().unwrap_or(0), f.next().unwrap_or(0))
 }
 
-/// Resident set of this process (mapped file pages included), from /proc/self/statm.
+/// This process's anonymous resident memory (resident minus file-backed):
+/// heap pages written since their last write-back, and the heap allocations.
+pub fn written_bytes() -> u64 {
+    let (resident, file) = statm_pages();
+    resident.saturating_sub(file) * 4096
+}
+
+/// Resident set of this process (mapped file pages included).
 pub fn resident_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/statm")
-        .ok()
-        .and_then(|s| s.split_whitespace().nth(1).and_then(|x| x.parse::<u64>().ok()))
-        .map_or(0, |pages| pages * 4096)
+    statm_pages().0 * 4096
 }
 
 /// Stable LSD radix sort on the top 32 bits of the hash (two 16-bit passes).
