@@ -21,7 +21,7 @@
 //!   (found in /proc/self/pagemap: a written page of a private mapping is
 //!   an anonymous page) and fsyncs the heap (the shared part with it).
 //!   Opening truncates a heap to its committed end, so whatever reached
-//!   the shared part before a failure is dropped; A commit is a
+//!   the shared part before a failure is dropped. A commit is a
 //!   write-back of every heap, then `STATE`; the store writes back between
 //!   commits too when its pages outgrow the memory budget;
 //! - so after any failure the file differs from the last commit only in
@@ -342,16 +342,16 @@ impl Heap {
 
     /// Write the pages written since the last write-back to the file:
     /// the undo log made durable first, then every such page of the
-    /// private part written in place, then (if `durable`) the file synced,
-    /// the shared part with it. The private copies are then dropped (the
-    /// pages read from the file again). Without `durable` (a write-back to
-    /// free memory between commits) a heap with no such page does nothing.
-    /// Returns the bytes written in place.
-    pub fn write_back(&mut self, durable: bool) -> Result<u64> {
+    /// private part written in place, then (if `sync_heap`) the file
+    /// synced, the shared part with it. The private copies are then dropped
+    /// (the pages read from the file again). Without `sync_heap` (a
+    /// write-back to free memory between commits) a heap with no such page
+    /// does nothing. Returns the bytes written in place.
+    pub fn write_back(&mut self, sync_heap: bool) -> Result<u64> {
         let len = self.end.min(self.file_len);
         let private = len.min(self.shared_from);
         let runs = dirty_runs(self.map.as_ptr(), private).map_err(|e| DynError::io(Path::new("/proc/self/pagemap"), e))?;
-        if !durable && runs.is_empty() {
+        if !sync_heap && runs.is_empty() {
             return Ok(0);
         }
         self.undo.sync()?;
@@ -364,7 +364,7 @@ impl Heap {
             durable::write_at(&self.file, &self.path, start, bytes)?;
             written += n;
         }
-        if durable && len > self.shared_from {
+        if sync_heap && len > self.shared_from {
             durable::mapped_write(&self.path, self.shared_from, || {
                 // SAFETY: [shared_from, len) lies in the file-backed part of the
                 // mapping; `&mut self` excludes writers while it is copied.
@@ -372,7 +372,7 @@ impl Heap {
                     .to_vec()
             });
         }
-        if durable {
+        if sync_heap {
             durable::sync(&self.file, &self.path)?;
         }
         for &(start, n) in &runs {
@@ -454,7 +454,7 @@ fn dirty_runs(base: *const u8, len: u64) -> std::io::Result<Vec<(u64, u64)>> {
     let first_page = base as u64 / PAGE;
     let pages = len.div_ceil(PAGE);
     let mut runs: Vec<(u64, u64)> = Vec::new();
-    let mut buf = vec![0u8; (ENTRIES * 8) as usize];
+    let mut buf = vec![0u8; (pages.min(ENTRIES) * 8) as usize];
     let mut page = 0;
     while page < pages {
         let n = (pages - page).min(ENTRIES);
