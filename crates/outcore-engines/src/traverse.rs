@@ -85,7 +85,6 @@ impl Traverse {
         let lay = store.layout(layout)?;
         let n = store.vertices();
         let mut bytes = (n + 1) * 8 + (MIN_FRAMES * block_bytes) as u64;
-
         if lay.degrees_path().is_some() {
             bytes += n * 4;
             if lay.weights_path().is_some() {
@@ -161,10 +160,10 @@ impl Traverse {
         let block = opts.block_bytes;
         // checking the files ahead of the reads, where the budget has room
         // for it beside the smallest cache (README "Every read is checked")
-        let ahead = BlockCache::check_ahead_bytes(&files);
-        let ahead = ahead > 0 && budget.available() >= keep + (MIN_FRAMES * block) as u64 + ahead + ahead;
+        let ahead_bytes = BlockCache::check_ahead_bytes(&files);
+        let ahead = ahead_bytes > 0 && budget.available() >= keep + (MIN_FRAMES * block) as u64 + 2 * ahead_bytes;
         if ahead {
-            charges.push(budget.reserve("checking the files ahead of the reads", BlockCache::check_ahead_bytes(&files))?);
+            charges.push(budget.reserve("checking the files ahead of the reads", ahead_bytes)?);
         }
         let data_bytes: u64 = files.iter().map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0)).sum();
         let useful = (data_bytes.div_ceil(block as u64) as usize + files.len()).max(MIN_FRAMES);
@@ -186,7 +185,7 @@ impl Traverse {
         let cache_charge = budget.reserve("block cache", (frames * block) as u64)?;
         let mut cache = BlockCache::new(&files, block, frames, opts.depth, opts.force_pread)?;
         if ahead {
-            cache.check_ahead(&files);
+            cache.check_ahead();
         }
         charges.push(cache_charge);
         Ok(Traverse {

@@ -96,7 +96,6 @@ impl BlockCache {
             let (file, _) = crate::open_maybe_direct(path, std::fs::OpenOptions::new().read(true)).ctx(path, "open")?;
             checks.push(crate::verify::checks_for(&file).map(|c| (c, Arc::new(file))));
         }
-
         let mut slab = AlignedBuf::new(block * frames, DIRECT_ALIGN);
         slab.set_len(block * frames);
         Ok(BlockCache {
@@ -381,9 +380,10 @@ impl BlockCache {
     /// reaches first is read whole into a buffer, checked, and its pages
     /// put in the cache. Without this, such a block is checked by a read of
     /// its own in small pieces. Costs [`BlockCache::check_ahead_bytes`].
-    pub fn check_ahead(&mut self, files: &[PathBuf]) {
+    pub fn check_ahead(&mut self) {
         self.ahead = true;
-        self.background = files
+        self.background = self
+            .paths
             .iter()
             .zip(&self.checks)
             .filter_map(|(p, c)| c.as_ref().and_then(|(c, _)| crate::verify::Background::start(p, c)))
@@ -485,7 +485,7 @@ mod tests {
         crate::verify::register(&path, &std::fs::symlink_metadata(&path).unwrap(), 1 << 20, hashes.blocks.clone());
         assert_eq!(BlockCache::check_ahead_bytes(std::slice::from_ref(&path)), (1 << 20) + crate::verify::BACKGROUND_BYTES);
         let mut cache = BlockCache::new(std::slice::from_ref(&path), 4096, 512, 4, false).unwrap();
-        cache.check_ahead(std::slice::from_ref(&path));
+        cache.check_ahead();
         assert_eq!(cache.get(0, 5).unwrap(), &data[5 * 4096..6 * 4096]);
         // unless the background check got there first, the first checksum
         // block's other pages came with the check (up to a sixteenth of the frames)
@@ -501,7 +501,7 @@ mod tests {
         while !(0..3).all(|b| checks.is_verified(b)) {
             // a fresh cache's background reader checks the rest
             let mut cache = BlockCache::new(std::slice::from_ref(&path), 4096, 512, 4, false).unwrap();
-            cache.check_ahead(std::slice::from_ref(&path));
+            cache.check_ahead();
             std::thread::sleep(std::time::Duration::from_millis(20));
             assert!(started.elapsed().as_secs() < 60, "the background check did not finish");
         }
