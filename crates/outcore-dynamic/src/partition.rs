@@ -826,6 +826,8 @@ impl Partition {
     /// match the tables, the threshold rule holds for every source.
     pub fn check(&self) -> std::result::Result<(), String> {
         let vt = self.vertex_table();
+        vt.check_slots().map_err(|e| format!("vertex table: {e}"))?;
+        self.low_table().check_slots().map_err(|e| format!("low-degree table: {e}"))?;
         let mut arcs = 0u64;
         let mut chunked = 0u64;
         let mut live = 0u64;
@@ -835,7 +837,7 @@ impl Partition {
             let u = vt.key(vp);
             let chunk = vt.read_u64(vp, 9) & !EXPLICIT;
             if chunk != 0 {
-                if let Err(e) = self.chunk_fits(chunk) {
+                if let Err(e) = self.chunk_fits(chunk).and_then(|()| self.chunk_table(chunk).check_slots()) {
                     bad = Some(format!("vertex {u}: {e}"));
                     return;
                 }

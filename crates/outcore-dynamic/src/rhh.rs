@@ -366,6 +366,19 @@ impl Table {
     }
 
     /// Largest probe distance of a live or deleted slot (for `stats`).
+    /// Whether every slot's management byte is one a table writes (empty,
+    /// or a probe distance of at most [`MAX_DIST`], live or removed): the
+    /// distances are read unchecked everywhere else.
+    pub fn check_slots(&self) -> Result<(), String> {
+        match (0..self.cap).find(|&p| {
+            let m = self.mgmt(p);
+            m != EMPTY && !(1..=MAX_DIST + 1).contains(&((m & 0x7f) as u32))
+        }) {
+            Some(p) => Err(format!("slot {p} of a table of {} has management byte {:#04x}", self.cap, self.mgmt(p))),
+            None => Ok(()),
+        }
+    }
+
     pub fn max_probe(&self) -> u32 {
         (0..self.cap).map(|p| self.mgmt(p)).filter(|&m| m != EMPTY).map(Self::dist).max().unwrap_or(0)
     }
