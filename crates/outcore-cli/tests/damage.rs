@@ -361,13 +361,8 @@ fn damaged_dynamic_heaps_are_reported_not_panicked_on() {
         .filter(|(_, &e)| e > 4096)
         .map(|(h, &e)| (if h == 0 { "part-0.heap".to_string() } else { format!("part-0.a{}.heap", h - 1) }, e))
         .collect();
-    let mut rng = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
+    let mut rng = outcore_io::SplitMix64(0x2545_f491_4f6c_dd1d);
+    let mut next = move || rng.next_u64();
     let (mut reported, mut runs) = (0, 0);
     for trial in 0..80 {
         let store = d.path().join(format!("t{trial}"));

@@ -22,6 +22,7 @@
 
 use outcore_dynamic::durable::{record, Event};
 use outcore_dynamic::store::{DynamicStore, StoreOptions, Update};
+use outcore_io::SplitMix64 as Rng;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -29,21 +30,9 @@ fn env(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-/// A small deterministic generator (xorshift*).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn coin(&mut self) -> bool {
-        self.next() & 1 == 1
-    }
+/// A fair coin from the project's generator.
+fn coin(rng: &mut Rng) -> bool {
+    rng.next_u64() & 1 == 1
 }
 
 /// What a store holds: every arc (source, target, count, weight bits) and
@@ -79,7 +68,7 @@ fn round(rng: &mut Rng, n: u64, ids: u64, inserted: &mut Vec<(u64, u64)>) -> Vec
             let (u, v) = inserted.swap_remove(rng.below(inserted.len() as u64) as usize);
             out.push(Update::DeleteEdge { u, v });
         } else if r < 99 {
-            out.push(Update::SetProperty { u: skewed(rng), value: rng.next() });
+            out.push(Update::SetProperty { u: skewed(rng), value: rng.next_u64() });
         } else {
             out.push(Update::DeleteVertex { u: rng.below(ids) });
         }
@@ -237,18 +226,18 @@ impl Model {
                         (1, op) => apply_data(&mut bytes, op),
                         (_, DataOp::Write(off, b)) => {
                             let torn = rng.below(4) == 0;
-                            if !torn && rng.coin() {
+                            if !torn && coin(rng) {
                                 apply_data(&mut bytes, op);
                             } else if torn {
                                 for (s, sector) in b.chunks(512).enumerate() {
-                                    if rng.coin() {
+                                    if coin(rng) {
                                         apply_data(&mut bytes, &DataOp::Write(off + s as u64 * 512, sector.to_vec()));
                                     }
                                 }
                             }
                         }
                         (_, op) => {
-                            if rng.coin() {
+                            if coin(rng) {
                                 apply_data(&mut bytes, op)
                             }
                         }

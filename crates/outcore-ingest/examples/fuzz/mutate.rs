@@ -9,14 +9,16 @@
 use std::path::Path;
 use std::time::Instant;
 
-/// xorshift64*: reproducible from the seed printed with each finding.
+/// The project's SplitMix64 ([`outcore_io::SplitMix64`]) with the draws
+/// the fuzzers want; its state (`.0`), printed with each finding,
+/// reproduces the input.
 pub struct Rng(pub u64);
 impl Rng {
     pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        let mut s = outcore_io::SplitMix64(self.0);
+        let x = s.next_u64();
+        self.0 = s.0;
+        x
     }
     pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
