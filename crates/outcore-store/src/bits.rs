@@ -131,10 +131,24 @@ fn write_minimal(w: &mut BitWriter, z: u64, n: u128) {
 
 /// Reads a bit stream that ends at bit `end`; reading past it is an error
 /// (a corrupt or truncated code), never a wrong value.
+///
+/// The next bits wait left-aligned in a 64-bit buffer that is topped up
+/// after every code without a branch (F. Giesen, "Reading bits in far too
+/// many ways", variant 4): the load of the next word does not wait for the
+/// code being decoded, so a code costs a few shifts on the critical path.
 pub struct BitReader<'a> {
     bytes: &'a [u8],
+    /// Bits consumed, from the start of `bytes`.
     pos: u64,
     end: u64,
+    /// The stream from `pos` on, left-aligned. Its first `loaded` bits are
+    /// loaded (zeros past the end of `bytes`); the bits after them are zero
+    /// or the very bits the next refill ORs in again.
+    buf: u64,
+    /// 56..=63 between calls.
+    loaded: u32,
+    /// The byte the next refill loads from.
+    next: usize,
 }
 
 pub const PAST_END: &str = "impossible code: runs past the end of the list";
@@ -145,7 +159,10 @@ impl<'a> BitReader<'a> {
         if end > bytes.len() as u64 * 8 || start > end {
             return Err("list extends past its block");
         }
-        Ok(BitReader { bytes, pos: start, end })
+        let mut r = BitReader { bytes, pos: start & !7, end, buf: 0, loaded: 0, next: (start >> 3) as usize };
+        r.refill();
+        r.consume((start & 7) as u32);
+        Ok(r)
     }
     #[inline]
     pub fn position(&self) -> u64 {
@@ -167,19 +184,48 @@ impl<'a> BitReader<'a> {
         self.end - self.pos
     }
 
-    /// The next 57 or more bits left-aligned (zeros past the buffer).
-    #[inline]
+    /// The next 56 or more bits left-aligned (zeros past the buffer). Bits
+    /// past `end` are the next list's: a caller that uses a peeked code
+    /// checks its length against [`remaining`](Self::remaining) first.
+    #[inline(always)]
     fn peek(&self) -> u64 {
-        let byte = (self.pos >> 3) as usize;
-        let word = if byte + 8 <= self.bytes.len() {
-            u64::from_be_bytes(self.bytes[byte..byte + 8].try_into().unwrap())
-        } else {
-            let mut b = [0u8; 8];
-            let avail = self.bytes.len().saturating_sub(byte);
-            b[..avail].copy_from_slice(&self.bytes[byte..byte + avail]);
-            u64::from_be_bytes(b)
+        self.buf
+    }
+    #[inline(always)]
+    fn refill(&mut self) {
+        let word = match self.bytes.get(self.next..self.next + 8) {
+            Some(word) => u64::from_be_bytes(word.try_into().unwrap()),
+            None => self.word_near_the_end(),
         };
-        word << (self.pos & 7)
+        self.buf |= word >> self.loaded;
+        self.next += ((63 - self.loaded) >> 3) as usize;
+        self.loaded |= 56;
+    }
+    #[cold]
+    fn word_near_the_end(&self) -> u64 {
+        let tail = self.bytes.get(self.next..).unwrap_or(&[]);
+        let mut b = [0u8; 8];
+        b[..tail.len().min(8)].copy_from_slice(&tail[..tail.len().min(8)]);
+        u64::from_be_bytes(b)
+    }
+    /// Drop `n <= 56` peeked bits.
+    #[inline(always)]
+    fn consume(&mut self, n: u32) {
+        debug_assert!(n <= 56);
+        self.buf <<= n;
+        self.loaded -= n;
+        self.pos += n as u64;
+        self.refill();
+    }
+    /// Consume `n` bits of a code decoded from a [`peek`](Self::peek)
+    /// when they lie inside the stream; otherwise consume nothing.
+    #[inline(always)]
+    fn take_peeked(&mut self, n: u32) -> bool {
+        let inside = n as u64 <= self.remaining();
+        if inside {
+            self.consume(n);
+        }
+        inside
     }
 
     /// `n <= 64` bits as an unsigned number.
@@ -193,7 +239,7 @@ impl<'a> BitReader<'a> {
         }
         if n <= 56 {
             let v = self.peek() >> (64 - n);
-            self.pos += n as u64;
+            self.consume(n);
             Ok(v)
         } else {
             let hi = self.read(n - 32)?;
@@ -212,6 +258,32 @@ impl<'a> BitReader<'a> {
     pub fn read_bit(&mut self) -> Result<bool, &'static str> {
         Ok(self.read(1)? == 1)
     }
+    /// A CEESOR entry (TR-823 Algorithm 2): zeros that widen the entries,
+    /// then `size` bits whose top bit is the one ending that run, then the
+    /// sign bit. Returns the new size, the offset and the sign; decoded
+    /// from one peek when the entry is at most 56 bits long.
+    #[inline(always)]
+    pub fn read_widening_entry(&mut self, size: u64) -> Result<(u64, u64, bool), &'static str> {
+        let word = self.peek();
+        let zeros = word.leading_zeros() as u64;
+        let wide = size + zeros;
+        if zeros + wide < 56 && self.take_peeked((zeros + wide + 1) as u32) {
+            let entry = word << zeros >> (63 - wide);
+            return Ok((wide, entry >> 1, entry & 1 == 1));
+        }
+        self.read_widening_entry_by_parts(size)
+    }
+    #[cold]
+    #[inline(never)]
+    fn read_widening_entry_by_parts(&mut self, size: u64) -> Result<(u64, u64, bool), &'static str> {
+        let size = size + self.read_unary()?;
+        if size > 64 {
+            return Err("impossible code: CEESOR entry wider than 64 bits");
+        }
+        let offset = (1u64 << (size - 1)) | self.read(size as u32 - 1)?;
+        Ok((size, offset, self.read_bit()?))
+    }
+
     /// Zeros before the next one (which is consumed).
     #[inline]
     pub fn read_unary(&mut self) -> Result<u64, &'static str> {
@@ -220,14 +292,14 @@ impl<'a> BitReader<'a> {
             let lz = self.peek().leading_zeros() as u64;
             let avail = 56.min(self.remaining());
             if lz < avail {
-                self.pos += lz + 1;
+                self.consume(lz as u32 + 1);
                 return Ok(zeros + lz);
             }
             if avail == 0 || zeros > 128 {
                 return Err(if avail == 0 { PAST_END } else { "impossible code: unary run too long" });
             }
             zeros += avail;
-            self.pos += avail;
+            self.consume(avail as u32);
         }
     }
     #[inline]
@@ -238,8 +310,20 @@ impl<'a> BitReader<'a> {
         }
         Ok((1u64 << n) | self.read(n as u32)?)
     }
+    /// Gamma of `x + 1`, decoded from one peek when the code is at most
+    /// 56 bits long (values below 2^27), else bit by bit.
     #[inline]
     pub fn read_gamma0(&mut self) -> Result<u64, &'static str> {
+        let word = self.peek();
+        let zeros = word.leading_zeros();
+        if zeros <= 27 && self.take_peeked(2 * zeros + 1) {
+            return Ok((word >> (63 - 2 * zeros)) - 1);
+        }
+        self.read_gamma0_by_parts()
+    }
+    #[cold]
+    #[inline(never)]
+    fn read_gamma0_by_parts(&mut self) -> Result<u64, &'static str> {
         let n = self.read_unary()?;
         if n == 64 {
             return Ok(u64::MAX);
@@ -249,8 +333,32 @@ impl<'a> BitReader<'a> {
         }
         Ok(((1u64 << n) | self.read(n as u32)?) - 1)
     }
-    #[inline]
+    /// Boldi-Vigna zeta_k of `x + 1`. For k >= 2 the interval of a code
+    /// with h leading zeros, [2^hk, 2^(h+1)k), holds n = 2^hk (2^k - 1)
+    /// values, so its minimal binary code has s = (h+1) k bits and its
+    /// first m = 2^s - n = 2^hk values take s - 1: a code of at most 56
+    /// bits is decoded from one peek with shifts alone.
+    #[inline(always)]
     pub fn read_zeta0(&mut self, k: u32) -> Result<u64, &'static str> {
+        let word = self.peek();
+        let h = word.leading_zeros();
+        if (2..=28).contains(&k) && h < 28 && (h + 1) * (k + 1) <= 56 {
+            let s = (h + 1) * k;
+            let m = 1u64 << (h * k);
+            let rest = word << (h + 1);
+            // branch-free: which length a code has is a coin toss
+            let long = (rest >> (65 - s) >= m) as u32;
+            let len = s - 1 + long;
+            let z = (rest >> (64 - len)) - (m & (long as u64).wrapping_neg());
+            if self.take_peeked(h + 1 + len) {
+                return Ok(m + z - 1);
+            }
+        }
+        self.read_zeta0_by_parts(k)
+    }
+    #[cold]
+    #[inline(never)]
+    fn read_zeta0_by_parts(&mut self, k: u32) -> Result<u64, &'static str> {
         let h = self.read_unary()?;
         if h * k as u64 > 64 {
             return Err("impossible code: zeta longer than 64 bits");
@@ -340,6 +448,33 @@ mod tests {
             }
             prop_assert!(r.at_end());
             prop_assert!(r.read(1).is_err());
+        }
+
+        /// A code cut short by even one bit is an error, never a value: the
+        /// one-peek fast paths check the code's length like the slow ones.
+        #[test]
+        fn cut_codes_are_errors(c in code(), lead in 0u32..8, trail in 0u32..80) {
+            let mut w = BitWriter::new();
+            w.write(0, lead);
+            match c {
+                Code::Bits(v, n) => w.write(v, n),
+                Code::Unary(n) => w.write_unary(n),
+                Code::Gamma0(x) => w.write_gamma0(x),
+                Code::Zeta0(x, k) => w.write_zeta0(x, k),
+            }
+            let end = w.len();
+            prop_assume!(end > lead as u64);
+            // what follows the cut is another list's bits: ones, which a
+            // reader that ignored `end` would decode as part of the code
+            w.write(u64::MAX >> (64 - trail.clamp(1, 64)), trail.clamp(1, 64));
+            let mut r = BitReader::new(w.bytes(), lead as u64, end - 1).unwrap();
+            let cut = match c {
+                Code::Bits(_, n) => r.read(n).is_err(),
+                Code::Unary(_) => r.read_unary().is_err(),
+                Code::Gamma0(_) => r.read_gamma0().is_err(),
+                Code::Zeta0(_, k) => r.read_zeta0(k).is_err(),
+            };
+            prop_assert!(cut);
         }
 
         #[test]

@@ -120,12 +120,8 @@ impl ListDecoder for CeesorDecoder {
         while !r.only_padding_left() {
             // Algorithm 2: each leading 0 widens the entries by one bit; the
             // entry's own top bit is the 1 that ends the run.
-            size += r.read_unary()?;
-            if size > 64 {
-                return Err("impossible code: CEESOR entry wider than 64 bits".into());
-            }
-            let offset = (1u64 << (size - 1)) | r.read(size as u32 - 1)?;
-            let positive = r.read_bit()?;
+            let (wider, offset, positive) = r.read_widening_entry(size)?;
+            size = wider;
             if (offset, positive) <= last {
                 return Err(format!("impossible code: offset {offset} out of order"));
             }

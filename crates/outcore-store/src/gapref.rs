@@ -208,21 +208,26 @@ impl ListDecoder for GaprefDecoder {
     }
 }
 
-/// Merge two ascending lists into `out` (appended).
+/// Merge two strictly ascending lists into `out` (appended); an id in both
+/// is an impossible code.
 #[inline]
-fn merge(a: &[u64], b: &[u64], out: &mut Vec<u64>) {
+fn merge(a: &[u64], b: &[u64], out: &mut Vec<u64>) -> Result<(), &'static str> {
+    out.reserve(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         if a[i] < b[j] {
             out.push(a[i]);
             i += 1;
-        } else {
+        } else if a[i] > b[j] {
             out.push(b[j]);
             j += 1;
+        } else {
+            return Err("impossible code: neighbours repeat");
         }
     }
     out.extend_from_slice(&a[i..]);
     out.extend_from_slice(&b[j..]);
+    Ok(())
 }
 
 impl GaprefDecoder {
@@ -286,30 +291,38 @@ impl GaprefDecoder {
                 self.extras.extend(left as u64..(left + len) as u64);
                 prev_right = Some((left + len - 1) as u64);
             }
-            self.residuals.clear();
-            let mut prev = None::<u64>;
-            while !bits.only_padding_left() {
-                let x = match prev {
-                    None => vertex as i128 + unzigzag(bits.read_zeta0(ZETA_K)?),
-                    Some(p) => p as i128 + 1 + bits.read_zeta0(ZETA_K)? as i128,
-                };
-                if x < 0 || x >= src.vertices as i128 {
-                    return Err(format!("impossible code: residual {x} outside the graph"));
+            // Residuals ascend by construction, as do the intervals and the
+            // copied ids: only a merge can meet an id twice, and it says so.
+            let alone = self.copied.is_empty() && self.extras.is_empty();
+            let residuals = if alone { &mut list } else { &mut self.residuals };
+            residuals.clear();
+            if !bits.only_padding_left() {
+                let first = vertex as i128 + unzigzag(bits.read_zeta0(ZETA_K)?);
+                let mut x = u64::try_from(first)
+                    .ok()
+                    .filter(|&x| x < src.vertices)
+                    .ok_or_else(|| format!("impossible code: residual {first} outside the graph"))?;
+                residuals.push(x);
+                while !bits.only_padding_left() {
+                    let gap = bits.read_zeta0(ZETA_K)?;
+                    x = x
+                        .checked_add(gap)
+                        .and_then(|y| y.checked_add(1))
+                        .filter(|&y| y < src.vertices)
+                        .ok_or_else(|| format!("impossible code: residual {x} + {gap} + 1 outside the graph"))?;
+                    residuals.push(x);
                 }
-                self.residuals.push(x as u64);
-                prev = Some(x as u64);
             }
-            if self.copied.is_empty() {
-                merge(&self.extras, &self.residuals, &mut list);
-            } else if self.extras.is_empty() {
-                merge(&self.copied, &self.residuals, &mut list);
-            } else {
-                self.merged.clear();
-                merge(&self.extras, &self.residuals, &mut self.merged);
-                merge(&self.copied, &self.merged, &mut list);
-            }
-            if list.windows(2).any(|w| w[0] >= w[1]) {
-                return Err("impossible code: neighbours repeat or go backwards".into());
+            if !alone {
+                if self.copied.is_empty() {
+                    merge(&self.extras, &self.residuals, &mut list)?;
+                } else if self.extras.is_empty() {
+                    merge(&self.copied, &self.residuals, &mut list)?;
+                } else {
+                    self.merged.clear();
+                    merge(&self.extras, &self.residuals, &mut self.merged)?;
+                    merge(&self.copied, &self.merged, &mut list)?;
+                }
             }
         }
         self.recent[slot] = (vertex, list);
@@ -360,6 +373,39 @@ mod tests {
             let lists: Vec<Vec<u64>> = lists.into_iter().map(|s| s.into_iter().collect()).collect();
             round_trip(Encoding::Gapref, &lists);
         }
+    }
+
+    /// Decode one hand-written list of vertex 10 in a graph of 100.
+    fn decode_written(write: impl Fn(&mut BitWriter)) -> Result<Vec<u64>, String> {
+        let mut w = BitWriter::new();
+        write(&mut w);
+        let end = w.len();
+        w.align();
+        let entry = |_: u64| (0, end);
+        let src = ListSource { vertices: 100, bytes: w.bytes(), first_byte: 0, first_vertex: 10, entry: &entry };
+        let mut out = Vec::new();
+        Gapref.decoder().decode(10, 0, end, &src, &mut out).map(|()| out)
+    }
+
+    #[test]
+    fn an_id_met_twice_is_an_impossible_code() {
+        // no reference; one interval 10..14; then residuals
+        let list = |residual: u64| {
+            decode_written(move |w| {
+                w.write_unary(0);
+                w.write_gamma0(1);
+                w.write_gamma0(zigzag(0));
+                w.write_gamma0(0);
+                w.write_zeta0(zigzag(residual as i128 - 10), ZETA_K);
+            })
+        };
+        assert_eq!(list(20).unwrap(), vec![10, 11, 12, 13, 20]);
+        assert_eq!(list(5).unwrap(), vec![5, 10, 11, 12, 13]);
+        let err = list(12).unwrap_err();
+        assert!(err.contains("repeat"), "{err}");
+        // residuals past the last vertex
+        let err = list(100).unwrap_err();
+        assert!(err.contains("outside the graph"), "{err}");
     }
 
     #[test]
