@@ -113,7 +113,7 @@ fn results(st: &Store, root_original: u64) -> Results {
         ..on(Engine::Stream)
     };
     let memory = on(Engine::Memory);
-    let lw = run(&Wcc, st, &(), &stream).outcome.columns[0].to_u64().unwrap();
+    let lw = run(&Wcc, st, &Default::default(), &stream).outcome.columns[0].to_u64().unwrap();
     let pr = |opts: &RunOptions| -> BTreeMap<u64, f64> {
         let r = run(&PageRank, st, &pagerank::Params::fixed(0.85, 10), opts);
         r.outcome.columns[0].to_f64().unwrap().into_iter().enumerate().map(|(v, x)| (ids(v as u64), x)).collect()

@@ -81,7 +81,7 @@ fn graphalytics_outputs_on_sortreduce() {
                 checked += 1;
             }
             if let Some(want) = expected(name, "WCC") {
-                let r = run(&Wcc, &st, &(), &opts);
+                let r = run(&Wcc, &st, &Default::default(), &opts);
                 assert_eq!(r.report.engine, Engine::SortReduce);
                 let (mut forward, mut backward) = (HashMap::new(), HashMap::new());
                 r.outcome.columns[0]
@@ -186,7 +186,7 @@ fn real_graphs_match_the_references_with_deep_merges() {
             .unwrap();
             assert_eq!(t.reached, reached);
 
-            let r = run(&Wcc, &st, &(), &opts);
+            let r = run(&Wcc, &st, &Default::default(), &opts);
             let steps = r.report.figures["sortreduce"]["per_superstep"].as_array().unwrap().clone();
             assert!(steps.iter().any(|s| s["merge_passes"].as_u64().unwrap() >= 2), "{what}: WCC merges several levels");
             let w = r.outcome.columns[0].to_u64().unwrap();

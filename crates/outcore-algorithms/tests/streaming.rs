@@ -86,7 +86,7 @@ fn graphalytics_outputs_in_every_regime() {
                 *checked.entry("PR").or_insert(0) += 1;
             }
             if let Some(want) = expected(name, "WCC") {
-                let r = run(&Wcc, &st, &(), &opts);
+                let r = run(&Wcc, &st, &Default::default(), &opts);
                 for (v, l) in u64s(&r, "component").iter().enumerate() {
                     assert_eq!(original(*l).to_string(), want[&original(v as u64)], "{name} {regime} WCC vertex {}", original(v as u64));
                 }
@@ -142,7 +142,7 @@ fn real_graphs_match_the_references_with_many_reads_evictions_and_intervals() {
             for (v, (a, b)) in f64s(&pr, "rank").iter().zip(&pr_want).enumerate() {
                 assert!((a - b).abs() <= 1e-12 + 1e-9 * b, "{file} {regime} PR vertex {v}: {a} vs {b}");
             }
-            let w = run(&Wcc, &st, &(), &opts);
+            let w = run(&Wcc, &st, &Default::default(), &opts);
             assert_eq!(u64s(&w, "component"), wcc_want, "{file} {regime} WCC");
             let c = run(&Cdlp, &st, &cdlp::Params { iterations: 5 }, &opts);
             assert_eq!(u64s(&c, "community"), cdlp_want, "{file} {regime} CDLP");

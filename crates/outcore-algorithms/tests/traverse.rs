@@ -7,7 +7,7 @@ use outcore_algorithms::bfs::{bfs, hybrid_bfs, BfsTree, HotLists, HybridOptions,
 use outcore_algorithms::sssp::reference::sssp as ref_sssp;
 use outcore_algorithms::sssp::{sssp, ShortestPaths};
 use outcore_algorithms::wcc::reference::wcc as ref_wcc;
-use outcore_algorithms::wcc::wcc;
+use outcore_algorithms::wcc::{afforest, wcc};
 use outcore_algorithms::MemGraph;
 use outcore_engines::{Traverse, TraverseOptions};
 use outcore_ingest::{import_file, ImportOptions, NoProgress};
@@ -163,6 +163,74 @@ fn wcc_equals_union_find_reference() {
         let want = ref_wcc(&g);
         assert!(got.iter().map(|&x| x as u64).eq(want.iter().copied()), "{}", case.name);
     }
+}
+
+#[test]
+fn afforest_equals_the_reference_partition() {
+    for case in cases() {
+        let g = reference_graph(&case.store);
+        let budget = Budget::new(case.store.vertices() * 4 + (8 << 20));
+        let (got, _, stats) = afforest::wcc_charged(&case.store, &budget).unwrap();
+        let want = ref_wcc(&g);
+        assert!(got.iter().map(|&x| x as u64).eq(want.iter().copied()), "{}", case.name);
+        assert!(stats.giant_vertices >= 1 && stats.giant_vertices <= case.store.vertices(), "{}", case.name);
+    }
+}
+
+/// Many small components and a giant one, symmetric and directed; the
+/// directed store has arcs from the giant component into small ones that
+/// only their `in` lists show.
+#[test]
+fn afforest_on_many_small_components() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = outcore_io::SplitMix64(7);
+    let mut lines = String::new();
+    // a giant component on 0..2000 (a path plus random chords)
+    for v in 1..2000u64 {
+        lines += &format!("{} {}\n", v - 1, v);
+        lines += &format!("{} {}\n", rng.below(2000), rng.below(2000));
+    }
+    // 500 pairs and triangles, some joined to the giant by an arc out of it
+    for c in 0..500u64 {
+        let base = 2000 + 3 * c;
+        lines += &format!("{} {}\n{} {}\n", base + 1, base, base + 2, base + 1);
+        if c % 7 == 0 {
+            lines += &format!("{} {}\n", rng.below(2000), base + 2);
+        }
+    }
+    // isolated self loops
+    for v in 3500..3600u64 {
+        lines += &format!("{v} {v}\n");
+    }
+    let f = dir.path().join("small.el");
+    std::fs::write(&f, lines).unwrap();
+    for directed in [false, true] {
+        let case = import(&f, ImportOptions { directed: Some(directed), ..Default::default() });
+        let g = reference_graph(&case.store);
+        let budget = Budget::new(case.store.vertices() * 4 + (8 << 20));
+        let (got, _, stats) = afforest::wcc_charged(&case.store, &budget).unwrap();
+        let want = ref_wcc(&g);
+        assert!(got.iter().map(|&x| x as u64).eq(want.iter().copied()), "directed {directed}");
+        let components = want.iter().enumerate().filter(|&(v, &l)| v as u64 == l).count();
+        assert_eq!(components, 1 + 500 - 500usize.div_ceil(7) + 100, "directed {directed}");
+        // the giant component was found, and its lists were not read again
+        assert!(stats.giant_vertices >= 1900, "directed {directed}: giant {}", stats.giant_vertices);
+        let outside = case.store.vertices() - stats.giant_vertices;
+        assert!(stats.lists_finished <= outside * if directed { 2 } else { 1 }, "directed {directed}");
+    }
+}
+
+#[test]
+fn afforest_refuses_a_directed_store_without_its_in_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s");
+    let opts = ImportOptions { directed: Some(true), ..Default::default() };
+    import_file(&shared().join("real/wiki-Vote.txt"), &out, &opts, &NoProgress).unwrap();
+    let store = Store::open(&out).unwrap();
+    let why = afforest::unsupported(&store).unwrap();
+    assert!(why.contains("`in` layout"), "{why}");
+    let err = afforest::wcc_charged(&store, &Budget::new(1 << 30)).err().unwrap().to_string();
+    assert!(err.contains("`in` layout"), "{err}");
 }
 
 #[test]

@@ -4,13 +4,17 @@
 //! id (in a reordered store: the component's first vertex in store order;
 //! the partition is the same).
 //!
-//! Versions: [`union_find`] (the traverse engine: one sequential scan, 4
-//! bytes a vertex, the first choice whenever its forest fits), and label
+//! Versions: on the traverse engine (4 bytes a vertex, the first choice
+//! whenever its forest fits) [`afforest`] (a scan that links two
+//! neighbours a vertex, then the lists outside the giant component only)
+//! where the store is symmetric or has its `in` layout, else [`union_find`]
+//! (one sequential scan, a find per edge); and label
 //! propagation (G-Store section II; Graphalytics) on [`tiles`] (`memory`,
 //! `stream`), [`interval`] (VENUS) and [`sortreduce`] (BigSparse): each
 //! tuple lowers the larger label of its ends to the smaller until an
 //! iteration changes nothing.
 
+pub mod afforest;
 pub mod interval;
 pub mod reference;
 pub mod sortreduce;
@@ -19,7 +23,7 @@ pub mod union_find;
 mod validate;
 
 use crate::needs::{self, engine_figures, EngineStats};
-use crate::params::Args;
+use crate::params::{Args, ParamKind, ParamSpec};
 use crate::plan::{Engine, Support};
 use crate::run::{Algorithm, Check, ColumnSpec, Compare, Context, Info, RunOptions, Validation};
 use crate::values::{Column, ColumnData, Held, Outcome, ValueKind};
@@ -27,6 +31,26 @@ use crate::MemGraph;
 use outcore_store::{Store, StoreError};
 
 pub use union_find::wcc;
+
+/// The traverse engine's version.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Method {
+    #[default]
+    Auto,
+    Afforest,
+    UnionFind,
+}
+
+impl Method {
+    /// Whether Afforest runs, or why not.
+    fn afforest(self, store: &Store) -> Result<(), String> {
+        match (self, afforest::unsupported(store)) {
+            (Method::UnionFind, _) => Err("union-find was asked for".into()),
+            (_, Some(why)) => Err(why),
+            (_, None) => Ok(()),
+        }
+    }
+}
 
 /// WCC, the registry's `wcc`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -48,39 +72,66 @@ static INFO: Info = Info {
     name: "wcc",
     title: "WCC",
     about: "Weakly connected components: each vertex labelled with the smallest id in its component",
-    params: &[],
+    params: &[ParamSpec {
+        name: "method",
+        kind: ParamKind::Choice(&["auto", "afforest", "union-find"]),
+        default: Some("auto"),
+        help: "Traverse engine: afforest (symmetric stores, or directed ones with `in`), union-find (any store), or auto (afforest where it runs)",
+    }],
     engines: &[Engine::Traverse, Engine::Memory, Engine::Stream, Engine::Interval, Engine::SortReduce],
     columns: &[ColumnSpec { name: "component", kind: ValueKind::Vertex, compare: Compare::Exact }],
 };
 
 impl Algorithm for Wcc {
-    type Params = ();
+    type Params = Method;
 
     fn info(&self) -> &'static Info {
         &INFO
     }
 
-    fn parse(&self, _: &Args) -> Result<(), StoreError> {
-        Ok(())
+    fn parse(&self, a: &Args) -> Result<Method, StoreError> {
+        Ok(match a.choice("method", &["auto", "afforest", "union-find"], "auto")? {
+            "afforest" => Method::Afforest,
+            "union-find" => Method::UnionFind,
+            _ => Method::Auto,
+        })
     }
 
-    fn support(&self, store: &Store, engine: Engine, _: &(), opts: &RunOptions) -> Result<Support, StoreError> {
+    fn support(&self, store: &Store, engine: Engine, method: &Method, opts: &RunOptions) -> Result<Support, StoreError> {
         let n = store.vertices();
         Ok(match engine {
             Engine::Traverse if n >= u32::MAX as u64 => Support::No("union-find keeps 32-bit parents".into()),
-            Engine::Traverse => needs::scan(&["out"], n * 4, "the union-find parent array"),
+            Engine::Traverse => match method.afforest(store) {
+                Ok(()) if store.manifest().directed => needs::scan(&["out", "in"], n * 4, "the Afforest parent array"),
+                Ok(()) => needs::scan(&["out"], n * 4, "the Afforest parent array"),
+                Err(why) if *method == Method::Afforest => Support::No(why),
+                Err(_) => needs::scan(&["out"], n * 4, "the union-find parent array"),
+            },
             Engine::Memory | Engine::Stream => needs::tiles(store, engine, state_bytes(n), false, "one label a vertex"),
             Engine::Interval => needs::interval(store, needs::interval_layouts(store, true), 8),
             Engine::SortReduce => needs::sortreduce(store, needs::interval_layouts(store, true), 8, opts)?,
         })
     }
 
-    fn run(&self, cx: &mut Context, _: &()) -> Result<Outcome, StoreError> {
+    fn run(&self, cx: &mut Context, method: &Method) -> Result<Outcome, StoreError> {
         let started = std::time::Instant::now();
         let r = match cx.engine() {
             Engine::Traverse => {
-                let (values, charge) = union_find::wcc_charged(cx.store, cx.budget)?;
                 let bytes = cx.store.layout_bytes("out");
+                let (values, charge) = match method.afforest(cx.store) {
+                    Ok(()) => {
+                        let (values, charge, stats) = afforest::wcc_charged(cx.store, cx.budget)?;
+                        cx.figure("version", "afforest");
+                        cx.figure("giant_component_vertices", stats.giant_vertices);
+                        cx.figure("lists_read_outside_it", stats.lists_finished);
+                        (values, charge)
+                    }
+                    Err(why) => {
+                        cx.figure("version", "union-find");
+                        cx.figure("why_not_afforest", why);
+                        union_find::wcc_charged(cx.store, cx.budget)?
+                    }
+                };
                 Labels {
                     labels: Box::new(Held { values, charge }),
                     iterations: 1,
@@ -103,11 +154,11 @@ impl Algorithm for Wcc {
         Ok(Outcome::new(vec![Column { name: "component", kind: ValueKind::Vertex, data: r.labels }]))
     }
 
-    fn reference(&self, _store: &Store, g: &MemGraph, _: &()) -> Result<Outcome, StoreError> {
+    fn reference(&self, _store: &Store, g: &MemGraph, _: &Method) -> Result<Outcome, StoreError> {
         Ok(Outcome::new(vec![Column::new("component", ValueKind::Vertex, reference::wcc(g))]))
     }
 
-    fn validate(&self, check: &Check, _: &()) -> Result<Validation, StoreError> {
+    fn validate(&self, check: &Check, _: &Method) -> Result<Validation, StoreError> {
         validate::validate(check)
     }
 }

@@ -112,7 +112,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     drop(bfs);
 
     let t = Instant::now();
-    let wcc = graph.run(&Wcc, &(), &RunOptions::with_memory(a.memory))?;
+    let wcc = graph.run(&Wcc, &Default::default(), &RunOptions::with_memory(a.memory))?;
     let mut sizes = std::collections::HashMap::new();
     wcc.column("component")?.for_each(|_, l| *sizes.entry(l.as_u64()).or_insert(0u64) += 1)?;
     let largest = sizes.values().max().copied().unwrap_or(0);

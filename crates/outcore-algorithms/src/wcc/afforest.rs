@@ -1,0 +1,134 @@
+//! Afforest WCC out of core (Sutton, Ben-Nun and Barak, "Optimizing
+//! Parallel Graph Connectivity Computation via Subgraph Sampling", IPDPS
+//! 2018; gapbs `cc.cc`), on the traverse engine's two cursors.
+//!
+//! 1. Sampling: one sequential scan links every vertex to its first
+//!    [`NEIGHBOUR_ROUNDS`] neighbours only (the paper's neighbour rounds,
+//!    both in one pass), then compresses the forest.
+//! 2. The largest intermediate component is found from [`SAMPLES`] random
+//!    vertices; on graphs with a giant component it holds most vertices.
+//! 3. Only the vertices outside it have their lists read (a forward lookup
+//!    that reads the pages holding them, not the file) and every edge of
+//!    theirs is linked. An edge between the giant component and a vertex
+//!    outside it is met from the outside end: in a symmetric store that
+//!    end's own list holds it, in a directed store its `in` list does, so
+//!    a directed store needs its `in` layout.
+//!
+//! Memory is union-find's (one u32 parent a vertex); instead of a find per
+//! edge it makes two links a vertex plus the edges outside the giant
+//! component. Links point the larger root at the smaller, so the labels
+//! are the smallest id of each component, as [`super::union_find`]'s are.
+
+use outcore_io::{Budget, Reservation, SplitMix64};
+use outcore_store::{Store, StoreError};
+
+/// Neighbours of every vertex linked before the giant component is sought.
+pub const NEIGHBOUR_ROUNDS: usize = 2;
+/// Vertices sampled to find the giant component.
+pub const SAMPLES: usize = 1024;
+
+/// What the run did besides labelling.
+#[derive(Clone, Debug, Default)]
+pub struct AfforestStats {
+    /// Vertices in the largest intermediate component after sampling.
+    pub giant_vertices: u64,
+    /// Lists read in the final phase (vertices outside it, per layout).
+    pub lists_finished: u64,
+}
+
+/// Why Afforest cannot run on `store`, if it cannot.
+pub fn unsupported(store: &Store) -> Option<String> {
+    if store.vertices() >= u32::MAX as u64 {
+        Some("Afforest keeps 32-bit parents".into())
+    } else if store.manifest().directed && !store.has_layout("in") {
+        Some("a directed store needs its `in` layout (`outcore layout add STORE in`) so that Afforest meets every edge from outside the giant component".into())
+    } else {
+        None
+    }
+}
+
+fn find(parent: &mut [u32], mut x: u32) -> u32 {
+    while parent[x as usize] != x {
+        let p = parent[x as usize];
+        parent[x as usize] = parent[p as usize];
+        x = p;
+    }
+    x
+}
+
+fn link(parent: &mut [u32], u: u32, v: u32) {
+    let (a, b) = (find(parent, u), find(parent, v));
+    if a != b {
+        parent[a.max(b) as usize] = a.min(b);
+    }
+}
+
+fn compress(parent: &mut [u32]) {
+    for v in 0..parent.len() {
+        // parents point to smaller ids, so a forward pass finds every
+        // vertex's parent already compressed
+        parent[v] = parent[parent[v] as usize];
+    }
+}
+
+/// The most frequent root among `SAMPLES` random vertices (compressed forest).
+fn giant(parent: &[u32]) -> u32 {
+    let mut rng = SplitMix64(0xAFF0_2E57);
+    let mut counts = std::collections::HashMap::<u32, u32>::new();
+    for _ in 0..SAMPLES {
+        let v = rng.below(parent.len() as u64) as usize;
+        *counts.entry(parent[v]).or_default() += 1;
+    }
+    counts.into_iter().max_by_key(|&(root, count)| (count, std::cmp::Reverse(root))).map(|(root, _)| root).unwrap_or(0)
+}
+
+/// Component labels (smallest id) and the budget charge that holds them.
+pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservation, AfforestStats), StoreError> {
+    let n = store.vertices();
+    if let Some(why) = unsupported(store) {
+        return Err(StoreError::invalid(store.dir(), why));
+    }
+    let charge = budget.reserve("WCC parent array", n * 4)?;
+    let mut parent: Vec<u32> = (0..n as u32).collect();
+    let mut stats = AfforestStats::default();
+    if n == 0 {
+        return Ok((parent, charge, stats));
+    }
+    let out = store.layout("out")?;
+    let mut scan = out.scan()?;
+    while let Some((u, nbrs, _)) = scan.next_list()? {
+        for &v in nbrs.iter().take(NEIGHBOUR_ROUNDS) {
+            link(&mut parent, u as u32, v as u32);
+        }
+    }
+    compress(&mut parent);
+    let c = giant(&parent);
+    stats.giant_vertices = parent.iter().filter(|&&p| p == c).count() as u64;
+    let mut layouts = vec![out];
+    if store.manifest().directed {
+        layouts.push(store.layout("in")?);
+    }
+    for layout in &layouts {
+        let mut lookup = layout.lookup()?;
+        for u in 0..n as u32 {
+            // a parent of c means c's component; c's own root may have
+            // moved below it since, which only costs that root a read
+            if parent[u as usize] == c {
+                continue;
+            }
+            lookup.seek(u as u64)?;
+            let Some((_, nbrs, _)) = lookup.next_list()? else {
+                return Err(StoreError::invalid(layout.index_path(), format!("no list for vertex {u} of {n}")));
+            };
+            stats.lists_finished += 1;
+            for &v in nbrs {
+                link(&mut parent, u, v as u32);
+            }
+        }
+    }
+    for v in 0..n as usize {
+        let r = find(&mut parent, v as u32);
+        parent[v] = r;
+    }
+    Ok((parent, charge, stats))
+}
