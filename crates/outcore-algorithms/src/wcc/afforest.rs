@@ -14,12 +14,17 @@
 //!    end's own list holds it, in a directed store its `in` list does, so
 //!    a directed store needs its `in` layout.
 //!
-//! Memory is union-find's (one u32 parent a vertex); instead of a find per
+//! A list of at most [`NEIGHBOUR_ROUNDS`] entries is wholly linked by the
+//! sampling scan: a bitmap marks those, and the final phase skips them
+//! (isolated vertices above all, which a generated graph has in millions).
+//!
+//! Memory is union-find's (one u32 parent a vertex) plus that bitmap (one
+//! bit a vertex); instead of a find per
 //! edge it makes two links a vertex plus the edges outside the giant
 //! component. Links point the larger root at the smaller, so the labels
 //! are the smallest id of each component, as [`super::union_find`]'s are.
 
-use outcore_io::{Budget, Reservation, SplitMix64};
+use outcore_io::{Bitmap, Budget, Reservation, SplitMix64};
 use outcore_store::{Store, StoreError};
 
 /// Neighbours of every vertex linked before the giant component is sought.
@@ -32,8 +37,14 @@ pub const SAMPLES: usize = 1024;
 pub struct AfforestStats {
     /// Vertices in the largest intermediate component after sampling.
     pub giant_vertices: u64,
-    /// Lists read in the final phase (vertices outside it, per layout).
+    /// Lists read in the final phase (vertices outside it whose lists the
+    /// scan did not link whole, per layout).
     pub lists_finished: u64,
+}
+
+/// Memory: the parent array and the linked-lists bitmap.
+pub fn state_bytes(n: u64) -> u64 {
+    n * 4 + n.div_ceil(64) * 8
 }
 
 /// Why Afforest cannot run on `store`, if it cannot.
@@ -89,6 +100,7 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
         return Err(StoreError::invalid(store.dir(), why));
     }
     let charge = budget.reserve("WCC parent array", n * 4)?;
+    let bitmap_charge = budget.reserve("Afforest's linked-lists bitmap", n.div_ceil(64) * 8)?;
     let mut parent: Vec<u32> = (0..n as u32).collect();
     let mut stats = AfforestStats::default();
     if n == 0 {
@@ -96,9 +108,13 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
     }
     let out = store.layout("out")?;
     let mut scan = out.scan()?;
+    let mut linked_whole = Bitmap::new(n);
     while let Some((u, nbrs, _)) = scan.next_list()? {
         for &v in nbrs.iter().take(NEIGHBOUR_ROUNDS) {
             link(&mut parent, u as u32, v as u32);
+        }
+        if nbrs.len() <= NEIGHBOUR_ROUNDS {
+            linked_whole.set(u);
         }
     }
     compress(&mut parent);
@@ -108,12 +124,12 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
     if store.manifest().directed {
         layouts.push(store.layout("in")?);
     }
-    for layout in &layouts {
+    for (k, layout) in layouts.iter().enumerate() {
         let mut lookup = layout.lookup()?;
         for u in 0..n as u32 {
             // a parent of c means c's component; c's own root may have
             // moved below it since, which only costs that root a read
-            if parent[u as usize] == c {
+            if parent[u as usize] == c || k == 0 && linked_whole.get(u as u64) {
                 continue;
             }
             lookup.seek(u as u64)?;
@@ -126,6 +142,7 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
             }
         }
     }
+    drop((linked_whole, bitmap_charge));
     for v in 0..n as usize {
         let r = find(&mut parent, v as u32);
         parent[v] = r;

@@ -102,8 +102,8 @@ impl Algorithm for Wcc {
         Ok(match engine {
             Engine::Traverse if n >= u32::MAX as u64 => Support::No("union-find keeps 32-bit parents".into()),
             Engine::Traverse => match method.afforest(store) {
-                Ok(()) if store.manifest().directed => needs::scan(&["out", "in"], n * 4, "the Afforest parent array"),
-                Ok(()) => needs::scan(&["out"], n * 4, "the Afforest parent array"),
+                Ok(()) if store.manifest().directed => needs::scan(&["out", "in"], afforest::state_bytes(n), "the Afforest parent array"),
+                Ok(()) => needs::scan(&["out"], afforest::state_bytes(n), "the Afforest parent array"),
                 Err(why) if *method == Method::Afforest => Support::No(why),
                 Err(_) => needs::scan(&["out"], n * 4, "the union-find parent array"),
             },
