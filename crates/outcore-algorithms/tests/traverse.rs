@@ -131,6 +131,65 @@ fn hybrid_bfs_equals_reference_for_every_k() {
     }
 }
 
+/// A case's directory and name, its store closed.
+struct Named {
+    _keep: tempfile::TempDir,
+    name: String,
+}
+
+/// The stored hot layout: the same columns a run would build, every level
+/// and parent right from every root, a budget below one column runs with
+/// k = 0 and says so, and stale lists are ignored with the reason.
+#[test]
+fn hybrid_bfs_with_the_stored_hot_layout() {
+    use outcore_algorithms::bfs::hybrid::HotOrigin;
+    for Case { _dir: keep, store, name } in cases() {
+        let dir = store.dir().to_path_buf();
+        drop(store);
+        let case = Named { _keep: keep, name };
+        outcore_ingest::hot::add_hot(&dir, 3, 1 << 30, &NoProgress).unwrap();
+        let store = Store::open(&dir).unwrap();
+        let g = reference_graph(&store);
+        let n = g.vertices();
+        let budget = Budget::new(1 << 30);
+        let opts = TraverseOptions { depth: 8, ..Default::default() };
+        let mut out = Traverse::open(&store, "out", &budget, &opts, 0).unwrap();
+        let mut inn = store.manifest().directed.then(|| Traverse::open(&store, "in", &budget, &opts, 0).unwrap());
+        let degrees = inn.as_ref().unwrap_or(&out);
+        let built = HotLists::build(&store, "in", degrees, 3, &budget).unwrap();
+        let stored = HotLists::open(&store, "in", degrees, 1 << 30, &budget).unwrap();
+        assert!(matches!(stored.origin, HotOrigin::Stored { columns: 3 }), "{}: {:?}", case.name, stored.origin);
+        assert_eq!(stored.k, 3);
+        for j in 0..3 {
+            assert_eq!(stored.column(j), built.column(j), "{} column {j}", case.name);
+        }
+        // a budget below the first column: k = 0, still from the store
+        let first = store.manifest().hot.as_ref().unwrap().columns[0].entries * 4;
+        let none = HotLists::open(&store, "in", degrees, first.saturating_sub(1), &budget).unwrap();
+        assert_eq!(none.k, 0, "{}", case.name);
+        for (hot, label) in [(&stored, "stored"), (&none, "k=0")] {
+            for root in roots(n) {
+                let (tree, _) = hybrid_bfs(&mut out, inn.as_mut(), hot, root, &budget, &HybridOptions::default()).unwrap();
+                check_tree(&tree, &g, &bfs_levels(&g, root), &format!("{} {label} root {root}", case.name));
+            }
+        }
+        drop((out, inn, built, stored, none, store));
+        // lists of an older generation of the source layout are not used
+        let path = dir.join("manifest.json");
+        let mut m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        m["hot"]["source_xxh3"] = serde_json::json!("0000000000000000");
+        std::fs::write(&path, serde_json::to_string(&m).unwrap()).unwrap();
+        let store = Store::open(&dir).unwrap();
+        let out = Traverse::open(&store, "out", &budget, &opts, 0).unwrap();
+        let inn = store.manifest().directed.then(|| Traverse::open(&store, "in", &budget, &opts, 0).unwrap());
+        let stale = HotLists::open(&store, "in", inn.as_ref().unwrap_or(&out), 1 << 30, &budget).unwrap();
+        match &stale.origin {
+            HotOrigin::Built { why_not_stored, .. } => assert!(why_not_stored.contains("older generation"), "{why_not_stored}"),
+            other => panic!("{}: stale hot lists used: {other:?}", case.name),
+        }
+    }
+}
+
 #[test]
 fn sssp_equals_dijkstra_reference() {
     for case in cases().into_iter().filter(|c| c.store.manifest().weighted) {

@@ -390,3 +390,84 @@ fn damaged_dynamic_heaps_are_reported_not_panicked_on() {
     }
     assert!(reported > 0, "no damage reported in {runs} runs: the check sees nothing");
 }
+
+/// The stored hot lists are read like every other file: a flipped bit is a
+/// checksum error naming the column, and crafted columns with matching
+/// checksums (an id past the last vertex, a column whose length does not
+/// match the in-degrees, columns that grow) are errors, never a wrong BFS.
+#[test]
+fn damaged_or_crafted_hot_layouts_are_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let store = d.path().join("store");
+    let wiki = shared().join("real/wiki-Vote.txt");
+    let (code, _, err) = outcore(&["import", s(&wiki), "-o", s(&store), "--undirected", "--layouts", "out,hot", "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    let out = d.path().join("levels");
+    let bfs = ["bfs", s(&store), "--root", "30", "--direction", "hybrid", "--json", "-o", s(&out), "--quiet"];
+    let (code, report, err) = outcore(&bfs);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(report["hot_lists"]["from"], "stored", "{report}");
+    let want = std::fs::read(&out).unwrap();
+    let manifest_path = store.join("manifest.json");
+    let pristine = std::fs::read_to_string(&manifest_path).unwrap();
+    let m: serde_json::Value = serde_json::from_str(&pristine).unwrap();
+    let n = m["vertices"].as_u64().unwrap();
+    let column = |j: usize| m["hot"]["columns"][j]["file"].as_str().unwrap().to_string();
+    let (first, second) = (column(0), column(1));
+    let refused = |what: &str, needle: &str| {
+        let _ = std::fs::remove_file(&out);
+        let (code, _, err) = outcore(&bfs);
+        assert_eq!(code, 1, "{what}: {err}");
+        assert!(err.contains(needle), "{what}: {err}");
+        assert!(!out.exists(), "{what}: an output was left");
+    };
+    // a flipped bit
+    let path = store.join(&first);
+    let len = std::fs::metadata(&path).unwrap().len();
+    flip(&path, len / 2, 0x04);
+    refused("a flipped bit", &format!("{first}: verify: checksum mismatch in block 0"));
+    let (code, _, err) = outcore(&["info", s(&store), "--verify"]);
+    assert!(code != 0 && err.contains(&first), "{err}");
+    flip(&path, len / 2, 0x04);
+    // an id past the last vertex, checksums rewritten to match
+    let saved = std::fs::read(&path).unwrap();
+    put_u32(&path, 0, n as u32 + 5);
+    rehash(&store, &first);
+    refused("an id past the last vertex", &format!("{first}: entry 0 is vertex {}, beyond the store's {n} vertices", n + 5));
+    std::fs::write(&path, &saved).unwrap();
+    std::fs::write(&manifest_path, &pristine).unwrap();
+    // a column one entry short of the in-degrees
+    let path = store.join(&second);
+    let saved = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &saved[..saved.len() - 4]).unwrap();
+    rehash(&store, &second);
+    let mut edited: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
+    let entries = edited["hot"]["columns"][1]["entries"].as_u64().unwrap();
+    edited["hot"]["columns"][1]["entries"] = (entries - 1).into();
+    std::fs::write(&manifest_path, serde_json::to_string_pretty(&edited).unwrap()).unwrap();
+    refused("a short column", "the hot layout does not match layout out");
+    std::fs::write(&path, &saved).unwrap();
+    // manifests that cannot be right are refused before anything is read
+    type Edit = (&'static str, Box<dyn Fn(&mut serde_json::Value)>);
+    let edits: Vec<Edit> = vec![
+        (
+            "more than column 0",
+            Box::new(|m| m["hot"]["columns"][1]["entries"] = (m["hot"]["columns"][0]["entries"].as_u64().unwrap() + 1).into()),
+        ),
+        ("sampled from layout \"nope\"", Box::new(|m| m["hot"]["source"] = "nope".into())),
+        ("not a plain file name", Box::new(|m| m["hot"]["columns"][0]["file"] = "../elsewhere".into())),
+    ];
+    for (needle, edit) in &edits {
+        let mut edited: serde_json::Value = serde_json::from_str(&pristine).unwrap();
+        edit(&mut edited);
+        std::fs::write(&manifest_path, serde_json::to_string_pretty(&edited).unwrap()).unwrap();
+        refused(needle, needle);
+    }
+    std::fs::write(&manifest_path, &pristine).unwrap();
+    std::fs::remove_file(&out).unwrap_or_default();
+    let (code, _, err) = outcore(&bfs);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read(&out).unwrap(), want);
+    assert_eq!(outcore(&["info", s(&store), "--verify"]).0, 0);
+}

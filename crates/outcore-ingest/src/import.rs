@@ -483,6 +483,7 @@ fn build_manifest(
         files: BTreeMap::new(),
         provenance: BTreeMap::new(),
         tiles: None,
+        hot: None,
     }
 }
 

@@ -11,6 +11,7 @@ pub mod error;
 pub mod export;
 pub mod formats;
 pub mod generate;
+pub mod hot;
 pub mod ids;
 pub mod import;
 pub mod in_layout;

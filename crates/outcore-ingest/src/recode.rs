@@ -184,7 +184,7 @@ pub fn recode(src: &Path, dst: &Path, permutation: Option<&Path>, opts: &RecodeO
         }
         layouts.insert(name.clone(), rec);
     }
-    let mut manifest = Manifest { layouts, tiles: None, files: Default::default(), ..m.clone() };
+    let mut manifest = Manifest { layouts, tiles: None, hot: None, files: Default::default(), ..m.clone() };
     if arcs_out != m.arcs {
         return Err(IngestError::file(src, format!("the out layout held {arcs_out} arcs, the manifest says {}", m.arcs)));
     }

@@ -118,7 +118,7 @@ pub fn add_tiles(dir: &Path, group: u32, span_bits: u32, memory: u64, progress: 
     })
 }
 
-/// Remove layout files (`tiles-g*`, `in.*`) that the manifest does not list:
+/// Remove layout files (`tiles-g*`, `hot-g*`, `in.*`) that the manifest does not list:
 /// what a layout build killed outright (no chance to clean up) left in the
 /// store. Says so in one line.
 pub(crate) fn remove_unlisted_layout_files(dir: &Path, manifest: &Manifest) {
@@ -127,6 +127,9 @@ pub(crate) fn remove_unlisted_layout_files(dir: &Path, manifest: &Manifest) {
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         let layout_file = name.starts_with("tiles-g") && [".edges", ".index", ".weights"].iter().any(|x| name.ends_with(x))
+            || name.strip_prefix("hot-g").and_then(|r| r.split_once('.')).is_some_and(|(g, j)| {
+                !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit()) && !j.is_empty() && j.bytes().all(|b| b.is_ascii_digit())
+            })
             || ["in.index", "in.adj", "in.weights", "in.degrees", "in.blocks"].contains(&name.as_str());
         if layout_file && !manifest.files.contains_key(&name) && e.file_type().map(|t| t.is_file()).unwrap_or(false) {
             let _ = std::fs::remove_file(e.path());

@@ -41,7 +41,35 @@ pub struct Manifest {
     /// The G-Store tile layout, if built (`outcore layout add STORE tiles`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tiles: Option<TilesRecord>,
+    /// NETALX's in-memory neighbours, stored (`outcore layout add STORE hot`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hot: Option<HotRecord>,
 }
+
+/// NETALX's hot lists (Iwabuchi, thesis section 3.4.3): per vertex its
+/// first K neighbours in the `source` layout, highest degree first (ties:
+/// the smaller id), stored column by column. Column j holds, as u32 LE and
+/// in vertex order, the j-th of them for every vertex whose list has more
+/// than j entries; a run loads the first columns its budget allows.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct HotRecord {
+    /// The layout sampled: `in` of a directed store, `out` of a symmetric one.
+    pub source: String,
+    /// xxh3 of the source's adjacency file when the lists were built: a
+    /// rebuilt source makes them stale, and readers then ignore them.
+    pub source_xxh3: String,
+    pub columns: Vec<HotColumn>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct HotColumn {
+    pub file: String,
+    /// Vertices whose list is longer than the column's number.
+    pub entries: u64,
+}
+
+/// Most hot columns a store may hold.
+pub const MAX_HOT_COLUMNS: usize = 64;
 
 /// G-Store tiles (Kumar & Huang, SC'16): vertices in spans of
 /// 2^`span_bits`; tile (i, j) holds the edges from span i to span j as
@@ -258,6 +286,19 @@ impl Manifest {
                 expect(w, "the tile weights", t.edges, 4)?;
             }
         }
+        if let Some(h) = &self.hot {
+            if h.columns.len() > MAX_HOT_COLUMNS || !self.layouts.contains_key(&h.source) {
+                return Err(bad(format!("its hot lists have {} columns sampled from layout {:?}", h.columns.len(), h.source)));
+            }
+            let mut above = self.vertices;
+            for (j, c) in h.columns.iter().enumerate() {
+                if c.entries > above {
+                    return Err(bad(format!("hot column {j} holds {} entries, more than column {} ({above})", c.entries, j.max(1) - 1)));
+                }
+                above = c.entries;
+                expect(&c.file, &format!("hot column {j}"), c.entries, 4)?;
+            }
+        }
         Ok(())
     }
 
@@ -271,6 +312,9 @@ impl Manifest {
             names.extend(
                 [Some(&t.data), Some(&t.index), t.weights.as_ref()].into_iter().flatten().map(|f| ("a file of the tiles".to_string(), f)),
             );
+        }
+        if let Some(h) = &self.hot {
+            names.extend(h.columns.iter().map(|c| ("a hot column".to_string(), &c.file)));
         }
         names
     }

@@ -20,11 +20,25 @@ use outcore_io::{bitmap_bytes, Bitmap, Budget, Reservation};
 use outcore_store::{Store, StoreError};
 use serde::Serialize;
 
-/// The in-memory part of each vertex's in-adjacency.
+/// The in-memory part of each vertex's in-adjacency, column by column:
+/// column j holds the j-th hottest in-neighbour of every vertex with more
+/// than j, in vertex order (the `hot` layout's form).
 pub struct HotLists {
     pub k: u32,
-    data: Vec<u32>,
+    columns: Vec<Vec<u32>>,
+    /// Loaded from the store's `hot` layout, or built by a scan (and why).
+    pub origin: HotOrigin,
     _charge: Reservation,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "from", rename_all = "snake_case")]
+pub enum HotOrigin {
+    /// The first k of the stored columns, one sequential read each.
+    Stored { columns: usize },
+    /// A scan of the in-edges this run (taking `seconds`), because the
+    /// stored ones could not serve.
+    Built { why_not_stored: String, seconds: f64 },
 }
 
 /// Largest k considered.
@@ -54,33 +68,68 @@ impl HotLists {
         k
     }
 
+    /// Column `j`: the j-th hottest in-neighbour of each vertex with more
+    /// than j, in vertex order.
+    pub fn column(&self, j: usize) -> &[u32] {
+        &self.columns[j]
+    }
+
+    /// The stored hot layout's first columns that fit `bytes`, if the store
+    /// has hot lists of `layout` (the in-edges) of its current generation;
+    /// else built by one scan of `layout` with the k that fits.
+    pub fn open(store: &Store, layout: &str, g: &Traverse, bytes: u64, budget: &Budget) -> Result<Self, StoreError> {
+        let source = if store.manifest().directed { layout } else { "out" };
+        match (outcore_store::hot::unusable(store, source), &store.manifest().hot) {
+            (None, Some(record)) => {
+                let k = (0..=record.columns.len()).rev().find(|&k| outcore_store::hot::column_bytes(record, k) <= bytes).unwrap_or(0);
+                // column j has an entry for every vertex of degree > j: the
+                // cursors of the bottom-up sweep rely on it
+                let mut longer = vec![0u64; k];
+                for v in 0..g.vertices() {
+                    for count in longer.iter_mut().take(g.degree(v) as usize) {
+                        *count += 1;
+                    }
+                }
+                if let Some(j) = (0..k).find(|&j| longer[j] != record.columns[j].entries) {
+                    return Err(StoreError::invalid(
+                        store.dir().join(&record.columns[j].file),
+                        format!(
+                            "hot column {j} holds {} entries, but {} vertices have more than {j} in-neighbours: the hot layout does not match layout {source}",
+                            record.columns[j].entries, longer[j]
+                        ),
+                    ));
+                }
+                let charge = budget.reserve("hybrid BFS in-memory neighbours", outcore_store::hot::column_bytes(record, k))?;
+                let columns = outcore_store::hot::load_columns(store, k)?;
+                Ok(HotLists { k: k as u32, columns, origin: HotOrigin::Stored { columns: record.columns.len() }, _charge: charge })
+            }
+            (why, _) => {
+                let started = std::time::Instant::now();
+                let k = Self::choose_k(g, bytes);
+                let mut hot = Self::build(store, layout, g, k, budget)?;
+                let seconds = started.elapsed().as_secs_f64();
+                hot.origin = HotOrigin::Built { why_not_stored: why.unwrap_or_default(), seconds };
+                Ok(hot)
+            }
+        }
+    }
+
     /// Build by one sequential scan of `layout` (the in-edges); `g` gives degrees.
     pub fn build(store: &Store, layout: &str, g: &Traverse, k: u32, budget: &Budget) -> Result<Self, StoreError> {
         let n = g.vertices();
         let bytes: u64 = (0..n).map(|v| g.degree(v).min(k as u64) * 4).sum();
         let charge = budget.reserve("hybrid BFS in-memory neighbours", bytes)?;
-        let mut data = Vec::with_capacity((bytes / 4) as usize);
+        let mut columns: Vec<Vec<u32>> = vec![Vec::new(); k as usize];
         let mut scan = store.layout(layout)?.scan()?;
-        let mut by_degree: Vec<(u64, u32)> = Vec::new();
+        let mut ranked = Vec::new();
         while let Some((_, nbrs, _)) = scan.next_list()? {
-            let take = nbrs.len().min(k as usize);
-            if take == 0 {
-                continue;
+            outcore_store::hot::hottest(nbrs, |u| g.degree(u), nbrs.len().min(k as usize), &mut ranked);
+            for (column, &(_, u)) in columns.iter_mut().zip(&ranked) {
+                column.push(u);
             }
-            if take == nbrs.len() {
-                // all of it fits: keep them, highest degree first
-                by_degree.clear();
-                by_degree.extend(nbrs.iter().map(|&u| (g.degree(u), u as u32)));
-            } else {
-                by_degree.clear();
-                by_degree.extend(nbrs.iter().map(|&u| (g.degree(u), u as u32)));
-                by_degree.select_nth_unstable_by(take - 1, |a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-                by_degree.truncate(take);
-            }
-            by_degree.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            data.extend(by_degree.iter().map(|&(_, u)| u));
         }
-        Ok(HotLists { k, data, _charge: charge })
+        let origin = HotOrigin::Built { why_not_stored: String::new(), seconds: 0.0 };
+        Ok(HotLists { k, columns, origin, _charge: charge })
     }
 }
 
@@ -196,7 +245,8 @@ pub fn hybrid_bfs(
                 }
             }
             Direction::BottomUp => {
-                let mut offset = 0usize;
+                // each column's cursor: the entry of the next vertex that has one
+                let mut at = vec![0usize; hot.k as usize];
                 let mut w = 0u64;
                 while w < n {
                     // 1. in-memory neighbours; unresolved long lists become SSD candidates
@@ -205,13 +255,16 @@ pub fn hybrid_bfs(
                         let deg = in_degree(&inn, out, w);
                         let kk = deg.min(hot.k as u64) as usize;
                         if tree.parent[w as usize] == NONE {
-                            match hot.data[offset..offset + kk].iter().find(|&&u| frontier.get(u as u64)) {
-                                Some(&u) => discover(&mut tree, &mut next, &mut found, w, u, level + 1),
+                            let hit = (0..kk).map(|j| hot.columns[j][at[j]]).find(|&u| frontier.get(u as u64));
+                            match hit {
+                                Some(u) => discover(&mut tree, &mut next, &mut found, w, u, level + 1),
                                 None if deg > kk as u64 => need_ssd.push(w as u32),
                                 None => {}
                             }
                         }
-                        offset += kk;
+                        for cursor in &mut at[..kk] {
+                            *cursor += 1;
+                        }
                         w += 1;
                     }
                     // 2. the candidates' full lists, in id order, with run-ahead
@@ -285,8 +338,7 @@ impl HybridEngines {
         let out = Traverse::open(store, "out", budget, &with_cache, state + hot_share + keep_for_in)?;
         let inn = if directed { Some(Traverse::open(store, "in", budget, &with_cache, state + hot_share)?) } else { None };
         let degrees = inn.as_ref().unwrap_or(&out);
-        let k = HotLists::choose_k(degrees, hot_share);
-        let hot = HotLists::build(store, "in", degrees, k, budget)?;
+        let hot = HotLists::open(store, "in", degrees, hot_share, budget)?;
         Ok(HybridEngines { out, inn, hot })
     }
 }

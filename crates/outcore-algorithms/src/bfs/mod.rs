@@ -354,10 +354,12 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
     let opts = cx.options.traverse.clone();
     let ids = store.ids()?;
     let pick = |g: &Traverse| root.or_else(|| crate::sources::hub((0..g.vertices()).map(|v| (v, g.degree(v)))));
+    let mut hot_origin = None;
     let (tree, levels, stats, setup, seconds, k) = if hybrid {
         let state = hybrid::state_bytes(n);
         let HybridEngines { mut out, mut inn, hot } = HybridEngines::open(store, cx.budget, &opts, state)?;
         let k = hot.k;
+        hot_origin = Some(hot.origin.clone());
         let first = pick(&out).ok_or_else(|| StoreError::invalid(store.dir(), "the store has no vertices"))?;
         let setup = start_setup.elapsed().as_secs_f64();
         let mut last = None;
@@ -402,6 +404,14 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
     traverse_figures(cx, &stats);
     cx.figure("setup_seconds", setup);
     cx.figure("hot_neighbours_k", k);
+    if let Some(origin) = &hot_origin {
+        if let hybrid::HotOrigin::Built { why_not_stored, seconds } = origin {
+            // what a stored hot layout would have saved this run
+            cx.figure("hot_layout_would_save_seconds", seconds);
+            cx.figure("why_hot_lists_were_built", why_not_stored);
+        }
+        cx.figure("hot_lists", origin);
+    }
     cx.figure("levels", levels);
     cx.figure("runs", runs);
     Ok(Outcome::new(tree.into_columns()))

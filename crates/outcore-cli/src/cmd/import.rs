@@ -87,6 +87,13 @@ impl GraphFlags {
 
     /// After the import: add the layouts built from the store (tiles).
     pub fn add_layouts(&self, store: &std::path::Path, json: bool, progress: &dyn outcore::Progress) -> Result<()> {
+        if self.layouts.iter().any(|l| l == "hot") {
+            let t = std::time::Instant::now();
+            let r = outcore_ingest::hot::add_hot(store, outcore_ingest::hot::DEFAULT_COLUMNS, self.memory, progress)?;
+            if !json {
+                println!("{}", super::layout::hot_summary(store, &r, t.elapsed().as_secs_f64()));
+            }
+        }
         if self.layouts.iter().any(|l| l == "tiles") {
             let t = std::time::Instant::now();
             let r = outcore_ingest::tiles::add_tiles(
@@ -114,8 +121,8 @@ impl GraphFlags {
             match l.as_str() {
                 "out" => {}
                 "in" => in_layout = true,
-                "tiles" => {}
-                other => bail!("unknown layout '{other}' (this version builds: out, in, tiles)"),
+                "tiles" | "hot" => {}
+                other => bail!("unknown layout '{other}' (this version builds: out, in, tiles, hot)"),
             }
         }
         let encoding = match &self.encoding {

@@ -1,4 +1,4 @@
-//! `outcore layout add STORE tiles|in`: add a layout to an existing store.
+//! `outcore layout add STORE tiles|in|hot`: add a layout to an existing store.
 
 use crate::progress::Bars;
 use anyhow::{bail, Result};
@@ -13,7 +13,7 @@ pub struct Args {
 
 #[derive(clap::Subcommand)]
 pub enum Action {
-    /// Build a layout from the store's out-edges: `tiles` (the G-Store grid) or `in` (the in-edge CSR).
+    /// Build a layout from the store's edges: `tiles` (the G-Store grid), `in` (the in-edge CSR) or `hot` (NETALX's in-memory neighbours, column by column).
     Add {
         /// The store to add the layout to.
         store: PathBuf,
@@ -26,6 +26,9 @@ pub enum Action {
         /// small graphs a grid of many tiles, for testing).
         #[arg(long, default_value_t = 16)]
         span_bits: u32,
+        /// hot: neighbours kept per vertex (columns stored).
+        #[arg(long, default_value_t = outcore_ingest::hot::DEFAULT_COLUMNS)]
+        columns: u32,
         /// Memory budget.
         #[arg(long, default_value = "1G", value_parser = crate::parse_memory)]
         memory: u64,
@@ -37,7 +40,17 @@ pub enum Action {
 
 pub fn run(a: Args) -> Result<ExitCode> {
     match a.action {
-        Action::Add { store, layout, group, span_bits, memory, dry_run } => {
+        Action::Add { store, layout, group, span_bits, columns, memory, dry_run } => {
+            if layout == "hot" {
+                let n = outcore_store::Store::open(&store)?.vertices();
+                if dry_run {
+                    return crate::args::print_minimum(&outcore_ingest::hot::minimum(n, columns), memory, false);
+                }
+                let t = std::time::Instant::now();
+                let r = outcore_ingest::hot::add_hot(&store, columns, memory, &Bars::new(false))?;
+                println!("{}", hot_summary(&store, &r, t.elapsed().as_secs_f64()));
+                return Ok(ExitCode::SUCCESS);
+            }
             if dry_run {
                 return crate::args::print_minimum(&outcore_ingest::sort::layout_minimum(&layout), memory, false);
             }
@@ -48,7 +61,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 return Ok(ExitCode::SUCCESS);
             }
             if layout != "tiles" {
-                bail!("unknown layout '{layout}' (layout add builds: tiles, in)");
+                bail!("unknown layout '{layout}' (layout add builds: tiles, in, hot)");
             }
             let t = std::time::Instant::now();
             let r = outcore_ingest::tiles::add_tiles(&store, group, span_bits, memory, &Bars::new(false))?;
@@ -68,4 +81,18 @@ pub fn run(a: Args) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// One line on a hot layout just built.
+pub fn hot_summary(store: &std::path::Path, r: &outcore_store::HotRecord, seconds: f64) -> String {
+    let entries: u64 = r.columns.iter().map(|c| c.entries).sum();
+    format!(
+        "added hot lists to {}: {} columns of layout {} ({} entries, {}) in {:.2} s",
+        store.display(),
+        r.columns.len(),
+        r.source,
+        crate::grouped(entries),
+        outcore_io::format_bytes(entries * 4),
+        seconds
+    )
 }

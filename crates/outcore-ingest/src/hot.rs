@@ -1,0 +1,120 @@
+//! Adding NETALX's in-memory neighbours to a store as the `hot` layout
+//! (Iwabuchi, thesis section 3.4.3; `outcore layout add STORE hot`): per
+//! vertex its first K neighbours, highest degree first, stored column by
+//! column so that a run loads the first k <= K columns with one sequential
+//! read instead of scanning the CSR. One scan of the source layout (`in`
+//! of a directed store, `out` of a symmetric one) with its degrees in
+//! memory (4 bytes a vertex) and K column writers; new files get a fresh
+//! generation name and the manifest is replaced atomically last.
+
+use crate::error::{IngestError, Result};
+use crate::tiles::{publish_layout, remove_unlisted_layout_files};
+use outcore_io::{Budget, Counter, Minimum, Progress, SeqWriter, Staged, CHECKSUM_BLOCK_BYTES};
+use outcore_store::hot::hottest;
+use outcore_store::manifest::MAX_HOT_COLUMNS;
+use outcore_store::{FileRecord, HotColumn, HotRecord, Store};
+use std::path::Path;
+
+/// Columns built unless asked otherwise: at 16 the lists of a Kronecker
+/// graph of edge factor 16 hold about half of its arcs.
+pub const DEFAULT_COLUMNS: u32 = 16;
+
+/// Bytes of each column writer's chunk (it holds three).
+const COLUMN_CHUNK_BYTES: usize = 256 << 10;
+
+/// The layout whose lists the hot columns sample.
+pub fn source_layout(directed: bool) -> &'static str {
+    if directed {
+        "in"
+    } else {
+        "out"
+    }
+}
+
+/// The smallest budget [`add_hot`] runs in for `vertices` and `columns`.
+pub fn minimum(vertices: u64, columns: u32) -> Minimum {
+    Minimum::new("building the hot layout")
+        .with("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)
+        .with("degrees of the source layout", vertices * 4)
+        .with("column writers", columns as u64 * 3 * COLUMN_CHUNK_BYTES as u64)
+        .with("store scan", 8 << 20)
+}
+
+/// Build (or rebuild) the hot layout of the store at `dir` with `columns`
+/// columns, within `memory` bytes.
+pub fn add_hot(dir: &Path, columns: u32, memory: u64, progress: &dyn Progress) -> Result<HotRecord> {
+    let _lock = outcore_store::StoreLock::exclusive(dir)?;
+    let store = Store::open(dir)?;
+    let mut manifest = store.manifest().clone();
+    let n = manifest.vertices;
+    if columns == 0 || columns as usize > MAX_HOT_COLUMNS {
+        return Err(IngestError::Parameter { name: "columns".into(), reason: format!("must be between 1 and {MAX_HOT_COLUMNS}") });
+    }
+    if n >= u32::MAX as u64 {
+        return Err(IngestError::file(dir, "hot lists hold 32-bit ids: the store has 2^32 vertices or more"));
+    }
+    let source = source_layout(manifest.directed);
+    if !store.has_layout(source) {
+        return Err(IngestError::file(
+            dir,
+            "a directed store's hot lists sample its in-edges: add them first (`outcore layout add STORE in`)",
+        ));
+    }
+    minimum(n, columns).check(memory)?;
+    let budget = Budget::new(memory);
+    let _degrees_charge = budget.reserve("hot layout: degrees of the source layout", n * 4)?;
+    let _writers_charge = budget.reserve("hot layout: column writers", columns as u64 * 3 * COLUMN_CHUNK_BYTES as u64)?;
+    remove_unlisted_layout_files(dir, &manifest);
+    let layout = store.layout(source)?;
+    let mut degrees = Vec::with_capacity(n as usize);
+    layout.for_each_degree(|_, d| degrees.push(d.min(u32::MAX as u64) as u32))?;
+    let generation = manifest.hot.as_ref().map_or(0, |h| {
+        h.columns.first().and_then(|c| c.file.trim_start_matches("hot-g").split('.').next()?.parse::<u64>().ok()).map_or(0, |g| g + 1)
+    });
+    let names: Vec<String> = (0..columns).map(|j| format!("hot-g{generation}.{j}")).collect();
+    let staged: Vec<Staged> = names.iter().map(|f| Staged::named(dir.join(f))).collect();
+    let mut writers = names
+        .iter()
+        .map(|f| SeqWriter::create(&dir.join(f), COLUMN_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let mut entries = vec![0u64; columns as usize];
+    let mut scan = layout.scan()?;
+    let mut read = Counter::new(progress, "hot: read", manifest.arcs);
+    let mut ranked = Vec::new();
+    while let Some((_, nbrs, _)) = scan.next_list()? {
+        read.add(nbrs.len() as u64);
+        if let Some(&u) = nbrs.iter().find(|&&u| u >= n) {
+            return Err(IngestError::file(&layout.adjacency_path(), format!("holds neighbour {u}, beyond the store's {n} vertices")));
+        }
+        hottest(nbrs, |u| degrees[u as usize] as u64, nbrs.len().min(columns as usize), &mut ranked);
+        for (j, &(_, u)) in ranked.iter().enumerate() {
+            writers[j].write_bytes(&u.to_le_bytes())?;
+            entries[j] += 1;
+        }
+        outcore_io::check_interrupt(dir)?;
+    }
+    drop(scan);
+    read.end();
+    let source_xxh3 = manifest
+        .layouts
+        .get(source)
+        .and_then(|r| manifest.files.get(&r.adjacency))
+        .map(|f| f.xxh3.clone())
+        .ok_or_else(|| IngestError::file(dir, format!("the adjacency of layout {source} is not in the manifest's list of files")))?;
+    let mut record = HotRecord { source: source.to_string(), source_xxh3, columns: Vec::new() };
+    for ((writer, name), count) in writers.into_iter().zip(&names).zip(entries) {
+        let summary = writer.finish()?;
+        manifest.files.insert(name.clone(), FileRecord::from_hashes(&summary.hashes));
+        record.columns.push(HotColumn { file: name.clone(), entries: count });
+    }
+    let old = manifest.hot.replace(record.clone());
+    let old_files: Vec<String> = old.iter().flat_map(|h| h.columns.iter().map(|c| c.file.clone())).collect();
+    for f in &old_files {
+        manifest.files.remove(f);
+    }
+    publish_layout(dir, &manifest, staged)?;
+    for f in old_files {
+        let _ = std::fs::remove_file(dir.join(f));
+    }
+    Ok(record)
+}

@@ -1,0 +1,87 @@
+//! Reading the `hot` layout (NETALX's in-memory neighbours, Iwabuchi,
+//! thesis section 3.4.3; built by `outcore_ingest::hot`): the order of a
+//! vertex's hot neighbours, and the first columns loaded into memory.
+
+use crate::{HotRecord, Store, StoreError, STREAM_CHUNK_BYTES};
+use outcore_io::SeqReader;
+
+/// The first `take` of `nbrs` by descending degree, ties by smaller id,
+/// into `out` (cleared) as (degree, id).
+pub fn hottest(nbrs: &[u64], degree: impl Fn(u64) -> u64, take: usize, out: &mut Vec<(u64, u32)>) {
+    out.clear();
+    if take == 0 {
+        return;
+    }
+    out.extend(nbrs.iter().map(|&u| (degree(u), u as u32)));
+    let order = |a: &(u64, u32), b: &(u64, u32)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+    if take < out.len() {
+        out.select_nth_unstable_by(take - 1, order);
+        out.truncate(take);
+    }
+    out.sort_unstable_by(order);
+}
+
+/// Why the store's hot lists cannot serve a run that samples `source`, if
+/// they cannot: absent, sampled from another layout, or from an older
+/// generation of it.
+pub fn unusable(store: &Store, source: &str) -> Option<String> {
+    let m = store.manifest();
+    let Some(h) = &m.hot else {
+        return Some("the store has no hot layout (`outcore layout add STORE hot` stores them)".into());
+    };
+    if h.source != source {
+        return Some(format!("the stored hot lists sample layout {}, this run needs {source}", h.source));
+    }
+    let current = m.layouts.get(source).and_then(|r| m.files.get(&r.adjacency)).map(|f| f.xxh3.as_str());
+    if current != Some(h.source_xxh3.as_str()) {
+        return Some(format!(
+            "the stored hot lists are from an older generation of layout {source} (rebuild them: `outcore layout add STORE hot`)"
+        ));
+    }
+    None
+}
+
+/// Bytes of the first `k` columns.
+pub fn column_bytes(record: &HotRecord, k: usize) -> u64 {
+    record.columns.iter().take(k).map(|c| c.entries * 4).sum()
+}
+
+/// The first `k` columns, each read sequentially and checked against its
+/// checksums; every id is checked against the vertex count.
+pub fn load_columns(store: &Store, k: usize) -> Result<Vec<Vec<u32>>, StoreError> {
+    let Some(h) = &store.manifest().hot else { return Ok(Vec::new()) };
+    let n = store.vertices();
+    let mut columns = Vec::with_capacity(k);
+    for c in h.columns.iter().take(k) {
+        let path = store.dir().join(&c.file);
+        let mut column = Vec::with_capacity(c.entries as usize);
+        let mut reader = SeqReader::open(&path, STREAM_CHUNK_BYTES)?;
+        let (mut carry, mut have) = ([0u8; 4], 0usize);
+        while let Some(mut chunk) = reader.next_chunk()? {
+            if have > 0 {
+                let take = (4 - have).min(chunk.len());
+                carry[have..have + take].copy_from_slice(&chunk[..take]);
+                (have, chunk) = (have + take, &chunk[take..]);
+                if have < 4 {
+                    continue;
+                }
+                column.push(u32::from_le_bytes(carry));
+            }
+            let whole = chunk.len() / 4 * 4;
+            column.extend(chunk[..whole].chunks_exact(4).map(|b| u32::from_le_bytes(b.try_into().unwrap())));
+            carry[..chunk.len() - whole].copy_from_slice(&chunk[whole..]);
+            have = chunk.len() - whole;
+        }
+        if have > 0 {
+            return Err(StoreError::invalid(&path, format!("ends inside an entry ({have} bytes over)")));
+        }
+        if column.len() as u64 != c.entries {
+            return Err(StoreError::invalid(&path, format!("holds {} entries, the manifest says {}", column.len(), c.entries)));
+        }
+        if let Some(i) = column.iter().position(|&u| u as u64 >= n) {
+            return Err(StoreError::invalid(&path, format!("entry {i} is vertex {}, beyond the store's {n} vertices", column[i])));
+        }
+        columns.push(column);
+    }
+    Ok(columns)
+}
