@@ -232,7 +232,29 @@ fn afforest_equals_the_reference_partition() {
         let (got, _, stats) = afforest::wcc_charged(&case.store, &budget).unwrap();
         let want = ref_wcc(&g);
         assert!(got.iter().map(|&x| x as u64).eq(want.iter().copied()), "{}", case.name);
+        assert_eq!(stats.sampled_from, "scan", "{}", case.name);
         assert!(stats.giant_vertices >= 1 && stats.giant_vertices <= case.store.vertices(), "{}", case.name);
+    }
+}
+
+/// Sampling from the hot layout's first columns gives the same partition,
+/// with one column or several, and reads only what the columns miss.
+#[test]
+fn afforest_sampling_from_the_hot_layout() {
+    for Case { _dir: keep, store, name } in cases() {
+        let dir = store.dir().to_path_buf();
+        let g = reference_graph(&store);
+        let want = ref_wcc(&g);
+        drop(store);
+        for columns in [1, 2, 5] {
+            outcore_ingest::hot::add_hot(&dir, columns, 1 << 30, &NoProgress).unwrap();
+            let store = Store::open(&dir).unwrap();
+            let budget = Budget::new(afforest::state_bytes(store.vertices()) + (8 << 20));
+            let (got, _, stats) = afforest::wcc_charged(&store, &budget).unwrap();
+            assert_eq!(stats.sampled_from, "hot", "{name}");
+            assert!(got.iter().map(|&x| x as u64).eq(want.iter().copied()), "{name} with {columns} hot columns");
+        }
+        drop(keep);
     }
 }
 
@@ -281,6 +303,16 @@ fn afforest_on_many_small_components() {
             // sampling scan linked them whole and none is read again
             assert!(stats.lists_finished < outside / 4, "{} lists read of {outside} outside", stats.lists_finished);
         }
+        // the same from the hot layout (a directed store's samples its in-lists)
+        let Case { _dir: keep, store, .. } = case;
+        let dir = store.dir().to_path_buf();
+        drop(store);
+        outcore_ingest::hot::add_hot(&dir, 2, 1 << 30, &NoProgress).unwrap();
+        let store = Store::open(&dir).unwrap();
+        let (got, _, stats) = afforest::wcc_charged(&store, &budget).unwrap();
+        assert_eq!(stats.sampled_from, "hot");
+        assert!(got.iter().map(|&x| x as u64).eq(want.iter().copied()), "directed {directed}, from hot");
+        drop(keep);
     }
 }
 

@@ -10,7 +10,7 @@
 use crate::error::{IngestError, Result};
 use crate::tiles::{publish_layout, remove_unlisted_layout_files};
 use outcore_io::{Budget, Counter, Minimum, Progress, SeqWriter, Staged, CHECKSUM_BLOCK_BYTES};
-use outcore_store::hot::hottest;
+use outcore_store::hot::{hottest, source_layout};
 use outcore_store::manifest::MAX_HOT_COLUMNS;
 use outcore_store::{FileRecord, HotColumn, HotRecord, Store};
 use std::path::Path;
@@ -21,15 +21,6 @@ pub const DEFAULT_COLUMNS: u32 = 16;
 
 /// Bytes of each column writer's chunk (it holds three).
 const COLUMN_CHUNK_BYTES: usize = 256 << 10;
-
-/// The layout whose lists the hot columns sample.
-pub fn source_layout(directed: bool) -> &'static str {
-    if directed {
-        "in"
-    } else {
-        "out"
-    }
-}
 
 /// The smallest budget [`add_hot`] runs in for `vertices` and `columns`.
 pub fn minimum(vertices: u64, columns: u32) -> Minimum {

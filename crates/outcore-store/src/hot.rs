@@ -5,6 +5,16 @@
 use crate::{HotRecord, Store, StoreError, STREAM_CHUNK_BYTES};
 use outcore_io::SeqReader;
 
+/// The layout whose lists the hot columns sample: the in-edges, which
+/// are the out-edges of a symmetric store.
+pub fn source_layout(directed: bool) -> &'static str {
+    if directed {
+        "in"
+    } else {
+        "out"
+    }
+}
+
 /// The first `take` of `nbrs` by descending degree, ties by smaller id,
 /// into `out` (cleared) as (degree, id).
 pub fn hottest(nbrs: &[u64], degree: impl Fn(u64) -> u64, take: usize, out: &mut Vec<(u64, u32)>) {
@@ -84,4 +94,43 @@ pub fn load_columns(store: &Store, k: usize) -> Result<Vec<Vec<u32>>, StoreError
         columns.push(column);
     }
     Ok(columns)
+}
+
+/// One column read front to back, an entry at a time (checked against its
+/// checksums as it streams in; ids checked against the vertex count).
+pub struct ColumnStream {
+    reader: SeqReader,
+    path: std::path::PathBuf,
+    vertices: u64,
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl ColumnStream {
+    /// Column `j` of the store's hot layout.
+    pub fn open(store: &Store, j: usize) -> Result<Self, StoreError> {
+        let record = store.manifest().hot.as_ref().and_then(|h| h.columns.get(j));
+        let file = record.ok_or_else(|| StoreError::invalid(store.dir(), format!("the store has no hot column {j}")))?;
+        let path = store.dir().join(&file.file);
+        Ok(ColumnStream { reader: SeqReader::open(&path, STREAM_CHUNK_BYTES)?, path, vertices: store.vertices(), chunk: Vec::new(), at: 0 })
+    }
+
+    /// The next entry; an error past the column's end.
+    pub fn next_entry(&mut self) -> Result<u32, StoreError> {
+        while self.chunk.len() - self.at < 4 {
+            let rest = self.chunk.split_off(self.at);
+            self.chunk = rest;
+            self.at = 0;
+            match self.reader.next_chunk()? {
+                Some(more) => self.chunk.extend_from_slice(more),
+                None => return Err(StoreError::invalid(&self.path, "ends before the vertices its layout's degrees give")),
+            }
+        }
+        let u = u32::from_le_bytes(self.chunk[self.at..self.at + 4].try_into().unwrap());
+        self.at += 4;
+        if u as u64 >= self.vertices {
+            return Err(StoreError::invalid(&self.path, format!("holds vertex {u}, beyond the store's {} vertices", self.vertices)));
+        }
+        Ok(u)
+    }
 }

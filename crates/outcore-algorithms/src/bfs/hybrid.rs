@@ -78,7 +78,7 @@ impl HotLists {
     /// has hot lists of `layout` (the in-edges) of its current generation;
     /// else built by one scan of `layout` with the k that fits.
     pub fn open(store: &Store, layout: &str, g: &Traverse, bytes: u64, budget: &Budget) -> Result<Self, StoreError> {
-        let source = if store.manifest().directed { layout } else { "out" };
+        let source = if store.manifest().directed { layout } else { outcore_store::hot::source_layout(false) };
         match (outcore_store::hot::unusable(store, source), &store.manifest().hot) {
             (None, Some(record)) => {
                 let k = (0..=record.columns.len()).rev().find(|&k| outcore_store::hot::column_bytes(record, k) <= bytes).unwrap_or(0);

@@ -2,9 +2,12 @@
 //! Parallel Graph Connectivity Computation via Subgraph Sampling", IPDPS
 //! 2018; gapbs `cc.cc`), on the traverse engine's two cursors.
 //!
-//! 1. Sampling: one sequential scan links every vertex to its first
-//!    [`NEIGHBOUR_ROUNDS`] neighbours only (the paper's neighbour rounds,
-//!    both in one pass), then compresses the forest.
+//! 1. Sampling: every vertex is linked to [`NEIGHBOUR_ROUNDS`] neighbours
+//!    only (the paper's neighbour rounds, both in one pass), then the
+//!    forest is compressed. The neighbours are the first columns of the
+//!    `hot` layout where the store has one (its hottest neighbours, read
+//!    beside the degrees: a few bytes a vertex), else the first ones of
+//!    each list in one sequential scan.
 //! 2. The largest intermediate component is found from [`SAMPLES`] random
 //!    vertices; on graphs with a giant component it holds most vertices.
 //! 3. Only the vertices outside it have their lists read (a forward lookup
@@ -25,6 +28,7 @@
 //! are the smallest id of each component, as [`super::union_find`]'s are.
 
 use outcore_io::{Bitmap, Budget, Reservation, SplitMix64};
+use outcore_store::hot::ColumnStream;
 use outcore_store::{Store, StoreError};
 
 /// Neighbours of every vertex linked before the giant component is sought.
@@ -37,6 +41,9 @@ pub const SAMPLES: usize = 1024;
 pub struct AfforestStats {
     /// Vertices in the largest intermediate component after sampling.
     pub giant_vertices: u64,
+    /// Where the sampled neighbours came from: the `hot` layout's first
+    /// columns, or a scan of the adjacency.
+    pub sampled_from: &'static str,
     /// Lists read in the final phase (vertices outside it whose lists the
     /// scan did not link whole, per layout).
     pub lists_finished: u64,
@@ -106,30 +113,54 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
     if n == 0 {
         return Ok((parent, charge, stats));
     }
-    let out = store.layout("out")?;
-    let mut scan = out.scan()?;
-    let mut linked_whole = Bitmap::new(n);
-    while let Some((u, nbrs, _)) = scan.next_list()? {
-        for &v in nbrs.iter().take(NEIGHBOUR_ROUNDS) {
-            link(&mut parent, u as u32, v as u32);
-        }
-        if nbrs.len() <= NEIGHBOUR_ROUNDS {
-            linked_whole.set(u);
-        }
+    let directed = store.manifest().directed;
+    let mut layouts = vec![store.layout("out")?];
+    if directed {
+        layouts.push(store.layout("in")?);
     }
+    // the layout whose lists the sampling linked whole when short
+    let mut linked_whole = Bitmap::new(n);
+    let hot_source = outcore_store::hot::source_layout(directed);
+    let hot_columns = store.manifest().hot.as_ref().map_or(0, |h| h.columns.len()).min(NEIGHBOUR_ROUNDS);
+    let whole = if outcore_store::hot::unusable(store, hot_source).is_none() && hot_columns > 0 {
+        // the first columns of the hot layout and the degrees: a few bytes
+        // a vertex instead of the whole adjacency
+        stats.sampled_from = "hot";
+        let source = &layouts[directed as usize];
+        let mut degrees = source.degrees()?;
+        let mut columns = (0..hot_columns).map(|j| ColumnStream::open(store, j)).collect::<Result<Vec<_>, _>>()?;
+        for v in 0..n {
+            let degree = degrees.next_degree()?;
+            for column in columns.iter_mut().take(degree as usize) {
+                link(&mut parent, v as u32, column.next_entry()?);
+            }
+            if degree <= hot_columns as u64 {
+                linked_whole.set(v);
+            }
+        }
+        directed as usize
+    } else {
+        stats.sampled_from = "scan";
+        let mut scan = layouts[0].scan()?;
+        while let Some((u, nbrs, _)) = scan.next_list()? {
+            for &v in nbrs.iter().take(NEIGHBOUR_ROUNDS) {
+                link(&mut parent, u as u32, v as u32);
+            }
+            if nbrs.len() <= NEIGHBOUR_ROUNDS {
+                linked_whole.set(u);
+            }
+        }
+        0
+    };
     compress(&mut parent);
     let c = giant(&parent);
     stats.giant_vertices = parent.iter().filter(|&&p| p == c).count() as u64;
-    let mut layouts = vec![out];
-    if store.manifest().directed {
-        layouts.push(store.layout("in")?);
-    }
     for (k, layout) in layouts.iter().enumerate() {
         let mut lookup = layout.lookup()?;
         for u in 0..n as u32 {
             // a parent of c means c's component; c's own root may have
             // moved below it since, which only costs that root a read
-            if parent[u as usize] == c || k == 0 && linked_whole.get(u as u64) {
+            if parent[u as usize] == c || k == whole && linked_whole.get(u as u64) {
                 continue;
             }
             lookup.seek(u as u64)?;

@@ -122,6 +122,7 @@ impl Algorithm for Wcc {
                     Ok(()) => {
                         let (values, charge, stats) = afforest::wcc_charged(cx.store, cx.budget)?;
                         cx.figure("version", "afforest");
+                        cx.figure("sampled_from", stats.sampled_from);
                         cx.figure("giant_component_vertices", stats.giant_vertices);
                         cx.figure("lists_read_outside_it", stats.lists_finished);
                         (values, charge)
