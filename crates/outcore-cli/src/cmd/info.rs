@@ -148,6 +148,17 @@ fn print_text(a: &Args, store: &Store, d: &DegreeSummary, ids: &Ids, layouts: &s
             if t.edges == 0 { 0.0 } else { bytes as f64 * 8.0 / t.edges as f64 }
         );
     }
+    if let Some(h) = &m.hot {
+        let entries: u64 = h.columns.iter().map(|c| c.entries).sum();
+        let stale = outcore_store::hot::unusable(&store, &h.source).map(|why| format!(" [not used: {why}]")).unwrap_or_default();
+        println!(
+            "layout hot  {} columns of layout {}'s hottest neighbours, {} entries: {}{stale}",
+            h.columns.len(),
+            h.source,
+            g(entries),
+            format_bytes(entries * 4)
+        );
+    }
     let show = |label: &str, s: &outcore_algorithms::degrees::DegreeStats| -> Result<()> {
         println!("{label:<11} min {} max {} mean {:.2}, {} with degree 0", g(s.min), g(s.max), s.mean, g(s.zero));
         let top: Vec<String> = s.top.iter().map(|&(v, deg)| Ok(format!("{} ({})", ids.original(v)?, g(deg)))).collect::<Result<_>>()?;
