@@ -150,7 +150,7 @@ fn print_text(a: &Args, store: &Store, d: &DegreeSummary, ids: &Ids, layouts: &s
     }
     if let Some(h) = &m.hot {
         let entries: u64 = h.columns.iter().map(|c| c.entries).sum();
-        let stale = outcore_store::hot::unusable(&store, &h.source).map(|why| format!(" [not used: {why}]")).unwrap_or_default();
+        let stale = outcore_store::hot::unusable(store, &h.source).map(|why| format!(" [not used: {why}]")).unwrap_or_default();
         println!(
             "layout hot  {} columns of layout {}'s hottest neighbours, {} entries: {}{stale}",
             h.columns.len(),
