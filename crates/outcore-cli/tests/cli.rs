@@ -672,6 +672,22 @@ fn algorithms_run_on_a_default_store_and_verify() {
     assert_eq!(v["engine"], "traverse", "{out}");
     let hint = format!("outcore layout add {} tiles", s(&store));
     assert!(v["layout_hints"].as_array().unwrap().iter().any(|h| h.as_str().unwrap().contains(&hint)), "{out}");
+    // WCC on a directed store without its in-edges is union-find, and says
+    // why; with them and without the hot layout, Afforest scans and says
+    // what the hot layout would save; with it, Afforest samples from it
+    let (_, out, _) = outcore(&["wcc", s(&store), "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["version"], "union-find", "{out}");
+    assert!(v["why_not_afforest"].as_str().unwrap().contains("`in` layout"), "{out}");
+    assert_eq!(outcore(&["layout", "add", s(&store), "in"]).0, 0);
+    let (_, out, _) = outcore(&["wcc", s(&store), "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["version"] == "afforest" && v["sampled_from"] == "scan", "{out}");
+    assert!(v["hot_layout_would_save"].as_str().unwrap().contains("outcore layout add STORE hot"), "{out}");
+    assert_eq!(outcore(&["layout", "add", s(&store), "hot"]).0, 0);
+    let (_, out, _) = outcore(&["wcc", s(&store), "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["version"] == "afforest" && v["sampled_from"] == "hot" && v["hot_layout_would_save"].is_null(), "{out}");
     // the text report says so too, and PASS
     let (code, out, _) = outcore(&["wcc", s(&store), "--verify"]);
     assert_eq!(code, 0);

@@ -54,6 +54,16 @@ pub fn state_bytes(n: u64) -> u64 {
     n * 4 + n.div_ceil(64) * 8
 }
 
+/// About what sampling from a hot layout reads: the source layout's
+/// degrees (its index, or its degrees file) and two columns of at most a
+/// u32 a vertex each.
+pub fn hot_sampling_bytes(store: &Store) -> u64 {
+    let n = store.vertices();
+    let source = outcore_store::hot::source_layout(store.manifest().directed);
+    let degrees = store.manifest().layouts.get(source).map_or((n + 1) * 8, |r| if r.degrees.is_some() { n * 4 } else { (n + 1) * 8 });
+    degrees + NEIGHBOUR_ROUNDS as u64 * n * 4
+}
+
 /// Why Afforest cannot run on `store`, if it cannot.
 pub fn unsupported(store: &Store) -> Option<String> {
     if store.vertices() >= u32::MAX as u64 {

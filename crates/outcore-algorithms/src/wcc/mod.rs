@@ -123,6 +123,18 @@ impl Algorithm for Wcc {
                         let (values, charge, stats) = afforest::wcc_charged(cx.store, cx.budget)?;
                         cx.figure("version", "afforest");
                         cx.figure("sampled_from", stats.sampled_from);
+                        if stats.sampled_from == "scan" {
+                            // what the hot layout would replace the sampling scan with
+                            let hot_bytes = afforest::hot_sampling_bytes(cx.store);
+                            cx.figure(
+                                "hot_layout_would_save",
+                                format!(
+                                    "sampling from the hot layout would read about {} (degrees and two columns) instead of scanning {}: outcore layout add STORE hot",
+                                    outcore_io::format_bytes(hot_bytes),
+                                    outcore_io::format_bytes(bytes)
+                                ),
+                            );
+                        }
                         cx.figure("giant_component_vertices", stats.giant_vertices);
                         cx.figure("lists_read_outside_it", stats.lists_finished);
                         (values, charge)
