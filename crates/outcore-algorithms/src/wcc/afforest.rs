@@ -31,6 +31,8 @@ use outcore_io::{Bitmap, Budget, Reservation, SplitMix64};
 use outcore_store::hot::ColumnStream;
 use outcore_store::{Store, StoreError};
 
+use super::union_find::{find, link};
+
 /// Neighbours of every vertex linked before the giant component is sought.
 pub const NEIGHBOUR_ROUNDS: usize = 2;
 /// Vertices sampled to find the giant component.
@@ -72,22 +74,6 @@ pub fn unsupported(store: &Store) -> Option<String> {
         Some("a directed store needs its `in` layout (`outcore layout add STORE in`) so that Afforest meets every edge from outside the giant component".into())
     } else {
         None
-    }
-}
-
-fn find(parent: &mut [u32], mut x: u32) -> u32 {
-    while parent[x as usize] != x {
-        let p = parent[x as usize];
-        parent[x as usize] = parent[p as usize];
-        x = p;
-    }
-    x
-}
-
-fn link(parent: &mut [u32], u: u32, v: u32) {
-    let (a, b) = (find(parent, u), find(parent, v));
-    if a != b {
-        parent[a.max(b) as usize] = a.min(b);
     }
 }
 

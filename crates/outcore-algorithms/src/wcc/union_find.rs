@@ -6,13 +6,23 @@
 use outcore_io::{Budget, Reservation};
 use outcore_store::{Store, StoreError};
 
-fn find(parent: &mut [u32], mut x: u32) -> u32 {
+/// The root of `x`, halving the path on the way.
+pub(super) fn find(parent: &mut [u32], mut x: u32) -> u32 {
     while parent[x as usize] != x {
         let p = parent[x as usize];
         parent[x as usize] = parent[p as usize];
         x = p;
     }
     x
+}
+
+/// Join the trees of `u` and `v`, the larger root under the smaller, so
+/// that roots are the smallest ids of their components.
+pub(super) fn link(parent: &mut [u32], u: u32, v: u32) {
+    let (a, b) = (find(parent, u), find(parent, v));
+    if a != b {
+        parent[a.max(b) as usize] = a.min(b);
+    }
 }
 
 /// Component label of every vertex.
@@ -29,11 +39,7 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
     let mut scan = store.layout("out")?.scan()?;
     while let Some((u, nbrs, _)) = scan.next_list()? {
         for &v in nbrs {
-            let (a, b) = (find(&mut parent, u as u32), find(&mut parent, v as u32));
-            if a != b {
-                let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-                parent[hi as usize] = lo;
-            }
+            link(&mut parent, u as u32, v as u32);
         }
     }
     for v in 0..n as u32 {
