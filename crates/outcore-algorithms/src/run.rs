@@ -365,6 +365,8 @@ fn open_planned_budget<A: Algorithm>(alg: &A, store: &Store, p: &A::Params, opts
 
 /// Run `alg` on `store`: plan, run, report.
 pub fn execute<A: Algorithm>(alg: &A, store: &Store, p: &A::Params, opts: &RunOptions) -> Result<Run, Error> {
+    // what earlier work in this process freed is not ours to keep resident
+    outcore_io::release_free_memory();
     opts.check()?;
     let (budget, base) = open_planned_budget(alg, store, p, opts)?;
     let info = alg.info();

@@ -275,8 +275,8 @@ fn traversal_outputs_match_graphalytics() {
     let modes: [&[&str]; 4] = [
         &["--prefetch", "on"],
         &["--prefetch", "off"],
-        &["--memory", "13M", "--prefetch", "on"],
-        &["--memory", "13M", "--prefetch", "off", "--pread"],
+        &["--memory", "15M", "--prefetch", "on"],
+        &["--memory", "15M", "--prefetch", "off", "--pread"],
     ];
     for name in ["example-directed", "example-undirected", "test-bfs-directed", "test-bfs-undirected"] {
         let store = graphalytics_case(d.path(), name);

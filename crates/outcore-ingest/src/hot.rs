@@ -34,6 +34,7 @@ pub fn minimum(vertices: u64, columns: u32) -> Minimum {
 /// Build (or rebuild) the hot layout of the store at `dir` with `columns`
 /// columns, within `memory` bytes.
 pub fn add_hot(dir: &Path, columns: u32, memory: u64, progress: &dyn Progress) -> Result<HotRecord> {
+    outcore_io::release_free_memory();
     let _lock = outcore_store::StoreLock::exclusive(dir)?;
     let store = Store::open(dir)?;
     let mut manifest = store.manifest().clone();

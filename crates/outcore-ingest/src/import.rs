@@ -137,6 +137,7 @@ pub fn import_from(
     progress: &dyn Progress,
 ) -> Result<ImportReport> {
     let start = Instant::now();
+    outcore_io::release_free_memory();
     minimum(opts).check(opts.memory)?;
     let mut store = StoreWriter::create(target, opts.force)?;
     let budget = Budget::new(opts.memory);

@@ -11,6 +11,7 @@ use std::path::Path;
 
 /// Build the `in` layout of the directed store at `dir` within `memory` bytes.
 pub fn add_in(dir: &Path, memory: u64, progress: &dyn Progress) -> Result<LayoutRecord> {
+    outcore_io::release_free_memory();
     // no reader has the store open while its layouts change
     let _lock = outcore_store::StoreLock::exclusive(dir)?;
     let store = Store::open(dir)?;

@@ -101,6 +101,7 @@ pub fn minimum() -> Minimum {
 
 pub fn recode(src: &Path, dst: &Path, permutation: Option<&Path>, opts: &RecodeOptions, progress: &dyn Progress) -> Result<RecodeReport> {
     let started = std::time::Instant::now();
+    outcore_io::release_free_memory();
     minimum().check(opts.memory)?;
     let store = Store::open(src)?;
     let m = store.manifest().clone();

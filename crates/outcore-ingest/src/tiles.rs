@@ -23,6 +23,7 @@ pub const DEFAULT_GROUP: u32 = 16;
 /// tiles per group side and 2^`span_bits` vertices per span (G-Store's 16
 /// unless testing small graphs), within `memory` bytes.
 pub fn add_tiles(dir: &Path, group: u32, span_bits: u32, memory: u64, progress: &dyn Progress) -> Result<TilesRecord> {
+    outcore_io::release_free_memory();
     // no reader has the store open while its layouts change
     let _lock = outcore_store::StoreLock::exclusive(dir)?;
     let store = Store::open(dir)?;

@@ -83,7 +83,7 @@ impl Budget {
 
 /// Resident memory that is not a buffer of ours (code, thread stacks,
 /// allocator slack): every command charges it first.
-pub const PROCESS_BASELINE: u64 = 12 << 20;
+pub const PROCESS_BASELINE: u64 = 14 << 20;
 
 /// The least a whole command needs, computed once from every component it
 /// will take (the fixed ones, and the floors of the buffers it sizes from
@@ -113,7 +113,7 @@ impl Minimum {
         self.parts.iter().map(|(_, b)| b).sum::<u64>().div_ceil(1 << 20) << 20
     }
 
-    /// `program, thread stacks and allocator slack 12.0 MiB + ...`
+    /// `program, thread stacks and allocator slack 14.0 MiB + ...`
     pub fn describe(&self) -> String {
         self.parts.iter().map(|(what, b)| format!("{what} {}", format_bytes(*b))).collect::<Vec<_>>().join(" + ")
     }

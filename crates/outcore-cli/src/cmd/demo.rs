@@ -87,12 +87,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
     );
     let hist: Vec<String> = d.out.histogram.iter().enumerate().map(|(k, c)| format!("{}:{}", 1u64 << k, c)).collect();
     println!("  degree histogram (from: count) {}", hist.join(" "));
-    drop(budget);
+    // the id map and the open store are not the runs' to pay for
+    let root = ids.original(d.out.top[0].0)?;
+    drop((budget, ids, store));
 
     // BFS (NETALX hybrid on the traverse engine) from the highest-degree vertex.
     let graph = Graph::open(&store_path)?;
     let options = RunOptions { engine: EngineChoice::Fixed(Engine::Traverse), ..RunOptions::with_memory(a.memory) };
-    let root = ids.original(d.out.top[0].0)?;
     let bfs = graph.run(&Bfs, &bfs::Params { root: Some(root), ..Default::default() }, &options)?;
     let r = bfs.report();
     let figure = |k: &str| r.figure(k).and_then(|v| v.as_u64()).unwrap_or(0);
@@ -128,7 +129,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
 
     // PageRank (Graphalytics semantics) on the G-Store tiles, engine chosen from the budget.
     // (a layout is added to a store this process does not have open)
-    drop((graph, store, ids));
+    drop(graph);
     let t = Instant::now();
     let rec = outcore::import::add_tiles(&store_path, outcore::import::DEFAULT_GROUP, outcore::import::SPAN_BITS, a.memory, &bars)?;
     let tiles_seconds = t.elapsed().as_secs_f64();
