@@ -223,31 +223,39 @@ fn read_ahead(
 }
 
 impl SeqReader {
+    /// The next `W` bytes (a fixed-width value, which may straddle two
+    /// chunks); `None` at the end of the file, an error when the file ends
+    /// inside a value.
+    pub fn next_word<const W: usize>(&mut self) -> Result<Option<[u8; W]>, IoError> {
+        let mut word = [0u8; W];
+        let mut have = 0;
+        while have < W {
+            let exhausted = self.current.as_ref().is_none_or(|b| self.pos >= b.len());
+            if exhausted {
+                crate::staging::check_interrupt(&self.path)?;
+            }
+            if !self.ensure_current()? {
+                if have == 0 {
+                    return Ok(None);
+                }
+                let why = format!("{have} trailing bytes after the last {W}-byte value");
+                return Err(IoError::new(&self.path, "read", io::Error::other(why)));
+            }
+            let buf = self.current.as_ref().unwrap();
+            let take = (W - have).min(buf.len() - self.pos);
+            word[have..have + take].copy_from_slice(&buf[self.pos..self.pos + take]);
+            self.pos += take;
+            self.consumed += take as u64;
+            have += take;
+        }
+        Ok(Some(word))
+    }
+
     /// Read a whole file of little-endian u64s, calling `f` on each.
     pub fn for_each_u64(path: &Path, mut f: impl FnMut(u64) -> Result<(), IoError>) -> Result<(), IoError> {
         let mut reader = SeqReader::open(path, 1 << 20)?;
-        let mut carry = [0u8; 8];
-        let mut have = 0usize;
-        while let Some(mut chunk) = reader.next_chunk()? {
-            if have > 0 {
-                let take = (8 - have).min(chunk.len());
-                carry[have..have + take].copy_from_slice(&chunk[..take]);
-                have += take;
-                chunk = &chunk[take..];
-                if have < 8 {
-                    continue;
-                }
-                f(u64::from_le_bytes(carry))?;
-            }
-            let whole = chunk.len() / 8 * 8;
-            for x in chunk[..whole].chunks_exact(8) {
-                f(u64::from_le_bytes(x.try_into().unwrap()))?;
-            }
-            have = chunk.len() - whole;
-            carry[..have].copy_from_slice(&chunk[whole..]);
-        }
-        if have != 0 {
-            return Err(IoError::new(path, "read", io::Error::other(format!("{have} trailing bytes after the last 8-byte value"))));
+        while let Some(word) = reader.next_word::<8>()? {
+            f(u64::from_le_bytes(word))?;
         }
         Ok(())
     }

@@ -66,24 +66,8 @@ pub fn load_columns(store: &Store, k: usize) -> Result<Vec<Vec<u32>>, StoreError
         let path = store.dir().join(&c.file);
         let mut column = Vec::with_capacity(c.entries as usize);
         let mut reader = SeqReader::open(&path, STREAM_CHUNK_BYTES)?;
-        let (mut carry, mut have) = ([0u8; 4], 0usize);
-        while let Some(mut chunk) = reader.next_chunk()? {
-            if have > 0 {
-                let take = (4 - have).min(chunk.len());
-                carry[have..have + take].copy_from_slice(&chunk[..take]);
-                (have, chunk) = (have + take, &chunk[take..]);
-                if have < 4 {
-                    continue;
-                }
-                column.push(u32::from_le_bytes(carry));
-            }
-            let whole = chunk.len() / 4 * 4;
-            column.extend(chunk[..whole].chunks_exact(4).map(|b| u32::from_le_bytes(b.try_into().unwrap())));
-            carry[..chunk.len() - whole].copy_from_slice(&chunk[whole..]);
-            have = chunk.len() - whole;
-        }
-        if have > 0 {
-            return Err(StoreError::invalid(&path, format!("ends inside an entry ({have} bytes over)")));
+        while let Some(entry) = reader.next_word::<4>()? {
+            column.push(u32::from_le_bytes(entry));
         }
         if column.len() as u64 != c.entries {
             return Err(StoreError::invalid(&path, format!("holds {} entries, the manifest says {}", column.len(), c.entries)));
@@ -102,8 +86,6 @@ pub struct ColumnStream {
     reader: SeqReader,
     path: std::path::PathBuf,
     vertices: u64,
-    chunk: Vec<u8>,
-    at: usize,
 }
 
 impl ColumnStream {
@@ -112,22 +94,15 @@ impl ColumnStream {
         let record = store.manifest().hot.as_ref().and_then(|h| h.columns.get(j));
         let file = record.ok_or_else(|| StoreError::invalid(store.dir(), format!("the store has no hot column {j}")))?;
         let path = store.dir().join(&file.file);
-        Ok(ColumnStream { reader: SeqReader::open(&path, STREAM_CHUNK_BYTES)?, path, vertices: store.vertices(), chunk: Vec::new(), at: 0 })
+        Ok(ColumnStream { reader: SeqReader::open(&path, STREAM_CHUNK_BYTES)?, path, vertices: store.vertices() })
     }
 
     /// The next entry; an error past the column's end.
     pub fn next_entry(&mut self) -> Result<u32, StoreError> {
-        while self.chunk.len() - self.at < 4 {
-            let rest = self.chunk.split_off(self.at);
-            self.chunk = rest;
-            self.at = 0;
-            match self.reader.next_chunk()? {
-                Some(more) => self.chunk.extend_from_slice(more),
-                None => return Err(StoreError::invalid(&self.path, "ends before the vertices its layout's degrees give")),
-            }
-        }
-        let u = u32::from_le_bytes(self.chunk[self.at..self.at + 4].try_into().unwrap());
-        self.at += 4;
+        let Some(entry) = self.reader.next_word::<4>()? else {
+            return Err(StoreError::invalid(&self.path, "ends before the vertices its layout's degrees give"));
+        };
+        let u = u32::from_le_bytes(entry);
         if u as u64 >= self.vertices {
             return Err(StoreError::invalid(&self.path, format!("holds vertex {u}, beyond the store's {} vertices", self.vertices)));
         }

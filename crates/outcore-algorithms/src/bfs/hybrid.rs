@@ -47,23 +47,14 @@ const MAX_K: u32 = 64;
 impl HotLists {
     /// The largest k <= 64 whose lists take at most `bytes` (0 if none fits).
     pub fn choose_k(g: &Traverse, bytes: u64) -> u32 {
-        let n = g.vertices();
-        // at_least[j] = vertices with degree >= j
-        let mut at_least = vec![0u64; MAX_K as usize + 2];
-        for v in 0..n {
-            at_least[g.degree(v).min(MAX_K as u64 + 1) as usize] += 1;
-        }
-        for j in (1..at_least.len() - 1).rev() {
-            at_least[j] += at_least[j + 1];
-        }
         let mut total = 0u64;
         let mut k = 0;
-        for (j, &count) in at_least.iter().enumerate().take(MAX_K as usize + 1).skip(1) {
-            total += count * 4;
+        for entries in column_entries(g, MAX_K as usize) {
+            total += entries * 4;
             if total > bytes {
                 break;
             }
-            k = j as u32;
+            k += 1;
         }
         k
     }
@@ -84,12 +75,7 @@ impl HotLists {
                 let k = (0..=record.columns.len()).rev().find(|&k| outcore_store::hot::column_bytes(record, k) <= bytes).unwrap_or(0);
                 // column j has an entry for every vertex of degree > j: the
                 // cursors of the bottom-up sweep rely on it
-                let mut longer = vec![0u64; k];
-                for v in 0..g.vertices() {
-                    for count in longer.iter_mut().take(g.degree(v) as usize) {
-                        *count += 1;
-                    }
-                }
+                let longer = column_entries(g, k);
                 if let Some(j) = (0..k).find(|&j| longer[j] != record.columns[j].entries) {
                     return Err(StoreError::invalid(
                         store.dir().join(&record.columns[j].file),
@@ -103,21 +89,15 @@ impl HotLists {
                 let columns = outcore_store::hot::load_columns(store, k)?;
                 Ok(HotLists { k: k as u32, columns, origin: HotOrigin::Stored { columns: record.columns.len() }, _charge: charge })
             }
-            (why, _) => {
-                let started = std::time::Instant::now();
-                let k = Self::choose_k(g, bytes);
-                let mut hot = Self::build(store, layout, g, k, budget)?;
-                let seconds = started.elapsed().as_secs_f64();
-                hot.origin = HotOrigin::Built { why_not_stored: why.unwrap_or_default(), seconds };
-                Ok(hot)
-            }
+            (why, _) => Self::build(store, layout, g, Self::choose_k(g, bytes), budget, why.unwrap_or_default()),
         }
     }
 
-    /// Build by one sequential scan of `layout` (the in-edges); `g` gives degrees.
-    pub fn build(store: &Store, layout: &str, g: &Traverse, k: u32, budget: &Budget) -> Result<Self, StoreError> {
-        let n = g.vertices();
-        let bytes: u64 = (0..n).map(|v| g.degree(v).min(k as u64) * 4).sum();
+    /// Build k columns by one sequential scan of `layout` (the in-edges);
+    /// `g` gives degrees; the origin records `why_not_stored` and the time.
+    pub fn build(store: &Store, layout: &str, g: &Traverse, k: u32, budget: &Budget, why_not_stored: String) -> Result<Self, StoreError> {
+        let started = std::time::Instant::now();
+        let bytes: u64 = column_entries(g, k as usize).iter().map(|e| e * 4).sum();
         let charge = budget.reserve("hybrid BFS in-memory neighbours", bytes)?;
         let mut columns: Vec<Vec<u32>> = vec![Vec::new(); k as usize];
         let mut scan = store.layout(layout)?.scan()?;
@@ -128,9 +108,25 @@ impl HotLists {
                 column.push(u);
             }
         }
-        let origin = HotOrigin::Built { why_not_stored: String::new(), seconds: 0.0 };
+        let origin = HotOrigin::Built { why_not_stored, seconds: started.elapsed().as_secs_f64() };
         Ok(HotLists { k, columns, origin, _charge: charge })
     }
+}
+
+/// Entries of the first `columns` hot columns: `entries[j]` counts the
+/// vertices with more than `j` in-neighbours (one histogram of the degrees).
+fn column_entries(g: &Traverse, columns: usize) -> Vec<u64> {
+    let mut capped = vec![0u64; columns + 1];
+    for v in 0..g.vertices() {
+        capped[g.degree(v).min(columns as u64) as usize] += 1;
+    }
+    let mut entries = vec![0u64; columns];
+    let mut longer = 0;
+    for j in (0..columns).rev() {
+        longer += capped[j + 1];
+        entries[j] = longer;
+    }
+    entries
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
