@@ -53,8 +53,7 @@ fn cases() -> Vec<Case> {
 const MODES: [(&str, bool); 4] = [("large", true), ("large", false), ("tiny", true), ("tiny", false)];
 
 fn engine(store: &Store, layout: &str, mode: (&str, bool), state: u64) -> (Budget, Traverse) {
-    let n = store.vertices();
-    let total = if mode.0 == "tiny" { state + (n + 1) * 8 + 64 * 4096 } else { 1 << 30 };
+    let total = if mode.0 == "tiny" { state + Traverse::min_bytes(store, layout, 4096).unwrap() } else { 1 << 30 };
     let budget = Budget::new(total);
     let opts = TraverseOptions { prefetch: mode.1, depth: 8, ..Default::default() };
     let g = Traverse::open(store, layout, &budget, &opts, state).unwrap();
@@ -109,14 +108,16 @@ fn hybrid_bfs_equals_reference_for_every_k() {
         let n = g.vertices();
         for mode in MODES {
             let state = outcore_algorithms::bfs::hybrid::state_bytes(n) + n * 64 * 4;
-            let (budget, mut out) = engine(&case.store, "out", mode, state + (n + 1) * 8 + 64 * 4096);
+            // room for the in-layout's engine too (its index and smallest cache)
+            let in_engine = if case.store.manifest().directed { Traverse::min_bytes(&case.store, "in", 4096).unwrap() } else { 0 };
+            let (budget, mut out) = engine(&case.store, "out", mode, state + in_engine);
             let mut inn = case.store.manifest().directed.then(|| {
                 Traverse::open(&case.store, "in", &budget, &TraverseOptions { prefetch: mode.1, depth: 8, ..Default::default() }, state)
                     .unwrap()
             });
             for k in [0, 2, 64] {
                 let degrees = inn.as_ref().unwrap_or(&out);
-                let hot = HotLists::build(&case.store, "in", degrees, k, &budget).unwrap();
+                let hot = HotLists::build(&case.store, "in", degrees, k, &budget, format!("the test asks for k = {k}")).unwrap();
                 for root in roots(n) {
                     for opts in
                         [HybridOptions::default(), HybridOptions { alpha: 1e-9, beta: 1e9 }, HybridOptions { alpha: 1e12, beta: 1.0 }]
@@ -156,7 +157,7 @@ fn hybrid_bfs_with_the_stored_hot_layout() {
         let mut out = Traverse::open(&store, "out", &budget, &opts, 0).unwrap();
         let mut inn = store.manifest().directed.then(|| Traverse::open(&store, "in", &budget, &opts, 0).unwrap());
         let degrees = inn.as_ref().unwrap_or(&out);
-        let built = HotLists::build(&store, "in", degrees, 3, &budget).unwrap();
+        let built = HotLists::build(&store, "in", degrees, 3, &budget, "the test compares".into()).unwrap();
         let stored = HotLists::open(&store, "in", degrees, 1 << 30, &budget).unwrap();
         assert!(matches!(stored.origin, HotOrigin::Stored { columns: 3 }), "{}: {:?}", case.name, stored.origin);
         assert_eq!(stored.k, 3);

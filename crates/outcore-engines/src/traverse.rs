@@ -9,6 +9,7 @@
 //! `neighbours` reads whatever is missing on demand.
 
 use outcore_io::{Backend, BlockCache, Budget, BudgetError, CacheStats, Reservation};
+use crate::compact_index::CompactIndex;
 use outcore_store::{BlockTable, Codec, ListDecoder, ListSource, Store, StoreError};
 use serde::Serialize;
 
@@ -51,7 +52,7 @@ pub struct Traverse {
     codec: &'static dyn Codec,
     decoder: Box<dyn ListDecoder>,
     vertices: u64,
-    index: Vec<u64>,
+    index: CompactIndex,
     /// Degrees, for codecs whose index does not give them.
     degrees: Option<Vec<u32>>,
     /// First edge of each vertex (weights), for the same codecs.
@@ -84,7 +85,8 @@ impl Traverse {
     pub fn min_bytes(store: &Store, layout: &str, block_bytes: usize) -> Result<u64, StoreError> {
         let lay = store.layout(layout)?;
         let n = store.vertices();
-        let mut bytes = (n + 1) * 8 + (MIN_FRAMES * block_bytes) as u64;
+        let (last, flag) = last_entry(&lay, n)?;
+        let mut bytes = CompactIndex::bytes(n + 1, lay.codec().position(last), flag != 0) + (MIN_FRAMES * block_bytes) as u64;
         if lay.degrees_path().is_some() {
             bytes += n * 4;
             if lay.weights_path().is_some() {
@@ -98,28 +100,28 @@ impl Traverse {
         Ok(bytes)
     }
 
-    /// Open `layout` of `store`. The vertex index (8 bytes per vertex) is
-    /// loaded into memory; the cache takes what the budget has left beyond
+    /// Open `layout` of `store`. The vertex index is loaded into memory as
+    /// Elias-Fano ([`CompactIndex`], a few bits per vertex); the cache takes what the budget has left beyond
     /// `keep` bytes, which the algorithm reserves for its own state.
     pub fn open(store: &Store, layout: &str, budget: &Budget, opts: &TraverseOptions, keep: u64) -> Result<Self, StoreError> {
         let lay = store.layout(layout)?;
         let vertices = store.vertices();
-        let index_charge = budget.reserve("vertex index", (vertices + 1) * 8)?;
-        let mut index = Vec::with_capacity(vertices as usize + 1);
-        outcore_io::SeqReader::for_each_u64(&lay.index_path(), |x| {
-            index.push(x);
+        let index_path = lay.index_path();
+        let (last, flag) = last_entry(&lay, vertices)?;
+        let index = CompactIndex::build(&index_path, vertices + 1, lay.codec().position(last), flag, budget, |push| {
+            let mut reader = outcore_io::SeqReader::open(&index_path, 1 << 20)?;
+            while let Some(word) = reader.next_word::<8>()? {
+                push(u64::from_le_bytes(word))?;
+            }
             Ok(())
         })?;
-        if index.len() as u64 != vertices + 1 {
-            return Err(StoreError::invalid(lay.index_path(), format!("holds {} entries, expected {}", index.len(), vertices + 1)));
-        }
-        check_index(&lay, &index)?;
+        check_index(&lay, &index, last)?;
         let mut files = vec![lay.adjacency_path()];
         let weighted = lay.weights_path().is_some();
         if let Some(w) = lay.weights_path() {
             files.push(w);
         }
-        let mut charges = vec![index_charge];
+        let mut charges = Vec::new();
         let degrees = match lay.degrees_path() {
             Some(p) => {
                 charges.push(budget.reserve("degrees", vertices * 4)?);
@@ -227,7 +229,7 @@ impl Traverse {
         match &self.degrees {
             Some(d) => d[v as usize] as u64,
             None => {
-                let (lo, hi) = (self.index[v as usize], self.index[v as usize + 1]);
+                let (lo, hi) = self.index.range(v);
                 self.codec.degree(lo, hi).expect("codec with degrees in the index")
             }
         }
@@ -237,7 +239,7 @@ impl Traverse {
     pub fn arcs(&self) -> u64 {
         match &self.degrees {
             Some(d) => d.iter().map(|&x| x as u64).sum(),
-            None => self.codec.degree(self.index[0], self.index[self.vertices as usize]).unwrap_or(0),
+            None => self.codec.degree(self.index.get(0), self.index.get(self.vertices)).unwrap_or(0),
         }
     }
 
@@ -248,13 +250,16 @@ impl Traverse {
                 let b = t.get(t.block_of(v));
                 (b.first_byte, b.end_byte)
             }
-            None => self.codec.byte_range(self.index[v as usize], self.index[v as usize + 1]),
+            None => {
+                let (lo, hi) = self.index.range(v);
+                self.codec.byte_range(lo, hi)
+            }
         }
     }
 
     /// Replace `out` with `v`'s neighbours.
     pub fn neighbours(&mut self, v: u64, out: &mut Vec<u64>) -> Result<(), StoreError> {
-        let (lo, hi) = (self.index[v as usize], self.index[v as usize + 1]);
+        let (lo, hi) = self.index.range(v);
         out.clear();
         // no bits and no flag (a CEESOR self loop takes no bits)
         if self.codec.position(lo) == self.codec.position(hi) && lo == self.codec.position(lo) {
@@ -262,7 +267,7 @@ impl Traverse {
         }
         self.lists_read += 1;
         let index = &self.index;
-        let entry = |u: u64| (index[u as usize], index[u as usize + 1]);
+        let entry = |u: u64| index.range(u);
         let (bytes, first_byte, first_vertex, block) = match &self.blocks {
             Some(table) => {
                 let number = table.block_of(v);
@@ -308,7 +313,7 @@ impl Traverse {
         }
         let (lo, hi) = match &self.edge_starts {
             Some(s) => (s[v as usize], s[v as usize + 1]),
-            None => (self.index[v as usize], self.index[v as usize + 1]),
+            None => self.index.range(v),
         };
         self.bytes.clear();
         self.cache.read_range(WEIGHTS, lo * 4, hi * 4, &mut self.bytes)?;
@@ -341,7 +346,7 @@ impl Traverse {
         // the pending run of adjacency blocks and the vertices it covers
         let (mut run, mut covered, mut done) = (None::<(u64, u64)>, 0usize, 0usize);
         for v in upcoming.into_iter().take(self.opts.max_ahead) {
-            let (lo, hi) = (self.index[v as usize], self.index[v as usize + 1]);
+            let (lo, hi) = self.index.range(v);
             if lo != hi {
                 let (w0, w1) = match &self.edge_starts {
                     Some(s) => (s[v as usize], s[v as usize + 1]),
@@ -430,20 +435,34 @@ impl Lookahead {
     }
 }
 
-/// The index of `lay`, loaded: positions never decrease and the last one
-/// lies inside the adjacency file, so that no list is read from outside it.
-fn check_index(lay: &outcore_store::Layout, index: &[u64]) -> Result<(), StoreError> {
+/// The last entry of `lay`'s index (read ahead of the index itself, to
+/// size the Elias-Fano sequence; the index checks it again as it streams)
+/// and the mask of the codec's flag bits. An index of the wrong length is
+/// an error.
+fn last_entry(lay: &outcore_store::Layout, vertices: u64) -> Result<(u64, u64), StoreError> {
+    use std::os::unix::fs::FileExt;
+    let path = lay.index_path();
+    let unreadable = |e: std::io::Error| StoreError::invalid(&path, format!("cannot be read: {e}"));
+    let file = std::fs::File::open(&path).map_err(unreadable)?;
+    let bytes = file.metadata().map_err(unreadable)?.len();
+    if bytes != (vertices + 1) * 8 {
+        return Err(StoreError::invalid(&path, format!("holds {} entries, expected {}", bytes / 8, vertices + 1)));
+    }
+    let mut last = [0u8; 8];
+    file.read_exact_at(&mut last, bytes - 8).map_err(unreadable)?;
+    Ok((u64::from_le_bytes(last), !lay.codec().position(u64::MAX)))
+}
+
+/// The index of `lay`, loaded (positions never decrease: [`CompactIndex`]
+/// checked that): its last entry is the one read ahead, and it ends inside
+/// the adjacency file.
+fn check_index(lay: &outcore_store::Layout, index: &CompactIndex, last_read_ahead: u64) -> Result<(), StoreError> {
     let codec = lay.codec();
     let adjacency = std::fs::metadata(lay.adjacency_path()).map(|m| m.len()).unwrap_or(0);
-    let mut previous = 0u64;
-    for (v, &entry) in index.iter().enumerate() {
-        let position = codec.position(entry);
-        if position < previous {
-            return Err(StoreError::invalid(lay.index_path(), format!("decreases at vertex {} ({previous} > {position})", v - 1)));
-        }
-        previous = position;
+    let (first, last) = (index.get(0), index.get(index.len() - 1));
+    if last != last_read_ahead {
+        return Err(StoreError::invalid(lay.index_path(), format!("changed while it was read (last entry {last_read_ahead}, then {last})")));
     }
-    let (first, last) = (index[0], index[index.len() - 1]);
     if codec.position(last) > adjacency.saturating_mul(8) || codec.byte_range(first, last).1 > adjacency {
         return Err(StoreError::invalid(
             lay.index_path(),
