@@ -127,6 +127,8 @@ pub fn traverse_figures(cx: &mut Context, stats: &[outcore_engines::TraverseStat
     cx.figure("cache_hit_rate", if all == 0 { 0.0 } else { hits as f64 / all as f64 });
     cx.figure("prefetch", cx.options.traverse.prefetch);
     cx.figure("io_backend", stats.first().map(|s| s.io_backend.clone()));
+    cx.figure("index_bytes", stats.iter().map(|s| s.index_bytes).sum::<u64>());
+    cx.figure("fast_degree_bytes", stats.iter().map(|s| s.fast_degree_bytes).sum::<u64>());
     cx.figure("cache", stats);
 }
 

@@ -116,6 +116,18 @@ impl CompactIndex {
         (lo as u64 | self.flag_of(v), hi as u64 | self.flag_of(v + 1))
     }
 
+    /// Calls `f(v, lo, hi)` for every v in order (one pass over the
+    /// sequence: a few nanoseconds an entry, against a select each for
+    /// [`Self::range`]).
+    pub fn for_each_range(&self, mut f: impl FnMut(u64, u64, u64)) {
+        let mut entries = self.positions.iter().enumerate().map(|(i, x)| x as u64 | self.flag_of(i as u64));
+        let Some(mut lo) = entries.next() else { return };
+        for (v, hi) in entries.enumerate() {
+            f(v as u64, lo, hi);
+            lo = hi;
+        }
+    }
+
     #[inline]
     fn flag_of(&self, i: u64) -> u64 {
         match &self.flagged {
@@ -178,6 +190,10 @@ mod tests {
             for v in 0..entries.len().saturating_sub(1) {
                 prop_assert_eq!(index.range(v as u64), (entries[v], entries[v + 1]));
             }
+            let mut seen = Vec::new();
+            index.for_each_range(|v, lo, hi| seen.push((v as usize, lo, hi)));
+            let want: Vec<_> = entries.windows(2).enumerate().map(|(v, w)| (v, w[0], w[1])).collect();
+            prop_assert_eq!(seen, want);
             let max = entries.last().unwrap() & !flag;
             prop_assert!(index.memory_bytes() <= CompactIndex::bytes(entries.len() as u64, max, flags) + 64 * 8);
         }

@@ -41,6 +41,11 @@ pub struct TraverseStats {
     pub io_backend: String,
     /// Neighbour lists read through the cache.
     pub lists_read: u64,
+    /// Memory of the vertex index (Elias-Fano), with the edge starts of
+    /// compressed encodings.
+    pub index_bytes: u64,
+    /// Memory of the degrees kept beside the index (0: asked of the index).
+    pub fast_degree_bytes: u64,
 }
 
 const ADJACENCY: u32 = 0;
@@ -53,10 +58,13 @@ pub struct Traverse {
     decoder: Box<dyn ListDecoder>,
     vertices: u64,
     index: CompactIndex,
-    /// Degrees, for codecs whose index does not give them.
-    degrees: Option<Vec<u32>>,
-    /// First edge of each vertex (weights), for the same codecs.
-    edge_starts: Option<Vec<u64>>,
+    /// For codecs whose index gives degrees, where the budget has room:
+    /// the degrees beside the index, so that the random degree lookups of
+    /// NETALX's hot lists and bottom-up steps cost a read, not a select.
+    fast_degrees: Option<FastDegrees>,
+    /// For codecs whose index does not give degrees (it counts bits): the
+    /// first edge of each vertex, as Elias-Fano (degrees and weight offsets).
+    edge_starts: Option<CompactIndex>,
     /// Blocked codecs: the block table, which blocks passed their checksum,
     /// and the block whose bytes are in `block_bytes`.
     blocks: Option<BlockTable>,
@@ -88,10 +96,7 @@ impl Traverse {
         let (last, flag) = last_entry(&lay, n)?;
         let mut bytes = CompactIndex::bytes(n + 1, lay.codec().position(last), flag != 0) + (MIN_FRAMES * block_bytes) as u64;
         if lay.degrees_path().is_some() {
-            bytes += n * 4;
-            if lay.weights_path().is_some() {
-                bytes += (n + 1) * 8;
-            }
+            bytes += CompactIndex::bytes(n + 1, store.manifest().arcs, false);
         }
         if let Some(p) = lay.blocks_path() {
             let b = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
@@ -122,34 +127,9 @@ impl Traverse {
             files.push(w);
         }
         let mut charges = Vec::new();
-        let degrees = match lay.degrees_path() {
-            Some(p) => {
-                charges.push(budget.reserve("degrees", vertices * 4)?);
-                let mut d = Vec::with_capacity(vertices as usize);
-                let mut scan = lay.degrees()?;
-                for _ in 0..vertices {
-                    d.push(scan.next_degree()? as u32);
-                }
-                if std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0) != vertices * 4 {
-                    return Err(StoreError::invalid(p, format!("is not {vertices} u32 degrees")));
-                }
-                Some(d)
-            }
+        let edge_starts = match lay.degrees_path() {
+            Some(path) => Some(edge_starts(&lay, &path, store.manifest().arcs, budget)?),
             None => None,
-        };
-        let edge_starts = match (&degrees, weighted) {
-            (Some(d), true) => {
-                charges.push(budget.reserve("edge offsets", (vertices + 1) * 8)?);
-                let mut starts = Vec::with_capacity(vertices as usize + 1);
-                let mut at = 0u64;
-                for &x in d {
-                    starts.push(at);
-                    at += x as u64;
-                }
-                starts.push(at);
-                Some(starts)
-            }
-            _ => None,
         };
         let blocks = match lay.record().blocks.as_ref() {
             Some(_) => {
@@ -167,6 +147,22 @@ impl Traverse {
         if ahead {
             charges.push(budget.reserve("checking the files ahead of the reads", ahead_bytes)?);
         }
+        // degrees beside the index where the budget has room for them beside
+        // the smallest cache: about a byte a vertex, against a select in the
+        // index for every degree asked
+        let codec = lay.codec();
+        let (ranges, degree): (&CompactIndex, &dyn Fn(u64, u64) -> u64) = match &edge_starts {
+            Some(starts) => (starts, &|lo, hi| hi - lo),
+            None => (&index, &|lo, hi| codec.degree(lo, hi).unwrap_or(0)),
+        };
+        let hubs = FastDegrees::hubs(ranges, degree);
+        let fast_bytes = FastDegrees::bytes(vertices, hubs);
+        let fast_degrees = if budget.available() >= keep + fast_bytes + (MIN_FRAMES * block) as u64 {
+            charges.push(budget.reserve("degrees beside the index", fast_bytes)?);
+            Some(FastDegrees::new(ranges, degree, hubs))
+        } else {
+            None
+        };
         let data_bytes: u64 = files.iter().map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0)).sum();
         let useful = (data_bytes.div_ceil(block as u64) as usize + files.len()).max(MIN_FRAMES);
         let mut affordable = (budget.available().saturating_sub(keep) / block as u64) as usize;
@@ -197,7 +193,7 @@ impl Traverse {
             decoder: lay.codec().decoder(),
             vertices,
             index,
-            degrees,
+            fast_degrees,
             edge_starts,
             verified: vec![false; blocks.as_ref().map_or(0, |b| b.len())],
             blocks,
@@ -226,34 +222,38 @@ impl Traverse {
 
     #[inline]
     pub fn degree(&self, v: u64) -> u64 {
-        match &self.degrees {
-            Some(d) => d[v as usize] as u64,
-            None => {
-                let (lo, hi) = self.index.range(v);
-                self.codec.degree(lo, hi).expect("codec with degrees in the index")
-            }
+        match &self.fast_degrees {
+            Some(fast) => fast.get(v),
+            None => match &self.edge_starts {
+                Some(starts) => {
+                    let (lo, hi) = starts.range(v);
+                    hi - lo
+                }
+                None => {
+                    let (lo, hi) = self.index.range(v);
+                    self.codec.degree(lo, hi).expect("codec with degrees in the index")
+                }
+            },
         }
     }
 
     /// Total adjacency entries.
     pub fn arcs(&self) -> u64 {
-        match &self.degrees {
-            Some(d) => d.iter().map(|&x| x as u64).sum(),
+        match &self.edge_starts {
+            Some(starts) => starts.get(self.vertices),
             None => self.codec.degree(self.index.get(0), self.index.get(self.vertices)).unwrap_or(0),
         }
     }
 
-    /// The file bytes to fetch for `v`'s list: its block for blocked codecs.
-    fn fetch_range(&self, v: u64) -> (u64, u64) {
+    /// The file bytes to fetch for `v`'s list, whose index entries are
+    /// `lo..hi`: its block for blocked codecs.
+    fn fetch_range(&self, v: u64, lo: u64, hi: u64) -> (u64, u64) {
         match &self.blocks {
             Some(t) => {
                 let b = t.get(t.block_of(v));
                 (b.first_byte, b.end_byte)
             }
-            None => {
-                let (lo, hi) = self.index.range(v);
-                self.codec.byte_range(lo, hi)
-            }
+            None => self.codec.byte_range(lo, hi),
         }
     }
 
@@ -312,7 +312,7 @@ impl Traverse {
             return Err(StoreError::NoWeights { store: self.store_dir.clone(), reader: "this traversal".into() });
         }
         let (lo, hi) = match &self.edge_starts {
-            Some(s) => (s[v as usize], s[v as usize + 1]),
+            Some(s) => s.range(v),
             None => self.index.range(v),
         };
         self.bytes.clear();
@@ -349,7 +349,7 @@ impl Traverse {
             let (lo, hi) = self.index.range(v);
             if lo != hi {
                 let (w0, w1) = match &self.edge_starts {
-                    Some(s) => (s[v as usize], s[v as usize + 1]),
+                    Some(s) => s.range(v),
                     None => (lo, hi),
                 };
                 if self.weighted && w1 > w0 {
@@ -359,7 +359,7 @@ impl Traverse {
                         }
                     }
                 }
-                let (b0, b1) = self.fetch_range(v);
+                let (b0, b1) = self.fetch_range(v, lo, hi);
                 let (b0, b1) = (b0 / bs, (b1.max(b0 + 1) - 1) / bs);
                 run = match run {
                     Some((s, e)) if b0 <= e + 1 && b1.max(e) - s < max_run => Some((s, b1.max(e))),
@@ -403,6 +403,8 @@ impl Traverse {
             cache_bytes: (self.cache.frames() * self.cache.block_size()) as u64,
             io_backend: self.cache.backend().name().to_string(),
             lists_read: self.lists_read,
+            index_bytes: self.index.memory_bytes() + self.edge_starts.as_ref().map_or(0, |s| s.memory_bytes()),
+            fast_degree_bytes: self.fast_degrees.as_ref().map_or(0, |f| f.bytes),
         }
     }
 }
@@ -432,6 +434,95 @@ impl Lookahead {
     /// Start over at `at` (the list was reordered from there on).
     pub fn reset(&mut self, at: usize) {
         self.ahead = at;
+    }
+}
+
+/// The first edge of every vertex, from `lay`'s degrees file (`path`):
+/// one pass to check the file against the store's `arcs`, one to build.
+fn edge_starts(lay: &outcore_store::Layout, path: &std::path::Path, arcs: u64, budget: &Budget) -> Result<CompactIndex, StoreError> {
+    let vertices = lay.vertices();
+    if std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) != vertices * 4 {
+        return Err(StoreError::invalid(path, format!("is not {vertices} u32 degrees")));
+    }
+    let mut total = 0u64;
+    lay.for_each_degree(|_, d| total += d)?;
+    if total != arcs {
+        return Err(StoreError::invalid(path, format!("degrees sum to {total}, the store has {arcs} arcs")));
+    }
+    CompactIndex::build(path, vertices + 1, arcs, 0, budget, |push| {
+        let mut scan = lay.degrees()?;
+        let mut at = 0;
+        for _ in 0..vertices {
+            push(at)?;
+            at += scan.next_degree()?;
+        }
+        push(at)
+    })
+}
+
+/// Degrees taken from the index once: a byte each, and a hash map for the
+/// degrees of at least 255 (the hubs that most lists name).
+struct FastDegrees {
+    /// What the budget was charged.
+    bytes: u64,
+    short: Vec<u8>,
+    long: std::collections::HashMap<u64, u64, std::hash::BuildHasherDefault<SpreadHasher>>,
+}
+
+impl FastDegrees {
+    /// Vertices of degree at least 255 (one pass over `ranges`, whose
+    /// entries give degrees by `degree(lo, hi)`).
+    fn hubs(ranges: &CompactIndex, degree: &dyn Fn(u64, u64) -> u64) -> u64 {
+        let mut hubs = 0u64;
+        ranges.for_each_range(|_, lo, hi| hubs += (degree(lo, hi) >= u8::MAX as u64) as u64);
+        hubs
+    }
+
+    /// Bytes for the degrees of `vertices` vertices with `hubs` hubs.
+    fn bytes(vertices: u64, hubs: u64) -> u64 {
+        // hashbrown: a power of two of buckets at most 7/8 full, 16 bytes and a control byte each
+        let buckets = if hubs == 0 { 0 } else { (hubs * 8 / 7 + 1).next_power_of_two().max(4) };
+        vertices + buckets * 17 + 64
+    }
+
+    fn new(ranges: &CompactIndex, degree: &dyn Fn(u64, u64) -> u64, hubs: u64) -> Self {
+        let mut short = Vec::with_capacity(ranges.len().saturating_sub(1) as usize);
+        let mut long = std::collections::HashMap::with_capacity_and_hasher(hubs as usize, Default::default());
+        ranges.for_each_range(|v, lo, hi| {
+            let d = degree(lo, hi);
+            short.push(d.min(u8::MAX as u64) as u8);
+            if d >= u8::MAX as u64 {
+                long.insert(v, d);
+            }
+        });
+        FastDegrees { bytes: Self::bytes(short.len() as u64, hubs), short, long }
+    }
+
+    #[inline]
+    fn get(&self, v: u64) -> u64 {
+        match self.short[v as usize] {
+            u8::MAX => self.long[&v],
+            d => d as u64,
+        }
+    }
+}
+
+/// A multiplicative hash for vertex ids (spreads consecutive ids over the
+/// table's control bits).
+#[derive(Default)]
+struct SpreadHasher(u64);
+
+impl std::hash::Hasher for SpreadHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (x ^ (x >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
 }
 
