@@ -148,7 +148,7 @@ impl Traverse {
             charges.push(budget.reserve("checking the files ahead of the reads", ahead_bytes)?);
         }
         // degrees beside the index where the budget has room for them beside
-        // the smallest cache: about a byte a vertex, against a select in the
+        // the smallest cache: 16 bits a vertex, against a select in the
         // index for every degree asked
         let codec = lay.codec();
         let (ranges, degree): (&CompactIndex, &dyn Fn(u64, u64) -> u64) = match &edge_starts {
@@ -460,21 +460,23 @@ fn edge_starts(lay: &outcore_store::Layout, path: &std::path::Path, arcs: u64, b
     })
 }
 
-/// Degrees taken from the index once: a byte each, and a hash map for the
-/// degrees of at least 255 (the hubs that most lists name).
+/// Degrees taken from the index once: 16 bits each, and a hash map for
+/// the few of at least 65,535. (A byte each with the hubs of degree 255 or
+/// more in the map took a third longer to rank a Kronecker graph's lists:
+/// most entries name a hub, and a map lookup costs two cache misses.)
 struct FastDegrees {
     /// What the budget was charged.
     bytes: u64,
-    short: Vec<u8>,
+    short: Vec<u16>,
     long: std::collections::HashMap<u64, u64, std::hash::BuildHasherDefault<SpreadHasher>>,
 }
 
 impl FastDegrees {
-    /// Vertices of degree at least 255 (one pass over `ranges`, whose
+    /// Vertices of degree at least 65,535 (one pass over `ranges`, whose
     /// entries give degrees by `degree(lo, hi)`).
     fn hubs(ranges: &CompactIndex, degree: &dyn Fn(u64, u64) -> u64) -> u64 {
         let mut hubs = 0u64;
-        ranges.for_each_range(|_, lo, hi| hubs += (degree(lo, hi) >= u8::MAX as u64) as u64);
+        ranges.for_each_range(|_, lo, hi| hubs += (degree(lo, hi) >= u16::MAX as u64) as u64);
         hubs
     }
 
@@ -482,7 +484,7 @@ impl FastDegrees {
     fn bytes(vertices: u64, hubs: u64) -> u64 {
         // hashbrown: a power of two of buckets at most 7/8 full, 16 bytes and a control byte each
         let buckets = if hubs == 0 { 0 } else { (hubs * 8 / 7 + 1).next_power_of_two().max(4) };
-        vertices + buckets * 17 + 64
+        vertices * 2 + buckets * 17 + 64
     }
 
     fn new(ranges: &CompactIndex, degree: &dyn Fn(u64, u64) -> u64, hubs: u64) -> Self {
@@ -490,8 +492,8 @@ impl FastDegrees {
         let mut long = std::collections::HashMap::with_capacity_and_hasher(hubs as usize, Default::default());
         ranges.for_each_range(|v, lo, hi| {
             let d = degree(lo, hi);
-            short.push(d.min(u8::MAX as u64) as u8);
-            if d >= u8::MAX as u64 {
+            short.push(d.min(u16::MAX as u64) as u16);
+            if d >= u16::MAX as u64 {
                 long.insert(v, d);
             }
         });
@@ -501,7 +503,7 @@ impl FastDegrees {
     #[inline]
     fn get(&self, v: u64) -> u64 {
         match self.short[v as usize] {
-            u8::MAX => self.long[&v],
+            u16::MAX => self.long[&v],
             d => d as u64,
         }
     }
