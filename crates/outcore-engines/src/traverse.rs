@@ -93,14 +93,24 @@ impl Traverse {
     pub fn min_bytes(store: &Store, layout: &str, block_bytes: usize) -> Result<u64, StoreError> {
         let lay = store.layout(layout)?;
         let n = store.vertices();
-        let (last, flag) = last_entry(&lay, n)?;
-        let mut bytes = CompactIndex::bytes(n + 1, lay.codec().position(last), flag != 0) + (MIN_FRAMES * block_bytes) as u64;
-        if lay.degrees_path().is_some() {
-            bytes += CompactIndex::bytes(n + 1, store.manifest().arcs, false);
-        }
+        let mut bytes = Self::index_bytes(store, layout)? + (MIN_FRAMES * block_bytes) as u64;
         if let Some(p) = lay.blocks_path() {
             let b = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
             bytes += b + b / 24;
+        }
+        Ok(bytes)
+    }
+
+    /// Memory of `layout`'s index as the engine holds it (Elias-Fano, with
+    /// the edge starts of compressed encodings), before the select
+    /// structure's data-dependent spill: what opening it charges at least.
+    pub fn index_bytes(store: &Store, layout: &str) -> Result<u64, StoreError> {
+        let lay = store.layout(layout)?;
+        let n = store.vertices();
+        let (last, flag) = last_entry(&lay, n)?;
+        let mut bytes = CompactIndex::bytes(n + 1, lay.codec().position(last), flag != 0);
+        if lay.degrees_path().is_some() {
+            bytes += CompactIndex::bytes(n + 1, store.manifest().arcs, false);
         }
         Ok(bytes)
     }

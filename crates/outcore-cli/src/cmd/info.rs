@@ -48,8 +48,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let layouts: serde_json::Map<String, serde_json::Value> = m
         .layouts
         .iter()
-        .map(|(name, l)| {
+        .map(|(name, l)| -> Result<(String, serde_json::Value)> {
             let adj = m.files[&l.adjacency].bytes;
+            let traverse_index = outcore_engines::Traverse::index_bytes(&store, name)?;
             let total = store.layout_bytes(name);
             let per_edge = |b: u64| {
                 if m.arcs == 0 {
@@ -58,7 +59,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                     b as f64 * 8.0 / m.arcs as f64
                 }
             };
-            (
+            Ok((
                 name.clone(),
                 json!({
                     "encoding": l.encoding.name(),
@@ -71,10 +72,15 @@ pub fn run(a: Args) -> Result<ExitCode> {
                     "order": m.provenance.get("order").cloned().unwrap_or_else(|| "none".into()),
                     "bits_per_edge": per_edge(adj),
                     "bits_per_edge_with_index": per_edge(total - l.weights.as_ref().map_or(0, |w| m.files[w].bytes)),
+                    // what random access to the lists takes as the traverse
+                    // engine holds it: adjacency, block table and the
+                    // Elias-Fano index (edge starts included) in memory
+                    "traverse_index_bytes": traverse_index,
+                    "bits_per_edge_random_access": per_edge(adj + l.blocks.as_ref().map_or(0, |w| m.files[w].bytes) + traverse_index),
                 }),
-            )
+            ))
         })
-        .collect();
+        .collect::<Result<_>>()?;
     if a.json {
         let mut d = serde_json::to_value(&degrees)?;
         d["out"]["top"] = json!(original_top(&degrees.out.top)?);
@@ -127,11 +133,12 @@ fn print_text(a: &Args, store: &Store, d: &DegreeSummary, ids: &Ids, layouts: &s
     println!("id map      {id_desc}");
     for (name, l) in layouts {
         println!(
-            "layout {name:<4} {}: {} ({:.2} bits/edge adjacency, {:.2} with index, degrees and blocks)",
+            "layout {name:<4} {}: {} ({:.2} bits/edge adjacency, {:.2} with index, degrees and blocks as stored, {:.2} with the Elias-Fano index the traverse engine holds)",
             l["encoding"].as_str().unwrap(),
             format_bytes(l["bytes"].as_u64().unwrap()),
             l["bits_per_edge"].as_f64().unwrap(),
-            l["bits_per_edge_with_index"].as_f64().unwrap()
+            l["bits_per_edge_with_index"].as_f64().unwrap(),
+            l["bits_per_edge_random_access"].as_f64().unwrap()
         );
     }
     if let Some(t) = &m.tiles {
