@@ -88,11 +88,10 @@ const MIN_FRAMES: usize = 64;
 impl Traverse {
     /// The smallest budget that opening `layout` of `store` takes besides
     /// the algorithm's state: the vertex index (and, for compressed
-    /// encodings, the degrees, edge offsets and block table) and a cache of
-    /// the minimum 64 blocks.
+    /// encodings, the edge starts and block table) and a cache of the
+    /// minimum 64 blocks.
     pub fn min_bytes(store: &Store, layout: &str, block_bytes: usize) -> Result<u64, StoreError> {
         let lay = store.layout(layout)?;
-        let n = store.vertices();
         let mut bytes = Self::index_bytes(store, layout)? + (MIN_FRAMES * block_bytes) as u64;
         if let Some(p) = lay.blocks_path() {
             let b = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
