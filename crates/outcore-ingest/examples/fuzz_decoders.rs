@@ -5,11 +5,15 @@
 //! decoded list by list through the codec's decoder exactly as the engines
 //! do; for `tiles`, the tile data and index files mutated and read through
 //! `TileScan` (unregistered files: nothing checks their checksums first, so
-//! the reader's own checks are what is tested). A finding is a panic or a
-//! decoded id beyond the vertex count; each is saved under OUT.
+//! the reader's own checks are what is tested); for `index-raw32` and
+//! `index-ceesor`, the index file's bytes mutated and built into the
+//! traverse engine's Elias-Fano index. A finding is a panic, a decoded id
+//! beyond the vertex count or an index entry read back wrong; each is saved
+//! under OUT.
 //!
 //!   cargo run --release -p outcore-ingest --example fuzz_decoders -- [INPUTS per target] [OUT] [TARGET...]
 
+use outcore_engines::CompactIndex;
 use outcore_ingest::{import_file, tiles::add_tiles, ImportOptions, NoProgress};
 use outcore_store::tiles::TileScan;
 use outcore_store::{Encoding, ListSource, Store};
@@ -201,5 +205,57 @@ fn main() {
         }
         total += findings.finish(inputs);
     }
+    for (name, encoding) in [("index-raw32", Encoding::Raw32), ("index-ceesor", Encoding::Ceesor)] {
+        if want(name) {
+            total += fuzz_index(name, encoding, inputs, &shared, work.path(), &out);
+        }
+    }
     std::process::exit(if total == 0 { 0 } else { 1 });
+}
+
+/// The traverse engine's Elias-Fano index ([`CompactIndex`]) built from a
+/// damaged index file's entries as the engine builds it (the last entry
+/// sizes it, the codec's flag bits go beside it): an error, or every entry
+/// and range read back as written. A panic or a wrong entry is a finding.
+fn fuzz_index(name: &str, encoding: Encoding, inputs: u64, shared: &Path, work: &Path, out: &Path) -> u64 {
+    let store = work.join(name);
+    let opts = ImportOptions { encoding: Some(encoding), memory: 256 << 20, ..Default::default() };
+    import_file(&shared.join("real/CA-GrQc.txt"), &store, &opts, &NoProgress).unwrap();
+    let lists = load(&store);
+    let codec = outcore_store::codec_for(encoding);
+    let flag = !codec.position(u64::MAX);
+    let file: Vec<u8> = lists.index.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let mut rng = Rng(0xEF_1DE8 ^ name.len() as u64);
+    let mut findings = Findings::new(name, out);
+    let budget = outcore_io::Budget::new(256 << 20);
+    for i in 0..inputs {
+        let state = rng.0;
+        let mut bytes = file.clone();
+        damage(&mut rng, &mut bytes);
+        let entries: Vec<u64> = bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Option<String> {
+            let max = codec.position(*entries.last().unwrap());
+            let built = CompactIndex::build(Path::new("out.index"), entries.len() as u64, max, flag, &budget, |push| {
+                entries.iter().try_for_each(|&x| push(x))
+            });
+            let index = built.ok()?;
+            if let Some(v) = (0..entries.len()).find(|&v| index.get(v as u64) != entries[v]) {
+                return Some(format!("entry {v} reads {}, written {}", index.get(v as u64), entries[v]));
+            }
+            if let Some(v) = (0..entries.len() - 1).find(|&v| index.range(v as u64) != (entries[v], entries[v + 1])) {
+                return Some(format!("range of vertex {v} reads {:?}", index.range(v as u64)));
+            }
+            None
+        }));
+        let finding = match result {
+            Ok(f) => f,
+            Err(p) => Some(format!("panic: {}", panic_text(&*p))),
+        };
+        if let Some(why) = finding {
+            if !findings.record(i, state, &why, &[(format!("{name}-{i}.index"), &bytes)]) {
+                break;
+            }
+        }
+    }
+    findings.finish(inputs)
 }
