@@ -350,3 +350,50 @@ fn bad_roots_budgets_and_weights_are_clear_errors() {
     let err = sssp(&mut eng, 0, &budget).err().unwrap().to_string();
     assert!(err.contains("weight -2") && err.contains("non-negative"), "{err}");
 }
+
+/// The hot lists of a graph of several batches (over a million arcs, with
+/// hubs), ranked by the reading thread and the parallel batches, and by the
+/// one-list-at-a-time fallback a small budget takes, each equal a plain
+/// ranking of every list with the reference graph's degrees.
+#[test]
+fn hot_lists_ranked_in_parallel_batches_equal_a_plain_ranking() {
+    let dir = tempfile::tempdir().unwrap();
+    let edges = dir.path().join("skewed.el");
+    let mut rng = outcore_io::SplitMix64(42);
+    let n = 200_000u64;
+    let mut text = String::new();
+    for _ in 0..1_000_000 {
+        // AND of two uniform draws: low ids are hubs
+        let (a, b) = ((rng.next_u64() % n) & (rng.next_u64() % n), (rng.next_u64() % n) & (rng.next_u64() % n));
+        text.push_str(&format!("{a} {b}\n"));
+    }
+    std::fs::write(&edges, text).unwrap();
+    let case = import(&edges, ImportOptions { directed: Some(false), ..Default::default() });
+    let store = &case.store;
+    let g = reference_graph(store);
+    assert!(store.manifest().arcs > 1_000_000, "several batches");
+    let k = 5usize;
+    let mut want: Vec<Vec<u32>> = vec![Vec::new(); k];
+    let mut scan = store.layout("out").unwrap().scan().unwrap();
+    let mut ranked = Vec::new();
+    while let Some((_, nbrs, _)) = scan.next_list().unwrap() {
+        outcore_store::hot::hottest(nbrs, |u| g.offsets[u as usize + 1] - g.offsets[u as usize], nbrs.len().min(k), &mut ranked);
+        for (column, &(_, u)) in want.iter_mut().zip(&ranked) {
+            column.push(u);
+        }
+    }
+    let budget = Budget::new(1 << 30);
+    let out = Traverse::open(store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
+    let column_bytes: u64 = want.iter().map(|c| c.len() as u64 * 4).sum();
+    for (label, room) in [("parallel batches", 1u64 << 30), ("one list at a time", column_bytes + (1 << 20))] {
+        assert_eq!(room < outcore_store::hot::HotBatches::BYTES, label == "one list at a time");
+        let hot = HotLists::build(store, "in", &out, k as u32, &Budget::new(room), label.into()).unwrap();
+        for (j, column) in want.iter().enumerate() {
+            let got = hot.column(j);
+            assert_eq!(got.len(), column.len(), "{label}: entries of column {j}");
+            if let Some(i) = (0..got.len()).find(|&i| got[i] != column[i]) {
+                panic!("{label}: column {j} entry {i} is {}, a plain ranking gives {}", got[i], column[i]);
+            }
+        }
+    }
+}

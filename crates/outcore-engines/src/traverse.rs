@@ -231,19 +231,12 @@ impl Traverse {
 
     #[inline]
     pub fn degree(&self, v: u64) -> u64 {
-        match &self.fast_degrees {
-            Some(fast) => fast.get(v),
-            None => match &self.edge_starts {
-                Some(starts) => {
-                    let (lo, hi) = starts.range(v);
-                    hi - lo
-                }
-                None => {
-                    let (lo, hi) = self.index.range(v);
-                    self.codec.degree(lo, hi).expect("codec with degrees in the index")
-                }
-            },
-        }
+        self.degrees().degree(v)
+    }
+
+    /// The degrees alone, to share across threads.
+    pub fn degrees(&self) -> Degrees<'_> {
+        Degrees { fast: self.fast_degrees.as_ref(), edge_starts: self.edge_starts.as_ref(), index: &self.index, codec: self.codec }
     }
 
     /// Total adjacency entries.
@@ -467,6 +460,32 @@ fn edge_starts(lay: &outcore_store::Layout, path: &std::path::Path, arcs: u64, b
         }
         push(at)
     })
+}
+
+/// A traverse engine's degrees, without its cache (`Sync`).
+#[derive(Clone, Copy)]
+pub struct Degrees<'a> {
+    fast: Option<&'a FastDegrees>,
+    edge_starts: Option<&'a CompactIndex>,
+    index: &'a CompactIndex,
+    codec: &'static dyn Codec,
+}
+
+impl Degrees<'_> {
+    #[inline]
+    pub fn degree(&self, v: u64) -> u64 {
+        match (self.fast, self.edge_starts) {
+            (Some(fast), _) => fast.get(v),
+            (None, Some(starts)) => {
+                let (lo, hi) = starts.range(v);
+                hi - lo
+            }
+            (None, None) => {
+                let (lo, hi) = self.index.range(v);
+                self.codec.degree(lo, hi).expect("codec with degrees in the index")
+            }
+        }
+    }
 }
 
 /// Degrees taken from the index once: 16 bits each, and a hash map for

@@ -4,13 +4,14 @@
 //! column so that a run loads the first k <= K columns with one sequential
 //! read instead of scanning the CSR. One scan of the source layout (`in`
 //! of a directed store, `out` of a symmetric one) with its degrees in
-//! memory (4 bytes a vertex) and K column writers; new files get a fresh
+//! memory (4 bytes a vertex), its lists ranked in batches on every core,
+//! and K column writers; new files get a fresh
 //! generation name and the manifest is replaced atomically last.
 
 use crate::error::{IngestError, Result};
 use crate::tiles::{publish_layout, remove_unlisted_layout_files};
 use outcore_io::{Budget, Counter, Minimum, Progress, SeqWriter, Staged, CHECKSUM_BLOCK_BYTES};
-use outcore_store::hot::{hottest, source_layout};
+use outcore_store::hot::{source_layout, HotBatches};
 use outcore_store::manifest::MAX_HOT_COLUMNS;
 use outcore_store::{FileRecord, HotColumn, HotRecord, Store};
 use std::path::Path;
@@ -28,6 +29,7 @@ pub fn minimum(vertices: u64, columns: u32) -> Minimum {
         .with("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)
         .with("degrees of the source layout", vertices * 4)
         .with("column writers", columns as u64 * 3 * COLUMN_CHUNK_BYTES as u64)
+        .with("batches of lists ranked in parallel", HotBatches::BYTES)
         .with("store scan", 8 << 20)
 }
 
@@ -56,6 +58,7 @@ pub fn add_hot(dir: &Path, columns: u32, memory: u64, progress: &dyn Progress) -
     let budget = Budget::new(memory);
     let _degrees_charge = budget.reserve("hot layout: degrees of the source layout", n * 4)?;
     let _writers_charge = budget.reserve("hot layout: column writers", columns as u64 * 3 * COLUMN_CHUNK_BYTES as u64)?;
+    let _batches_charge = budget.reserve("hot layout: batches of lists ranked in parallel", HotBatches::BYTES)?;
     remove_unlisted_layout_files(dir, &manifest);
     let layout = store.layout(source)?;
     let mut degrees = Vec::with_capacity(n as usize);
@@ -70,22 +73,26 @@ pub fn add_hot(dir: &Path, columns: u32, memory: u64, progress: &dyn Progress) -
         .map(|f| SeqWriter::create(&dir.join(f), COLUMN_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES))
         .collect::<std::result::Result<Vec<_>, _>>()?;
     let mut entries = vec![0u64; columns as usize];
-    let mut scan = layout.scan()?;
+    let scan = layout.scan()?;
     let mut read = Counter::new(progress, "hot: read", manifest.arcs);
-    let mut ranked = Vec::new();
-    while let Some((_, nbrs, _)) = scan.next_list()? {
+    let adjacency = layout.adjacency_path();
+    // each list checked on the reading thread, ranked on every core
+    let inspect = |nbrs: &[u64]| -> Result<()> {
         read.add(nbrs.len() as u64);
         if let Some(&u) = nbrs.iter().find(|&&u| u >= n) {
-            return Err(IngestError::file(&layout.adjacency_path(), format!("holds neighbour {u}, beyond the store's {n} vertices")));
+            return Err(IngestError::file(&adjacency, format!("holds neighbour {u}, beyond the store's {n} vertices")));
         }
-        hottest(nbrs, |u| degrees[u as usize] as u64, nbrs.len().min(columns as usize), &mut ranked);
-        for (j, &(_, u)) in ranked.iter().enumerate() {
+        outcore_io::check_interrupt(dir)?;
+        Ok(())
+    };
+    let mut emit = |ranked: &[u32]| -> Result<()> {
+        for (j, &u) in ranked.iter().enumerate() {
             writers[j].write_bytes(&u.to_le_bytes())?;
             entries[j] += 1;
         }
-        outcore_io::check_interrupt(dir)?;
-    }
-    drop(scan);
+        Ok(())
+    };
+    HotBatches::rank(scan, columns as usize, &|u| degrees[u as usize] as u64, inspect, &mut emit)?;
     read.end();
     let source_xxh3 = manifest
         .layouts

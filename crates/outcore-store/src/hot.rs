@@ -2,7 +2,7 @@
 //! thesis section 3.4.3; built by `outcore_ingest::hot`): the order of a
 //! vertex's hot neighbours, and the first columns loaded into memory.
 
-use crate::{HotRecord, Store, StoreError, STREAM_CHUNK_BYTES};
+use crate::{AdjacencyScan, HotRecord, Store, StoreError, STREAM_CHUNK_BYTES};
 use outcore_io::SeqReader;
 
 /// The layout whose lists the hot columns sample: the in-edges, which
@@ -29,6 +29,127 @@ pub fn hottest(nbrs: &[u64], degree: impl Fn(u64) -> u64, take: usize, out: &mut
         out.truncate(take);
     }
     out.sort_unstable_by(order);
+}
+
+/// Ranking a scan's lists on every core: a thread reads the lists into
+/// batches while the batch before is ranked ([`hottest`] on each list, in
+/// parallel) and handed on in list order. The hot lists' builders (the
+/// `hot` layout and the hybrid BFS's own scan) spend most of their time
+/// ranking, one random degree lookup per entry.
+pub struct HotBatches;
+
+/// Neighbour entries a batch holds before it is ranked (a batch holds
+/// whole lists, so a longer list makes a batch of its own).
+const BATCH_ENTRIES: usize = 1 << 18;
+
+/// Lists ranked by one task.
+const LISTS_PER_TASK: usize = 1024;
+
+struct Batch {
+    neighbours: Vec<u64>,
+    /// Where each list ends in `neighbours`, after a 0.
+    bounds: Vec<usize>,
+}
+
+impl HotBatches {
+    /// Memory of the two batches and the ranked ids, per entry of a batch:
+    /// the neighbours (8 bytes, twice), the list bounds (8, twice), the
+    /// ranked ids per task (up to 10, as their vectors grow), the counts (1).
+    pub const BYTES: u64 = (BATCH_ENTRIES * (2 * 16 + 11)) as u64;
+
+    /// Rank the first `take` (at most 255) of every list `scan` yields by
+    /// descending `degree` (ties by smaller id) and call `emit` with each
+    /// list's ranked ids, in order; `inspect` sees each list first, on the
+    /// reading thread.
+    pub fn rank<E: From<StoreError> + Send>(
+        mut scan: AdjacencyScan,
+        take: usize,
+        degree: &(impl Fn(u64) -> u64 + Sync),
+        mut inspect: impl FnMut(&[u64]) -> Result<(), E> + Send,
+        emit: &mut impl FnMut(&[u32]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        use std::sync::mpsc::sync_channel;
+        let take = take.min(u8::MAX as usize);
+        let (full_tx, full_rx) = sync_channel::<Batch>(1);
+        let (empty_tx, empty_rx) = sync_channel::<Batch>(2);
+        for _ in 0..2 {
+            let batch = Batch { neighbours: Vec::with_capacity(BATCH_ENTRIES), bounds: Vec::with_capacity(BATCH_ENTRIES / 8) };
+            empty_tx.send(batch).expect("the receiver is here");
+        }
+        std::thread::scope(|threads| {
+            let reader = threads.spawn(move || -> Result<(), E> {
+                while let Ok(mut batch) = empty_rx.recv() {
+                    batch.neighbours.clear();
+                    batch.bounds.clear();
+                    batch.bounds.push(0);
+                    let mut more = true;
+                    while batch.neighbours.len() < BATCH_ENTRIES && batch.bounds.len() <= BATCH_ENTRIES {
+                        let Some((_, list, _)) = scan.next_list()? else {
+                            more = false;
+                            break;
+                        };
+                        inspect(list)?;
+                        batch.neighbours.extend_from_slice(list);
+                        batch.bounds.push(batch.neighbours.len());
+                    }
+                    if batch.bounds.len() > 1 && full_tx.send(batch).is_err() {
+                        return Ok(()); // the ranking side stopped on an error
+                    }
+                    if !more {
+                        return Ok(());
+                    }
+                }
+                Ok(())
+            });
+            let mut result = Ok(());
+            for batch in full_rx.iter() {
+                result = rank_batch(&batch, take, degree, emit);
+                if result.is_err() {
+                    break;
+                }
+                // back to the reader, unless it has read its last list
+                let _ = empty_tx.send(batch);
+            }
+            // unblock the reader wherever it waits, then hear how it ended
+            drop(full_rx);
+            drop(empty_tx);
+            let read = reader.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            result.and(read)
+        })
+    }
+}
+
+/// Rank every list of `batch` in parallel, then `emit` them in order.
+fn rank_batch<E>(
+    batch: &Batch,
+    take: usize,
+    degree: &(impl Fn(u64) -> u64 + Sync),
+    emit: &mut impl FnMut(&[u32]) -> Result<(), E>,
+) -> Result<(), E> {
+    use rayon::prelude::*;
+    let parts: Vec<(Vec<u32>, Vec<u8>)> = batch
+        .bounds
+        .par_windows(2)
+        .chunks(LISTS_PER_TASK)
+        .map_init(Vec::new, |scratch, lists| {
+            let (mut ranked, mut counts) = (Vec::new(), Vec::with_capacity(lists.len()));
+            for w in lists {
+                let list = &batch.neighbours[w[0]..w[1]];
+                hottest(list, degree, list.len().min(take), scratch);
+                ranked.extend(scratch.iter().map(|&(_, u)| u));
+                counts.push(scratch.len() as u8);
+            }
+            (ranked, counts)
+        })
+        .collect();
+    for (ranked, counts) in &parts {
+        let mut at = 0;
+        for &c in counts {
+            emit(&ranked[at..at + c as usize])?;
+            at += c as usize;
+        }
+    }
+    Ok(())
 }
 
 /// Why the store's hot lists cannot serve a run that samples `source`, if

@@ -17,6 +17,7 @@ use super::{BfsTree, NONE};
 use crate::needs::MIN_CACHE_BLOCKS;
 use outcore_engines::{Lookahead, Traverse, TraverseOptions};
 use outcore_io::{bitmap_bytes, Bitmap, Budget, Reservation};
+use outcore_store::hot::HotBatches;
 use outcore_store::{Store, StoreError};
 use serde::Serialize;
 
@@ -89,7 +90,11 @@ impl HotLists {
                 let columns = outcore_store::hot::load_columns(store, k)?;
                 Ok(HotLists { k: k as u32, columns, origin: HotOrigin::Stored { columns: record.columns.len() }, _charge: charge })
             }
-            (why, _) => Self::build(store, layout, g, Self::choose_k(g, bytes), budget, why.unwrap_or_default()),
+            (why, _) => {
+                // a batch ranked on every core, out of the columns' share where it is small beside it
+                let columns_bytes = if bytes >= 4 * HotBatches::BYTES { bytes - HotBatches::BYTES } else { bytes };
+                Self::build(store, layout, g, Self::choose_k(g, columns_bytes), budget, why.unwrap_or_default())
+            }
         }
     }
 
@@ -101,11 +106,26 @@ impl HotLists {
         let charge = budget.reserve("hybrid BFS in-memory neighbours", bytes)?;
         let mut columns: Vec<Vec<u32>> = vec![Vec::new(); k as usize];
         let mut scan = store.layout(layout)?.scan()?;
-        let mut ranked = Vec::new();
-        while let Some((_, nbrs, _)) = scan.next_list()? {
-            outcore_store::hot::hottest(nbrs, |u| g.degree(u), nbrs.len().min(k as usize), &mut ranked);
-            for (column, &(_, u)) in columns.iter_mut().zip(&ranked) {
+        let mut emit = |ranked: &[u32]| -> Result<(), StoreError> {
+            for (column, &u) in columns.iter_mut().zip(ranked) {
                 column.push(u);
+            }
+            Ok(())
+        };
+        let degrees = g.degrees();
+        // the lists read by one thread and ranked on every core, where the
+        // budget has room for the batches
+        match budget.reserve("hot lists: batches of lists ranked in parallel", HotBatches::BYTES) {
+            Ok(_batches) => HotBatches::rank(scan, k as usize, &|u| degrees.degree(u), |_| Ok(()), &mut emit)?,
+            Err(_) => {
+                let mut ranked = Vec::new();
+                let mut ids = Vec::new();
+                while let Some((_, nbrs, _)) = scan.next_list()? {
+                    outcore_store::hot::hottest(nbrs, |u| degrees.degree(u), nbrs.len().min(k as usize), &mut ranked);
+                    ids.clear();
+                    ids.extend(ranked.iter().map(|&(_, u)| u));
+                    emit(&ids)?;
+                }
             }
         }
         let origin = HotOrigin::Built { why_not_stored, seconds: started.elapsed().as_secs_f64() };
