@@ -35,8 +35,9 @@ fn inventory_bytes(ones: u64) -> u64 {
 
 impl CompactIndex {
     /// Bytes an index of `len` entries whose positions are at most `max`
-    /// takes before any spill of its select structure (which [`Self::load`]
-    /// charges as it finds it); `flags`: the codec has flag bits.
+    /// takes before any spill of its select structure (which
+    /// [`Self::build`] charges as it finds it); `flags`: the codec has flag
+    /// bits.
     pub fn bytes(len: u64, max: u64, flags: bool) -> u64 {
         let low_width = if len > 0 && max >= len { (max / len).ilog2() as u64 } else { 0 };
         let low = (len * low_width).div_ceil(64) * 8;
@@ -46,9 +47,10 @@ impl CompactIndex {
     }
 
     /// Build from `entries` (in vertex order, `len` of them, positions at
-    /// most `max`), charging `budget` first. `position` strips an entry's
-    /// flag bits (`flag` is the mask of those bits, 0 for none). An entry
-    /// whose position decreases or passes `max` is an error naming `path`.
+    /// most `max`), charging `budget` first. `flag` is the mask of the
+    /// codec's flag bits (0 for none): an entry's position is the rest, and
+    /// its flag is kept beside it. An entry whose position decreases or
+    /// passes `max`, or a count other than `len`, is an error naming `path`.
     pub fn build(
         path: &Path,
         len: u64,

@@ -3,8 +3,8 @@
 //! knows which algorithm it serves.
 //!
 //! - [`traverse`]: semi-external. The vertex index (Elias-Fano,
-//!   [`compact_index`]) and the algorithm's vertex state stay in memory; adjacency blocks are read through a
-//!   block cache, and a run-ahead prefetcher (RASP, TR-823 section 6) keeps
+//!   [`compact_index`]) and the algorithm's vertex state stay in memory;
+//!   adjacency blocks are read through a block cache, and a run-ahead prefetcher (RASP, TR-823 section 6) keeps
 //!   the device busy with the blocks of the vertices the algorithm will
 //!   visit next, as its own iterator state (queue, heap, cursor) says.
 //! - [`stream`]: G-Store tiles with slide-cache-rewind; [`interval`]: VENUS.

@@ -58,9 +58,9 @@ pub struct Traverse {
     decoder: Box<dyn ListDecoder>,
     vertices: u64,
     index: CompactIndex,
-    /// For codecs whose index gives degrees, where the budget has room:
-    /// the degrees beside the index, so that the random degree lookups of
-    /// NETALX's hot lists and bottom-up steps cost a read, not a select.
+    /// Where the budget has room: the degrees beside the index (or the
+    /// edge starts), so that the random degree lookups of NETALX's hot
+    /// lists and bottom-up steps cost a read, not a select.
     fast_degrees: Option<FastDegrees>,
     /// For codecs whose index does not give degrees (it counts bits): the
     /// first edge of each vertex, as Elias-Fano (degrees and weight offsets).
@@ -115,8 +115,9 @@ impl Traverse {
     }
 
     /// Open `layout` of `store`. The vertex index is loaded into memory as
-    /// Elias-Fano ([`CompactIndex`], a few bits per vertex); the cache takes what the budget has left beyond
-    /// `keep` bytes, which the algorithm reserves for its own state.
+    /// Elias-Fano ([`CompactIndex`], a few bits per vertex); the cache
+    /// takes what the budget has left beyond `keep` bytes, which the
+    /// algorithm reserves for its own state.
     pub fn open(store: &Store, layout: &str, budget: &Budget, opts: &TraverseOptions, keep: u64) -> Result<Self, StoreError> {
         let lay = store.layout(layout)?;
         let vertices = store.vertices();
@@ -439,27 +440,32 @@ impl Lookahead {
     }
 }
 
-/// The first edge of every vertex, from `lay`'s degrees file (`path`):
-/// one pass to check the file against the store's `arcs`, one to build.
+/// The first edge of every vertex, from `lay`'s degrees file (`path`), in
+/// one pass: the store's `arcs` bound the sequence, and the degrees must
+/// sum to exactly that.
 fn edge_starts(lay: &outcore_store::Layout, path: &std::path::Path, arcs: u64, budget: &Budget) -> Result<CompactIndex, StoreError> {
     let vertices = lay.vertices();
     if std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) != vertices * 4 {
         return Err(StoreError::invalid(path, format!("is not {vertices} u32 degrees")));
     }
-    let mut total = 0u64;
-    lay.for_each_degree(|_, d| total += d)?;
-    if total != arcs {
-        return Err(StoreError::invalid(path, format!("degrees sum to {total}, the store has {arcs} arcs")));
-    }
-    CompactIndex::build(path, vertices + 1, arcs, 0, budget, |push| {
+    let sum_error = |total: String| StoreError::invalid(path, format!("degrees sum to {total}, the store has {arcs} arcs"));
+    let starts = CompactIndex::build(path, vertices + 1, arcs, 0, budget, |push| {
         let mut scan = lay.degrees()?;
         let mut at = 0;
         for _ in 0..vertices {
             push(at)?;
             at += scan.next_degree()?;
+            if at > arcs {
+                return Err(sum_error(format!("more than {arcs}")));
+            }
         }
         push(at)
-    })
+    })?;
+    let total = starts.get(vertices);
+    if total != arcs {
+        return Err(sum_error(total.to_string()));
+    }
+    Ok(starts)
 }
 
 /// A traverse engine's degrees, without its cache (`Sync`).

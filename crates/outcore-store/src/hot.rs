@@ -38,8 +38,8 @@ pub fn hottest(nbrs: &[u64], degree: impl Fn(u64) -> u64, take: usize, out: &mut
 /// ranking, one random degree lookup per entry.
 pub struct HotBatches;
 
-/// Neighbour entries a batch holds before it is ranked (a batch holds
-/// whole lists, so a longer list makes a batch of its own).
+/// Neighbour entries after which a batch is ranked (a batch holds whole
+/// lists, so its last list may take it past this mark).
 const BATCH_ENTRIES: usize = 1 << 18;
 
 /// Lists ranked by one task.
@@ -55,6 +55,9 @@ impl HotBatches {
     /// Memory of the two batches and the ranked ids, per entry of a batch:
     /// the neighbours (8 bytes, twice), the list bounds (8, twice), the
     /// ranked ids per task (up to 10, as their vectors grow), the counts (1).
+    /// A list longer than a batch is held whole beyond this (besides the
+    /// scan's own copy and [`hottest`]'s scratch, which are not charged
+    /// either).
     pub const BYTES: u64 = (BATCH_ENTRIES * (2 * 16 + 11)) as u64;
 
     /// Rank the first `take` (at most 255) of every list `scan` yields by
