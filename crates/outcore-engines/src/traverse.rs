@@ -8,8 +8,8 @@
 //! vertices that share a block into one read. Results never depend on it:
 //! `neighbours` reads whatever is missing on demand.
 
-use outcore_io::{Backend, BlockCache, Budget, BudgetError, CacheStats, Reservation};
 use crate::compact_index::CompactIndex;
+use outcore_io::{Backend, BlockCache, Budget, BudgetError, CacheStats, Reservation};
 use outcore_store::{BlockTable, Codec, ListDecoder, ListSource, Store, StoreError};
 use serde::Serialize;
 
@@ -589,7 +589,10 @@ fn check_index(lay: &outcore_store::Layout, index: &CompactIndex, last_read_ahea
     let adjacency = std::fs::metadata(lay.adjacency_path()).map(|m| m.len()).unwrap_or(0);
     let (first, last) = (index.get(0), index.get(index.len() - 1));
     if last != last_read_ahead {
-        return Err(StoreError::invalid(lay.index_path(), format!("changed while it was read (last entry {last_read_ahead}, then {last})")));
+        return Err(StoreError::invalid(
+            lay.index_path(),
+            format!("changed while it was read (last entry {last_read_ahead}, then {last})"),
+        ));
     }
     if codec.position(last) > adjacency.saturating_mul(8) || codec.byte_range(first, last).1 > adjacency {
         return Err(StoreError::invalid(

@@ -261,15 +261,18 @@ impl BucketSorter {
         // 2 * SORTERS + 1 buckets are alive at once (one being sorted and
         // one queued per worker, one being written), so each gets a fixed
         // slot of memory; a bucket larger than a slot is sorted by runs,
-        // within one slot, on this thread.
+        // within one slot, on this thread. A written bucket's buffers wait
+        // in its worker's recycle slot for the worker's next bucket, still
+        // charged; a bucket sorted by runs first empties every recycle slot,
+        // so that its own slot is free whatever the timing of the workers.
         let slot = pass2_slot(budget.available());
         let buckets: Vec<std::sync::Arc<Bucket>> = buckets.into_iter().map(std::sync::Arc::new).collect();
         let mut channels = Vec::new();
         let mut workers = Vec::new();
         for w in 0..SORTERS {
             let (tx, rx) = sync_channel::<Result<Sorted>>(1);
-            let (recycle_tx, recycle_rx) = sync_channel::<SortedBucket>(1);
-            channels.push((rx, recycle_tx));
+            let recycled = std::sync::Arc::new(std::sync::Mutex::new(None::<SortedBucket>));
+            channels.push((rx, recycled.clone()));
             let worker_budget = budget.clone();
             let mine: Vec<(usize, std::sync::Arc<Bucket>)> =
                 buckets.iter().cloned().enumerate().filter(|(b, _)| b % SORTERS == w).collect();
@@ -280,8 +283,8 @@ impl BucketSorter {
                     // and two counter arrays; buffers come back from the
                     // consumer with their charge and are re-charged at their size.
                     let counters = 2 * ((1u64 << shift) + 1) * 8;
-                    let recycled = recycle_rx.try_recv().ok();
-                    let reuse = recycled.map(|sb| (sb.start, sb.targets)).unwrap_or_default();
+                    let reused = recycled.lock().map(|mut slot| slot.take()).unwrap_or(None);
+                    let reuse = reused.map(|sb| (sb.start, sb.targets)).unwrap_or_default();
                     let fresh = bucket.records * 12 + counters;
                     let need = bucket.records * 8 + bucket.records.max(reuse.1.capacity() as u64) * 4 + counters;
                     let (need, reuse) = if need <= slot { (need, reuse) } else { (fresh, Default::default()) };
@@ -307,10 +310,17 @@ impl BucketSorter {
             result = match rx.recv() {
                 Ok(Ok(Sorted::Memory(sb))) => {
                     let r = sb.for_each_list(dedup, &mut list, &mut f);
-                    let _ = recycle.try_send(sb);
+                    if let Ok(mut slot) = recycle.lock() {
+                        *slot = Some(sb);
+                    }
                     r
                 }
                 Ok(Ok(Sorted::External(path, b))) => {
+                    for (_, recycled) in &channels {
+                        if let Ok(mut slot) = recycled.lock() {
+                            *slot = None;
+                        }
+                    }
                     let r = sort_external(&path, &dir, &format!("{name}-{b}"), &budget, slot, dedup, &mut list, &mut f);
                     let _ = std::fs::remove_file(&path);
                     r
