@@ -210,6 +210,19 @@ pub fn interrupted() -> Option<i32> {
     }
 }
 
+/// Ask the running work to stop as if `sig` had arrived (a front end that
+/// handles signals itself, such as the Python package): the work loops
+/// fail with "interrupted" and the staging guards clean up as they unwind.
+pub fn request_interrupt(sig: i32) {
+    INTERRUPT.store(sig, Ordering::SeqCst);
+}
+
+/// Forget an interrupt once the work it stopped has unwound, so that the
+/// next call of a long-lived process (a Python session) runs.
+pub fn clear_interrupt() {
+    INTERRUPT.store(0, Ordering::SeqCst);
+}
+
 /// An error if this process was interrupted: called by the loops of long
 /// work (the sequential readers and writers call it per chunk), so an
 /// interrupt unwinds the work and the staging guards clean up.

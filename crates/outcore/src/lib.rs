@@ -35,6 +35,7 @@ mod error;
 pub mod graph500;
 pub mod import;
 pub mod output;
+pub mod progress;
 mod results;
 
 pub use error::Error;
@@ -45,6 +46,11 @@ pub use outcore_algorithms::run::{Algorithm, Info, Report, RunOptions, Validatio
 pub use outcore_algorithms::values::{Column, Value, ValueKind};
 pub use outcore_algorithms::{bc, bfs, cdlp, pagerank, spmv, sssp, wcc};
 pub use outcore_io::{format_bytes, parse_size, NoProgress, Progress};
+/// Interrupts from the host: a front end that catches SIGINT itself (the
+/// Python package) asks the running work to stop, then clears the request.
+pub use outcore_io::staging::{clear_interrupt, request_interrupt};
+/// Make freed memory go back to the kernel (call once, early).
+pub use outcore_io::pin_allocator;
 pub use outcore_store::{Encoding, Store, StoreError};
 use results::Validator;
 pub use results::{format_entry, graphalytics_float, Entry, Results};
