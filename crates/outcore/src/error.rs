@@ -67,3 +67,88 @@ impl Error {
         }
     }
 }
+
+/// What kind of failure an [`Error`] is: front ends that have their own
+/// error types (the Python package's exceptions) map from this, never
+/// from the message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The memory budget is too small for a step (see [`Error::suggested_memory`]).
+    Budget,
+    /// A parameter, an option or an algorithm name is wrong.
+    Parameter,
+    /// An input file is malformed (the message names the file and line or byte).
+    Input,
+    /// A store is missing, damaged or not what the call needs.
+    Store,
+    /// The store lacks a layout the call needs (the message says which command adds it).
+    Layout,
+    /// The output exists and was not made by outcore for this call (`force` replaces it).
+    Exists,
+    /// No engine or version can run this here.
+    Unsupported,
+    /// An interrupt stopped the work; what it was writing is removed.
+    Interrupted,
+    /// Reading or writing a file failed (full disk, permissions).
+    Io,
+}
+
+fn io_kind(e: &outcore_io::IoError) -> ErrorKind {
+    use std::error::Error as _;
+    match e.source().and_then(|s| s.downcast_ref::<std::io::Error>()) {
+        Some(s) if s.kind() == std::io::ErrorKind::Interrupted => ErrorKind::Interrupted,
+        _ => ErrorKind::Io,
+    }
+}
+
+fn store_kind(e: &StoreError) -> ErrorKind {
+    match e {
+        StoreError::Io(io) => io_kind(io),
+        StoreError::Budget(_) => ErrorKind::Budget,
+        StoreError::MissingLayout { .. } | StoreError::StaleLayout { .. } | StoreError::NoWeights { .. } => ErrorKind::Layout,
+        StoreError::Exists { .. } => ErrorKind::Exists,
+        StoreError::Parameter { .. } => ErrorKind::Parameter,
+        _ => ErrorKind::Store,
+    }
+}
+
+fn ingest_kind(e: &IngestError) -> ErrorKind {
+    match e {
+        IngestError::Io(io) => io_kind(io),
+        IngestError::Store(s) => store_kind(s),
+        IngestError::Budget(_) => ErrorKind::Budget,
+        IngestError::Usage(_) | IngestError::Parameter { .. } => ErrorKind::Parameter,
+        _ => ErrorKind::Input,
+    }
+}
+
+impl Error {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Run(outcore_algorithms::Error::Store(s)) => store_kind(s),
+            Error::Run(_) => ErrorKind::Unsupported,
+            Error::Ingest(e) => ingest_kind(e),
+            Error::Dynamic(DynError::Ingest(e)) => ingest_kind(e),
+            Error::Dynamic(DynError::Budget(_)) => ErrorKind::Budget,
+            Error::Dynamic(DynError::Io { source, .. }) if source.kind() == std::io::ErrorKind::Interrupted => ErrorKind::Interrupted,
+            Error::Dynamic(DynError::Io { .. } | DynError::Full(_)) => ErrorKind::Io,
+            Error::Dynamic(DynError::Line { .. } | DynError::UnknownFormat { .. }) => ErrorKind::Input,
+            Error::Dynamic(DynError::Usage(_) | DynError::Parameter { .. }) => ErrorKind::Parameter,
+            Error::Dynamic(_) => ErrorKind::Store,
+            Error::UnknownAlgorithm { .. } | Error::UnknownColumn { .. } => ErrorKind::Parameter,
+        }
+    }
+
+    /// For a budget shortfall, the smallest budget in bytes that would have
+    /// done (whole MiB).
+    pub fn suggested_memory(&self) -> Option<u64> {
+        let b = match self {
+            Error::Run(outcore_algorithms::Error::Store(StoreError::Budget(b))) => b,
+            Error::Ingest(IngestError::Budget(b) | IngestError::Store(StoreError::Budget(b))) => b,
+            Error::Dynamic(DynError::Budget(b)) => b,
+            _ => return None,
+        };
+        Some(b.suggest)
+    }
+}

@@ -93,3 +93,22 @@ pub fn import_ordered(
     report.seconds += r.seconds;
     Ok(report)
 }
+
+/// Add the layout `name` (`in`, `tiles` or `hot`) to the store at `dir`
+/// with its default shape (what `outcore layout add DIR NAME` does).
+pub fn add_layout(dir: &Path, name: &str, memory: u64, progress: &dyn Progress) -> Result<(), Error> {
+    match name {
+        "in" => drop(add_in(dir, memory, progress)?),
+        "tiles" => drop(add_tiles(dir, DEFAULT_GROUP, SPAN_BITS, memory, progress)?),
+        "hot" => drop(outcore_ingest::hot::add_hot(dir, outcore_ingest::hot::DEFAULT_COLUMNS, memory, progress)?),
+        "out" => {}
+        other => {
+            return Err(outcore_ingest::IngestError::Parameter {
+                name: "layout".into(),
+                reason: format!("unknown layout '{other}' (outcore builds: out, in, tiles, hot)"),
+            }
+            .into())
+        }
+    }
+    Ok(())
+}

@@ -38,14 +38,14 @@ pub mod output;
 pub mod progress;
 mod results;
 
-pub use error::Error;
+pub use error::{Error, ErrorKind};
 pub use outcore_algorithms::params::{Args, ParamKind, ParamSpec};
 pub use outcore_algorithms::plan::{Engine, EngineChoice, LayoutGain, Plan};
 pub use outcore_algorithms::registry::{self, Registered};
 pub use outcore_algorithms::run::{Algorithm, Info, Report, RunOptions, Validation};
 pub use outcore_algorithms::values::{Column, Value, ValueKind};
 pub use outcore_algorithms::{bc, bfs, cdlp, pagerank, spmv, sssp, wcc};
-pub use outcore_io::{format_bytes, parse_size, NoProgress, Progress};
+pub use outcore_io::{format_bytes, parse_size, IoError, NoProgress, Progress};
 /// Interrupts from the host: a front end that catches SIGINT itself (the
 /// Python package) asks the running work to stop, then clears the request.
 pub use outcore_io::staging::{clear_interrupt, request_interrupt};
