@@ -366,7 +366,11 @@ class Graph:
             if _too_large(self.num_vertices, 1, memory):
                 out_dir = tempfile.mkdtemp(prefix="outcore-ids-")
                 path = os.path.join(out_dir, "ids.npy")
-                self._g.vertices(path)
+                try:
+                    self._g.vertices(path)
+                except BaseException:
+                    shutil.rmtree(out_dir, ignore_errors=True)
+                    raise
                 self._vertices = _load_npy_dir(out_dir, {"ids": path})["ids"]
             else:
                 self._vertices = self._g.vertices()
@@ -398,9 +402,14 @@ class Graph:
         keep = out_dir is not None
         if out_dir is None and _too_large(self.num_vertices, len(spec["columns"]), memory):
             out_dir = tempfile.mkdtemp(prefix="outcore-result-")
-        report, columns = self._g.run(
-            spec["name"], args, memory, engine, progress, verify, None if out_dir is None else os.fspath(out_dir)
-        )
+        try:
+            report, columns = self._g.run(
+                spec["name"], args, memory, engine, progress, verify, None if out_dir is None else os.fspath(out_dir)
+            )
+        except BaseException:
+            if out_dir is not None and not keep:
+                shutil.rmtree(out_dir, ignore_errors=True)
+            raise
         if out_dir is not None:
             files = dict(columns)
             columns = {c: np.load(p, mmap_mode="r") for c, p in files.items()} if keep else _load_npy_dir(os.fspath(out_dir), files)

@@ -1,0 +1,307 @@
+"""The Python package against independent oracles: networkx on the shared
+real graphs, the `outcore` command's own output, numpy/scipy for the
+inputs; bad input raises the package's exceptions and leaves nothing
+behind; a result larger than half the budget comes back memory-mapped;
+Ctrl-C stops a run and the next one works."""
+
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+import outcore
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+SHARED = pathlib.Path(os.environ.get("OUTCORE_SHARED", ROOT.parent / "shared"))
+REAL = SHARED / "data" / "real"
+
+
+def cli():
+    path = pathlib.Path(os.environ.get("OUTCORE_BIN", ROOT / "target" / "debug" / "outcore"))
+    assert path.exists(), f"the outcore command is not at {path}: build it (cargo build) or set OUTCORE_BIN"
+    return str(path)
+
+
+def cli_values(args):
+    """{original id: value text} from `outcore ALG STORE ... -o -`."""
+    out = subprocess.run([cli(), *args, "-q", "-o", "-"], check=True, capture_output=True, text=True).stdout
+    return {int(v): x for v, x in (line.split() for line in out.splitlines() if line)}
+
+
+@pytest.fixture(scope="module")
+def grqc(tmp_path_factory):
+    """CA-GrQc (undirected collaboration network): the store and networkx's graph."""
+    path = tmp_path_factory.mktemp("grqc") / "grqc.store"
+    report = outcore.import_graph(REAL / "CA-GrQc.txt", path, directed=False, progress=False)
+    G = nx.read_edgelist(REAL / "CA-GrQc.txt", nodetype=int, create_using=nx.Graph)
+    assert report["vertices"] == G.number_of_nodes()
+    return outcore.open(path), G
+
+
+@pytest.fixture(scope="module")
+def wiki(tmp_path_factory):
+    """wiki-Vote (directed)."""
+    path = tmp_path_factory.mktemp("wiki") / "wiki.store"
+    outcore.import_graph(REAL / "wiki-Vote.txt", path, progress=False, layouts=["in"])
+    G = nx.read_edgelist(REAL / "wiki-Vote.txt", nodetype=int, create_using=nx.DiGraph)
+    return outcore.open(path), G
+
+
+def as_dict(graph, values):
+    return dict(zip(graph.vertices().tolist(), values.tolist()))
+
+
+def partition(labels: dict):
+    groups = {}
+    for v, c in labels.items():
+        groups.setdefault(c, set()).add(v)
+    return sorted(sorted(g) for g in groups.values())
+
+
+def test_store_facts_match_networkx(grqc, wiki):
+    g, G = grqc
+    assert (g.num_vertices, g.num_edges, g.directed) == (G.number_of_nodes(), G.number_of_edges(), False)
+    assert sorted(g.vertices().tolist()) == sorted(G.nodes)
+    info = g.info()
+    assert info["vertices"] == G.number_of_nodes()
+    w, W = wiki
+    assert (w.num_vertices, w.num_edges, w.directed) == (W.number_of_nodes(), W.number_of_edges(), True)
+    assert "in" in w.layouts
+
+
+def test_pagerank_equals_networkx(grqc, wiki):
+    for g, G in (grqc, wiki):
+        r = g.pagerank(memory="64M", progress=False)
+        ours = as_dict(g, r.rank)
+        theirs = nx.pagerank(G)
+        assert max(abs(ours[v] - theirs[v]) for v in G) < 1e-9
+        assert r.report["algorithm"] == "pagerank" and r.report["engine"] and r.report["engine_reason"]
+        assert r.report["peak_rss_bytes"] > 0 and "seconds" in r.report
+
+
+def test_bfs_levels_equal_networkx(wiki):
+    g, G = wiki
+    root = max(G.nodes, key=G.out_degree)
+    r = g.bfs(root, progress=False, verify=True)
+    assert r.report["validation"]["passed"]
+    levels = as_dict(g, r.level)
+    theirs = nx.single_source_shortest_path_length(G, root)
+    assert {v: lv for v, lv in levels.items() if lv >= 0} == theirs
+    parents = as_dict(g, r.parent)
+    for v, p in parents.items():
+        if v != root and p >= 0:
+            assert G.has_edge(p, v) and theirs[p] == theirs[v] - 1
+
+
+def test_wcc_equals_networkx(grqc, wiki):
+    g, G = grqc
+    assert partition(as_dict(g, g.wcc(progress=False).component)) == sorted(sorted(c) for c in nx.connected_components(G))
+    w, W = wiki
+    assert partition(as_dict(w, w.wcc(progress=False).component)) == sorted(sorted(c) for c in nx.weakly_connected_components(W))
+
+
+def test_sssp_equals_networkx_dijkstra(tmp_path):
+    rng = np.random.default_rng(7)
+    n, m = 2000, 12000
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    w = rng.integers(1, 50, m).astype(np.float64)
+    path = tmp_path / "w.store"
+    outcore.import_graph((src, dst, w), path, num_vertices=n, progress=False)
+    G = nx.DiGraph()
+    G.add_nodes_from(range(n))
+    for a, b, x in zip(src.tolist(), dst.tolist(), w.tolist()):
+        if not G.has_edge(a, b) or G[a][b]["weight"] > x:
+            G.add_edge(a, b, weight=x)
+    g = outcore.open(path)
+    assert g.weighted
+    r = g.sssp(root=0, progress=False)
+    ours = {v: d for v, d in as_dict(g, r.distance).items() if np.isfinite(d)}
+    assert ours == nx.single_source_dijkstra_path_length(G, 0)
+
+
+def test_betweenness_equals_networkx(tmp_path):
+    G = nx.gnm_random_graph(300, 900, seed=3)
+    src, dst = (np.array(x) for x in zip(*G.edges()))
+    path = tmp_path / "bc.store"
+    outcore.import_graph((src, dst), path, directed=False, num_vertices=300, progress=False)
+    g = outcore.open(path)
+    r = g.betweenness(sources="all", progress=False)
+    ours = as_dict(g, r.centrality)
+    theirs = nx.betweenness_centrality(G, normalized=False)
+    assert max(abs(ours[v] - theirs[v]) for v in G) < 1e-9
+
+
+def test_cdlp_and_spmv_equal_the_command(wiki):
+    g, _ = wiki
+    store = str(g.path)
+    for name, column, params in (("cdlp", "community", {"iterations": 5}), ("spmv", "y", {})):
+        r = g.run(name, progress=False, **params)
+        args = [name, store] + [x for k, v in params.items() for x in (f"--{k}", str(v))]
+        theirs = cli_values(args)
+        ours = as_dict(g, r[column])
+        assert ours.keys() == theirs.keys()
+        for v, x in ours.items():
+            assert float(theirs[v]) == pytest.approx(x, rel=1e-12), (name, v)
+
+
+def test_every_registry_algorithm_is_a_method(grqc):
+    g, _ = grqc
+    for spec in outcore.algorithms():
+        method = getattr(g, spec["name"])
+        assert spec["about"] in method.__doc__
+        for p in spec["params"]:
+            assert p["name"] in str(__import__("inspect").signature(method))
+
+
+def test_array_dataframe_and_sparse_inputs_give_the_file_import(tmp_path):
+    text = (REAL / "CA-GrQc.txt").read_text().splitlines()
+    pairs = np.array([[int(x) for x in line.split()] for line in text if line and not line.startswith("#")])
+    src, dst = pairs[:, 0], pairs[:, 1]
+    ref = outcore.open(tmp_path / "file.store") if outcore.import_graph(REAL / "CA-GrQc.txt", tmp_path / "file.store", progress=False) else None
+    stores = {
+        "arrays": outcore.import_graph((src, dst), tmp_path / "arrays.store", progress=False),
+        "frame": outcore.import_graph(pd.DataFrame({"a": src, "b": dst}), tmp_path / "frame.store", columns=("a", "b"), progress=False),
+    }
+    expect = as_dict(ref, ref.pagerank(progress=False).rank)
+    for name in stores:
+        g = outcore.open(tmp_path / f"{name}.store")
+        assert (g.num_vertices, g.num_edges) == (ref.num_vertices, ref.num_edges), name
+        got = as_dict(g, g.pagerank(progress=False).rank)
+        assert got.keys() == expect.keys()
+        assert max(abs(got[v] - expect[v]) for v in got) < 1e-12, name
+    # a sparse matrix: rows -> columns, its size the vertex count, values the weights
+    n = int(pairs.max()) + 1
+    A = sp.csr_matrix((np.full(len(src), 2.5), (src, dst)), shape=(n, n))
+    outcore.import_graph(A, tmp_path / "sparse.store", progress=False)
+    g = outcore.open(tmp_path / "sparse.store")
+    assert g.num_vertices == n and g.weighted
+    d = as_dict(g, g.sssp(root=int(src[0]), progress=False).distance)
+    levels = as_dict(ref, ref.bfs(int(src[0]), progress=False).level)
+    for v, lv in levels.items():
+        assert d[v] == (2.5 * lv if lv >= 0 else np.inf)
+
+
+def test_result_larger_than_half_the_budget_is_memory_mapped(tmp_path):
+    n = 2 << 20
+    rng = np.random.default_rng(1)
+    src, dst = rng.integers(0, n, 2 * n), rng.integers(0, n, 2 * n)
+    outcore.import_graph((src, dst), tmp_path / "big.store", directed=False, num_vertices=n, progress=False, memory="256M")
+    g = outcore.open(tmp_path / "big.store")
+    r = g.wcc(memory="48M", progress=False)
+    assert isinstance(r.component, np.memmap)
+    ids = g.vertices(memory="48M")
+    assert isinstance(ids, np.memmap)
+    whole = g.wcc(memory="1G", progress=False)
+    assert not isinstance(whole.component, np.memmap)
+    assert np.array_equal(np.asarray(r.component), whole.component)
+    assert not any(p.name.startswith("outcore-result-") for p in pathlib.Path(__import__("tempfile").gettempdir()).iterdir())
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    r = g.wcc(memory="1G", progress=False, out_dir=kept)
+    assert (kept / "component.npy").exists() and np.array_equal(np.load(kept / "component.npy"), whole.component)
+
+
+def leftovers(directory):
+    return [p.name for p in pathlib.Path(directory).iterdir()]
+
+
+@pytest.mark.parametrize(
+    "source,kwargs,error,words",
+    [
+        ((np.array([0.5, 1.0]), np.array([1, 2])), {}, outcore.InputError, "integers"),
+        ((np.array([[0, 1]]), np.array([1])), {}, outcore.InputError, "one-dimensional"),
+        ((np.array([0, -1]), np.array([1, 2])), {}, outcore.InputError, "non-negative"),
+        ((np.array([0, 1]), np.array([1, 2]), np.array([1.0, np.nan])), {}, outcore.InputError, "finite"),
+        ((np.array([0, 1]), np.array([1, 2, 3])), {}, outcore.InputError, "same length"),
+        (pd.DataFrame({"a": [0], "b": [1]}), {"columns": ("a", "c")}, outcore.InputError, "'c'"),
+        (sp.csr_matrix((2, 3)), {}, outcore.InputError, "square"),
+        ("no-such-file.el", {}, outcore.OutcoreError, "no-such-file.el"),
+        ((np.array([0, 1]), np.array([1, 2])), {"memory": "1M"}, outcore.BudgetError, "memory budget"),
+        ((np.array([0, 1]), np.array([1, 2])), {"layouts": ["sideways"]}, outcore.ParameterError, "sideways"),
+    ],
+)
+def test_bad_input_raises_and_writes_nothing(tmp_path, source, kwargs, error, words):
+    with pytest.raises(error, match=words):
+        outcore.import_graph(source, tmp_path / "g.store", progress=False, **kwargs)
+    assert leftovers(tmp_path) == []
+
+
+def test_bad_calls_raise_named_errors(grqc, tmp_path):
+    g, _ = grqc
+    with pytest.raises(outcore.StoreError, match="no such store"):
+        outcore.open(tmp_path / "missing.store")
+    with pytest.raises(outcore.ParameterError, match="root"):
+        g.bfs(root=10**12, progress=False)
+    with pytest.raises(outcore.ParameterError, match="takes no parameter 'rooot'"):
+        g.bfs(rooot=1)
+    with pytest.raises(outcore.ParameterError, match="engine"):
+        g.bfs(engine="warp")
+    with pytest.raises(outcore.BudgetError) as e:
+        g.pagerank(memory="1M", progress=False)
+    assert e.value.suggested_memory > 1 << 20
+    r = g.pagerank(memory=e.value.suggested_memory, progress=False)
+    assert r.report["budget_peak_bytes"] <= e.value.suggested_memory
+    with pytest.raises(outcore.ExistsError):
+        outcore.import_graph(REAL / "CA-GrQc.txt", g.path, progress=False)
+    assert outcore.open(g.path).num_vertices == g.num_vertices
+
+
+def test_runs_release_the_gil(grqc):
+    g, _ = grqc
+    ticks = []
+    done = threading.Event()
+
+    def tick():
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    start = time.perf_counter()
+    g.pagerank(iterations=300, progress=False)
+    end = time.perf_counter()
+    done.set()
+    t.join()
+    during = [x for x in ticks if start < x < end]
+    # the other thread ran throughout the call: a held GIL would leave one gap as long as the call
+    gaps = np.diff([start, *during, end])
+    assert len(during) > 5 and gaps.max() < 0.5 * (end - start), (len(during), gaps.max(), end - start)
+
+
+INTERRUPTED = """
+import sys, outcore
+g = outcore.open(sys.argv[1])
+try:
+    g.pagerank(iterations=10**7, progress=False)
+    print("finished")
+except KeyboardInterrupt:
+    print("interrupted")
+r = g.pagerank(iterations=3, progress=False, verify=True)
+print("again", r.report["validation"]["passed"])
+"""
+
+
+def test_ctrl_c_stops_a_run_and_the_next_one_works(grqc):
+    g, _ = grqc
+    before = sorted(leftovers(g.path))
+    p = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED, str(g.path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(3)
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=120)
+    assert out.split() == ["interrupted", "again", "True"], out
+    assert sorted(leftovers(g.path)) == before
