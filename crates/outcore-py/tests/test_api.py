@@ -305,3 +305,33 @@ def test_ctrl_c_stops_a_run_and_the_next_one_works(grqc):
     out, _ = p.communicate(timeout=120)
     assert out.split() == ["interrupted", "again", "True"], out
     assert sorted(leftovers(g.path)) == before
+
+
+def test_type_stubs_name_every_algorithm_and_its_parameters():
+    import ast
+
+    stub = ast.parse((pathlib.Path(outcore.__file__).parent / "__init__.pyi").read_text())
+    graph = next(n for n in stub.body if isinstance(n, ast.ClassDef) and n.name == "Graph")
+    methods = {f.name: f for f in graph.body if isinstance(f, ast.FunctionDef)}
+    for spec in outcore.algorithms():
+        assert spec["name"] in methods, spec["name"]
+        f = methods[spec["name"]]
+        positional = [a.arg for a in f.args.args[1:]]
+        assert positional == [p["name"] for p in spec["params"]], spec["name"]
+
+
+def test_networkx_dispatches_to_a_store_without_converting(grqc, monkeypatch):
+    import outcore.nx as onx
+
+    g, G = grqc
+    OG = onx.open(g.path)
+    assert OG.__networkx_backend__ == "outcore" and not OG.is_directed() and len(OG) == G.number_of_nodes()
+    converted = []
+    monkeypatch.setattr(onx.BackendInterface, "convert_from_nx", staticmethod(lambda *a, **k: converted.append(a)))
+    pr = nx.pagerank(OG)
+    theirs = nx.pagerank(G)
+    assert max(abs(pr[v] - theirs[v]) for v in G) < 1e-9
+    assert nx.number_connected_components(OG) == nx.number_connected_components(G)
+    root = next(iter(G))
+    assert nx.single_source_shortest_path_length(OG, root) == nx.single_source_shortest_path_length(G, root)
+    assert converted == []
