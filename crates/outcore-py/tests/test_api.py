@@ -335,3 +335,19 @@ def test_networkx_dispatches_to_a_store_without_converting(grqc, monkeypatch):
     root = next(iter(G))
     assert nx.single_source_shortest_path_length(OG, root) == nx.single_source_shortest_path_length(G, root)
     assert converted == []
+
+
+def test_readme_python_session_runs_as_written(tmp_path, monkeypatch, capsys):
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("\n## Python\n") :]
+    block = section[section.index("```python\n") + len("```python\n") :]
+    block = block[: block.index("```")]
+    work = tmp_path / "work"
+    work.mkdir()
+    (tmp_path / "shared").symlink_to(SHARED)
+    monkeypatch.chdir(work)
+    exec(compile(block, "README.md (Python)", "exec"), {})
+    out = capsys.readouterr().out
+    assert "7115 vertices, 103689 directed edges" in out
+    assert out.rstrip().splitlines()[-1] == str(nx.number_weakly_connected_components(
+        nx.read_edgelist(REAL / "wiki-Vote.txt", nodetype=int, create_using=nx.DiGraph)))
