@@ -36,7 +36,7 @@ pub mod sssp;
 pub mod values;
 pub mod wcc;
 
-pub use degrees::{degree_summary, DegreeSummary};
+pub use degrees::{degree_summary, DegreeStats, DegreeSummary};
 pub use error::Error;
 pub use graph::MemGraph;
 pub use params::{Args, ParamKind, ParamSpec};

@@ -79,7 +79,11 @@ pub fn run_args(engines: &'static [Engine], columns: &[&'static str]) -> Vec<Arg
             .short('o')
             .value_parser(clap::value_parser!(PathBuf))
             .help("Write `vertex value` lines (Graphalytics format, original ids) to this file, or to standard output with -"),
-        Arg::new("force").long("force").action(ArgAction::SetTrue).help("Replace an existing --output file"),
+        Arg::new("force").long("force").action(ArgAction::SetTrue).help("Replace an existing --output or --report file"),
+        Arg::new("report")
+            .long("report")
+            .value_parser(clap::value_parser!(PathBuf))
+            .help("Draw the run's figures per iteration or BFS level (time, bytes read, cache hits, edges, frontier sizes) to this .svg or .html file"),
         Arg::new("top")
             .long("top")
             .value_parser(clap::value_parser!(usize))

@@ -134,7 +134,7 @@ impl Hints<'_> {
                 ApiError::Ingest(i) => self.ingest(i),
                 ApiError::Dynamic(d) => self.dynamic(d),
                 ApiError::UnknownColumn { .. } => self.hint("choose one with --values".into()),
-                ApiError::UnknownAlgorithm { .. } => {}
+                ApiError::UnknownAlgorithm { .. } | ApiError::Plot { .. } => {}
             }
         } else if let Some(x) = cause.downcast_ref::<outcore_algorithms::Error>() {
             self.algorithm(x);

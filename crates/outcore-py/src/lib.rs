@@ -17,7 +17,12 @@ use std::path::PathBuf;
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
-create_exception!(_outcore, OutcoreError, PyException, "Base class of every error outcore raises; the message says what failed and what fixes it.");
+create_exception!(
+    _outcore,
+    OutcoreError,
+    PyException,
+    "Base class of every error outcore raises; the message says what failed and what fixes it."
+);
 create_exception!(_outcore, BudgetError, OutcoreError, "The memory budget is too small for a step; `suggested_memory` (bytes) would do.");
 create_exception!(_outcore, ParameterError, OutcoreError, "A parameter, option or algorithm name is wrong.");
 create_exception!(_outcore, InputError, OutcoreError, "An input file or array is malformed (the message names the file and line).");
@@ -54,10 +59,7 @@ fn to_py(e: outcore::Error) -> PyErr {
 /// Run `work` on its own thread with the GIL released; every 50 ms look
 /// for a pending signal. On KeyboardInterrupt, ask the library to stop,
 /// wait for the work to unwind (it removes its staging files), and raise.
-fn interruptible<T: Send + 'static>(
-    py: Python<'_>,
-    work: impl FnOnce() -> Result<T, outcore::Error> + Send + 'static,
-) -> PyResult<T> {
+fn interruptible<T: Send + 'static>(py: Python<'_>, work: impl FnOnce() -> Result<T, outcore::Error> + Send + 'static) -> PyResult<T> {
     let (tx, rx) = mpsc::channel();
     let worker = std::thread::Builder::new()
         .name("outcore".into())
@@ -101,9 +103,8 @@ fn parse_memory(memory: &Bound<'_, PyAny>) -> PyResult<u64> {
     if let Ok(n) = memory.extract::<u64>() {
         return Ok(n);
     }
-    let text: String = memory
-        .extract()
-        .map_err(|_| ParameterError::new_err("memory: give bytes as an int or a size such as '512M' or '4G'"))?;
+    let text: String =
+        memory.extract().map_err(|_| ParameterError::new_err("memory: give bytes as an int or a size such as '512M' or '4G'"))?;
     outcore::parse_size(&text).map_err(|e| ParameterError::new_err(format!("memory: {e}")))
 }
 
@@ -435,9 +436,28 @@ impl Graph {
         Ok(ids.map(|v| v.into_pyarray(py)))
     }
 
+    /// Degree statistics (min, max, mean, power-of-two histogram, the `top`
+    /// highest in original ids; in-degrees too for a directed graph) as JSON.
+    #[pyo3(signature = (top=5, memory=None))]
+    fn degree_summary_json(&self, py: Python<'_>, top: usize, memory: Option<Bound<'_, PyAny>>) -> PyResult<String> {
+        let memory = match memory {
+            Some(m) => parse_memory(&m)?,
+            None => 1 << 30,
+        };
+        let g = self.inner.clone();
+        interruptible(py, move || Ok(serde_json::to_string(&g.degree_summary(top, memory)?).unwrap_or_default()))
+    }
+
     /// The plan `name` would follow, as a JSON string.
     #[pyo3(signature = (name, params=None, memory=None, engine="auto"))]
-    fn plan(&self, py: Python<'_>, name: String, params: Option<&Bound<'_, PyDict>>, memory: Option<Bound<'_, PyAny>>, engine: &str) -> PyResult<String> {
+    fn plan(
+        &self,
+        py: Python<'_>,
+        name: String,
+        params: Option<&Bound<'_, PyDict>>,
+        memory: Option<Bound<'_, PyAny>>,
+        engine: &str,
+    ) -> PyResult<String> {
         let args = args_of(params)?;
         let opts = options(memory, engine, false)?;
         let g = self.inner.clone();

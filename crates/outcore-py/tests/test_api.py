@@ -351,3 +351,36 @@ def test_readme_python_session_runs_as_written(tmp_path, monkeypatch, capsys):
     assert "7115 vertices, 103689 directed edges" in out
     assert out.rstrip().splitlines()[-1] == str(nx.number_weakly_connected_components(
         nx.read_edgelist(REAL / "wiki-Vote.txt", nodetype=int, create_using=nx.DiGraph)))
+
+
+def test_degrees_and_their_plots_equal_networkx(wiki, grqc):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    g, G = wiki
+    d = g.degrees(top=3)
+
+    def buckets(degrees):
+        h = {}
+        for x in degrees:
+            if x > 0:
+                k = 1 << (x.bit_length() - 1)
+                h[k] = h.get(k, 0) + 1
+        return sorted(h.items())
+
+    for name, degrees in (("out", [x for _, x in G.out_degree()]), ("in", [x for _, x in G.in_degree()])):
+        stats = d[name]
+        drawn = [(1 << k, c) for k, c in enumerate(stats["histogram"]) if c > 0]
+        assert drawn == buckets(degrees), name
+        assert stats["max"] == max(degrees) and stats["zero"] == degrees.count(0)
+        assert [x for _, x in stats["top"]] == sorted(degrees, reverse=True)[:3]
+    ax = g.plot_degrees()
+    lines = {line.get_label(): [tuple(p) for p in line.get_xydata().tolist()] for line in ax.get_lines()}
+    assert lines["out-degree"] == [(float(k), float(c)) for k, c in buckets([x for _, x in G.out_degree()])]
+    assert lines["in-degree"] == [(float(k), float(c)) for k, c in buckets([x for _, x in G.in_degree()])]
+    u, _ = grqc
+    r = u.pagerank(engine="sortreduce", iterations=4, progress=False)
+    series = r.series()
+    assert len(series) > 0 and all(len(v) == 4 for v in series.values())
+    axes = r.plot()
+    assert [list(a.get_lines()[0].get_ydata()) for a in axes] == [list(map(float, v)) for v in series.values()]

@@ -27,6 +27,14 @@ pub enum Error {
         /// The names the registry has.
         known: String,
     },
+    /// A figure could not be drawn.
+    #[error("drawing {what}: {reason}")]
+    Plot {
+        /// The figure.
+        what: String,
+        /// What the plotting library said.
+        reason: String,
+    },
     /// The algorithm returns no result of this name.
     #[error("{algorithm} returns no '{name}' (it returns: {known})")]
     UnknownColumn {
@@ -137,6 +145,7 @@ impl Error {
             Error::Dynamic(DynError::Usage(_) | DynError::Parameter { .. }) => ErrorKind::Parameter,
             Error::Dynamic(_) => ErrorKind::Store,
             Error::UnknownAlgorithm { .. } | Error::UnknownColumn { .. } => ErrorKind::Parameter,
+            Error::Plot { .. } => ErrorKind::Io,
         }
     }
 

@@ -35,6 +35,7 @@ mod error;
 pub mod graph500;
 pub mod import;
 pub mod output;
+pub mod plot;
 pub mod progress;
 mod results;
 
@@ -45,12 +46,13 @@ pub use outcore_algorithms::registry::{self, Registered};
 pub use outcore_algorithms::run::{Algorithm, Info, Report, RunOptions, Validation};
 pub use outcore_algorithms::values::{Column, Value, ValueKind};
 pub use outcore_algorithms::{bc, bfs, cdlp, pagerank, spmv, sssp, wcc};
-pub use outcore_io::{format_bytes, parse_size, IoError, NoProgress, Progress};
+pub use outcore_algorithms::{DegreeStats, DegreeSummary};
+/// Make freed memory go back to the kernel (call once, early).
+pub use outcore_io::pin_allocator;
 /// Interrupts from the host: a front end that catches SIGINT itself (the
 /// Python package) asks the running work to stop, then clears the request.
 pub use outcore_io::staging::{clear_interrupt, request_interrupt};
-/// Make freed memory go back to the kernel (call once, early).
-pub use outcore_io::pin_allocator;
+pub use outcore_io::{format_bytes, parse_size, IoError, NoProgress, Progress};
 pub use outcore_store::{Encoding, Store, StoreError};
 use results::Validator;
 pub use results::{format_entry, graphalytics_float, Entry, Results};
@@ -107,6 +109,22 @@ impl Graph {
         let args = args.clone();
         let validator: Validator = Box::new(move |store, run| Ok(alg.validate(store, &args, run)?));
         Ok(Results { store: self.reopen()?, algorithm: alg.info().name, validator, run })
+    }
+
+    /// Degree statistics: min, max, mean, a power-of-two histogram and the
+    /// `top` highest-degree vertices (original ids), for out-degrees (the
+    /// index alone) and, for a directed graph, in-degrees (one scan with a
+    /// counter per vertex, charged to `memory`).
+    pub fn degree_summary(&self, top: usize, memory: u64) -> Result<DegreeSummary, Error> {
+        let budget = outcore_io::Budget::new(memory);
+        let mut summary = outcore_algorithms::degree_summary(&self.store, top, true, &budget)?;
+        let ids = self.store.ids()?;
+        for stats in std::iter::once(&mut summary.out).chain(summary.r#in.as_mut()) {
+            for entry in &mut stats.top {
+                entry.0 = ids.original(entry.0)?;
+            }
+        }
+        Ok(summary)
     }
 
     /// The plan `name` would follow: the engine, why, and what a missing

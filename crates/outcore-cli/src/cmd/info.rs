@@ -21,6 +21,12 @@ pub struct Args {
     /// How many highest-degree vertices to list.
     #[arg(long, default_value_t = 5)]
     pub top: usize,
+    /// Draw the degree distribution (log-log; in and out for a directed graph) to this SVG file.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    /// Replace an existing --plot file.
+    #[arg(long)]
+    pub force: bool,
     /// Memory budget (the in-degree count of directed graphs needs 4 bytes per vertex).
     #[arg(long, default_value = "1G", value_parser = crate::parse_memory)]
     pub memory: u64,
@@ -42,6 +48,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
         anyhow::bail!("{}", bad.join("; "));
     }
     let degrees = degree_summary(&store, a.top, true, &budget)?;
+    if let Some(path) = &a.plot {
+        let title = format!("degree distribution of {}", a.store.display());
+        outcore::plot::write_figure(path, &outcore::plot::degree_svg(&degrees, &title)?, a.force, &[&a.store])?;
+    }
     let ids = store.ids()?;
     let original_top = |top: &[(u64, u64)]| -> Result<Vec<(u64, u64)>> { top.iter().map(|&(v, d)| Ok((ids.original(v)?, d))).collect() };
 

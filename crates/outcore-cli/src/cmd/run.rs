@@ -84,6 +84,14 @@ pub fn run(alg: &'static dyn Registered, m: &ArgMatches) -> Result<ExitCode> {
         }
         None => {}
     }
+    if let Some(path) = m.get_one::<PathBuf>("report") {
+        let report = results.report_json();
+        let page = match path.extension().and_then(|e| e.to_str()) {
+            Some("html" | "htm") => outcore::plot::report_html(&report)?,
+            _ => outcore::plot::report_svg(&report)?,
+        };
+        outcore::plot::write_figure(path, &page, m.get_flag("force"), &[&store])?;
+    }
     let top = match m.get_one::<usize>("top") {
         Some(&k) => Some(outcore::output::top(&results, &column, k)?),
         None => None,

@@ -312,10 +312,49 @@ class Result:
         column = column or next(iter(self.columns))
         return pd.Series(np.asarray(self[column]), index=index, name=column)
 
+    def series(self) -> Dict[str, list]:
+        """The figures the run recorded per step: each numeric figure of
+        ``report["per_iteration"]`` (stream, interval, sort-reduce) and of
+        ``report["levels"]`` (the hybrid BFS), as lists by step."""
+        out: Dict[str, list] = {}
+        for key, step in (("per_iteration", "iteration"), ("levels", "level")):
+            rows = self.report.get(key) or []
+            names = []
+            for row in rows:
+                for k, v in row.items():
+                    if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in names:
+                        names.append(k)
+            for k in names:
+                out[f"{k} per {step}"] = [row.get(k, 0) for row in rows]
+        return out
+
+    def plot(self, axes=None):
+        """The run's per-iteration or per-level figures with matplotlib,
+        one panel each (the figure ``--report`` draws). Returns the axes."""
+        plt = _pyplot()
+        series = self.series()
+        if not series:
+            raise ValueError(f"this run ({self.report.get('engine')} engine) recorded no per-iteration or per-level figures")
+        if axes is None:
+            _, axes = plt.subplots(len(series), 1, figsize=(6, 2.2 * len(series)), squeeze=False)
+            axes = axes[:, 0]
+        for ax, (name, values) in zip(axes, series.items()):
+            ax.plot(range(len(values)), values, marker="o")
+            ax.set_title(name)
+        return axes
+
     def to_dict(self, column: Optional[str] = None) -> dict:
         """{original id: value} for one column (small graphs)."""
         column = column or next(iter(self.columns))
         return dict(zip(self.vertices.tolist(), self[column].tolist()))
+
+
+def _pyplot():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError("plots need matplotlib: pip install matplotlib") from None
+    return plt
 
 
 def _load_npy_dir(out_dir: str, files: Dict[str, str]) -> Dict[str, np.ndarray]:
@@ -357,6 +396,33 @@ class Graph:
     def info(self) -> dict:
         """The store's manifest (counts, layouts, encodings, checksums) as a dict."""
         return json.loads(self._g.manifest_json())
+
+    def degrees(self, top: int = 5, memory: Union[int, str, None] = None) -> dict:
+        """Degree statistics: ``{"out": {...}, "in": {...} or None}``, each
+        with min, max, mean, zero (vertices of degree 0), histogram
+        (``histogram[k]`` counts degrees in [2^k, 2^(k+1))) and the `top`
+        highest-degree vertices as (original id, degree)."""
+        return json.loads(self._g.degree_summary_json(top, memory))
+
+    def plot_degrees(self, ax=None, memory: Union[int, str, None] = None):
+        """The degree distribution on log-log axes with matplotlib (one
+        point per power-of-two bucket; in and out for a directed graph), the
+        figure ``outcore info --plot`` draws. Returns the Axes."""
+        plt = _pyplot()
+        if ax is None:
+            _, ax = plt.subplots()
+        summary = self.degrees(memory=memory)
+        for name, stats in (("out-degree", summary["out"]), ("in-degree", summary.get("in"))):
+            if not stats:
+                continue
+            points = [(1 << k, c) for k, c in enumerate(stats["histogram"]) if c > 0]
+            if points:
+                ax.loglog(*zip(*points), marker="o", label=name)
+        ax.set_xlabel("degree (bucket 2^k .. 2^(k+1)-1)")
+        ax.set_ylabel("vertices")
+        ax.set_title(f"degree distribution of {os.path.basename(str(self.path))}")
+        ax.legend()
+        return ax
 
     def vertices(self, memory: Union[int, str, None] = None) -> np.ndarray:
         """The original id of every vertex (int64), in the order of every
