@@ -169,6 +169,39 @@ fn import_file(
     })
 }
 
+/// Write a store's edges back out in original ids (`outcore export`):
+/// `el`, `wel`, `bin32`, `bin64`, `mtx` or `graphalytics`. Returns the
+/// edges written.
+#[pyfunction]
+#[pyo3(signature = (store, path, *, format="el", layout="out", memory=None, force=false, progress=true))]
+#[allow(clippy::too_many_arguments)]
+fn export(
+    py: Python<'_>,
+    store: PathBuf,
+    path: PathBuf,
+    format: &str,
+    layout: &str,
+    memory: Option<Bound<'_, PyAny>>,
+    force: bool,
+    progress: bool,
+) -> PyResult<u64> {
+    let mut opts = outcore::import::ExportOptions {
+        format: outcore::import::ExportFormat::from_name(format).ok_or_else(|| {
+            ParameterError::new_err(format!("format: unknown export format '{format}' (el, wel, bin32, bin64, mtx, graphalytics)"))
+        })?,
+        layout: layout.to_string(),
+        force,
+        ..Default::default()
+    };
+    if let Some(m) = memory {
+        opts.memory = parse_memory(&m)?;
+    }
+    interruptible(py, move || {
+        let report = outcore::import::export(&store, &path, &opts, &outcore::progress::Bars::new(!progress))?;
+        Ok(report.edges)
+    })
+}
+
 /// Add a layout (`in`, `tiles`, `hot`) to a store, as `outcore layout add`.
 #[pyfunction]
 #[pyo3(signature = (store, layout, *, memory=None, progress=true))]
@@ -528,6 +561,7 @@ fn _outcore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(import_file, m)?)?;
     m.add_function(wrap_pyfunction!(write_edge_file, m)?)?;
     m.add_function(wrap_pyfunction!(add_layout, m)?)?;
+    m.add_function(wrap_pyfunction!(export, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_class::<Graph>()?;
     m.add("OutcoreError", py.get_type::<OutcoreError>())?;

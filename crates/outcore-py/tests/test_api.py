@@ -384,3 +384,22 @@ def test_degrees_and_their_plots_equal_networkx(wiki, grqc):
     assert len(series) > 0 and all(len(v) == 4 for v in series.values())
     axes = r.plot()
     assert [list(a.get_lines()[0].get_ydata()) for a in axes] == [list(map(float, v)) for v in series.values()]
+
+
+def test_networkx_runs_what_outcore_lacks_on_the_graph_read_back(grqc, tmp_path):
+    import outcore.nx as onx
+
+    g, G = grqc
+    OG = onx.open(g.path)
+    # clustering is not an outcore function: networkx converts the store to its own graph
+    with pytest.raises(NotImplementedError):
+        nx.average_clustering(OG)
+    assert nx.average_clustering(OG, backend="networkx") == pytest.approx(nx.average_clustering(G), abs=1e-12)
+    H = OG.to_networkx()
+    assert sorted(H.edges()) == sorted(tuple(sorted(e)) for e in G.edges()) or nx.utils.graphs_equal(H, G)
+    assert outcore.export(g.path, tmp_path / "g.el", progress=False) == G.number_of_edges()
+    W = nx.DiGraph()
+    W.add_weighted_edges_from([("a", "b", 2), ("b", "c", 3), ("a", "c", 7)])
+    W.add_node("lonely")
+    back = onx.BackendInterface.convert_from_nx(W, edge_attrs={"weight": 1}).to_networkx()
+    assert nx.utils.graphs_equal(back, W) and back["a"]["c"]["weight"] == 7 and isinstance(back["a"]["c"]["weight"], int)

@@ -50,6 +50,7 @@ __version__ = _outcore.__version__
 
 __all__ = [
     "import_graph",
+    "export",
     "open",
     "algorithms",
     "Graph",
@@ -246,6 +247,25 @@ def import_graph(
         elif layout != "out":
             _outcore.add_layout(store, layout, memory=memory, progress=progress)
     return report
+
+
+def export(
+    store: PathLike,
+    path: PathLike,
+    *,
+    format: str = "el",
+    layout: str = "out",
+    memory: Union[int, str, None] = None,
+    force: bool = False,
+    progress: bool = True,
+) -> int:
+    """Write the store's edges back out in original ids, streaming in
+    bounded memory (``outcore export``): ``format`` is ``el``, ``wel``,
+    ``bin32``, ``bin64``, ``mtx`` or ``graphalytics``; ``layout="in"``
+    writes each edge of the in-edge layout as target -> source. An
+    existing file is replaced only with ``force``. Returns the edges
+    written (undirected edges once)."""
+    return _outcore.export(os.fspath(store), os.fspath(path), format=format, layout=layout, memory=memory, force=force, progress=progress)
 
 
 def _param_text(name: str, kind: str, value: Any):

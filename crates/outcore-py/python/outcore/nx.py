@@ -37,6 +37,8 @@ import numpy as np
 
 import outcore
 
+builtins_open = open  # the module's own `open` opens stores
+
 __all__ = ["open", "OutcoreGraph", "BackendInterface", "get_info"]
 
 _FUNCTIONS = {
@@ -149,6 +151,30 @@ class OutcoreGraph:
             out = {n: x for n, x in out.items() if keep(x)}
         return out
 
+    def to_networkx(self):
+        """The graph in memory as a networkx Graph or DiGraph (edges read
+        back from the store; weights as the ``weight`` attribute)."""
+        import networkx as nx
+
+        G = nx.DiGraph() if self.is_directed() else nx.Graph()
+        G.graph.update(self.graph)
+        G.add_nodes_from(self)
+        weighted = self._weights != "none"
+        with tempfile.TemporaryDirectory(prefix="outcore-nx-") as tmp:
+            path = os.path.join(tmp, "edges.wel" if weighted else "edges.bin64")
+            outcore.export(self._g.path, path, format="wel" if weighted else "bin64", memory=_config("memory", "1G"), progress=False)
+            label = (lambda i: i) if self._labels is None else self._labels.__getitem__
+            if weighted:
+                cast = int if self._weights == "int" else float
+                with builtins_open(path) as f:
+                    for line in f:
+                        a, b, w = line.split()
+                        G.add_edge(label(int(a)), label(int(b)), weight=cast(float(w)))
+            else:
+                pairs = np.fromfile(path, dtype="<u8").reshape(-1, 2)
+                G.add_edges_from((label(int(a)), label(int(b))) for a, b in pairs.tolist())
+        return G
+
     def _run(self, name: str, **params) -> "outcore.Result":
         return self._g.run(
             name,
@@ -243,8 +269,11 @@ class BackendInterface:
 
     @staticmethod
     def convert_to_nx(obj, *, name=None):
+        """Results pass through; a backend graph becomes an ordinary
+        networkx graph read from the store (what networkx does to run a
+        function outcore lacks on it: it needs the graph in memory)."""
         if isinstance(obj, OutcoreGraph):
-            raise NotImplementedError("outcore returns results, not graphs")
+            return obj.to_networkx()
         return obj
 
     @staticmethod
