@@ -172,9 +172,19 @@ def test_array_dataframe_and_sparse_inputs_give_the_file_import(tmp_path):
         "frame": outcore.import_graph(pd.DataFrame({"a": src, "b": dst}), tmp_path / "frame.store", columns=("a", "b"), progress=False),
     }
     expect = as_dict(ref, ref.pagerank(progress=False).rank)
+
+    def edges(store):
+        out = tmp_path / f"{pathlib.Path(store).name}.el"
+        outcore.export(store, out, progress=False)
+        return sorted(out.read_text().splitlines())
+
+    file_edges = edges(tmp_path / "file.store")
+    assert len(file_edges) == ref.num_edges
     for name in stores:
         g = outcore.open(tmp_path / f"{name}.store")
         assert (g.num_vertices, g.num_edges) == (ref.num_vertices, ref.num_edges), name
+        assert edges(tmp_path / f"{name}.store") == file_edges, name
+        assert sorted(g.vertices().tolist()) == sorted(ref.vertices().tolist()), name
         got = as_dict(g, g.pagerank(progress=False).rank)
         assert got.keys() == expect.keys()
         assert max(abs(got[v] - expect[v]) for v in got) < 1e-12, name
