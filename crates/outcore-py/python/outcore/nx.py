@@ -144,6 +144,11 @@ class OutcoreGraph:
 
     def _as_dict(self, values: np.ndarray, keep=None) -> dict:
         """{node: value} in the graph's node order."""
+        if self._labels is None:
+            # no intermediate lists: the dict itself is what networkx returns
+            ids = self._g.vertices()
+            out = dict(zip(map(int, ids), map(values.dtype.type.item, values)))
+            return out if keep is None else {n: x for n, x in out.items() if keep(x)}
         out = dict(zip(self._order(), values.tolist()))
         if self._labels is not None:
             out = {n: out[n] for n in self._labels}
