@@ -413,3 +413,17 @@ def test_networkx_runs_what_outcore_lacks_on_the_graph_read_back(grqc, tmp_path)
     W.add_node("lonely")
     back = onx.BackendInterface.convert_from_nx(W, edge_attrs={"weight": 1}).to_networkx()
     assert nx.utils.graphs_equal(back, W) and back["a"]["c"]["weight"] == 7 and isinstance(back["a"]["c"]["weight"], int)
+
+
+def test_networkx_pagerank_limits_as_networkx(grqc):
+    import outcore.nx as onx
+
+    g, G = grqc
+    OG = onx.open(g.path)
+    for kwargs in ({"max_iter": 3, "tol": 0}, {"max_iter": 0}, {"max_iter": 2, "tol": 1e-12}):
+        with pytest.raises(nx.PowerIterationFailedConvergence):
+            nx.pagerank(G, **kwargs)
+        with pytest.raises(nx.PowerIterationFailedConvergence):
+            nx.pagerank(OG, **kwargs)
+    ours, theirs = nx.pagerank(OG, alpha=0.7, tol=1e-9), nx.pagerank(G, alpha=0.7, tol=1e-9)
+    assert max(abs(ours[v] - theirs[v]) for v in G) < 1e-10

@@ -377,7 +377,11 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nsta
     n = len(G)
     if n == 0:
         return {}
-    r = G._run("pagerank", damping=alpha, tolerance=n * tol, iterations=max_iter)
+    params = {"damping": alpha, "iterations": max_iter}
+    if tol > 0:
+        params["tolerance"] = n * tol
+    # tol=0 never converges in networkx: max_iter iterations, then the exception
+    r = G._run("pagerank", **params)
     if r.report.get("stopped_by") != "converged":
         raise nx.PowerIterationFailedConvergence(max_iter)
     return G._as_dict(r["rank"])
