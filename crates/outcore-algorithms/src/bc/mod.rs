@@ -5,7 +5,8 @@
 //! set of sources; the sampled approximation (Brandes and Pich 2007) takes
 //! k sources at random and scales by |V|/k. Like networkx, values are not
 //! normalized and an undirected graph's are halved (each path is found
-//! from both ends).
+//! from both ends). With targets, only shortest paths that end at a target
+//! count (networkx's `betweenness_centrality_subset`, before its scaling).
 //!
 //! Versions: [`traverse`] (semi-external, 32 bytes a vertex) and
 //! [`sortreduce`] (fully external; directed stores need `in`).
@@ -47,6 +48,21 @@ pub enum Sources {
 #[derive(Clone, Debug, Default)]
 pub struct Params {
     pub sources: Sources,
+    /// Original ids: count only shortest paths that end at one of these.
+    pub targets: Option<Vec<u64>>,
+}
+
+/// The targets as sorted, distinct dense ids.
+pub fn pick_targets(store: &Store, targets: &Option<Vec<u64>>) -> Result<Option<Vec<u64>>, StoreError> {
+    let Some(ids) = targets else { return Ok(None) };
+    match store.ids()?.find_all(ids)? {
+        Ok(mut dense) => {
+            dense.sort_unstable();
+            dense.dedup();
+            Ok(Some(dense))
+        }
+        Err(missing) => Err(StoreError::parameter("target", format!("{missing} is not a vertex of {}", store.dir().display()))),
+    }
 }
 
 /// The dense sources and the factor every sum is multiplied by.
@@ -92,6 +108,12 @@ static INFO: Info = Info {
             help: "`all` (exact) or N: N sources sampled at random, sums scaled by |V|/N (default: all up to 4,096 vertices, else 64)",
         },
         ParamSpec { name: "seed", kind: ParamKind::Count, default: Some("1"), help: "Seed of the source sample" },
+        ParamSpec {
+            name: "target",
+            kind: ParamKind::Vertices,
+            default: None,
+            help: "Count only shortest paths ending at these vertices (original ids; repeat the flag), as networkx's betweenness_centrality_subset",
+        },
     ],
     engines: &[Engine::Traverse, Engine::SortReduce],
     columns: &[ColumnSpec { name: "centrality", kind: ValueKind::Real, compare: Compare::Relative(1e-9) }],
@@ -127,7 +149,8 @@ impl Algorithm for Bc {
             Sources::Default if seed != 1 => Sources::Sample { count: 64, seed },
             s => s,
         };
-        Ok(Params { sources })
+        let targets: Vec<u64> = a.list("target")?;
+        Ok(Params { sources, targets: (!targets.is_empty()).then_some(targets) })
     }
 
     fn support(&self, store: &Store, engine: Engine, _: &Params, opts: &RunOptions) -> Result<Support, StoreError> {
@@ -146,13 +169,16 @@ impl Algorithm for Bc {
         let store = cx.store;
         let n = store.vertices();
         let (picked, scale, exact) = pick_sources(store, &p.sources)?;
+        let targets = pick_targets(store, &p.targets)?;
+        let _targets_charge = cx.budget.reserve("BC targets", targets.as_ref().map_or(0, |t| t.len() as u64 * 8))?;
         cx.figure("sources", picked.len());
+        cx.figure("targets", targets.as_ref().map(Vec::len));
         cx.figure("exact", exact || picked.len() as u64 == n);
         cx.figure("scale", scale);
         match cx.engine() {
             Engine::Traverse => {
                 let mut g = Traverse::open(store, "out", cx.budget, &cx.options.traverse, state_bytes(n))?;
-                let (values, arcs) = bc_traverse(&mut g, &picked, scale, cx.budget, cx.progress())?;
+                let (values, arcs) = bc_traverse(&mut g, &picked, targets.as_deref(), scale, cx.budget, cx.progress())?;
                 let charge = cx.budget.reserve("BC values", n * 8)?;
                 cx.figure("arcs_read", arcs);
                 cx.figure("bytes_read", g.stats().cache.bytes_read);
@@ -162,7 +188,8 @@ impl Algorithm for Bc {
                 let directed = store.manifest().directed;
                 let layouts: &[&str] = if directed { &["out", "in"] } else { &["out"] };
                 let mut engine = needs::open_sortreduce(cx, layouts, 8)?;
-                let values = bc_sortreduce(&mut engine, if directed { "in" } else { "out" }, &picked, scale, cx.progress())?;
+                let values =
+                    bc_sortreduce(&mut engine, if directed { "in" } else { "out" }, &picked, targets.as_deref(), scale, cx.progress())?;
                 let stats = EngineStats::SortReduce(engine.stats().clone(), 8);
                 engine_figures(cx, &stats);
                 cx.figure("engine_summary", stats.describe());
@@ -174,7 +201,8 @@ impl Algorithm for Bc {
 
     fn reference(&self, store: &Store, g: &MemGraph, p: &Params) -> Result<Outcome, StoreError> {
         let (picked, scale, _) = pick_sources(store, &p.sources)?;
-        let values: Vec<f64> = reference::bc(g, &picked).into_iter().map(|x| x * scale).collect();
+        let targets = pick_targets(store, &p.targets)?;
+        let values: Vec<f64> = reference::bc_subset(g, &picked, targets.as_deref()).into_iter().map(|x| x * scale).collect();
         Ok(Outcome::new(vec![Column::new("centrality", ValueKind::Real, values)]))
     }
 

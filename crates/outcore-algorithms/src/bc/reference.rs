@@ -2,12 +2,20 @@
 //! sources, unweighted: a BFS counting shortest paths (sigma), then
 //! dependencies accumulated in reverse BFS order,
 //!   delta(v) = sum over successors w of sigma(v)/sigma(w) * (1 + delta(w)).
-//! Returns sum over sources s of delta_s(v) (v != s), unscaled.
+//! Returns sum over sources s of delta_s(v) (v != s), unscaled. With
+//! targets, only shortest paths that end at a target other than s count
+//! (networkx's betweenness_centrality_subset): the 1 becomes 1 when w is
+//! such a target and 0 otherwise.
 
 use crate::MemGraph;
 use std::collections::VecDeque;
 
 pub fn bc(g: &MemGraph, sources: &[u64]) -> Vec<f64> {
+    bc_subset(g, sources, None)
+}
+
+/// As [`bc`], counting only paths to `targets` (dense ids) when given.
+pub fn bc_subset(g: &MemGraph, sources: &[u64], targets: Option<&[u64]>) -> Vec<f64> {
     let n = g.vertices() as usize;
     let mut bc = vec![0.0; n];
     for &s in sources {
@@ -33,7 +41,12 @@ pub fn bc(g: &MemGraph, sources: &[u64]) -> Vec<f64> {
         for &v in order.iter().rev() {
             for &w in g.neighbours(v) {
                 if dist[w as usize] == dist[v as usize] + 1 {
-                    delta[v as usize] += sigma[v as usize] / sigma[w as usize] * (1.0 + delta[w as usize]);
+                    let ends = match targets {
+                        None => 1.0,
+                        Some(t) if w != s && t.contains(&w) => 1.0,
+                        Some(_) => 0.0,
+                    };
+                    delta[v as usize] += sigma[v as usize] / sigma[w as usize] * (ends + delta[w as usize]);
                 }
             }
             if v != s {

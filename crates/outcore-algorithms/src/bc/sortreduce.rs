@@ -89,6 +89,7 @@ pub fn bc_sortreduce(
     engine: &mut SortReduce,
     predecessors: &str,
     sources: &[u64],
+    targets: Option<&[u64]>,
     scale: f64,
     progress: &dyn Progress,
 ) -> Result<ValueFile<f64>, StoreError> {
@@ -127,7 +128,9 @@ pub fn bc_sortreduce(
                 Some(r) => Box::new(r.reader(1 << 16)?) as Box<dyn outcore_engines::sortreduce::source::VertexSource<f64>>,
                 None => Box::new(Listed::new(Vec::new())),
             };
-            let active = LeftJoin::new(members, known, |_, [_, sigma]: [f64; 2], d: Option<f64>| Some((1.0 + d.unwrap_or(0.0)) / sigma));
+            let active = LeftJoin::new(members, known, |w, [_, sigma]: [f64; 2], d: Option<f64>| {
+                Some((super::traverse::path_end(targets, w, s) + d.unwrap_or(0.0)) / sigma)
+            });
             let sums = engine.superstep(active, &PushDependency)?;
             let up = levels[level - 1].reader(1 << 16)?;
             let joined = Join::new(up, sums.reader(1 << 16)?, |_, [_, sigma]: [f64; 2], sum: f64| Some(sigma * sum));

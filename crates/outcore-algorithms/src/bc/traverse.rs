@@ -13,10 +13,12 @@ pub fn state_bytes(n: u64) -> u64 {
 }
 
 /// Brandes from each source over the traverse engine's out-lists; returns
-/// `scale` times the sums, and the arcs read.
+/// `scale` times the sums, and the arcs read. With `targets` (sorted dense
+/// ids), only shortest paths ending at one of them (not the source) count.
 pub fn bc_traverse(
     g: &mut Traverse,
     sources: &[u64],
+    targets: Option<&[u64]>,
     scale: f64,
     budget: &Budget,
     progress: &dyn Progress,
@@ -65,7 +67,7 @@ pub fn bc_traverse(
             for &w in &nbrs {
                 let w = w as usize;
                 if dist[w] == dist[v] + 1 {
-                    d += sigma[v] / sigma[w] * (1.0 + delta[w]);
+                    d += sigma[v] / sigma[w] * (path_end(targets, w as u64, s) + delta[w]);
                 }
             }
             delta[v] = d;
@@ -81,4 +83,14 @@ pub fn bc_traverse(
     }
     progress.end();
     Ok((bc, arcs))
+}
+
+/// 1 when a shortest path from `s` ending at `w` counts: every path without
+/// targets, else paths to a target other than the source.
+pub fn path_end(targets: Option<&[u64]>, w: u64, s: u64) -> f64 {
+    match targets {
+        None => 1.0,
+        Some(t) if w != s && t.binary_search(&w).is_ok() => 1.0,
+        Some(_) => 0.0,
+    }
 }

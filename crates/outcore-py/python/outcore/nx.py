@@ -15,7 +15,7 @@ Functions: pagerank, connected_components, number_connected_components,
 is_connected, node_connected_component, weakly_connected_components,
 bfs_layers, bfs_edges, single_source_shortest_path_length,
 shortest_path_length (single source), single_source_dijkstra_path_length,
-betweenness_centrality.  Where outcore cannot match a parameter
+betweenness_centrality, betweenness_centrality_subset.  Where outcore cannot match a parameter
 (personalization, weighted PageRank, several BFS sources, negative or
 non-float32 weights, endpoints=True, multigraphs), ``can_run`` says so and
 networkx runs its own code.
@@ -53,6 +53,7 @@ _FUNCTIONS = {
     "single_source_shortest_path_length": "One BFS from the source.",
     "shortest_path_length": "Single source only (target=None): a BFS, or Dijkstra with weight.",
     "single_source_dijkstra_path_length": "Dijkstra over the store (non-negative weights exact in float32).",
+    "betweenness_centrality_subset": "Brandes over the store from the sources, counting only shortest paths that end at the targets (unweighted).",
     "betweenness_centrality": "Brandes over the store from every source or the k sampled as networkx samples them (unweighted, endpoints=False).",
 }
 
@@ -336,6 +337,10 @@ def _can_run(name, args, kwargs):
         return _weight_ok(G, a["weight"])
     if name == "single_source_dijkstra_path_length":
         return _weight_ok(G, a["weight"])
+    if name == "betweenness_centrality_subset":
+        if not _unit_weights(G, a["weight"]):
+            return "outcore's betweenness is unweighted"
+        return True
     if name == "betweenness_centrality":
         if not _unit_weights(G, a["weight"]):
             return "outcore's betweenness is unweighted"
@@ -547,6 +552,25 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
     if "sampled_nodes" in params:
         return rescale(values, n, normalized=normalized, directed=G.is_directed(), endpoints=endpoints, sampled_nodes=sampled)
     return rescale(values, n, normalized=normalized, directed=G.is_directed(), k=k, endpoints=endpoints)
+
+
+def betweenness_centrality_subset(G, sources, targets, normalized=False, weight=None):
+    from networkx.algorithms.centrality import betweenness_subset as nxs
+    import inspect
+
+    nodes = list(G) if G._labels is not None else G._g.vertices().tolist()
+    sources = list(sources)
+    targets = {G._id(t) for t in targets}
+    values = dict.fromkeys(nodes, 0.0)
+    if sources and targets:
+        r = G._run("bc", source=[G._id(s) for s in sources], target=sorted(targets))
+        # outcore halves an undirected graph's sums; networkx's rescaling does
+        raw = G._as_dict(r["centrality"] * (1.0 if G.is_directed() else 2.0))
+        values = {v: raw[v] for v in nodes}
+    rescale = nxs._rescale
+    if "endpoints" in inspect.signature(rescale).parameters:
+        return rescale(values, len(G), normalized=normalized, directed=G.is_directed(), endpoints=False)
+    return rescale(values, len(G), normalized=normalized, directed=G.is_directed())
 
 
 for _name in _FUNCTIONS:
