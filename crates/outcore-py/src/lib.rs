@@ -112,7 +112,7 @@ fn parse_memory(memory: &Bound<'_, PyAny>) -> PyResult<u64> {
 /// as `outcore import`); returns the import report as a JSON string.
 #[pyfunction]
 #[pyo3(signature = (source, store, *, format=None, directed=None, weighted=false, unweighted=false, dedup=true,
-    self_loops=None, in_layout=false, encoding=None, num_vertices=None, force=false, memory=None, progress=true))]
+    self_loops=None, in_layout=false, encoding=None, num_vertices=None, force=false, memory=None, progress=true, order=None))]
 #[allow(clippy::too_many_arguments)]
 fn import_file(
     py: Python<'_>,
@@ -130,8 +130,14 @@ fn import_file(
     force: bool,
     memory: Option<Bound<'_, PyAny>>,
     progress: bool,
+    order: Option<String>,
 ) -> PyResult<String> {
     let mut opts = outcore::import::ImportOptions::default();
+    let order = match order {
+        None => outcore::import::VertexOrder::None,
+        Some(o) => outcore::import::VertexOrder::from_name(&o)
+            .ok_or_else(|| ParameterError::new_err(format!("order: unknown order '{o}' (none, dfs, degree, bfs, rcm)")))?,
+    };
     let bad = |name: &str, e: &dyn std::fmt::Display| ParameterError::new_err(format!("{name}: {e}"));
     if let Some(f) = format {
         opts.format = Some(outcore::import::Format::from_name(&f).ok_or_else(|| {
@@ -164,7 +170,9 @@ fn import_file(
     interruptible(py, move || {
         outcore::pin_allocator();
         let bars = outcore::progress::Bars::new(!progress);
-        let report = outcore::import::import_file(&source, &store, &opts, &bars)?;
+        let report = outcore::import::import_ordered(&store, &[&source], &opts, order, &bars, |store, opts| {
+            Ok(outcore::import::import_file(&source, store, opts, &bars)?)
+        })?;
         Ok(serde_json::to_string(&report).unwrap_or_default())
     })
 }

@@ -447,3 +447,16 @@ def test_betweenness_subset_equals_networkx(tmp_path):
         theirs = nx.betweenness_centrality_subset(G, sources, targets, normalized=False)
         ours = as_dict(g, r.centrality)
         assert max(abs(ours[v] - theirs[v]) for v in G) < 1e-9
+
+
+def test_an_ordered_import_gives_the_same_results_in_original_ids(grqc, tmp_path):
+    g, G = grqc
+    outcore.import_graph(REAL / "CA-GrQc.txt", tmp_path / "o.store", directed=False, order="degree", encoding="gapref", progress=False)
+    o = outcore.open(tmp_path / "o.store")
+    assert o.info()["provenance"]["order"] == "degree"
+    assert as_dict(o, o.wcc(progress=False).component).keys() == as_dict(g, g.wcc(progress=False).component).keys()
+    a, b = as_dict(o, o.pagerank(progress=False).rank), as_dict(g, g.pagerank(progress=False).rank)
+    assert max(abs(a[v] - b[v]) for v in a) < 1e-12
+    with pytest.raises(outcore.ParameterError, match="order"):
+        outcore.import_graph(REAL / "CA-GrQc.txt", tmp_path / "x.store", order="sideways", progress=False)
+    assert not (tmp_path / "x.store").exists()

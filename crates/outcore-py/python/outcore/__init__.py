@@ -161,6 +161,7 @@ def import_graph(
     self_loops: str = "keep",
     layouts: Iterable[str] = (),
     encoding: Optional[str] = None,
+    order: Optional[str] = None,
     num_vertices: Optional[int] = None,
     force: bool = False,
     memory: Union[int, str, None] = None,
@@ -183,6 +184,9 @@ def import_graph(
     self_loops: ``"keep"`` or ``"drop"``.
     layouts: more layouts to build after the import: ``"in"``,
         ``"tiles"``, ``"hot"``.
+    encoding: ``raw32``, ``raw64``, ``ceesor`` or ``gapref``.
+    order: put the vertices in an order (``dfs``, ``degree``, ``bfs``,
+        ``rcm``) by an external relabel; results stay in original ids.
     num_vertices: declare vertices 0..N-1 (isolated ones are kept).
     force: replace an existing store.
     memory: the budget, bytes or text (``"512M"``); default 1 GiB.
@@ -199,6 +203,7 @@ def import_graph(
         self_loops=self_loops,
         in_layout=False,
         encoding=encoding,
+        order=order,
         num_vertices=num_vertices,
         force=force,
         memory=memory,

@@ -36,6 +36,7 @@ def import_graph(
     self_loops: str = ...,
     layouts: Iterable[str] = ...,
     encoding: Optional[str] = ...,
+    order: Optional[str] = ...,
     num_vertices: Optional[int] = ...,
     force: bool = ...,
     memory: Memory = ...,
