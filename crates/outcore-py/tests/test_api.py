@@ -291,6 +291,7 @@ def test_runs_release_the_gil(grqc):
 INTERRUPTED = """
 import sys, outcore
 g = outcore.open(sys.argv[1])
+print("started", flush=True)
 try:
     g.pagerank(iterations=10**7, progress=False)
     print("finished")
@@ -310,7 +311,9 @@ def test_ctrl_c_stops_a_run_and_the_next_one_works(grqc):
         text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    time.sleep(3)
+    # once the run has begun (a loaded machine may take seconds to start Python)
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(1.5)
     p.send_signal(signal.SIGINT)
     out, _ = p.communicate(timeout=120)
     assert out.split() == ["interrupted", "again", "True"], out
