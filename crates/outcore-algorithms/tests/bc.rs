@@ -21,43 +21,11 @@ use std::path::Path;
 /// BC by definition: for every pair s != t with a path, the share of
 /// shortest s-t paths through v, counted as sigma(s,v) * sigma(v,t) / sigma(s,t).
 fn brute_force(g: &MemGraph) -> Vec<f64> {
-    let n = g.vertices() as usize;
-    let mut dist = vec![vec![u64::MAX; n]; n];
-    let mut sigma = vec![vec![0.0f64; n]; n];
-    for s in 0..n {
-        dist[s][s] = 0;
-        sigma[s][s] = 1.0;
-        let mut q = VecDeque::from([s]);
-        while let Some(v) = q.pop_front() {
-            for &w in g.neighbours(v as u64) {
-                let w = w as usize;
-                if dist[s][w] == u64::MAX {
-                    dist[s][w] = dist[s][v] + 1;
-                    q.push_back(w);
-                }
-                if dist[s][w] == dist[s][v] + 1 {
-                    sigma[s][w] += sigma[s][v];
-                }
-            }
-        }
-    }
-    let mut bc = vec![0.0; n];
-    for s in 0..n {
-        for t in 0..n {
-            if s == t || dist[s][t] == u64::MAX {
-                continue;
-            }
-            for v in 0..n {
-                if v != s && v != t && dist[s][v] != u64::MAX && dist[v][t] != u64::MAX && dist[s][v] + dist[v][t] == dist[s][t] {
-                    bc[v] += sigma[s][v] * sigma[v][t] / sigma[s][t];
-                }
-            }
-        }
-    }
-    bc
+    let all: Vec<u64> = (0..g.vertices()).collect();
+    brute_force_subset(g, &all, &all)
 }
 
-/// The same count restricted to sources `from` and targets `to`
+/// That count restricted to sources `from` and targets `to`
 /// (networkx's betweenness_centrality_subset before its scaling).
 fn brute_force_subset(g: &MemGraph, from: &[u64], to: &[u64]) -> Vec<f64> {
     let n = g.vertices() as usize;
