@@ -348,6 +348,10 @@ def test_networkx_dispatches_to_a_store_without_converting(grqc, monkeypatch):
     root = next(iter(G))
     assert nx.single_source_shortest_path_length(OG, root) == nx.single_source_shortest_path_length(G, root)
     assert converted == []
+    assert nx.node_connected_component(OG, root) == nx.node_connected_component(G, root)
+    for H in (G, OG):
+        with pytest.raises(KeyError):
+            nx.node_connected_component(H, -5)
 
 
 def test_readme_python_session_runs_as_written(tmp_path, monkeypatch, capsys):

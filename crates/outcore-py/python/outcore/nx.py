@@ -425,9 +425,9 @@ def is_connected(G):
 
 
 def node_connected_component(G, n):
-    nx = _nx()
     if n not in G:
-        raise nx.NetworkXError(f"The node {n} is not in the graph.")
+        # networkx looks the node up in its adjacency dict
+        raise KeyError(n)
     for c in _components(G):
         if n in c:
             return c
