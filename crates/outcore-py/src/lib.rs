@@ -99,6 +99,20 @@ fn libc_sigint() -> i32 {
     2
 }
 
+/// The library's default budget (`RunOptions`' and the command's).
+const DEFAULT_MEMORY: u64 = 1 << 30;
+
+/// A budget argument in bytes: None is the default, an int is bytes, text
+/// is a size (`512M`) as the command parses it.
+#[pyfunction]
+#[pyo3(signature = (memory=None))]
+fn memory_bytes(memory: Option<Bound<'_, PyAny>>) -> PyResult<u64> {
+    match memory {
+        Some(m) => parse_memory(&m),
+        None => Ok(DEFAULT_MEMORY),
+    }
+}
+
 fn parse_memory(memory: &Bound<'_, PyAny>) -> PyResult<u64> {
     if let Ok(n) = memory.extract::<u64>() {
         return Ok(n);
@@ -214,10 +228,7 @@ fn export(
 #[pyfunction]
 #[pyo3(signature = (store, layout, *, memory=None, progress=true))]
 fn add_layout(py: Python<'_>, store: PathBuf, layout: String, memory: Option<Bound<'_, PyAny>>, progress: bool) -> PyResult<()> {
-    let memory = match memory {
-        Some(m) => parse_memory(&m)?,
-        None => 1 << 30,
-    };
+    let memory = memory_bytes(memory)?;
     interruptible(py, move || {
         outcore::pin_allocator();
         outcore::import::add_layout(&store, &layout, memory, &outcore::progress::Bars::new(!progress))
@@ -365,10 +376,8 @@ fn column_values(results: &outcore::Results, name: &str, n: usize) -> Result<Val
 /// Write a column as a `.npy` file, streaming (for results larger than memory).
 fn write_npy(results: &outcore::Results, name: &str, n: u64, path: &std::path::Path) -> Result<(), outcore::Error> {
     let real = results.column(name)?.kind == outcore::ValueKind::Real;
-    let io = |e: std::io::Error| outcore::Error::from(outcore::StoreError::Io(outcore_io_error(path, e)));
-    let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path).map_err(io)?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-    out.write_all(&npy_header(if real { "<f8" } else { "<i8" }, n)).map_err(io)?;
+    let io = io_error(path);
+    let mut out = npy_writer(path, if real { "<f8" } else { "<i8" }, n)?;
     let mut failed = None;
     results.for_each(name, |_, e| {
         if failed.is_some() {
@@ -385,11 +394,21 @@ fn write_npy(results: &outcore::Results, name: &str, n: u64, path: &std::path::P
     if let Some(e) = failed {
         return Err(io(e));
     }
-    out.flush().map_err(io)
+    out.flush().map_err(&io)
 }
 
-fn outcore_io_error(path: &std::path::Path, e: std::io::Error) -> outcore::IoError {
-    outcore::IoError::new(path, "write", e)
+/// A write error on `path` as the library's error.
+fn io_error(path: &std::path::Path) -> impl Fn(std::io::Error) -> outcore::Error + '_ {
+    move |e| outcore::Error::from(outcore::StoreError::Io(outcore::IoError::new(path, "write", e)))
+}
+
+/// A new `.npy` file of `n` values of `descr`, its header written.
+fn npy_writer(path: &std::path::Path, descr: &str, n: u64) -> Result<std::io::BufWriter<std::fs::File>, outcore::Error> {
+    let io = io_error(path);
+    let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path).map_err(&io)?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    out.write_all(&npy_header(descr, n)).map_err(&io)?;
+    Ok(out)
 }
 
 /// The header of a version 1.0 `.npy` file of `n` values of `descr`.
@@ -462,14 +481,12 @@ impl Graph {
                     Ok(Some(out))
                 }
                 Some(path) => {
-                    let io = |e: std::io::Error| outcore::Error::from(outcore::StoreError::Io(outcore_io_error(&path, e)));
-                    let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&path).map_err(io)?;
-                    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-                    out.write_all(&npy_header("<i8", n)).map_err(io)?;
+                    let io = io_error(&path);
+                    let mut out = npy_writer(&path, "<i8", n)?;
                     while let Some(v) = stream.next_id()? {
-                        out.write_all(&i64::try_from(v).unwrap_or(-1).to_le_bytes()).map_err(io)?;
+                        out.write_all(&i64::try_from(v).unwrap_or(-1).to_le_bytes()).map_err(&io)?;
                     }
-                    out.flush().map_err(io)?;
+                    out.flush().map_err(&io)?;
                     Ok(None)
                 }
             }
@@ -481,10 +498,7 @@ impl Graph {
     /// highest in original ids; in-degrees too for a directed graph) as JSON.
     #[pyo3(signature = (top=5, memory=None))]
     fn degree_summary_json(&self, py: Python<'_>, top: usize, memory: Option<Bound<'_, PyAny>>) -> PyResult<String> {
-        let memory = match memory {
-            Some(m) => parse_memory(&m)?,
-            None => 1 << 30,
-        };
+        let memory = memory_bytes(memory)?;
         let g = self.inner.clone();
         interruptible(py, move || Ok(serde_json::to_string(&g.degree_summary(top, memory)?).unwrap_or_default()))
     }
@@ -570,6 +584,7 @@ fn _outcore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_edge_file, m)?)?;
     m.add_function(wrap_pyfunction!(add_layout, m)?)?;
     m.add_function(wrap_pyfunction!(export, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_class::<Graph>()?;
     m.add("OutcoreError", py.get_type::<OutcoreError>())?;

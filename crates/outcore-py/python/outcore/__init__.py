@@ -513,18 +513,8 @@ def _too_large(n: int, columns: int, memory: Union[int, str, None]) -> bool:
 
 
 def _bytes(memory: Union[int, str, None]) -> int:
-    if memory is None:
-        return 1 << 30
-    if isinstance(memory, (int, np.integer)):
-        return int(memory)
-    text = str(memory).strip().upper().removesuffix("B").removesuffix("I")
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-    try:
-        if text and text[-1] in units:
-            return int(float(text[:-1]) * units[text[-1]])
-        return int(text)
-    except ValueError:
-        raise ParameterError(f"memory: give bytes as an int or a size such as '512M' or '4G', not {memory!r}") from None
+    """The budget in bytes, parsed as every call parses it."""
+    return _outcore.memory_bytes(memory)
 
 
 _ALIASES = {"betweenness": "bc", "betweenness_centrality": "bc", "connected_components": "wcc", "shortest_paths": "sssp"}
