@@ -245,31 +245,13 @@ impl DynamicStore {
                 return Err(DynError::Corrupt(format!("{}: is a link; a dynamic store holds only its own files", entry.path().display())));
             }
         }
-        let size = std::fs::symlink_metadata(&state_path).map_err(|e| DynError::io(&state_path, e))?.len();
-        if size > MAX_STATE_BYTES {
-            return Err(DynError::Corrupt(format!("{}: {size} bytes, more than any state file needs", state_path.display())));
-        }
-        let text = std::fs::read_to_string(&state_path).map_err(|e| DynError::io(&state_path, e))?;
-        let state: State = serde_json::from_str(&text)
-            .map_err(|e| DynError::Corrupt(format!("{}: not a dynamic store state file ({e})", state_path.display())))?;
-        if state.format != FORMAT {
-            return Err(DynError::Corrupt(format!("{}: format '{}', expected '{FORMAT}'", state_path.display(), state.format)));
-        }
-        if state.version != VERSION {
-            return Err(DynError::Corrupt(format!(
-                "{}: written by store version {}, this outcore reads version {VERSION}",
-                state_path.display(),
-                state.version
+        if dir.join(PREPARED).exists() {
+            return Err(DynError::Usage(format!(
+                "{}: a distributed commit of this store is pending ({PREPARED}); open the distributed store with outcore-dist, which finishes or drops it with the other ranks",
+                dir.display()
             )));
         }
-        if state.options.partitions == 0 || state.options.partitions > MAX_PARTITIONS || state.options.threshold < 1 {
-            return Err(DynError::Corrupt(format!(
-                "{}: {} partitions, threshold {}: not a state this outcore writes",
-                state_path.display(),
-                state.options.partitions,
-                state.options.threshold
-            )));
-        }
+        let state = read_state(&state_path)?;
         if state.partitions.len() != state.options.partitions {
             return Err(DynError::Corrupt(format!("{}: partition list does not match the options", state_path.display())));
         }
@@ -341,6 +323,73 @@ impl DynamicStore {
 
     /// Make every update applied so far durable.
     pub fn commit(&mut self) -> Result<()> {
+        self.write_state("STATE.tmp")?;
+        self.install_state("STATE.tmp")
+    }
+
+    /// The first phase of a commit that other stores must agree to (the
+    /// distributed store's two-phase commit): every update applied so far
+    /// is made durable and the next state is written to `STATE.prepared`,
+    /// but `STATE` still names the last commit. Then either
+    /// [`Self::finish_prepared`] makes it the commit, or
+    /// [`Self::abort_prepared`] drops it; a process that dies in between
+    /// leaves a store that [`Self::open`] refuses until
+    /// [`Self::resolve_prepared`] has decided. Returns the prepared epoch.
+    pub fn prepare_commit(&mut self) -> Result<u32> {
+        self.write_state(PREPARED)
+    }
+
+    /// Make the prepared state the commit (see [`Self::prepare_commit`]).
+    pub fn finish_prepared(&mut self) -> Result<()> {
+        self.install_state(PREPARED)
+    }
+
+    /// Drop the prepared state and every update since the last commit.
+    pub fn abort_prepared(&mut self) -> Result<()> {
+        let path = self.dir.join(PREPARED);
+        if path.exists() {
+            durable::remove(&path)?;
+            durable::sync_dir(&self.dir)?;
+        }
+        self.roll_back()
+    }
+
+    /// The epoch a prepared commit left in `dir` (None: nothing pending).
+    pub fn prepared_epoch(dir: &Path) -> Result<Option<u32>> {
+        let path = dir.join(PREPARED);
+        if !path.exists() {
+            return Ok(None);
+        }
+        Ok(Some(read_state(&path)?.epoch))
+    }
+
+    /// Decide a prepared commit a process left in `dir` (see
+    /// [`Self::prepare_commit`]): `commit` makes it the store's state,
+    /// otherwise it is dropped (and opening rolls the heaps back to the
+    /// last commit). Returns the prepared epoch, None if nothing was pending.
+    pub fn resolve_prepared(dir: &Path, commit: bool) -> Result<Option<u32>> {
+        let _lock = lock(dir)?;
+        let path = dir.join(PREPARED);
+        let Some(prepared) = Self::prepared_epoch(dir)? else { return Ok(None) };
+        if commit {
+            let current = read_state(&dir.join("STATE"))?.epoch;
+            if prepared != current + 1 {
+                return Err(DynError::Corrupt(format!(
+                    "{}: prepares commit {prepared}, but the store is at commit {current}",
+                    path.display()
+                )));
+            }
+            durable::rename(&path, &dir.join("STATE"))?;
+        } else {
+            durable::remove(&path)?;
+        }
+        durable::sync_dir(dir)?;
+        Ok(Some(prepared))
+    }
+
+    /// Write back every heap and the free lists, then the next state to
+    /// `file` (synced, the directory too). Returns the new epoch.
+    fn write_state(&mut self, file: &str) -> Result<u32> {
         let epoch = self.epoch + 1;
         let dir = self.dir.clone();
         let results: Vec<Result<PartState>> = std::thread::scope(|s| {
@@ -366,12 +415,22 @@ impl DynamicStore {
         });
         let partitions = results.into_iter().collect::<Result<Vec<_>>>()?;
         let state = State { format: FORMAT.into(), version: VERSION, options: self.options, epoch, partitions };
-        let tmp = self.dir.join("STATE.tmp");
         let text = serde_json::to_string_pretty(&state).expect("state serializes");
-        durable::write_synced(&tmp, text.as_bytes())?;
+        durable::write_synced(&self.dir.join(file), text.as_bytes())?;
         // the free lists' entries are durable before STATE names them
         durable::sync_dir(&self.dir)?;
-        durable::rename(&tmp, &self.dir.join("STATE"))?;
+        Ok(epoch)
+    }
+
+    /// Rename the state written by [`Self::write_state`] over `STATE`:
+    /// the commit point. Then start the next epoch.
+    fn install_state(&mut self, file: &str) -> Result<()> {
+        let path = self.dir.join(file);
+        let epoch = read_state(&path)?.epoch;
+        if epoch != self.epoch + 1 {
+            return Err(DynError::Corrupt(format!("{}: state of commit {epoch}, expected {}", path.display(), self.epoch + 1)));
+        }
+        durable::rename(&path, &self.dir.join("STATE"))?;
         durable::sync_dir(&self.dir)?;
         self.epoch = epoch;
         for (k, p) in self.parts.iter_mut().enumerate() {
@@ -408,29 +467,67 @@ impl DynamicStore {
 
     /// Updates without vertex deletes: each partition applies its share.
     fn apply_round(&mut self, updates: &[Update]) -> Result<ApplyReport> {
+        self.apply_ops_routed(updates.iter().map(|&x| (x, false)), updates.len(), self.options.undirected)
+    }
+
+    /// Apply updates that a distributed store has already routed to this
+    /// store (the owner of each source): `(update, mirror)` pairs, applied
+    /// in order as given, with no mirror made here (an undirected insert's
+    /// mirror is routed to its own owner, flagged `true`, and not counted
+    /// in the report). Vertex deletes are not routed updates (see
+    /// [`Self::delete_vertices_everywhere`]).
+    pub fn apply_routed(&mut self, updates: &[(Update, bool)]) -> Result<ApplyReport> {
+        if updates.iter().any(|(x, _)| matches!(x, Update::DeleteVertex { .. })) {
+            return Err(DynError::Usage("a vertex delete is not a routed update: use delete_vertices_everywhere".into()));
+        }
+        let originals = updates.iter().filter(|(_, m)| !m).count();
+        let mut r = self.apply_ops_routed(updates.iter().copied(), updates.len(), false)?;
+        r.updates = originals as u64;
+        Ok(r)
+    }
+
+    /// Delete vertices `us` from this store as one part of a distributed
+    /// store: each one's entry and out-edges if its source is here, and
+    /// every edge here that ends at one of them (found by a scan, since the
+    /// sources of those edges, or of an undirected edge's mirror, may live
+    /// anywhere). Returns the report and, per vertex, whether this store
+    /// had it (an entry or an edge to it).
+    pub fn delete_vertices_everywhere(&mut self, us: &[u64]) -> Result<(ApplyReport, Vec<bool>)> {
+        let updates: Vec<Update> = us.iter().map(|&u| Update::DeleteVertex { u }).collect();
+        self.delete_vertices_scanning(&updates, true)
+    }
+
+    /// Route updates (no vertex deletes) to partitions and apply them;
+    /// `mirror_here`: make each undirected edge's mirror in this store.
+    fn apply_ops_routed(
+        &mut self,
+        updates: impl Iterator<Item = (Update, bool)>,
+        len: usize,
+        mirror_here: bool,
+    ) -> Result<ApplyReport> {
         let p = self.parts.len();
-        let mut batches: Vec<Vec<Op>> = (0..p).map(|_| Vec::with_capacity(updates.len() / p + 16)).collect();
-        let undirected = self.options.undirected;
+        let mut batches: Vec<Vec<Op>> = (0..p).map(|_| Vec::with_capacity(len / p + 16)).collect();
+        let undirected = mirror_here;
         let mut push = |u: u64, v: u64, w: f32, kind: u8, mirror: bool| {
             let hash = mix(u);
             batches[owner(hash, p)].push(Op { hash, u, v, w, kind, mirror });
         };
-        for x in updates {
-            match *x {
+        for (x, mirrored) in updates {
+            match x {
                 Update::InsertEdge { u, v, w } => {
-                    push(u, v, w, INSERT, false);
+                    push(u, v, w, INSERT, mirrored);
                     if undirected && u != v {
                         push(v, u, w, INSERT, true);
                     }
                 }
                 Update::DeleteEdge { u, v } => {
-                    push(u, v, 0.0, DELETE, false);
+                    push(u, v, 0.0, DELETE, mirrored);
                     if undirected && u != v {
                         push(v, u, 0.0, DELETE, true);
                     }
                 }
-                Update::InsertVertex { u } => push(u, 0, 0.0, VERTEX, false),
-                Update::SetProperty { u, value } => push(u, value, 0.0, PROPERTY, false),
+                Update::InsertVertex { u } => push(u, 0, 0.0, VERTEX, mirrored),
+                Update::SetProperty { u, value } => push(u, value, 0.0, PROPERTY, mirrored),
                 Update::DeleteVertex { .. } => unreachable!(),
             }
         }
@@ -440,7 +537,7 @@ impl DynamicStore {
                 self.parts.iter_mut().zip(batches).map(|(part, mut ops)| s.spawn(move || apply_ops(part, &mut ops, limit))).collect();
             handles.into_iter().map(|h| h.join().expect("apply thread")).collect()
         });
-        let mut report = ApplyReport { updates: updates.len() as u64, ..Default::default() };
+        let mut report = ApplyReport { updates: len as u64, ..Default::default() };
         for r in results {
             report.add(&r?);
         }
@@ -451,6 +548,12 @@ impl DynamicStore {
     /// stores the in-edges are the mirrors of the out-edges; in directed
     /// ones a scan of all partitions finds them.
     fn delete_vertices(&mut self, updates: &[Update]) -> Result<ApplyReport> {
+        Ok(self.delete_vertices_scanning(updates, !self.options.undirected)?.0)
+    }
+
+    /// [`Self::delete_vertices`], scanning every partition for in-edges
+    /// when `scan` (else undirected in-edges are found as mirrors).
+    fn delete_vertices_scanning(&mut self, updates: &[Update], scan: bool) -> Result<(ApplyReport, Vec<bool>)> {
         let mut report = ApplyReport { updates: updates.len() as u64, ..Default::default() };
         let mut gone = HashSet::new();
         let mut found = HashSet::new();
@@ -462,13 +565,13 @@ impl DynamicStore {
             if let Some(targets) = self.parts[k].delete_vertex(u)? {
                 found.insert(u);
                 report.edges_of_deleted_vertices += arcs - self.parts[k].counts.arcs;
-                if self.options.undirected {
+                if !scan {
                     mirrors.extend(targets.into_iter().filter(|&t| t != u).map(|t| (t, u)));
                 }
             }
             gone.insert(u);
         }
-        if !self.options.undirected {
+        if scan {
             for part in &self.parts {
                 part.for_each_edge(|s, e| {
                     if gone.contains(&e.target) {
@@ -487,7 +590,11 @@ impl DynamicStore {
         }
         report.vertices_deleted = found.len() as u64;
         report.vertices_missing = gone.len() as u64 - report.vertices_deleted;
-        Ok(report)
+        let had = updates
+            .iter()
+            .map(|x| matches!(*x, Update::DeleteVertex { u } if found.contains(&u)))
+            .collect();
+        Ok((report, had))
     }
 
     /// Out-degree (parallel edges counted).
@@ -741,6 +848,39 @@ fn radix_sort_by_hash(ops: &mut Vec<Op>) {
 }
 
 /// Free lists: `count: u64`, then `(size, offset)` pairs, then the xxh3 of all before.
+/// The state a prepared commit writes (see [`DynamicStore::prepare_commit`]).
+const PREPARED: &str = "STATE.prepared";
+
+/// Read and check a state file.
+fn read_state(state_path: &Path) -> Result<State> {
+    let size = std::fs::symlink_metadata(state_path).map_err(|e| DynError::io(state_path, e))?.len();
+    if size > MAX_STATE_BYTES {
+        return Err(DynError::Corrupt(format!("{}: {size} bytes, more than any state file needs", state_path.display())));
+    }
+    let text = std::fs::read_to_string(state_path).map_err(|e| DynError::io(state_path, e))?;
+    let state: State = serde_json::from_str(&text)
+        .map_err(|e| DynError::Corrupt(format!("{}: not a dynamic store state file ({e})", state_path.display())))?;
+    if state.format != FORMAT {
+        return Err(DynError::Corrupt(format!("{}: format '{}', expected '{FORMAT}'", state_path.display(), state.format)));
+    }
+    if state.version != VERSION {
+        return Err(DynError::Corrupt(format!(
+            "{}: written by store version {}, this outcore reads version {VERSION}",
+            state_path.display(),
+            state.version
+        )));
+    }
+    if state.options.partitions == 0 || state.options.partitions > MAX_PARTITIONS || state.options.threshold < 1 {
+        return Err(DynError::Corrupt(format!(
+            "{}: {} partitions, threshold {}: not a state this outcore writes",
+            state_path.display(),
+            state.options.partitions,
+            state.options.threshold
+        )));
+    }
+    Ok(state)
+}
+
 fn write_free(path: &Path, free: &[(u64, u64)]) -> Result<()> {
     let mut bytes = Vec::with_capacity(16 + free.len() * 16);
     bytes.extend_from_slice(&(free.len() as u64).to_le_bytes());
