@@ -11,8 +11,22 @@ use outcore_ingest::import::{import_from, ImportOptions, ImportReport, Progress,
 use std::collections::BTreeMap;
 use std::path::Path;
 
-pub fn snapshot(store: &DynamicStore, target: &Path, mut opts: ImportOptions, progress: &dyn Progress) -> Result<ImportReport> {
-    let o = store.options;
+pub fn snapshot(store: &DynamicStore, target: &Path, opts: ImportOptions, progress: &dyn Progress) -> Result<ImportReport> {
+    write_snapshot(store, target, opts, false, progress)
+}
+
+/// The store as one part of a distributed store: every arc it holds (an
+/// undirected edge's two arcs are on the owners of its two ends), as a
+/// directed static store, so that the parts' union is the whole graph.
+pub fn snapshot_arcs(store: &DynamicStore, target: &Path, opts: ImportOptions, progress: &dyn Progress) -> Result<ImportReport> {
+    write_snapshot(store, target, opts, true, progress)
+}
+
+fn write_snapshot(store: &DynamicStore, target: &Path, mut opts: ImportOptions, arcs: bool, progress: &dyn Progress) -> Result<ImportReport> {
+    let mut o = store.options;
+    if arcs {
+        o.undirected = false;
+    }
     opts.directed = Some(!o.undirected);
     opts.weighted = o.weighted;
     opts.unweighted = !o.weighted;

@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 pub const BINARY_MAGIC: &[u8; 8] = b"OCUPD\x01\0\0";
-const RECORD: usize = 24;
+pub const RECORD: usize = 24;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StreamFormat {
@@ -244,7 +244,7 @@ impl BatchSink {
     }
 }
 
-fn decode(r: &[u8; RECORD]) -> std::result::Result<Update, String> {
+pub fn decode(r: &[u8; RECORD]) -> std::result::Result<Update, String> {
     let w = f32::from_le_bytes(r[4..8].try_into().unwrap());
     let u = u64::from_le_bytes(r[8..16].try_into().unwrap());
     let v = u64::from_le_bytes(r[16..24].try_into().unwrap());

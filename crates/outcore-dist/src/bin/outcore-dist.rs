@@ -1,0 +1,493 @@
+//! `outcore-dist`: outcore's commands across the ranks of an MPI job.
+//! Run it under `mpirun -n P` (or `srun`); every rank runs the same
+//! command, rank 0 prints. See README.md, "Across machines".
+
+use anyhow::{bail, Result};
+use clap::Parser;
+use outcore_dist::analytics::{self, gather_pairs};
+use outcore_dist::comm::{Comm, MpiComm};
+use outcore_dist::dynamic::{agree, ApplyOptions, DistDynamic};
+use outcore_dist::error::DistError;
+use outcore_dynamic::store::{StoreOptions, DEFAULT_THRESHOLD};
+use outcore_dynamic::updates::StreamFormat;
+use serde_json::json;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(name = "outcore-dist", version, about = "outcore across the ranks of an MPI job (run under mpirun -n P or srun)")]
+struct Cli {
+    #[command(subcommand)]
+    command: Top,
+}
+
+#[derive(clap::Subcommand)]
+enum Top {
+    /// The distributed dynamic store (DegAwareRHH across ranks, thesis section 4.4).
+    #[command(subcommand)]
+    Dynamic(Cmd),
+}
+
+#[derive(clap::Subcommand)]
+enum Cmd {
+    /// Create an empty distributed dynamic store: one part per rank.
+    Create(CreateArgs),
+    /// Apply update streams, read by all ranks at once; commits across ranks at the end.
+    Apply(ApplyArgs),
+    /// Look up a vertex or an edge at its owner: degree U | neighbours U | edge U V | property U.
+    Query(QueryArgs),
+    /// Counts per rank and in all; --check verifies every part's invariants.
+    Stats(StatsArgs),
+    /// Write the current graph as a partitioned static store: each rank's arcs as an outcore store.
+    Snapshot(SnapshotArgs),
+    /// BFS levels across ranks.
+    Bfs(BfsArgs),
+    /// PageRank (Graphalytics semantics) across ranks.
+    Pagerank(PageRankArgs),
+}
+
+/// The store: a path with {rank} in it (one directory per rank).
+#[derive(clap::Args)]
+struct StoreArg {
+    /// The parts' directories, e.g. /ssd/graph/part-{rank} (each rank's on its own node's disk).
+    store: String,
+}
+
+#[derive(clap::Args)]
+struct CreateArgs {
+    #[command(flatten)]
+    store: StoreArg,
+    /// Store both directions of every edge (each on the owner of its source).
+    #[arg(long)]
+    undirected: bool,
+    /// Keep an f32 weight per edge.
+    #[arg(long)]
+    weighted: bool,
+    /// Keep parallel edges (as a multiplicity).
+    #[arg(long)]
+    multigraph: bool,
+    /// Partitions per rank (one worker thread each while applying); default: the cores of the node divided among its ranks.
+    #[arg(long)]
+    partitions: Option<usize>,
+    /// Vertices with at least this many distinct out-neighbours get their own edge table.
+    #[arg(long, default_value_t = DEFAULT_THRESHOLD)]
+    threshold: u32,
+}
+
+#[derive(clap::Args)]
+struct ApplyArgs {
+    #[command(flatten)]
+    store: StoreArg,
+    /// Update streams (every rank reads its blocks of each: they must be on a file system all ranks see).
+    #[arg(required = true)]
+    updates: Vec<PathBuf>,
+    /// Stream format if the extension does not tell: updates, updb, or an import format.
+    #[arg(long)]
+    format: Option<String>,
+    /// Commit across ranks every N updates (default: once, at the end).
+    #[arg(long)]
+    commit_every: Option<u64>,
+    /// Memory budget per rank, mapped tables included (e.g. 512M, 4G).
+    #[arg(long, default_value = "1G", value_parser = outcore_io::parse_size)]
+    memory: u64,
+    /// Bytes of stream each rank reads per round (smaller: more, smaller messages).
+    #[arg(long, default_value = "1M", value_parser = outcore_io::parse_size)]
+    block: u64,
+    /// Print JSON, with per-rank figures (updates applied, messages and bytes, wait time).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+struct QueryArgs {
+    #[command(flatten)]
+    store: StoreArg,
+    /// degree, neighbours, edge or property.
+    #[arg(value_parser = ["degree", "neighbours", "neighbors", "edge", "property"])]
+    what: String,
+    u: u64,
+    v: Option<u64>,
+}
+
+#[derive(clap::Args)]
+struct StatsArgs {
+    #[command(flatten)]
+    store: StoreArg,
+    /// Verify every part's layout invariants.
+    #[arg(long)]
+    check: bool,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+struct SnapshotArgs {
+    #[command(flatten)]
+    store: StoreArg,
+    /// Static parts to create: a path with {rank} in it.
+    output: String,
+    /// Memory budget per rank for the import.
+    #[arg(long, default_value = "1G", value_parser = outcore_io::parse_size)]
+    memory: u64,
+    /// Replace existing static stores.
+    #[arg(long)]
+    force: bool,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+struct OutputFlags {
+    /// Write `vertex value` lines: a path with {rank} writes one file per rank (its vertices); without, rank 0 gathers every vertex (- for standard output).
+    #[arg(long)]
+    output: Option<String>,
+    /// Replace existing output files.
+    #[arg(long)]
+    force: bool,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+struct BfsArgs {
+    #[command(flatten)]
+    store: StoreArg,
+    #[arg(long)]
+    root: u64,
+    #[command(flatten)]
+    out: OutputFlags,
+}
+
+#[derive(clap::Args)]
+struct PageRankArgs {
+    #[command(flatten)]
+    store: StoreArg,
+    #[arg(long, default_value_t = 10)]
+    iterations: u32,
+    #[arg(long, default_value_t = 0.85)]
+    damping: f64,
+    #[command(flatten)]
+    out: OutputFlags,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let Some(comm) = MpiComm::init() else {
+        eprintln!("outcore-dist: MPI was already initialised");
+        return ExitCode::FAILURE;
+    };
+    let Top::Dynamic(cmd) = cli.command;
+    match run(&comm, cmd) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // a rank that failed says why; rank 0 also says when others did
+            let other = matches!(e.downcast_ref::<DistError>(), Some(DistError::OtherRanks { .. }));
+            if !other || comm.rank() == 0 {
+                eprintln!("outcore-dist: rank {}: {e:#}", comm.rank());
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(comm: &MpiComm, cmd: Cmd) -> Result<()> {
+    match cmd {
+        Cmd::Create(a) => create(comm, a),
+        Cmd::Apply(a) => apply(comm, a),
+        Cmd::Query(a) => query(comm, a),
+        Cmd::Stats(a) => stats(comm, a),
+        Cmd::Snapshot(a) => snapshot(comm, a),
+        Cmd::Bfs(a) => bfs(comm, a),
+        Cmd::Pagerank(a) => pagerank(comm, a),
+    }
+}
+
+/// Ranks on this node (Open MPI and Slurm say; else 1).
+fn local_ranks() -> usize {
+    ["OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_NTASKS_PER_NODE", "MPI_LOCALNRANKS"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok()?.parse::<usize>().ok())
+        .unwrap_or(1)
+        .max(1)
+}
+
+fn create(comm: &MpiComm, a: CreateArgs) -> Result<()> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let partitions = a.partitions.unwrap_or((cores / local_ranks()).max(1));
+    let options =
+        StoreOptions { partitions, undirected: a.undirected, weighted: a.weighted, multigraph: a.multigraph, threshold: a.threshold };
+    let d = DistDynamic::create(comm, &a.store.store, options)?;
+    if comm.rank() == 0 {
+        println!(
+            "created {} ({} ranks of {} partitions, {}, {}{}, threshold {})",
+            a.store.store,
+            comm.size(),
+            partitions,
+            if a.undirected { "undirected" } else { "directed" },
+            if a.multigraph { "multigraph" } else { "unique edges" },
+            if a.weighted { ", weighted" } else { "" },
+            a.threshold
+        );
+    }
+    drop(d);
+    Ok(())
+}
+
+fn apply(comm: &MpiComm, a: ApplyArgs) -> Result<()> {
+    let format = match &a.format {
+        Some(f) => Some(StreamFormat::from_name(f).ok_or_else(|| anyhow::anyhow!("unknown stream format '{f}' (updates, updb, or an import format)"))?),
+        None => None,
+    };
+    if a.memory < 64 << 20 {
+        bail!("--memory {} is too small: each rank's store needs at least 64M", a.memory);
+    }
+    let mut d = DistDynamic::open(comm, &a.store.store)?;
+    let opts = ApplyOptions {
+        format,
+        block_bytes: a.block,
+        commit_every: a.commit_every,
+        resident_limit: Some(a.memory - outcore_io::PROCESS_BASELINE),
+    };
+    let t = Instant::now();
+    let r = d.apply_files(&a.updates, &opts)?;
+    let secs = t.elapsed().as_secs_f64();
+    let figures = comm.all_gather(d.rank_figures(Some(&r)).to_string().as_bytes());
+    let arcs = comm.sum(&[d.store.arcs()])[0];
+    if comm.rank() == 0 {
+        let ranks: Vec<serde_json::Value> = figures.iter().map(|b| serde_json::from_slice(b).expect("figures are JSON")).collect();
+        if a.json {
+            let v = json!({
+                "report": r.total, "seconds": secs, "updates_per_second": r.total.updates as f64 / secs.max(1e-9),
+                "ranks": comm.size(), "rounds": r.rounds, "commits": r.commits, "global_commit": d.global.commit,
+                "arcs": arcs, "per_rank": ranks,
+            });
+            println!("{}", serde_json::to_string_pretty(&v)?);
+        } else {
+            let t = &r.total;
+            println!(
+                "applied {} updates in {:.2} s ({:.2} M updates/s, {} ranks, {} rounds)",
+                t.updates,
+                secs,
+                t.updates as f64 / secs.max(1e-9) / 1e6,
+                comm.size(),
+                r.rounds
+            );
+            println!("  edges: {} inserted, {} already present or parallel, {} deleted, {} deletes of missing edges", t.inserted, t.existing, t.deleted, t.missing);
+            if t.vertices_inserted + t.properties_set + t.vertices_deleted + t.vertices_missing > 0 {
+                println!(
+                    "  vertices: {} inserted, {} properties set, {} deleted (with {} edges), {} deletes of missing vertices",
+                    t.vertices_inserted, t.properties_set, t.vertices_deleted, t.edges_of_deleted_vertices, t.vertices_missing
+                );
+            }
+            println!("  store: {} edges, global commit {} ({} updates committed)", arcs, d.global.commit, d.global.updates);
+        }
+    }
+    Ok(())
+}
+
+fn query(comm: &MpiComm, a: QueryArgs) -> Result<()> {
+    let d = DistDynamic::open(comm, &a.store.store)?;
+    if a.what == "edge" && a.v.is_none() {
+        bail!("edge takes two vertices: query STORE edge U V");
+    }
+    let owner = d.rank_of(a.u);
+    let (text, found) = if comm.rank() == owner {
+        let s = &d.store;
+        let mut out = String::new();
+        let found = match a.what.as_str() {
+            "degree" => {
+                out = format!("{}\n", s.degree(a.u));
+                true
+            }
+            "neighbours" | "neighbors" => {
+                let mut n = s.neighbours(a.u);
+                n.sort_by_key(|e| e.target);
+                for e in n {
+                    out += &match (s.options.weighted, s.options.multigraph) {
+                        (false, false) => format!("{}\n", e.target),
+                        (true, false) => format!("{} {}\n", e.target, e.weight),
+                        (false, true) => format!("{} x{}\n", e.target, e.count),
+                        (true, true) => format!("{} {} x{}\n", e.target, e.weight, e.count),
+                    };
+                }
+                true
+            }
+            "edge" => match s.edge(a.u, a.v.unwrap_or(0)) {
+                Some(e) => {
+                    out = format!("{} {} weight {} count {}\n", a.u, a.v.unwrap_or(0), e.weight, e.count);
+                    true
+                }
+                None => {
+                    out = format!("no edge {} {}\n", a.u, a.v.unwrap_or(0));
+                    false
+                }
+            },
+            _ => match s.property(a.u) {
+                Some(x) => {
+                    out = format!("{x}\n");
+                    true
+                }
+                None => {
+                    out = format!("vertex {} has no entry (no property, fewer than {} neighbours)\n", a.u, s.options.threshold);
+                    false
+                }
+            },
+        };
+        (out, found)
+    } else {
+        (String::new(), true)
+    };
+    let answer = comm.broadcast(owner, &[[found as u8].as_slice(), text.as_bytes()].concat());
+    if comm.rank() == 0 {
+        print!("{}", String::from_utf8_lossy(&answer[1..]));
+    }
+    if answer[0] == 0 {
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+fn stats(comm: &MpiComm, a: StatsArgs) -> Result<()> {
+    let d = DistDynamic::open(comm, &a.store.store)?;
+    if a.check {
+        let checked = d.store.check().map_err(|e| DistError::Corrupt(format!("{}: check failed: {e}", d.dir().display())));
+        agree(comm, checked)?;
+    }
+    let figures = comm.all_gather(d.rank_figures(None).to_string().as_bytes());
+    if comm.rank() == 0 {
+        let ranks: Vec<serde_json::Value> = figures.iter().map(|b| serde_json::from_slice(b).expect("figures are JSON")).collect();
+        let total = |k: &str| ranks.iter().map(|r| r[k].as_u64().unwrap_or(0)).sum::<u64>();
+        let v = json!({
+            "store": a.store.store, "ranks": comm.size(), "options": d.manifest.options, "owner": d.manifest.owner,
+            "global_commit": d.global.commit, "updates_committed": d.global.updates,
+            "sources": total("sources"), "arcs": total("arcs"), "heap_bytes": total("heap_bytes"),
+            "check": a.check.then_some("ok"), "per_rank": ranks,
+        });
+        if a.json {
+            println!("{}", serde_json::to_string_pretty(&v)?);
+        } else {
+            println!(
+                "{}: {} ranks, global commit {} ({} updates), {:?}",
+                a.store.store,
+                comm.size(),
+                d.global.commit,
+                d.global.updates,
+                d.manifest.options
+            );
+            println!("  {} sources, {} edges, {} MB of tables", v["sources"], v["arcs"], v["heap_bytes"].as_u64().unwrap_or(0) >> 20);
+            for r in &ranks {
+                println!("  rank {}: {} sources, {} edges, epoch {} ({})", r["rank"], r["sources"], r["arcs"], r["epoch"], r["part"].as_str().unwrap_or(""));
+            }
+            if a.check {
+                println!("  check: ok");
+            }
+        }
+    }
+    Ok(())
+}
+
+fn snapshot(comm: &MpiComm, a: SnapshotArgs) -> Result<()> {
+    let d = DistDynamic::open(comm, &a.store.store)?;
+    let target = outcore_dist::manifest::part_dir(&a.output, comm.rank(), comm.size());
+    let written = target.and_then(|target| {
+        let opts = outcore_ingest::ImportOptions { memory: a.memory, force: a.force, ..Default::default() };
+        Ok(outcore_dynamic::snapshot::snapshot_arcs(&d.store, &target, opts, &outcore_io::NoProgress)?)
+    });
+    let r = agree(comm, written)?;
+    let edges = comm.sum(&[r.edges])[0];
+    if comm.rank() == 0 {
+        if a.json {
+            println!("{}", serde_json::to_string_pretty(&json!({"output": a.output, "ranks": comm.size(), "arcs": edges, "global_commit": d.global.commit}))?);
+        } else {
+            println!("wrote {} ({} ranks' parts, {} arcs, global commit {})", a.output, comm.size(), edges, d.global.commit);
+        }
+    }
+    Ok(())
+}
+
+/// Write `id value` lines: per rank with {rank} in the path, else gathered on rank 0.
+fn write_output(comm: &MpiComm, flags: &OutputFlags, store: &str, pairs: Vec<(u64, u64)>, value: impl Fn(u64, &mut Vec<u8>)) -> Result<()> {
+    let Some(path) = &flags.output else { return Ok(()) };
+    let per_rank = path.contains("{rank}");
+    let pairs = if per_rank { pairs } else { gather_pairs(comm, &pairs) };
+    let written = if per_rank || comm.rank() == 0 {
+        let target = PathBuf::from(path.replace("{rank}", &comm.rank().to_string()));
+        let store_dir = PathBuf::from(store.replace("{rank}", &comm.rank().to_string()));
+        outcore::output::write_with(&target, flags.force, &[&store_dir], |w| {
+            let mut line = Vec::new();
+            for &(u, x) in &pairs {
+                line.clear();
+                write!(line, "{u} ").unwrap();
+                value(x, &mut line);
+                line.push(b'\n');
+                w.write_all(&line)?;
+            }
+            Ok(())
+        })
+        .map_err(DistError::from)
+    } else {
+        Ok(())
+    };
+    agree(comm, written)?;
+    Ok(())
+}
+
+fn bfs(comm: &MpiComm, a: BfsArgs) -> Result<()> {
+    let d = DistDynamic::open(comm, &a.store.store)?;
+    let t = Instant::now();
+    let Some(r) = analytics::bfs(&d, a.root) else { bail!("{}: root {} is not a vertex of the store", a.store.store, a.root) };
+    let secs = t.elapsed().as_secs_f64();
+    let pairs: Vec<(u64, u64)> = r.owned.ids.iter().copied().zip(r.level.iter().copied()).collect();
+    write_output(comm, &a.out, &a.store.store, pairs, |l, out| {
+        if l == outcore_algorithms::values::UNREACHED_U64 {
+            write!(out, "{}", i64::MAX).unwrap()
+        } else {
+            write!(out, "{l}").unwrap()
+        }
+    })?;
+    let figures = comm.all_gather(json!(comm.traffic()).to_string().as_bytes());
+    if comm.rank() == 0 {
+        if a.out.json {
+            let traffic: Vec<serde_json::Value> = figures.iter().map(|b| serde_json::from_slice(b).unwrap()).collect();
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&json!({"root": a.root, "reached": r.reached, "vertices": r.vertices, "depth": r.depth,
+                    "arcs_scanned": r.arcs_scanned, "seconds": secs, "ranks": comm.size(), "per_rank_traffic": traffic}))?
+            );
+        } else {
+            println!(
+                "BFS from {}: reached {} of {} vertices, depth {}, {} arcs in {:.2} s on {} ranks",
+                a.root,
+                r.reached,
+                r.vertices,
+                r.depth,
+                r.arcs_scanned,
+                secs,
+                comm.size()
+            );
+        }
+    }
+    Ok(())
+}
+
+fn pagerank(comm: &MpiComm, a: PageRankArgs) -> Result<()> {
+    if !(0.0..=1.0).contains(&a.damping) {
+        bail!("damping {} is not between 0 and 1", a.damping);
+    }
+    let d = DistDynamic::open(comm, &a.store.store)?;
+    let t = Instant::now();
+    let r = analytics::pagerank(&d, a.damping, a.iterations);
+    let secs = t.elapsed().as_secs_f64();
+    let pairs: Vec<(u64, u64)> = r.owned.ids.iter().copied().zip(r.rank.iter().map(|x| x.to_bits())).collect();
+    write_output(comm, &a.out, &a.store.store, pairs, |x, out| outcore::graphalytics_float(f64::from_bits(x), out))?;
+    if comm.rank() == 0 {
+        if a.out.json {
+            println!("{}", serde_json::to_string_pretty(&json!({"vertices": r.vertices, "iterations": a.iterations, "seconds": secs, "ranks": comm.size()}))?);
+        } else {
+            println!("PageRank: {} iterations on {} vertices in {:.2} s on {} ranks", a.iterations, r.vertices, secs, comm.size());
+        }
+    }
+    Ok(())
+}

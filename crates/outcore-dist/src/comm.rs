@@ -1,0 +1,328 @@
+//! What the distributed store needs from the machines it runs on: ranks,
+//! collectives, and one round of the asynchronous visitor queue. [`Solo`]
+//! is one rank in one process (tests, and a distributed store opened
+//! without MPI); `MpiComm` (feature `mpi`) runs over MPI, so outcore runs
+//! wherever `mpirun` or `srun` does.
+
+use std::cell::Cell;
+use std::time::Instant;
+
+/// Traffic of this rank since it started (for `--json`).
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct Traffic {
+    pub messages_sent: u64,
+    pub bytes_sent: u64,
+    pub messages_received: u64,
+    pub bytes_received: u64,
+    /// Seconds spent waiting for other ranks' messages and collectives.
+    pub wait_seconds: f64,
+}
+
+/// Counts traffic; kept by every transport.
+#[derive(Default)]
+pub struct Meter {
+    traffic: Cell<Traffic>,
+}
+
+impl Meter {
+    pub fn sent(&self, bytes: usize) {
+        let mut t = self.traffic.get();
+        t.messages_sent += 1;
+        t.bytes_sent += bytes as u64;
+        self.traffic.set(t);
+    }
+    pub fn received(&self, bytes: usize) {
+        let mut t = self.traffic.get();
+        t.messages_received += 1;
+        t.bytes_received += bytes as u64;
+        self.traffic.set(t);
+    }
+    pub fn waited(&self, since: Instant) {
+        let mut t = self.traffic.get();
+        t.wait_seconds += since.elapsed().as_secs_f64();
+        self.traffic.set(t);
+    }
+    pub fn get(&self) -> Traffic {
+        self.traffic.get()
+    }
+}
+
+/// The ranks of one job and what they can do together. Every collective
+/// must be called by every rank, in the same order.
+pub trait Comm {
+    fn rank(&self) -> usize;
+    fn size(&self) -> usize;
+    /// Element-wise sum over ranks.
+    fn sum(&self, x: &[u64]) -> Vec<u64>;
+    /// Element-wise maximum over ranks.
+    fn max(&self, x: &[u64]) -> Vec<u64>;
+    fn sum_f64(&self, x: f64) -> f64;
+    /// Every rank's bytes, in rank order.
+    fn all_gather(&self, bytes: &[u8]) -> Vec<Vec<u8>>;
+    /// Rank `root`'s bytes, on every rank.
+    fn broadcast(&self, root: usize, bytes: &[u8]) -> Vec<u8>;
+    /// `send[d]` to rank `d`; returns what each rank sent this one, in
+    /// rank order (MPI_Alltoallv).
+    fn all_to_all(&self, send: &[Vec<u64>]) -> Vec<Vec<u64>>;
+    /// One round of the visitor queue: `chunks[d]` are sent to rank `d`
+    /// with non-blocking sends, then `tail` to every rank as this rank's
+    /// end-of-round marker; while they are in flight, every message that
+    /// arrives is handed to `receive(source, words)` in the order its
+    /// sender sent it. Returns when every rank's marker has arrived: their
+    /// tails, in rank order. A sender's messages arrive in the order sent
+    /// (MPI's non-overtaking rule), so its marker follows all its data.
+    fn round(&self, round: u64, chunks: &[Vec<Vec<u64>>], tail: &[u64], receive: &mut dyn FnMut(usize, &[u64])) -> Vec<Vec<u64>>;
+    fn traffic(&self) -> Traffic;
+    /// A short name of the transport, for reports.
+    fn transport(&self) -> &'static str;
+}
+
+/// One rank, no other process.
+#[derive(Default)]
+pub struct Solo {
+    meter: Meter,
+}
+
+impl Comm for Solo {
+    fn rank(&self) -> usize {
+        0
+    }
+    fn size(&self) -> usize {
+        1
+    }
+    fn sum(&self, x: &[u64]) -> Vec<u64> {
+        x.to_vec()
+    }
+    fn max(&self, x: &[u64]) -> Vec<u64> {
+        x.to_vec()
+    }
+    fn sum_f64(&self, x: f64) -> f64 {
+        x
+    }
+    fn all_gather(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        vec![bytes.to_vec()]
+    }
+    fn broadcast(&self, _: usize, bytes: &[u8]) -> Vec<u8> {
+        bytes.to_vec()
+    }
+    fn all_to_all(&self, send: &[Vec<u64>]) -> Vec<Vec<u64>> {
+        send.to_vec()
+    }
+    fn round(&self, _: u64, chunks: &[Vec<Vec<u64>>], tail: &[u64], receive: &mut dyn FnMut(usize, &[u64])) -> Vec<Vec<u64>> {
+        for c in &chunks[0] {
+            self.meter.sent(c.len() * 8);
+            self.meter.received(c.len() * 8);
+            receive(0, c);
+        }
+        vec![tail.to_vec()]
+    }
+    fn traffic(&self) -> Traffic {
+        self.meter.get()
+    }
+    fn transport(&self) -> &'static str {
+        "solo"
+    }
+}
+
+#[cfg(feature = "mpi")]
+pub use self::mpi_comm::MpiComm;
+
+#[cfg(feature = "mpi")]
+mod mpi_comm {
+    use super::{Comm, Meter, Traffic};
+    use mpi::collective::SystemOperation;
+    use mpi::datatype::{Partition, PartitionMut};
+    use mpi::environment::Universe;
+    use mpi::topology::SimpleCommunicator;
+    use mpi::traits::*;
+    use std::time::Instant;
+
+    /// Message kinds of a round (the first word of every message).
+    const DATA: u64 = 1;
+    const END: u64 = 2;
+
+    /// The ranks of an MPI job (`MPI_COMM_WORLD`).
+    pub struct MpiComm {
+        world: SimpleCommunicator,
+        meter: Meter,
+        // finalises MPI when dropped, after everything above
+        _universe: Universe,
+    }
+
+    impl MpiComm {
+        /// Initialise MPI (None if it was already initialised).
+        pub fn init() -> Option<MpiComm> {
+            let universe = mpi::initialize()?;
+            let world = universe.world();
+            Some(MpiComm { world, meter: Meter::default(), _universe: universe })
+        }
+
+        /// Stop every rank of the job (MPI_Abort): for a rank that
+        /// cannot go on while others may wait for it.
+        pub fn abort(&self, code: i32) -> ! {
+            self.world.abort(code)
+        }
+
+        fn counts_and_displs(counts: &[i32]) -> Vec<i32> {
+            counts.iter().scan(0, |acc, &c| Some(std::mem::replace(acc, *acc + c))).collect()
+        }
+    }
+
+    impl Comm for MpiComm {
+        fn rank(&self) -> usize {
+            self.world.rank() as usize
+        }
+        fn size(&self) -> usize {
+            self.world.size() as usize
+        }
+        fn sum(&self, x: &[u64]) -> Vec<u64> {
+            let t = Instant::now();
+            let mut out = vec![0u64; x.len()];
+            self.world.all_reduce_into(x, &mut out[..], SystemOperation::sum());
+            self.meter.waited(t);
+            out
+        }
+        fn max(&self, x: &[u64]) -> Vec<u64> {
+            let t = Instant::now();
+            let mut out = vec![0u64; x.len()];
+            self.world.all_reduce_into(x, &mut out[..], SystemOperation::max());
+            self.meter.waited(t);
+            out
+        }
+        fn sum_f64(&self, x: f64) -> f64 {
+            let t = Instant::now();
+            let mut out = 0.0f64;
+            self.world.all_reduce_into(&x, &mut out, SystemOperation::sum());
+            self.meter.waited(t);
+            out
+        }
+        fn all_gather(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
+            let t = Instant::now();
+            let p = self.size();
+            let len = bytes.len() as i32;
+            let mut lens = vec![0i32; p];
+            self.world.all_gather_into(&len, &mut lens[..]);
+            let displs = Self::counts_and_displs(&lens);
+            let mut all = vec![0u8; lens.iter().map(|&l| l as usize).sum()];
+            {
+                let mut part = PartitionMut::new(&mut all[..], &lens[..], &displs[..]);
+                self.world.all_gather_varcount_into(bytes, &mut part);
+            }
+            self.meter.waited(t);
+            (0..p).map(|r| all[displs[r] as usize..(displs[r] + lens[r]) as usize].to_vec()).collect()
+        }
+        fn broadcast(&self, root: usize, bytes: &[u8]) -> Vec<u8> {
+            let t = Instant::now();
+            let root_process = self.world.process_at_rank(root as i32);
+            let mut len = bytes.len() as u64;
+            root_process.broadcast_into(&mut len);
+            let mut buf = if self.rank() == root { bytes.to_vec() } else { vec![0u8; len as usize] };
+            root_process.broadcast_into(&mut buf[..]);
+            self.meter.waited(t);
+            buf
+        }
+        fn all_to_all(&self, send: &[Vec<u64>]) -> Vec<Vec<u64>> {
+            let t = Instant::now();
+            let p = self.size();
+            let send_counts: Vec<i32> = send.iter().map(|v| v.len() as i32).collect();
+            let mut recv_counts = vec![0i32; p];
+            self.world.all_to_all_into(&send_counts[..], &mut recv_counts[..]);
+            let flat: Vec<u64> = send.concat();
+            let send_displs = Self::counts_and_displs(&send_counts);
+            let recv_displs = Self::counts_and_displs(&recv_counts);
+            let mut recv = vec![0u64; recv_counts.iter().map(|&c| c as usize).sum()];
+            {
+                let out = Partition::new(&flat[..], &send_counts[..], &send_displs[..]);
+                let mut inp = PartitionMut::new(&mut recv[..], &recv_counts[..], &recv_displs[..]);
+                self.world.all_to_all_varcount_into(&out, &mut inp);
+            }
+            for (d, v) in send.iter().enumerate() {
+                if d != self.rank() && !v.is_empty() {
+                    self.meter.sent(v.len() * 8);
+                }
+            }
+            for r in 0..p {
+                if r != self.rank() && recv_counts[r] > 0 {
+                    self.meter.received(recv_counts[r] as usize * 8);
+                }
+            }
+            self.meter.waited(t);
+            (0..p).map(|r| recv[recv_displs[r] as usize..(recv_displs[r] + recv_counts[r]) as usize].to_vec()).collect()
+        }
+
+        fn round(&self, round: u64, chunks: &[Vec<Vec<u64>>], tail: &[u64], receive: &mut dyn FnMut(usize, &[u64])) -> Vec<Vec<u64>> {
+            let p = self.size();
+            // A rank can be at most one round ahead of another (it needs
+            // everyone's marker of this round to leave it), so two tags
+            // keep rounds apart.
+            let tag = (round % 2) as i32;
+            let framed: Vec<Vec<Vec<u64>>> = chunks
+                .iter()
+                .map(|cs| {
+                    cs.iter()
+                        .map(|c| {
+                            let mut m = Vec::with_capacity(c.len() + 1);
+                            m.push(DATA);
+                            m.extend_from_slice(c);
+                            m
+                        })
+                        .collect()
+                })
+                .collect();
+            let mut marker = Vec::with_capacity(tail.len() + 1);
+            marker.push(END);
+            marker.extend_from_slice(tail);
+            let mut tails: Vec<Option<Vec<u64>>> = vec![None; p];
+            let mut ends = 0;
+            mpi::request::scope(|scope| {
+                let mut pending = Vec::new();
+                for (d, cs) in framed.iter().enumerate() {
+                    for m in cs {
+                        pending.push(self.world.process_at_rank(d as i32).immediate_send_with_tag(scope, &m[..], tag));
+                        self.meter.sent(m.len() * 8);
+                    }
+                }
+                for d in 0..p {
+                    pending.push(self.world.process_at_rank(d as i32).immediate_send_with_tag(scope, &marker[..], tag));
+                    self.meter.sent(marker.len() * 8);
+                }
+                let mut idle = Instant::now();
+                while ends < p || !pending.is_empty() {
+                    let mut progressed = false;
+                    if let Some(probed) = self.world.any_process().immediate_matched_probe_with_tag(tag) {
+                        let (words, status): (Vec<u64>, _) = probed.matched_receive_vec();
+                        let source = status.source_rank() as usize;
+                        self.meter.received(words.len() * 8);
+                        match words.first() {
+                            Some(&DATA) => receive(source, &words[1..]),
+                            Some(&END) => {
+                                tails[source] = Some(words[1..].to_vec());
+                                ends += 1;
+                            }
+                            _ => panic!("rank {source} sent a message that is not part of the visitor queue"),
+                        }
+                        progressed = true;
+                    }
+                    let before = pending.len();
+                    pending = pending.into_iter().filter_map(|r| r.test().err()).collect();
+                    progressed |= pending.len() < before;
+                    if progressed {
+                        idle = Instant::now();
+                    } else {
+                        self.meter.waited(idle);
+                        idle = Instant::now();
+                        std::thread::yield_now();
+                    }
+                }
+            });
+            tails.into_iter().map(|t| t.expect("every rank's marker arrived")).collect()
+        }
+
+        fn traffic(&self) -> Traffic {
+            self.meter.get()
+        }
+        fn transport(&self) -> &'static str {
+            "mpi"
+        }
+    }
+}
