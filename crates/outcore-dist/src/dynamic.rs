@@ -450,3 +450,51 @@ impl<'c> DistDynamic<'c> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::comm::Solo;
+
+    fn edges(store: &DynamicStore) -> Vec<(u64, u64)> {
+        let mut out = Vec::new();
+        store.for_each_edge(|u, e| out.push((u, e.target)));
+        out.sort_unstable();
+        out
+    }
+
+    /// A process that died between the two phases: opening follows rank
+    /// 0's record, finishing the prepared epoch if the record covers it
+    /// and dropping it if not.
+    #[test]
+    fn opening_finishes_or_drops_a_half_done_commit_by_the_global_record() {
+        let comm = Solo::default();
+        let dir = tempfile::tempdir().unwrap();
+        let pattern = format!("{}/part-{{rank}}", dir.path().display());
+        let file = dir.path().join("s.updates");
+        std::fs::write(&file, (0..300).map(|i| format!("+ {i} {}\n", i * 7 % 300)).collect::<String>()).unwrap();
+        let mut d = DistDynamic::create(&comm, &pattern, StoreOptions::default()).unwrap();
+        d.apply_files(&[file], &ApplyOptions { block_bytes: 100, ..Default::default() }).unwrap();
+        let committed = edges(&d.store);
+        assert_eq!((d.global.commit, d.global.updates), (1, 300));
+        for decided in [false, true] {
+            let mut d = DistDynamic::open(&comm, &pattern).unwrap();
+            let before = (d.global, edges(&d.store));
+            d.store.apply(&[Update::InsertEdge { u: 1000, v: 1001, w: 1.0 }]).unwrap();
+            let after = edges(&d.store);
+            let epoch = d.store.prepare_commit().unwrap();
+            if decided {
+                // rank 0's record written, then the process died
+                GlobalRecord { id: d.manifest.id, commit: before.0.commit + 1, epoch, updates: before.0.updates + 1 }.write(d.dir()).unwrap();
+            }
+            drop(d);
+            let d = DistDynamic::open(&comm, &pattern).unwrap();
+            if decided {
+                assert_eq!((d.global.commit, d.store.epoch(), edges(&d.store)), (before.0.commit + 1, epoch, after));
+            } else {
+                assert_eq!((d.global, edges(&d.store)), before);
+            }
+        }
+        assert!(committed.len() < edges(&DistDynamic::open(&comm, &pattern).unwrap().store).len());
+    }
+}

@@ -185,7 +185,8 @@ fn main() -> ExitCode {
             // a rank that failed says why; rank 0 also says when others did
             let other = matches!(e.downcast_ref::<DistError>(), Some(DistError::OtherRanks { .. }));
             if !other || comm.rank() == 0 {
-                eprintln!("outcore-dist: rank {}: {e:#}", comm.rank());
+                // one write, so ranks' messages do not interleave
+                let _ = std::io::stderr().write_all(format!("outcore-dist: rank {}: {e:#}\n", comm.rank()).as_bytes());
             }
             ExitCode::FAILURE
         }
@@ -392,6 +393,10 @@ fn snapshot(comm: &MpiComm, a: SnapshotArgs) -> Result<()> {
     let d = DistDynamic::open(comm, &a.store.store)?;
     let target = outcore_dist::manifest::part_dir(&a.output, comm.rank(), comm.size());
     let written = target.and_then(|target| {
+        // the parts' parent directories, as create makes the store's
+        if let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty() && !p.exists()) {
+            std::fs::create_dir_all(parent).map_err(|e| outcore_dynamic::error::DynError::io(parent, e))?;
+        }
         let opts = outcore_ingest::ImportOptions { memory: a.memory, force: a.force, ..Default::default() };
         Ok(outcore_dynamic::snapshot::snapshot_arcs(&d.store, &target, opts, &outcore_io::NoProgress)?)
     });

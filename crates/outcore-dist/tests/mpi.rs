@@ -1,0 +1,289 @@
+//! The distributed dynamic store under `mpirun` at 1, 2 and 4 ranks on
+//! this machine (four ranks on two cores: oversubscribed; a correctness
+//! test, never a speed figure). The oracle is the single-machine dynamic
+//! store, applied in this process to the same streams: the parts' union
+//! must equal it edge by edge (weights, multiplicities, properties), and
+//! BFS and PageRank across ranks must equal its results.
+#![cfg(feature = "mpi")]
+
+use outcore_algorithms::dynamic::{bfs, pagerank};
+use outcore_dynamic::store::{DynamicStore, StoreOptions, Update};
+use outcore_dynamic::updates::to_text;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_outcore-dist");
+
+fn mpirun(ranks: usize, args: &[&str]) -> Command {
+    let mut c = Command::new("mpirun");
+    c.args(["-n", &ranks.to_string(), "--oversubscribe", "--mca", "btl", "self,vader", "--mca", "pml", "ob1"]);
+    c.args(["--mca", "oob_tcp_if_include", "lo", BIN]);
+    c.args(args);
+    c.env("OMPI_ALLOW_RUN_AS_ROOT", "1").env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    c
+}
+
+fn run(ranks: usize, args: &[&str]) -> Output {
+    let out = mpirun(ranks, args).output().expect("mpirun runs (Open MPI installed?)");
+    assert!(
+        out.status.success(),
+        "mpirun -n {ranks} outcore-dist {}: {}\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn fails(ranks: usize, args: &[&str]) -> String {
+    let out = mpirun(ranks, args).output().unwrap();
+    assert!(!out.status.success(), "expected a failure: outcore-dist {}", args.join(" "));
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A random stream over `ids` vertices: inserts (weighted), deletes,
+/// vertex inserts and deletes, properties.
+fn stream(seed: u64, n: usize, ids: u64) -> Vec<Update> {
+    let mut rng = seed;
+    (0..n)
+        .map(|_| {
+            rng = outcore_dynamic::hash::mix(rng);
+            let (u, v) = (rng % ids, (rng >> 20) % ids);
+            match (rng >> 44) % 100 {
+                0..=64 => Update::InsertEdge { u, v, w: ((rng >> 56) % 8 + 1) as f32 },
+                65..=84 => Update::DeleteEdge { u, v },
+                85..=89 => Update::SetProperty { u, value: v },
+                90..=94 => Update::InsertVertex { u },
+                _ => Update::DeleteVertex { u },
+            }
+        })
+        .collect()
+}
+
+fn write_stream(path: &Path, updates: &[Update]) {
+    let text: String = updates.iter().map(|x| to_text(x) + "\n").collect();
+    std::fs::write(path, text).unwrap();
+}
+
+type Graph = (BTreeMap<(u64, u64), (u32, u32)>, BTreeMap<u64, u64>);
+
+/// Every edge (weight bits, count) and property of a store.
+fn contents(stores: &[&DynamicStore]) -> Graph {
+    let (mut edges, mut props) = (BTreeMap::new(), BTreeMap::new());
+    for s in stores {
+        s.for_each_edge(|u, e| {
+            assert!(edges.insert((u, e.target), (e.weight.to_bits(), e.count)).is_none(), "arc {u} {} in two parts", e.target);
+        });
+        s.for_each_source(|u| {
+            if let Some(p) = s.property(u) {
+                props.insert(u, p);
+            }
+        });
+    }
+    (edges, props)
+}
+
+fn parts(pattern: &str, ranks: usize) -> Vec<PathBuf> {
+    (0..ranks).map(|r| PathBuf::from(pattern.replace("{rank}", &r.to_string()))).collect()
+}
+
+fn read_pairs(path: &Path) -> BTreeMap<u64, String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (a, b) = l.split_once(' ').unwrap();
+            (a.parse().unwrap(), b.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn every_rank_count_gives_the_single_machine_graph_and_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().to_str().unwrap();
+    for (case, (undirected, multigraph, weighted)) in [(false, false, false), (true, true, true), (true, false, false), (false, true, true)].into_iter().enumerate() {
+        let opts = StoreOptions { partitions: 2, undirected, multigraph, weighted, threshold: 3 };
+        let first = stream(case as u64 + 1, 6000, 400);
+        let second = stream(case as u64 + 100, 3000, 400);
+        let (f1, f2) = (dir.path().join(format!("c{case}-1.updates")), dir.path().join(format!("c{case}-2.updates")));
+        write_stream(&f1, &first);
+        write_stream(&f2, &second);
+        // the oracle
+        let mut single = DynamicStore::create(&dir.path().join(format!("single-{case}")), opts).unwrap();
+        single.apply(&first).unwrap();
+        single.apply(&second).unwrap();
+        let want = contents(&[&single]);
+        let root = first.iter().find_map(|x| match *x { Update::InsertEdge { u, .. } if single.degree(u) > 0 => Some(u), _ => None }).unwrap();
+        let want_bfs = bfs::bfs(&single, root).unwrap();
+        let want_pr = pagerank::pagerank(&single, 0.85, 10);
+        for ranks in [1, 2, 4] {
+            let pattern = format!("{base}/c{case}-r{ranks}/part-{{rank}}");
+            let mut create = vec!["dynamic", "create", &pattern, "--partitions", "2", "--threshold", "3"];
+            for (on, flag) in [(undirected, "--undirected"), (multigraph, "--multigraph"), (weighted, "--weighted")] {
+                if on {
+                    create.push(flag);
+                }
+            }
+            run(ranks, &create);
+            // small blocks: many rounds, every rank reads
+            let applied = run(ranks, &["dynamic", "apply", &pattern, f1.to_str().unwrap(), f2.to_str().unwrap(), "--block", "2K", "--json"]);
+            let report: serde_json::Value = serde_json::from_slice(&applied.stdout).unwrap();
+            assert_eq!(report["report"]["updates"], 9000);
+            assert_eq!(report["per_rank"].as_array().unwrap().len(), ranks);
+            let stores: Vec<DynamicStore> = parts(&pattern, ranks).iter().map(|p| DynamicStore::open(p).unwrap()).collect();
+            for (r, s) in stores.iter().enumerate() {
+                s.check().unwrap();
+                s.for_each_source(|u| assert_eq!(outcore_dist::owner::Owner::Splitmix2.rank_of(u, ranks), r, "vertex {u} on rank {r}"));
+            }
+            let got = contents(&stores.iter().collect::<Vec<_>>());
+            assert!(got == want, "case {case} at {ranks} ranks: the parts differ from the single-machine store");
+            drop(stores);
+            // BFS and PageRank across ranks
+            let (b, p) = (dir.path().join(format!("c{case}-r{ranks}.bfs")), dir.path().join(format!("c{case}-r{ranks}.pr")));
+            run(ranks, &["dynamic", "bfs", &pattern, "--root", &root.to_string(), "--output", b.to_str().unwrap()]);
+            let levels = read_pairs(&b);
+            assert_eq!(levels.len(), want_bfs.index.len());
+            for (i, &id) in want_bfs.index.ids.iter().enumerate() {
+                let l = want_bfs.level[i];
+                let want_text = if l == outcore_algorithms::values::UNREACHED_U64 { i64::MAX.to_string() } else { l.to_string() };
+                assert_eq!(levels[&id], want_text, "BFS level of {id}, case {case}, {ranks} ranks");
+            }
+            let per_rank = format!("{base}/c{case}-r{ranks}.pr.{{rank}}");
+            run(ranks, &["dynamic", "pagerank", &pattern, "--output", p.to_str().unwrap()]);
+            run(ranks, &["dynamic", "pagerank", &pattern, "--output", &per_rank]);
+            let ranked = read_pairs(&p);
+            let mut union = BTreeMap::new();
+            for f in parts(&per_rank, ranks) {
+                union.extend(read_pairs(&f));
+            }
+            assert_eq!(union, ranked, "per-rank files hold the gathered output");
+            for (i, &id) in want_pr.index.ids.iter().enumerate() {
+                let x: f64 = ranked[&id].parse().unwrap();
+                assert!((x - want_pr.rank[i]).abs() < 1e-9, "PageRank of {id}: {x} vs {}", want_pr.rank[i]);
+            }
+            // a snapshot's parts hold every arc once
+            if ranks == 2 {
+                let out = format!("{base}/c{case}-snap/part-{{rank}}");
+                run(ranks, &["dynamic", "snapshot", &pattern, &out]);
+                let mut arcs = BTreeMap::new();
+                for (r, part) in parts(&out, ranks).iter().enumerate() {
+                    let el = dir.path().join(format!("c{case}-snap-{r}.el"));
+                    outcore_ingest::export::export(part, &el, &Default::default(), &outcore_io::NoProgress).unwrap();
+                    for line in std::fs::read_to_string(&el).unwrap().lines() {
+                        let mut f = line.split_whitespace().map(|x| x.parse::<u64>().unwrap());
+                        *arcs.entry((f.next().unwrap(), f.next().unwrap())).or_insert(0u32) += 1;
+                    }
+                }
+                let want_arcs: BTreeMap<(u64, u64), u32> = want.0.iter().map(|(&k, &(_, c))| (k, if multigraph { c } else { 1 })).collect();
+                assert!(arcs == want_arcs, "case {case}: the snapshot's parts differ from the store");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_bad_line_stops_every_rank_and_keeps_the_last_global_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let pattern = format!("{}/d/part-{{rank}}", dir.path().display());
+    let good = dir.path().join("good.updates");
+    write_stream(&good, &stream(7, 3000, 300));
+    let bad = dir.path().join("bad.updates");
+    let mut text: String = stream(8, 4000, 300).iter().map(|x| to_text(x) + "\n").collect();
+    text.push_str("+ 12 x\n+ 1 2\n");
+    std::fs::write(&bad, text).unwrap();
+    run(2, &["dynamic", "create", &pattern, "--partitions", "1"]);
+    run(2, &["dynamic", "apply", &pattern, good.to_str().unwrap()]);
+    let before: Vec<Graph> = parts(&pattern, 2).iter().map(|p| contents(&[&DynamicStore::open(p).unwrap()])).collect();
+    let err = fails(2, &["dynamic", "apply", &pattern, bad.to_str().unwrap(), "--block", "1K", "--commit-every", "1000000"]);
+    assert!(err.contains("bad.updates:4001:") && err.contains("rolled back to global commit 1"), "{err}");
+    let after: Vec<Graph> = parts(&pattern, 2).iter().map(|p| contents(&[&DynamicStore::open(p).unwrap()])).collect();
+    assert!(after == before, "a failed apply changed the store");
+}
+
+#[test]
+fn wrong_rank_counts_missing_parts_and_foreign_parts_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = format!("{}/a/part-{{rank}}", dir.path().display());
+    let b = format!("{}/b/part-{{rank}}", dir.path().display());
+    run(2, &["dynamic", "create", &a]);
+    run(2, &["dynamic", "create", &b]);
+    let err = fails(3, &["dynamic", "stats", &a]);
+    assert!(err.contains("the store has 2 ranks, this job 3: run it with mpirun -n 2"), "{err}");
+    let err = fails(2, &["dynamic", "create", &a]);
+    assert!(err.contains("already exists"), "{err}");
+    let err = fails(2, &["dynamic", "stats", &dir.path().join("a/part").to_string_lossy()]);
+    assert!(err.contains("needs a path with {rank}"), "{err}");
+    // a part of another store
+    let (a1, b1) = (dir.path().join("a/part-1"), dir.path().join("b/part-1"));
+    std::fs::rename(&a1, dir.path().join("a1")).unwrap();
+    let err = fails(2, &["dynamic", "stats", &a]);
+    assert!(err.contains("part-1: no such directory (the part of rank 1)"), "{err}");
+    std::fs::rename(&b1, &a1).unwrap();
+    let err = fails(2, &["dynamic", "stats", &a]);
+    assert!(err.contains("another store"), "{err}");
+}
+
+#[test]
+fn a_rank_killed_during_apply_stops_the_job_and_every_rank_reopens_at_the_last_global_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let pattern = format!("{}/k/part-{{rank}}", dir.path().display());
+    let updates = stream(21, 400_000, 50_000);
+    let file = dir.path().join("big.updates");
+    write_stream(&file, &updates);
+    run(2, &["dynamic", "create", &pattern, "--partitions", "1"]);
+    let mut job = mpirun(2, &["dynamic", "apply", &pattern, file.to_str().unwrap(), "--block", "64K", "--commit-every", "40000"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let global = |r: usize| -> u64 {
+        let text = std::fs::read_to_string(parts(&pattern, 2)[r].join("GLOBAL")).unwrap_or_default();
+        serde_json::from_str::<serde_json::Value>(&text).map_or(0, |v| v["commit"].as_u64().unwrap_or(0))
+    };
+    let start = Instant::now();
+    while global(1) < 2 {
+        assert!(start.elapsed() < Duration::from_secs(120), "no second commit in two minutes");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // rank 1: the outcore-dist process whose MPI rank is 1
+    let victim = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .find(|pid| {
+            let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+            String::from_utf8_lossy(&cmd).contains(&pattern) && env.split(|&b| b == 0).any(|v| v == b"OMPI_COMM_WORLD_RANK=1")
+        })
+        .expect("rank 1 is running");
+    let killed = Instant::now();
+    unsafe_free_kill(victim);
+    let status = job.wait().unwrap();
+    let waited = killed.elapsed();
+    let mut err = String::new();
+    std::io::Read::read_to_string(job.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(!status.success(), "the job went on without rank 1");
+    assert!(waited < Duration::from_secs(30), "the job took {waited:?} to stop");
+    assert!(err.contains("rank 1") && err.contains("signal 9"), "mpirun names the lost rank: {err}");
+    // reopening decides any half-done commit; every rank is at rank 0's
+    let stats = run(2, &["dynamic", "stats", &pattern, "--json", "--check"]);
+    let v: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
+    let committed = v["updates_committed"].as_u64().unwrap() as usize;
+    assert!(v["global_commit"].as_u64().unwrap() >= 2 && committed < updates.len(), "{v}");
+    for r in 0..2 {
+        assert_eq!(global(r), v["global_commit"].as_u64().unwrap(), "rank {r}'s record");
+    }
+    // and the store holds exactly the updates committed
+    let mut single = DynamicStore::create(&dir.path().join("single"), StoreOptions { partitions: 1, ..Default::default() }).unwrap();
+    single.apply(&updates[..committed]).unwrap();
+    let stores: Vec<DynamicStore> = parts(&pattern, 2).iter().map(|p| DynamicStore::open(p).unwrap()).collect();
+    assert!(contents(&stores.iter().collect::<Vec<_>>()) == contents(&[&single]), "the reopened store is not the committed prefix");
+}
+
+/// SIGKILL through kill(1): the test needs no unsafe code of its own.
+fn unsafe_free_kill(pid: u32) {
+    assert!(Command::new("kill").args(["-9", &pid.to_string()]).status().unwrap().success());
+}
