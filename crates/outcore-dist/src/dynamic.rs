@@ -477,6 +477,7 @@ mod tests {
         d.apply_files(&[file], &ApplyOptions { block_bytes: 100, ..Default::default() }).unwrap();
         let committed = edges(&d.store);
         assert_eq!((d.global.commit, d.global.updates), (1, 300));
+        drop(d);
         for decided in [false, true] {
             let mut d = DistDynamic::open(&comm, &pattern).unwrap();
             let before = (d.global, edges(&d.store));
