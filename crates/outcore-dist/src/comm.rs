@@ -157,12 +157,6 @@ mod mpi_comm {
             Some(MpiComm { world, meter: Meter::default(), _universe: universe })
         }
 
-        /// Stop every rank of the job (MPI_Abort): for a rank that
-        /// cannot go on while others may wait for it.
-        pub fn abort(&self, code: i32) -> ! {
-            self.world.abort(code)
-        }
-
         fn counts_and_displs(counts: &[i32]) -> Vec<i32> {
             counts.iter().scan(0, |acc, &c| Some(std::mem::replace(acc, *acc + c))).collect()
         }
@@ -299,7 +293,12 @@ mod mpi_comm {
                                 tails[source] = Some(words[1..].to_vec());
                                 ends += 1;
                             }
-                            _ => panic!("rank {source} sent a message that is not part of the visitor queue"),
+                            _ => {
+                                // nothing else is sent with these tags: a rank
+                                // that cannot read the queue stops the job
+                                eprintln!("outcore-dist: rank {} received a message from rank {source} that is not part of the visitor queue; stopping every rank", self.rank());
+                                self.world.abort(70)
+                            }
                         }
                         progressed = true;
                     }

@@ -745,17 +745,22 @@ fn apply_ops(part: &mut Partition, ops: &mut Vec<Op>, resident_limit: Resident) 
         // The mapped pages count against the budget: when the process is
         // over it, write this partition's pages back and drop them.
         if i & 0xffff == 0xffff {
-            match resident_limit {
-                Resident::Total(limit) if resident_bytes() > limit => release(part)?,
-                Resident::Written(limit) if written_bytes() > limit => {
-                    part.heaps_mut().try_for_each(|h| h.write_back(false).map(|_| ()))?;
-                }
-                _ => {}
-            }
+            keep_resident_under(part, resident_limit)?;
         }
     }
+    // and after every batch, however small (a distributed store applies
+    // many small ones)
+    keep_resident_under(part, resident_limit)?;
     part.maintain()?;
     Ok(r)
+}
+
+fn keep_resident_under(part: &mut Partition, resident_limit: Resident) -> Result<()> {
+    match resident_limit {
+        Resident::Total(limit) if resident_bytes() > limit => release(part),
+        Resident::Written(limit) if written_bytes() > limit => part.heaps_mut().try_for_each(|h| h.write_back(false).map(|_| ())),
+        _ => Ok(()),
+    }
 }
 
 fn release(part: &mut Partition) -> Result<()> {

@@ -241,15 +241,22 @@ fn apply(comm: &MpiComm, a: ApplyArgs) -> Result<()> {
         Some(f) => Some(StreamFormat::from_name(f).ok_or_else(|| anyhow::anyhow!("unknown stream format '{f}' (updates, updb, or an import format)"))?),
         None => None,
     };
-    if a.memory < 64 << 20 {
-        bail!("--memory {} is too small: each rank's store needs at least 64M", a.memory);
+    // a round's buffers (the block read, its routed copies, what arrives)
+    // take up to about 16 bytes per byte of block; the store gets the rest
+    let rounds = a.block.saturating_mul(16);
+    if a.memory < (64 << 20) + rounds {
+        bail!(
+            "--memory {} is too small: each rank's store needs at least 64M, and its rounds 16 x --block ({}) more",
+            outcore_io::format_bytes(a.memory),
+            outcore_io::format_bytes(rounds)
+        );
     }
     let mut d = DistDynamic::open(comm, &a.store.store)?;
     let opts = ApplyOptions {
         format,
         block_bytes: a.block,
         commit_every: a.commit_every,
-        resident_limit: Some(a.memory - outcore_io::PROCESS_BASELINE),
+        resident_limit: Some(a.memory - outcore_io::PROCESS_BASELINE - rounds),
     };
     let t = Instant::now();
     let r = d.apply_files(&a.updates, &opts)?;
