@@ -7,49 +7,29 @@
 
 use crate::comm::Comm;
 use crate::dynamic::DistDynamic;
-use outcore_algorithms::dynamic::IdMap;
+use outcore_algorithms::dynamic::{IdMap, VertexIndex};
 use outcore_algorithms::values::UNREACHED_U64 as UNREACHED;
 
 /// The vertices a rank owns (sources of its store, and every edge target
 /// whose owner it is, wherever the edge lives), in id order.
-pub struct OwnedVertices {
-    pub ids: Vec<u64>,
-    dense: IdMap<u32>,
-}
+pub type OwnedVertices = VertexIndex;
 
-impl OwnedVertices {
-    pub fn build(d: &DistDynamic) -> OwnedVertices {
-        let comm = d.comm();
-        let p = comm.size();
-        let mut ids = Vec::new();
-        d.store.for_each_source(|u| ids.push(u));
-        let mut targets: Vec<Vec<u64>> = vec![Vec::new(); p];
-        d.store.for_each_edge(|_, e| targets[d.rank_of(e.target)].push(e.target));
-        for t in &mut targets {
-            t.sort_unstable();
-            t.dedup();
-        }
-        for got in comm.all_to_all(&targets) {
-            ids.extend(got);
-        }
-        ids.sort_unstable();
-        ids.dedup();
-        let mut dense = IdMap::default();
-        dense.reserve(ids.len());
-        for (i, &u) in ids.iter().enumerate() {
-            dense.insert(u, i as u32);
-        }
-        OwnedVertices { ids, dense }
+/// This rank's vertices (a collective: every rank sends each edge
+/// target to its owner).
+pub fn owned_vertices(d: &DistDynamic) -> OwnedVertices {
+    let comm = d.comm();
+    let mut ids = Vec::new();
+    d.store.for_each_source(|u| ids.push(u));
+    let mut targets: Vec<Vec<u64>> = vec![Vec::new(); comm.size()];
+    d.store.for_each_edge(|_, e| targets[d.rank_of(e.target)].push(e.target));
+    for t in &mut targets {
+        t.sort_unstable();
+        t.dedup();
     }
-    pub fn dense(&self, id: u64) -> Option<usize> {
-        self.dense.get(&id).map(|&i| i as usize)
+    for got in comm.all_to_all(&targets) {
+        ids.extend(got);
     }
-    pub fn len(&self) -> usize {
-        self.ids.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
-    }
+    VertexIndex::from_ids(ids)
 }
 
 pub struct DistBfs {
@@ -67,12 +47,12 @@ pub struct DistBfs {
 pub fn bfs(d: &DistDynamic, root: u64) -> Option<DistBfs> {
     let comm = d.comm();
     let p = comm.size();
-    let owned = OwnedVertices::build(d);
+    let owned = owned_vertices(d);
     let mut level = vec![UNREACHED; owned.len()];
     let mut frontier = Vec::new();
     if let Some(r) = owned.dense(root) {
-        level[r] = 0;
-        frontier.push(r);
+        level[r as usize] = 0;
+        frontier.push(r as usize);
     }
     let totals = comm.sum(&[owned.len() as u64, frontier.len() as u64]);
     if totals[1] == 0 {
@@ -95,7 +75,7 @@ pub fn bfs(d: &DistDynamic, root: u64) -> Option<DistBfs> {
         frontier.clear();
         for got in comm.all_to_all(&out) {
             for w in got {
-                let i = owned.dense(w).expect("a target's owner holds it");
+                let i = owned.dense(w).expect("a target's owner holds it") as usize;
                 if level[i] == UNREACHED {
                     level[i] = next_level;
                     frontier.push(i);
@@ -125,10 +105,10 @@ pub struct DistPageRank {
 pub fn pagerank(d: &DistDynamic, damping: f64, iterations: u32) -> DistPageRank {
     let comm = d.comm();
     let p = comm.size();
-    let owned = OwnedVertices::build(d);
+    let owned = owned_vertices(d);
     let n = comm.sum(&[owned.len() as u64])[0];
     let mut degree = vec![0u64; owned.len()];
-    d.store.for_each_edge(|u, e| degree[owned.dense(u).expect("a source is owned")] += e.count as u64);
+    d.store.for_each_edge(|u, e| degree[owned.dense(u).expect("a source is owned") as usize] += e.count as u64);
     if n == 0 {
         return DistPageRank { owned, rank: Vec::new(), vertices: 0 };
     }
@@ -140,14 +120,14 @@ pub fn pagerank(d: &DistDynamic, damping: f64, iterations: u32) -> DistPageRank 
         // each target's incoming share, summed here before it is sent
         let mut shares: Vec<IdMap<f64>> = (0..p).map(|_| IdMap::default()).collect();
         d.store.for_each_edge(|u, e| {
-            let i = owned.dense(u).expect("a source is owned");
+            let i = owned.dense(u).expect("a source is owned") as usize;
             *shares[d.rank_of(e.target)].entry(e.target).or_default() += rank[i] / degree[i] as f64 * e.count as f64;
         });
         let out: Vec<Vec<u64>> = shares.iter().map(|m| m.iter().flat_map(|(&v, &x)| [v, x.to_bits()]).collect()).collect();
         let mut pushed = vec![0.0f64; owned.len()];
         for got in comm.all_to_all(&out) {
             for pair in got.chunks_exact(2) {
-                pushed[owned.dense(pair[0]).expect("a target's owner holds it")] += f64::from_bits(pair[1]);
+                pushed[owned.dense(pair[0]).expect("a target's owner holds it") as usize] += f64::from_bits(pair[1]);
             }
         }
         for (r, x) in rank.iter_mut().zip(&pushed) {

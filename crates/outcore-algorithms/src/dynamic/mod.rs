@@ -42,6 +42,11 @@ impl VertexIndex {
         let mut ids = Vec::new();
         store.for_each_source(|u| ids.push(u));
         store.for_each_edge(|_, e| ids.push(e.target));
+        Self::from_ids(ids)
+    }
+
+    /// The index of `ids` (any order, repeats allowed).
+    pub fn from_ids(mut ids: Vec<u64>) -> VertexIndex {
         ids.sort_unstable();
         ids.dedup();
         let mut dense = IdMap::default();
