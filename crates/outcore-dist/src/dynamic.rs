@@ -253,6 +253,20 @@ impl<'c> DistDynamic<'c> {
     /// and commit as asked and at the end. On a bad line (or a failure on
     /// any rank) every rank rolls back to the last global commit.
     pub fn apply_files(&mut self, files: &[PathBuf], opts: &ApplyOptions) -> Result<DistApplyReport> {
+        self.apply_files_with(files, opts, &mut |_, _| Ok(()))
+    }
+
+    /// [`Self::apply_files`], calling `after_round` on every rank after
+    /// each round is applied, with the vertices of this rank that gained
+    /// an edge to another vertex in it (the incremental colouring's
+    /// seeds). It is a collective: every rank calls it the same number of
+    /// times.
+    pub fn apply_files_with(
+        &mut self,
+        files: &[PathBuf],
+        opts: &ApplyOptions,
+        after_round: &mut dyn FnMut(&mut Self, Vec<u64>) -> Result<()>,
+    ) -> Result<DistApplyReport> {
         let comm = self.comm;
         let (me, p) = (comm.rank(), comm.size());
         self.store.set_resident_limit(opts.resident_limit);
@@ -292,8 +306,15 @@ impl<'c> DistDynamic<'c> {
                         });
                     }
                     let read_now: u64 = tails.iter().map(|t| t[0]).sum();
+                    let seeds: Vec<u64> = incoming
+                        .iter()
+                        .flat_map(|m| m.chunks_exact(WORDS))
+                        .filter(|w| w[0] & 0xff == 1 && w[1] != w[2])
+                        .map(|w| w[1])
+                        .collect();
                     let applied = self.apply_round(incoming, &mut local, &mut report);
                     agree(comm, applied)?;
+                    after_round(self, seeds)?;
                     report.total.updates += read_now;
                     since_commit += read_now;
                     if opts.commit_every.is_some_and(|n| since_commit >= n) {

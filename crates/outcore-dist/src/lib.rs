@@ -12,6 +12,7 @@
 
 pub mod analytics;
 pub mod blocks;
+pub mod coloring;
 pub mod comm;
 pub mod dynamic;
 pub mod error;

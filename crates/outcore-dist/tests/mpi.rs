@@ -287,3 +287,45 @@ fn a_rank_killed_during_apply_stops_the_job_and_every_rank_reopens_at_the_last_g
 fn unsafe_free_kill(pid: u32) {
     assert!(Command::new("kill").args(["-9", &pid.to_string()]).status().unwrap().success());
 }
+
+#[test]
+fn the_distributed_colouring_is_proper_after_every_batch_within_max_degree_plus_one() {
+    let dir = tempfile::tempdir().unwrap();
+    // no property updates: colours live in the vertex properties
+    let updates: Vec<Update> = stream(31, 8000, 300).into_iter().filter(|x| !matches!(x, Update::SetProperty { .. })).collect();
+    let file = dir.path().join("c.updates");
+    write_stream(&file, &updates);
+    let opts = StoreOptions { partitions: 2, undirected: true, ..Default::default() };
+    let mut single = DynamicStore::create(&dir.path().join("single"), opts).unwrap();
+    single.apply(&updates).unwrap();
+    let mut max_degree = 0;
+    single.for_each_source(|u| max_degree = max_degree.max(single.neighbours(u).iter().filter(|e| e.target != u).count() as u64));
+    for ranks in [1, 2, 4] {
+        let pattern = format!("{}/r{ranks}/part-{{rank}}", dir.path().display());
+        run(ranks, &["dynamic", "create", &pattern, "--undirected", "--partitions", "2"]);
+        // a first stream colours as it goes, then the whole store is checked
+        let out = dir.path().join(format!("r{ranks}.colours"));
+        let done = run(ranks, &["dynamic", "color", &pattern, file.to_str().unwrap(), "--block", "4K", "--check", "--output", out.to_str().unwrap(), "--json"]);
+        let v: serde_json::Value = serde_json::from_slice(&done.stdout).unwrap();
+        assert!(v["batches_checked"].as_u64().unwrap() > 3, "{v}");
+        assert_eq!(v["max_degree"].as_u64().unwrap(), max_degree);
+        let colours: BTreeMap<u64, u64> = read_pairs(&out).into_iter().map(|(u, c)| (u, c.parse().unwrap())).collect();
+        let mut used = std::collections::BTreeSet::new();
+        single.for_each_edge(|u, e| {
+            if u != e.target {
+                let (a, b) = (colours[&u], colours[&e.target]);
+                assert_ne!(a, b, "edge {u} - {} at {ranks} ranks", e.target);
+                used.insert(a);
+            }
+        });
+        assert!(used.len() as u64 <= max_degree + 1, "{} colours, max degree {max_degree}", used.len());
+        assert_eq!(v["colours"].as_u64().unwrap(), used.len() as u64);
+        // colours live in the parts' vertex properties; the graph is unchanged by them
+        let stores: Vec<DynamicStore> = parts(&pattern, ranks).iter().map(|p| DynamicStore::open(p).unwrap()).collect();
+        assert!(contents(&stores.iter().collect::<Vec<_>>()).0 == contents(&[&single]).0);
+        for s in &stores {
+            // (a vertex inserted without edges is not coloured: nothing can conflict with it)
+            s.for_each_source(|u| assert_eq!(s.property(u).filter(|&p| p > 0), colours.get(&u).map(|c| c + 1), "vertex {u}"));
+        }
+    }
+}

@@ -5,6 +5,7 @@
 use anyhow::{bail, Result};
 use clap::Parser;
 use outcore_dist::analytics::{self, gather_pairs};
+use outcore_dist::coloring;
 use outcore_dist::comm::{Comm, MpiComm};
 use outcore_dist::dynamic::{agree, ApplyOptions, DistDynamic};
 use outcore_dist::error::DistError;
@@ -42,6 +43,8 @@ enum Cmd {
     Stats(StatsArgs),
     /// Write the current graph as a partitioned static store: each rank's arcs as an outcore store.
     Snapshot(SnapshotArgs),
+    /// Maintain a proper colouring while applying update streams (section 4.8.2): priority by id, conflicts resolved by the lower-priority end's owner.
+    Color(ColorArgs),
     /// BFS levels across ranks.
     Bfs(BfsArgs),
     /// PageRank (Graphalytics semantics) across ranks.
@@ -83,6 +86,31 @@ struct ApplyArgs {
     /// Update streams (every rank reads its blocks of each: they must be on a file system all ranks see).
     #[arg(required = true)]
     updates: Vec<PathBuf>,
+    #[command(flatten)]
+    stream: StreamFlags,
+}
+
+#[derive(clap::Args)]
+struct ColorArgs {
+    #[command(flatten)]
+    store: StoreArg,
+    /// Update streams to apply while colouring (none: colour the store as it is).
+    updates: Vec<PathBuf>,
+    /// Check after every round of updates that the colouring is proper (asks every edge's other end).
+    #[arg(long)]
+    check: bool,
+    /// Write `vertex colour` lines: a path with {rank} writes one file per rank; without, rank 0 gathers (- for standard output).
+    #[arg(long)]
+    output: Option<String>,
+    /// Replace existing output files.
+    #[arg(long)]
+    force: bool,
+    #[command(flatten)]
+    stream: StreamFlags,
+}
+
+#[derive(clap::Args)]
+struct StreamFlags {
     /// Stream format if the extension does not tell: updates, updb, or an import format.
     #[arg(long)]
     format: Option<String>,
@@ -200,6 +228,7 @@ fn run(comm: &MpiComm, cmd: Cmd) -> Result<()> {
         Cmd::Query(a) => query(comm, a),
         Cmd::Stats(a) => stats(comm, a),
         Cmd::Snapshot(a) => snapshot(comm, a),
+        Cmd::Color(a) => color(comm, a),
         Cmd::Bfs(a) => bfs(comm, a),
         Cmd::Pagerank(a) => pagerank(comm, a),
     }
@@ -236,28 +265,33 @@ fn create(comm: &MpiComm, a: CreateArgs) -> Result<()> {
     Ok(())
 }
 
-fn apply(comm: &MpiComm, a: ApplyArgs) -> Result<()> {
-    let format = match &a.format {
+/// How `apply` and `color` read streams, from their flags.
+fn apply_options(flags: &StreamFlags) -> Result<ApplyOptions> {
+    let format = match &flags.format {
         Some(f) => Some(StreamFormat::from_name(f).ok_or_else(|| anyhow::anyhow!("unknown stream format '{f}' (updates, updb, or an import format)"))?),
         None => None,
     };
     // a round's buffers (the block read, its routed copies, what arrives)
     // take up to about 16 bytes per byte of block; the store gets the rest
-    let rounds = a.block.saturating_mul(16);
-    if a.memory < (64 << 20) + rounds {
+    let rounds = flags.block.saturating_mul(16);
+    if flags.memory < (64 << 20) + rounds {
         bail!(
             "--memory {} is too small: each rank's store needs at least 64M, and its rounds 16 x --block ({}) more",
-            outcore_io::format_bytes(a.memory),
+            outcore_io::format_bytes(flags.memory),
             outcore_io::format_bytes(rounds)
         );
     }
-    let mut d = DistDynamic::open(comm, &a.store.store)?;
-    let opts = ApplyOptions {
+    Ok(ApplyOptions {
         format,
-        block_bytes: a.block,
-        commit_every: a.commit_every,
-        resident_limit: Some(a.memory - outcore_io::PROCESS_BASELINE - rounds),
-    };
+        block_bytes: flags.block,
+        commit_every: flags.commit_every,
+        resident_limit: Some(flags.memory - outcore_io::PROCESS_BASELINE - rounds),
+    })
+}
+
+fn apply(comm: &MpiComm, a: ApplyArgs) -> Result<()> {
+    let opts = apply_options(&a.stream)?;
+    let mut d = DistDynamic::open(comm, &a.store.store)?;
     let t = Instant::now();
     let r = d.apply_files(&a.updates, &opts)?;
     let secs = t.elapsed().as_secs_f64();
@@ -265,7 +299,7 @@ fn apply(comm: &MpiComm, a: ApplyArgs) -> Result<()> {
     let arcs = comm.sum(&[d.store.arcs()])[0];
     if comm.rank() == 0 {
         let ranks: Vec<serde_json::Value> = figures.iter().map(|b| serde_json::from_slice(b).expect("figures are JSON")).collect();
-        if a.json {
+        if a.stream.json {
             let v = json!({
                 "report": r.total, "seconds": secs, "updates_per_second": r.total.updates as f64 / secs.max(1e-9),
                 "ranks": comm.size(), "rounds": r.rounds, "commits": r.commits, "global_commit": d.global.commit,
@@ -414,6 +448,55 @@ fn snapshot(comm: &MpiComm, a: SnapshotArgs) -> Result<()> {
             println!("{}", serde_json::to_string_pretty(&json!({"output": a.output, "ranks": comm.size(), "arcs": edges, "global_commit": d.global.commit}))?);
         } else {
             println!("wrote {} ({} ranks' parts, {} arcs, global commit {})", a.output, comm.size(), edges, d.global.commit);
+        }
+    }
+    Ok(())
+}
+
+fn color(comm: &MpiComm, a: ColorArgs) -> Result<()> {
+    let opts = apply_options(&a.stream)?;
+    let mut d = DistDynamic::open(comm, &a.store.store)?;
+    agree(comm, coloring::require_undirected(&d))?;
+    let t = Instant::now();
+    let first = coloring::color_all(&mut d)?;
+    d.commit(d.global.updates)?;
+    let (mut recoloured, mut rounds, mut batches) = (first.recoloured, first.rounds, 0u64);
+    let report = if a.updates.is_empty() {
+        None
+    } else {
+        let check = a.check;
+        Some(d.apply_files_with(&a.updates, &opts, &mut |d, seeds| {
+            let c = coloring::repair(d, seeds)?;
+            recoloured += c.recoloured;
+            rounds += c.rounds;
+            batches += 1;
+            if check {
+                coloring::check_coloring(d).map_err(|e| DistError::Usage(format!("after batch {batches}: {e}")))?;
+            }
+            Ok(())
+        })?)
+    };
+    let (colours, max_degree) = coloring::check_coloring(&d)?;
+    let flags = OutputFlags { output: a.output.clone(), force: a.force, json: a.stream.json };
+    write_output(comm, &flags, &a.store.store, coloring::colours(&d), |c, out| write!(out, "{c}").unwrap())?;
+    let secs = t.elapsed().as_secs_f64();
+    if comm.rank() == 0 {
+        if a.stream.json {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&json!({"report": report.map(|r| r.total), "colours": colours, "max_degree": max_degree,
+                    "recoloured": recoloured, "colouring_rounds": rounds, "batches_checked": if a.check { batches } else { 0 },
+                    "seconds": secs, "ranks": comm.size(), "global_commit": d.global.commit}))?
+            );
+        } else {
+            if let Some(r) = report {
+                println!("applied {} updates in {} batches", r.total.updates, batches);
+            }
+            println!(
+                "colouring: {colours} colours (max degree {max_degree}), proper{}; {recoloured} vertices (re)coloured in {rounds} rounds, {secs:.2} s on {} ranks",
+                if a.check { format!(" after each of {batches} batches") } else { String::new() },
+                comm.size()
+            );
         }
     }
     Ok(())
