@@ -42,6 +42,8 @@ enum Command {
     Probe(cmd::probe::Args),
     /// Add a layout (tiles, in) to an existing store.
     Layout(cmd::layout::Args),
+    /// Cut a store into one store per rank of a distributed job (owner = hash(vertex) mod P).
+    Partition(cmd::partition::Args),
     /// Rewrite a store in another vertex order and/or adjacency encoding.
     Recode(cmd::recode::Args),
     /// Decode speed of a layout's encoding (edges/s on one core, from memory).
@@ -119,6 +121,7 @@ fn dispatch(c: Command) -> anyhow::Result<ExitCode> {
         Command::Graph500(a) => cmd::graph500::run(a),
         Command::Probe(a) => cmd::probe::run(a),
         Command::Layout(a) => cmd::layout::run(a),
+        Command::Partition(a) => cmd::partition::run(a),
         Command::Recode(a) => cmd::recode::run(a),
         Command::BenchDecode(a) => cmd::bench_decode::run(a),
         Command::Dynamic(a) => cmd::dynamic::run(a),

@@ -18,6 +18,7 @@ pub mod dynamic;
 pub mod error;
 pub mod manifest;
 pub mod owner;
+pub mod partition;
 
 pub use comm::{Comm, Solo};
 pub use dynamic::{agree, ApplyOptions, DistApplyReport, DistDynamic};

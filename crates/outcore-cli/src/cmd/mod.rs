@@ -13,5 +13,6 @@ pub mod info;
 pub mod layout;
 pub mod man;
 pub mod probe;
+pub mod partition;
 pub mod recode;
 pub mod run;
