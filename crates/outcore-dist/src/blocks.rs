@@ -118,6 +118,19 @@ impl BlockReader {
 
 /// The updates of the lines that start in `[start, end)`.
 fn read_lines(file: &File, path: &Path, len: u64, start: u64, end: u64, out: &mut Vec<Update>) -> Result<()> {
+    read_lines_with(file, path, len, start, end, &mut |t| parse_line(t).map(|x| out.push(x)))
+}
+
+/// Hand every line that starts in `[start, end)` (trimmed, not blank, not
+/// a `#` or `%` comment) to `parse`; its error names the line's number.
+pub fn read_lines_with(
+    file: &File,
+    path: &Path,
+    len: u64,
+    start: u64,
+    end: u64,
+    parse: &mut dyn FnMut(&[u8]) -> std::result::Result<(), String>,
+) -> Result<()> {
     // from the byte before `start` (to tell whether a line starts at it)
     // to the end of the line that `end - 1` lies in
     let from = start.saturating_sub(1);
@@ -151,8 +164,8 @@ fn read_lines(file: &File, path: &Path, len: u64, start: u64, end: u64, out: &mu
         let line_end = buf[pos..].iter().position(|&b| b == b'\n').map_or(buf.len(), |i| pos + i);
         let t = buf[pos..line_end].trim_ascii();
         if !(t.is_empty() || t[0] == b'#' || t[0] == b'%') {
-            match parse_line(t) {
-                Ok(x) => out.push(x),
+            match parse(t) {
+                Ok(()) => {}
                 Err(reason) => {
                     return Err(DynError::Line { path: path.to_path_buf(), line: line_number(file, path, from + pos as u64)?, reason })
                 }
@@ -165,7 +178,7 @@ fn read_lines(file: &File, path: &Path, len: u64, start: u64, end: u64, out: &mu
 
 /// The 1-based number of the line starting at byte `offset` (read only to
 /// report an error).
-fn line_number(file: &File, path: &Path, offset: u64) -> Result<u64> {
+pub fn line_number(file: &File, path: &Path, offset: u64) -> Result<u64> {
     let mut lines = 1;
     let mut buf = vec![0u8; 1 << 20];
     let mut at = 0;

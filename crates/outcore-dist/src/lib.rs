@@ -16,6 +16,7 @@ pub mod coloring;
 pub mod comm;
 pub mod dynamic;
 pub mod error;
+pub mod import;
 pub mod manifest;
 pub mod owner;
 pub mod partition;

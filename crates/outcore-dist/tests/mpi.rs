@@ -329,3 +329,62 @@ fn the_distributed_colouring_is_proper_after_every_batch_within_max_degree_plus_
         }
     }
 }
+
+/// Every arc of a static store, by (u, v, weight text), with its count.
+fn store_arcs(store: &Path, scratch: &Path, weighted: bool) -> BTreeMap<(u64, u64, String), u32> {
+    static EXPORTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let el = scratch.join(format!("arcs-{}.el", EXPORTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
+    let format = if weighted { outcore_ingest::export::ExportFormat::Wel } else { outcore_ingest::export::ExportFormat::El };
+    outcore_ingest::export::export(store, &el, &outcore_ingest::export::ExportOptions { format, ..Default::default() }, &outcore_io::NoProgress).unwrap();
+    let mut out = BTreeMap::new();
+    for line in std::fs::read_to_string(&el).unwrap().lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        *out.entry((f[0].parse().unwrap(), f[1].parse().unwrap(), f.get(2).map_or(String::new(), |w| w.to_string()))).or_insert(0) += 1;
+    }
+    out
+}
+
+#[test]
+fn the_distributed_import_gives_the_parts_partition_cuts_from_a_single_machine_import() {
+    let shared = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let weighted_input = dir.path().join("w.wel");
+    let mut text = String::from("# a weighted list\n");
+    for i in 0..3000u64 {
+        text.push_str(&format!("{} {} {}\n", i * 7 % 500, i * 13 % 700, i % 5 + 1));
+    }
+    std::fs::write(&weighted_input, text).unwrap();
+    let cases = [(shared.join("data/real/CA-GrQc.txt"), true, false), (shared.join("data/real/CA-GrQc.txt"), false, false), (weighted_input, true, true)];
+    for (case, (input, directed, weighted)) in cases.into_iter().enumerate() {
+        let single = dir.path().join(format!("single-{case}"));
+        let opts = outcore_ingest::ImportOptions { directed: Some(directed), weighted, ..Default::default() };
+        outcore_ingest::import_file(&input, &single, &opts, &outcore_io::NoProgress).unwrap();
+        for ranks in [1, 2, 4] {
+            let cut = format!("{}/cut-{case}-{ranks}/part-{{rank}}", dir.path().display());
+            let cut_parts = outcore_dist::partition::partition(&single, &cut, ranks, 1 << 30, false, &outcore_io::NoProgress).unwrap().parts;
+            let pattern = format!("{}/imp-{case}-{ranks}/part-{{rank}}", dir.path().display());
+            let mut args = vec!["import", input.to_str().unwrap(), "-o", &pattern, "--block", "16K"];
+            if !directed {
+                args.push("--undirected");
+            }
+            if weighted {
+                args.push("--weighted");
+            }
+            run(ranks, &args);
+            let m = outcore_dist::partition::check_parts(&pattern, ranks).unwrap();
+            assert_eq!(m.vertices, outcore_store::Store::open(&single).unwrap().manifest().vertices, "case {case}");
+            for (r, cut_part) in cut_parts.iter().enumerate() {
+                let part = PathBuf::from(pattern.replace("{rank}", &r.to_string()));
+                assert!(
+                    store_arcs(&part, dir.path(), weighted) == store_arcs(cut_part, dir.path(), weighted),
+                    "case {case}, rank {r} of {ranks}: the imported part differs from the cut one"
+                );
+            }
+        }
+    }
+    // a bad line stops every rank, named by its line
+    let bad = dir.path().join("bad.el");
+    std::fs::write(&bad, (0..2000).map(|i| format!("{i} {}\n", i + 1)).collect::<String>() + "5 x\n").unwrap();
+    let err = fails(2, &["import", bad.to_str().unwrap(), "-o", &format!("{}/bad/part-{{rank}}", dir.path().display()), "--block", "4K"]);
+    assert!(err.contains("bad.el:2001:"), "{err}");
+}
