@@ -89,8 +89,9 @@ pub fn partition(source: &Path, pattern: &str, ranks: usize, memory: u64, force:
     }
     // the edges once, in original ids, beside the first part
     let parent = parts[0].parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let scratch = tempfile::Builder::new().prefix(".outcore-partition-").tempdir_in(parent).map_err(|e| IngestError::file(parent, e.to_string()))?;
-    let edges = scratch.path().join("edges.el");
+    // removed when done, on an interrupt, or (killed outright) by the next run here
+    let scratch = outcore_io::temp::TempArea::create(parent, "partition").map_err(IngestError::from)?;
+    let edges = scratch.file("edges.el");
     let format = if m.weighted { ExportFormat::Wel } else { ExportFormat::El };
     export(source, &edges, &ExportOptions { format, memory, ..Default::default() }, progress)?;
     let owner = Owner::Splitmix2;
