@@ -55,7 +55,7 @@ fn completions_cover_every_command_in_every_shell() {
     );
     let out = Command::new("bash").arg("-c").arg(probe).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "pagerank");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "partition pagerank");
     let (code, _, err) = outcore(&["completions", "tcsh"]);
     assert_eq!(code, 2);
     assert!(err.contains("tcsh"), "{err}");
