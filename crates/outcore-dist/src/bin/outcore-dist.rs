@@ -337,12 +337,15 @@ fn apply_options(flags: &StreamFlags) -> Result<ApplyOptions> {
         Some(f) => Some(StreamFormat::from_name(f).ok_or_else(|| anyhow::anyhow!("unknown stream format '{f}' (updates, updb, or an import format)"))?),
         None => None,
     };
-    // a round's buffers (the block read, its routed copies, what arrives)
-    // take up to about 16 bytes per byte of block; the store gets the rest
-    let rounds = flags.block.saturating_mul(16);
+    // a round's buffers (the block's updates, their routed and framed
+    // copies, what arrives, the store's sorted batch) take about 40 bytes
+    // per byte of a text block (an update is ~14 bytes of text and ~300 in
+    // those buffers; measured: 1M blocks raised a rank's peak by 45 MiB);
+    // the store gets the rest
+    let rounds = flags.block.saturating_mul(48);
     if flags.memory < (64 << 20) + rounds {
         bail!(
-            "--memory {} is too small: each rank's store needs at least 64M, and its rounds 16 x --block ({}) more",
+            "--memory {} is too small: each rank's store needs at least 64M, and its rounds 48 x --block ({}) more (or pass a smaller --block)",
             outcore_io::format_bytes(flags.memory),
             outcore_io::format_bytes(rounds)
         );
