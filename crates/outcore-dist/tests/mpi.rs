@@ -116,6 +116,26 @@ fn every_rank_count_gives_the_single_machine_graph_and_results() {
         single.apply(&first).unwrap();
         single.apply(&second).unwrap();
         let want = contents(&[&single]);
+        // the second oracle: a plain Python model of the same semantics
+        let mut model = Command::new("python3");
+        model.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/dynamic_model.py")).arg(&f1).arg(&f2);
+        for (on, flag) in [(undirected, "--undirected"), (multigraph, "--multigraph"), (weighted, "--weighted")] {
+            if on {
+                model.arg(flag);
+            }
+        }
+        let modelled = model.output().expect("python3 runs");
+        assert!(modelled.status.success(), "{}", String::from_utf8_lossy(&modelled.stderr));
+        let mut model_edges = BTreeMap::new();
+        for line in String::from_utf8(modelled.stdout).unwrap().lines() {
+            let f: Vec<u64> = line[2..].split(' ').map(|x| x.parse().unwrap()).collect();
+            if line.starts_with("e ") {
+                model_edges.insert((f[0], f[1]), (f[2] as u32, f[3] as u32));
+            } else {
+                assert_eq!(single.property(f[0]), Some(f[1]), "case {case}: the property of {}", f[0]);
+            }
+        }
+        assert!(want.0 == model_edges, "case {case}: the single-machine store differs from the Python model");
         let root = first.iter().find_map(|x| match *x { Update::InsertEdge { u, .. } if single.degree(u) > 0 => Some(u), _ => None }).unwrap();
         let want_bfs = bfs::bfs(&single, root).unwrap();
         let want_pr = pagerank::pagerank(&single, 0.85, 10);
