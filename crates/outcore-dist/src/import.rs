@@ -209,9 +209,19 @@ pub fn import(comm: &dyn Comm, inputs: &[PathBuf], pattern: &str, opts: &DistImp
         (Err(e), None) => Err(e.into()),
     };
     let report = agree(comm, imported)?;
+    let source = inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" ");
+    write_manifests(comm, &target, report.vertices, report.edges, opts.directed, opts.weighted, &source)
+}
+
+/// Write `partition.json` into this rank's part at `target` (a store just
+/// written, with `vertices` and `arcs`): every part's record, gathered, on
+/// every part. A collective; returns the manifest as rank 0's.
+pub fn write_manifests(comm: &dyn Comm, target: &std::path::Path, vertices: u64, arcs: u64, directed: bool, weighted: bool, source: &str) -> Result<PartitionManifest> {
+    let (rank, ranks) = (comm.rank(), comm.size());
+    let owner = Owner::Splitmix2;
     // the global manifest: every part's record, on every part
     let owned = (|| -> Result<u64> {
-        let store = outcore_store::Store::open(&target).map_err(IngestError::from)?;
+        let store = outcore_store::Store::open(target).map_err(IngestError::from)?;
         let mut ids = store.ids().map_err(IngestError::from)?.stream().map_err(IngestError::from)?;
         let mut n = 0;
         while let Some(id) = ids.next_id().map_err(IngestError::from)? {
@@ -224,7 +234,7 @@ pub fn import(comm: &dyn Comm, inputs: &[PathBuf], pattern: &str, opts: &DistImp
         let bytes = std::fs::read(target.join("manifest.json")).unwrap_or_default();
         format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes))
     };
-    let mine = serde_json::to_vec(&PartRecord { rank, vertices: report.vertices, arcs: report.edges, manifest_xxh3: hash }).expect("serializes");
+    let mine = serde_json::to_vec(&PartRecord { rank, vertices, arcs, manifest_xxh3: hash }).expect("serializes");
     let parts: Vec<PartRecord> = comm.all_gather(&mine).iter().map(|b| serde_json::from_slice(b).expect("a part record")).collect();
     let vertices = comm.sum(&[owned])[0];
     let mut manifest = PartitionManifest {
@@ -233,11 +243,11 @@ pub fn import(comm: &dyn Comm, inputs: &[PathBuf], pattern: &str, opts: &DistImp
         ranks,
         rank,
         owner,
-        directed: opts.directed,
-        weighted: opts.weighted,
+        directed,
+        weighted,
         vertices,
         arcs: parts.iter().map(|p| p.arcs).sum(),
-        source: inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" "),
+        source: source.to_string(),
         parts,
     };
     let path: PathBuf = target.join(MANIFEST);

@@ -188,6 +188,8 @@ fn every_rank_count_gives_the_single_machine_graph_and_results() {
             if ranks == 2 {
                 let out = format!("{base}/c{case}-snap/part-{{rank}}");
                 run(ranks, &["dynamic", "snapshot", &pattern, &out]);
+                let m = outcore_dist::partition::check_parts(&out, ranks).unwrap();
+                assert_eq!((m.directed, m.weighted), (!undirected, weighted));
                 let mut arcs = BTreeMap::new();
                 for (r, part) in parts(&out, ranks).iter().enumerate() {
                     let el = dir.path().join(format!("c{case}-snap-{r}.el"));

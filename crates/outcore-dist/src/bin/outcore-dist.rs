@@ -511,6 +511,11 @@ fn snapshot(comm: &MpiComm, a: SnapshotArgs) -> Result<()> {
         Ok(outcore_dynamic::snapshot::snapshot_arcs(&d.store, &target, opts, &outcore_io::NoProgress)?)
     });
     let r = agree(comm, written)?;
+    // the parts form a partitioned static store (partition.json in each)
+    let target = outcore_dist::manifest::part_dir(&a.output, comm.rank(), comm.size())?;
+    let o = d.manifest.options;
+    let source = format!("distributed dynamic store {} at global commit {}", a.store.store, d.global.commit);
+    outcore_dist::import::write_manifests(comm, &target, r.vertices, r.edges, !o.undirected, o.weighted, &source)?;
     let edges = comm.sum(&[r.edges])[0];
     if comm.rank() == 0 {
         if a.json {
