@@ -147,7 +147,9 @@ pub fn gather_pairs(comm: &dyn Comm, pairs: &[(u64, u64)]) -> Vec<(u64, u64)> {
     }
     let mut out: Vec<(u64, u64)> = all
         .iter()
-        .flat_map(|b| b.chunks_exact(16).map(|c| (u64::from_le_bytes(c[..8].try_into().unwrap()), u64::from_le_bytes(c[8..].try_into().unwrap()))))
+        .flat_map(|b| {
+            b.chunks_exact(16).map(|c| (u64::from_le_bytes(c[..8].try_into().unwrap()), u64::from_le_bytes(c[8..].try_into().unwrap())))
+        })
         .collect();
     out.sort_unstable();
     out

@@ -31,17 +31,28 @@ pub struct BlockReader {
 }
 
 enum Kind {
-    Text { file: File, len: u64 },
-    Binary { file: File, records: u64 },
+    Text {
+        file: File,
+        len: u64,
+    },
+    Binary {
+        file: File,
+        records: u64,
+    },
     /// Read whole by rank 0 (None on the other ranks).
     Whole(Option<UpdateReader>),
 }
 
 impl BlockReader {
-    pub fn open(path: &Path, format: Option<StreamFormat>, rank: usize, ranks: usize, block_bytes: u64, weighted: bool) -> Result<BlockReader> {
-        if !path.is_file() {
-            return Err(DynError::Usage(format!("{}: no such file (every rank reads the update streams: they must be on a file system all ranks see)", path.display())));
-        }
+    pub fn open(
+        path: &Path,
+        format: Option<StreamFormat>,
+        rank: usize,
+        ranks: usize,
+        block_bytes: u64,
+        weighted: bool,
+    ) -> Result<BlockReader> {
+        require_shared_file(path, "update streams")?;
         let format = format.or_else(|| StreamFormat::from_path(path)).ok_or_else(|| DynError::UnknownFormat {
             path: path.to_path_buf(),
             known: "updates, updb, or an edge-list format of import",
@@ -70,7 +81,14 @@ impl BlockReader {
             _ if rank == 0 => Kind::Whole(Some(UpdateReader::open(path, Some(format), (block_bytes as usize / 16).max(1), weighted)?)),
             _ => Kind::Whole(None),
         };
-        Ok(BlockReader { path: path.to_path_buf(), kind, rank: rank as u64, ranks: ranks as u64, block_bytes: block_bytes.max(1), round: 0 })
+        Ok(BlockReader {
+            path: path.to_path_buf(),
+            kind,
+            rank: rank as u64,
+            ranks: ranks as u64,
+            block_bytes: block_bytes.max(1),
+            round: 0,
+        })
     }
 
     /// This rank's block of the next round into `out`; false when this
@@ -81,13 +99,7 @@ impl BlockReader {
         self.round += 1;
         match &mut self.kind {
             Kind::Text { file, len } => {
-                let start = block.saturating_mul(self.block_bytes);
-                if start >= *len {
-                    return Ok(false);
-                }
-                let end = (start + self.block_bytes).min(*len);
-                read_lines(file, &self.path, *len, start, end, out)?;
-                Ok(true)
+                read_text_block(file, &self.path, *len, block, self.block_bytes, &mut |t| parse_line(t).map(|x| out.push(x)))
             }
             Kind::Binary { file, records } => {
                 let per = (self.block_bytes / RECORD as u64).max(1);
@@ -116,9 +128,34 @@ impl BlockReader {
     }
 }
 
-/// The updates of the lines that start in `[start, end)`.
-fn read_lines(file: &File, path: &Path, len: u64, start: u64, end: u64, out: &mut Vec<Update>) -> Result<()> {
-    read_lines_with(file, path, len, start, end, &mut |t| parse_line(t).map(|x| out.push(x)))
+/// An input every rank reads: it must be a file they all see.
+pub fn require_shared_file(path: &Path, what: &str) -> Result<()> {
+    if path.is_file() {
+        return Ok(());
+    }
+    Err(DynError::Usage(format!(
+        "{}: no such file (every rank reads the {what}: they must be on a file system all ranks see)",
+        path.display()
+    )))
+}
+
+/// Hand the lines of block `block` (of `block_bytes`) of a plain-text
+/// file to `parse` (see [`read_lines_with`]); false if the block starts
+/// past the end.
+pub fn read_text_block(
+    file: &File,
+    path: &Path,
+    len: u64,
+    block: u64,
+    block_bytes: u64,
+    parse: &mut dyn FnMut(&[u8]) -> std::result::Result<(), String>,
+) -> Result<bool> {
+    let start = block.saturating_mul(block_bytes);
+    if start >= len {
+        return Ok(false);
+    }
+    read_lines_with(file, path, len, start, (start + block_bytes).min(len), parse)?;
+    Ok(true)
 }
 
 /// Hand every line that starts in `[start, end)` (trimmed, not blank, not

@@ -65,8 +65,10 @@ fn ask(d: &DistDynamic, wanted: &BTreeSet<u64>, queued: &HashSet<u64>) -> IdMap<
         requests[d.rank_of(w)].push(w);
     }
     let asked = comm.all_to_all(&requests);
-    let replies: Vec<Vec<u64>> =
-        asked.iter().map(|ids| ids.iter().flat_map(|&w| [w, colour(d, w).map_or(0, |c| c + 1), queued.contains(&w) as u64]).collect()).collect();
+    let replies: Vec<Vec<u64>> = asked
+        .iter()
+        .map(|ids| ids.iter().flat_map(|&w| [w, colour(d, w).map_or(0, |c| c + 1), queued.contains(&w) as u64]).collect())
+        .collect();
     let mut info = IdMap::default();
     for got in comm.all_to_all(&replies) {
         for r in got.chunks_exact(3) {
@@ -170,8 +172,11 @@ pub fn check_coloring(d: &DistDynamic) -> Result<(u64, u64)> {
     let checked = bad.map_or(Ok(()), |e| Err(DistError::Usage(format!("the colouring is not proper: {e}"))));
     crate::dynamic::agree(comm, checked)?;
     let mine: Vec<u8> = used.iter().flat_map(|c| c.to_le_bytes()).collect();
-    let all: BTreeSet<u64> =
-        comm.all_gather(&mine).iter().flat_map(|b| b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect::<Vec<_>>()).collect();
+    let all: BTreeSet<u64> = comm
+        .all_gather(&mine)
+        .iter()
+        .flat_map(|b| b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect::<Vec<_>>())
+        .collect();
     Ok((all.len() as u64, comm.max(&[max_degree])[0]))
 }
 

@@ -222,15 +222,14 @@ impl<'c> DistDynamic<'c> {
     /// `updates` committed in all.
     pub fn commit(&mut self, updates: u64) -> Result<()> {
         let comm = self.comm;
-        let prepared = self.store.prepare_commit().map_err(DistError::from);
-        if let Err(e) = agree(comm, prepared.as_ref().map(|_| ()).map_err(|e| DistError::Usage(e.to_string()))) {
-            let _ = self.store.abort_prepared();
-            return Err(match prepared {
-                Err(own) => own,
-                Ok(_) => e,
-            });
-        }
-        let record = GlobalRecord { id: self.manifest.id, commit: self.global.commit + 1, epoch: prepared?, updates };
+        let epoch = match agree(comm, self.store.prepare_commit().map_err(DistError::from)) {
+            Ok(epoch) => epoch,
+            Err(e) => {
+                let _ = self.store.abort_prepared();
+                return Err(e);
+            }
+        };
+        let record = GlobalRecord { id: self.manifest.id, commit: self.global.commit + 1, epoch, updates };
         // the decision: rank 0's record
         let decided = if comm.rank() == 0 { record.write(&self.dir) } else { Ok(()) };
         let failed = comm.broadcast(0, &[decided.is_err() as u8]);
@@ -295,8 +294,10 @@ impl<'c> DistDynamic<'c> {
                     let chunks: Vec<Vec<Vec<u64>>> =
                         out.into_iter().map(|o| o.chunks(MESSAGE_WORDS).map(|c| c.to_vec()).collect()).collect();
                     let tail = [if bad { 0 } else { block.len() as u64 }, more as u64, bad as u64];
-                    let mut incoming: Vec<Vec<u64>> = vec![Vec::new(); p];
-                    let tails = comm.round(round, &chunks, &tail, &mut |src, words| incoming[src].extend_from_slice(words));
+                    // sender by sender: stream order
+                    let mut incoming: Vec<Vec<(Update, bool)>> = vec![Vec::new(); p];
+                    let tails =
+                        comm.round(round, &chunks, &tail, &mut |src, words| incoming[src].extend(words.chunks_exact(WORDS).map(decode)));
                     round += 1;
                     let bad_ranks: Vec<usize> = (0..p).filter(|&r| tails[r][2] == 1).collect();
                     if !bad_ranks.is_empty() {
@@ -306,13 +307,15 @@ impl<'c> DistDynamic<'c> {
                         });
                     }
                     let read_now: u64 = tails.iter().map(|t| t[0]).sum();
+                    let incoming = incoming.concat();
                     let seeds: Vec<u64> = incoming
                         .iter()
-                        .flat_map(|m| m.chunks_exact(WORDS))
-                        .filter(|w| w[0] & 0xff == 1 && w[1] != w[2])
-                        .map(|w| w[1])
+                        .filter_map(|(x, _)| match *x {
+                            Update::InsertEdge { u, v, .. } if u != v => Some(u),
+                            _ => None,
+                        })
                         .collect();
-                    let applied = self.apply_round(incoming, &mut local, &mut report);
+                    let applied = self.apply_round(&incoming, &mut local, &mut report);
                     agree(comm, applied)?;
                     after_round(self, seeds)?;
                     report.total.updates += read_now;
@@ -397,60 +400,44 @@ impl<'c> DistDynamic<'c> {
         }
     }
 
-    /// Apply one round's messages, sender by sender (stream order); vertex
-    /// deletes (which every rank received, in the same order) split it.
-    fn apply_round(&mut self, incoming: Vec<Vec<u64>>, local: &mut ApplyReport, report: &mut DistApplyReport) -> Result<()> {
-        let me = self.comm.rank();
-        let mut run: Vec<(Update, bool)> = Vec::new();
-        let mut deletes: Vec<u64> = Vec::new();
+    /// Apply one round's updates, in stream order; vertex deletes (which
+    /// every rank received, in the same order) split it into runs.
+    fn apply_round(&mut self, incoming: &[(Update, bool)], local: &mut ApplyReport, report: &mut DistApplyReport) -> Result<()> {
+        let is_delete = |x: &(Update, bool)| matches!(x.0, Update::DeleteVertex { .. });
         let mut had: Vec<bool> = Vec::new();
         let mut result: Result<()> = Ok(());
-        let total_deletes = incoming.iter().flat_map(|m| m.chunks_exact(WORDS)).filter(|w| w[0] & 0xff == 4).count();
-        for words in incoming.iter().flat_map(|m| m.chunks_exact(WORDS)) {
-            let (x, mirror) = decode(words);
-            match x {
-                Update::DeleteVertex { u } => {
-                    if result.is_ok() && !run.is_empty() {
-                        result = self.store.apply_routed(&run).map(|r| local.add(&r)).map_err(DistError::from);
-                        report.applied_here += run.len() as u64;
-                        run.clear();
-                    }
-                    deletes.push(u);
-                }
-                _ => {
-                    if result.is_ok() && !deletes.is_empty() {
-                        result = self.delete_vertices(&deletes, local, &mut had, report);
-                        deletes.clear();
-                    }
-                    run.push((x, mirror));
-                }
+        for run in incoming.chunk_by(|a, b| is_delete(a) == is_delete(b)) {
+            if result.is_err() {
+                break;
             }
-        }
-        if result.is_ok() && !run.is_empty() {
-            result = self.store.apply_routed(&run).map(|r| local.add(&r)).map_err(DistError::from);
             report.applied_here += run.len() as u64;
-        }
-        if result.is_ok() && !deletes.is_empty() {
-            result = self.delete_vertices(&deletes, local, &mut had, report);
+            result = if is_delete(&run[0]) {
+                let us: Vec<u64> = run
+                    .iter()
+                    .filter_map(|(x, _)| match *x {
+                        Update::DeleteVertex { u } => Some(u),
+                        _ => None,
+                    })
+                    .collect();
+                self.store.delete_vertices_everywhere(&us).map(|(r, found)| {
+                    local.edges_of_deleted_vertices += r.edges_of_deleted_vertices;
+                    had.extend(found);
+                })
+            } else {
+                self.store.apply_routed(run).map(|r| local.add(&r))
+            }
+            .map_err(DistError::from);
         }
         // whether any rank had each deleted vertex (every rank received the
         // same deletes, so the vectors line up even where applying failed)
-        had.resize(total_deletes, false);
+        had.resize(incoming.iter().filter(|x| is_delete(x)).count(), false);
         let any = self.comm.max(&had.iter().map(|&h| h as u64).collect::<Vec<_>>());
-        if me == 0 {
+        if self.comm.rank() == 0 {
             let found = any.iter().filter(|&&h| h == 1).count() as u64;
             local.vertices_deleted += found;
             local.vertices_missing += any.len() as u64 - found;
         }
         result
-    }
-
-    fn delete_vertices(&mut self, us: &[u64], local: &mut ApplyReport, had: &mut Vec<bool>, report: &mut DistApplyReport) -> Result<()> {
-        let (r, found) = self.store.delete_vertices_everywhere(us)?;
-        local.edges_of_deleted_vertices += r.edges_of_deleted_vertices;
-        report.applied_here += us.len() as u64;
-        had.extend(found);
-        Ok(())
     }
 
     /// Per-rank figures for `--json`.
@@ -507,7 +494,9 @@ mod tests {
             let epoch = d.store.prepare_commit().unwrap();
             if decided {
                 // rank 0's record written, then the process died
-                GlobalRecord { id: d.manifest.id, commit: before.0.commit + 1, epoch, updates: before.0.updates + 1 }.write(d.dir()).unwrap();
+                GlobalRecord { id: d.manifest.id, commit: before.0.commit + 1, epoch, updates: before.0.updates + 1 }
+                    .write(d.dir())
+                    .unwrap();
             }
             drop(d);
             let d = DistDynamic::open(&comm, &pattern).unwrap();

@@ -59,9 +59,7 @@ impl EdgeBlocks {
     fn open(inputs: &[PathBuf], rank: usize, ranks: usize, block: u64) -> Result<EdgeBlocks> {
         let mut files = Vec::new();
         for path in inputs {
-            if !path.is_file() {
-                return Err(DistError::Usage(format!("{}: no such file (every rank reads the inputs: they must be on a file system all ranks see)", path.display())));
-            }
+            crate::blocks::require_shared_file(path, "inputs")?;
             if Input::open(path)?.compression != Compression::None {
                 return Err(DistError::Usage(format!(
                     "{}: compressed: the distributed import splits plain-text edge lists; decompress it, or import it with outcore import and cut it with outcore partition",
@@ -88,20 +86,17 @@ impl EdgeBlocks {
                 self.round = 0;
                 continue;
             }
-            let start = first + self.rank * self.block;
+            let block = self.round * self.ranks + self.rank;
             self.round += 1;
-            if start < *len {
-                let end = (start + self.block).min(*len);
-                crate::blocks::read_lines_with(file, path, *len, start, end, &mut |t| {
-                    let f: Vec<&[u8]> = fields(t).collect();
-                    if f.len() < 2 || f.len() > 3 {
-                        return Err(format!("expected 'u v' or 'u v w', found {} fields", f.len()));
-                    }
-                    let w = if weighted && f.len() == 3 { parse_weight(f[2])? } else { 1.0 };
-                    out.push((parse_u64(f[0])?, parse_u64(f[1])?, w));
-                    Ok(())
-                })?;
-            }
+            crate::blocks::read_text_block(file, path, *len, block, self.block, &mut |t| {
+                let f: Vec<&[u8]> = fields(t).collect();
+                if f.len() < 2 || f.len() > 3 {
+                    return Err(format!("expected 'u v' or 'u v w', found {} fields", f.len()));
+                }
+                let w = if weighted && f.len() == 3 { parse_weight(f[2])? } else { 1.0 };
+                out.push((parse_u64(f[0])?, parse_u64(f[1])?, w));
+                Ok(())
+            })?;
             return Ok(Some(()));
         }
         Ok(None)
@@ -113,9 +108,7 @@ pub fn import(comm: &dyn Comm, inputs: &[PathBuf], pattern: &str, opts: &DistImp
     let (rank, ranks) = (comm.rank(), comm.size());
     let owner = Owner::Splitmix2;
     let target = part_dir(pattern, rank, ranks).and_then(|t| {
-        if let Some(parent) = t.parent().filter(|p| !p.as_os_str().is_empty() && !p.exists()) {
-            std::fs::create_dir_all(parent).map_err(|e| IngestError::file(parent, e.to_string()))?;
-        }
+        crate::manifest::create_parent(&t)?;
         outcore_store::check_output(&t, outcore_store::OutputKind::Store, opts.force, &[]).map_err(IngestError::from)?;
         Ok(t)
     });
@@ -138,7 +131,9 @@ pub fn import(comm: &dyn Comm, inputs: &[PathBuf], pattern: &str, opts: &DistImp
     // a bad line found by this rank (named once the rounds have stopped)
     let bad_line: std::cell::RefCell<Option<DistError>> = std::cell::RefCell::new(None);
     let stopped_by: std::cell::Cell<Option<Vec<usize>>> = std::cell::Cell::new(None);
-    let source = |sink: &mut dyn EdgeSink, _: &mut dyn FnMut(std::sync::Arc<std::sync::atomic::AtomicU64>, u64, bool)| -> std::result::Result<(), IngestError> {
+    let source = |sink: &mut dyn EdgeSink,
+                  _: &mut dyn FnMut(std::sync::Arc<std::sync::atomic::AtomicU64>, u64, bool)|
+     -> std::result::Result<(), IngestError> {
         let refused = |e: SinkError| match e {
             SinkError::Reject(reason) => IngestError::file(&target, reason),
             SinkError::Abort(e) => e,
@@ -216,7 +211,15 @@ pub fn import(comm: &dyn Comm, inputs: &[PathBuf], pattern: &str, opts: &DistImp
 /// Write `partition.json` into this rank's part at `target` (a store just
 /// written, with `vertices` and `arcs`): every part's record, gathered, on
 /// every part. A collective; returns the manifest as rank 0's.
-pub fn write_manifests(comm: &dyn Comm, target: &std::path::Path, vertices: u64, arcs: u64, directed: bool, weighted: bool, source: &str) -> Result<PartitionManifest> {
+pub fn write_manifests(
+    comm: &dyn Comm,
+    target: &std::path::Path,
+    vertices: u64,
+    arcs: u64,
+    directed: bool,
+    weighted: bool,
+    source: &str,
+) -> Result<PartitionManifest> {
     let (rank, ranks) = (comm.rank(), comm.size());
     let owner = Owner::Splitmix2;
     // the global manifest: every part's record, on every part
@@ -230,10 +233,7 @@ pub fn write_manifests(comm: &dyn Comm, target: &std::path::Path, vertices: u64,
         Ok(n)
     })();
     let owned = agree(comm, owned)?;
-    let hash = {
-        let bytes = std::fs::read(target.join("manifest.json")).unwrap_or_default();
-        format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes))
-    };
+    let hash = agree(comm, crate::partition::manifest_hash(target))?;
     let mine = serde_json::to_vec(&PartRecord { rank, vertices, arcs, manifest_xxh3: hash }).expect("serializes");
     let parts: Vec<PartRecord> = comm.all_gather(&mine).iter().map(|b| serde_json::from_slice(b).expect("a part record")).collect();
     let vertices = comm.sum(&[owned])[0];

@@ -52,10 +52,24 @@ pub fn part_dir(pattern: &str, rank: usize, ranks: usize) -> Result<PathBuf> {
     Ok(PathBuf::from(pattern.replace("{rank}", &rank.to_string())))
 }
 
+/// Create the parent directory of a part about to be written (as
+/// `DynamicStore::create` makes a store's directory): parts of one store
+/// may sit in a directory of their own.
+pub fn create_parent(part: &Path) -> Result<()> {
+    if let Some(parent) = part.parent().filter(|p| !p.as_os_str().is_empty() && !p.exists()) {
+        std::fs::create_dir_all(parent).map_err(|e| outcore_dynamic::error::DynError::io(parent, e))?;
+    }
+    Ok(())
+}
+
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> Result<T> {
     let meta = std::fs::symlink_metadata(path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
-            DistError::Usage(format!("{}: missing: {} is not a part of a distributed dynamic store", path.display(), path.parent().unwrap_or(path).display()))
+            DistError::Usage(format!(
+                "{}: missing: {} is not a part of a distributed dynamic store",
+                path.display(),
+                path.parent().unwrap_or(path).display()
+            ))
         } else {
             DistError::Store(outcore_dynamic::error::DynError::io(path, e))
         }

@@ -64,7 +64,8 @@ pub struct PartitionReport {
     pub seconds: f64,
 }
 
-fn manifest_hash(dir: &Path) -> Result<String> {
+/// The xxh3 of a part's store manifest, as `partition.json` records it.
+pub(crate) fn manifest_hash(dir: &Path) -> Result<String> {
     let path = dir.join("manifest.json");
     let bytes = std::fs::read(&path).map_err(|e| IngestError::file(&path, e.to_string()))?;
     Ok(format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)))
@@ -81,10 +82,7 @@ pub fn partition(source: &Path, pattern: &str, ranks: usize, memory: u64, force:
     let m = store.manifest().clone();
     let parts: Vec<PathBuf> = (0..ranks).map(|r| part_dir(pattern, r, ranks)).collect::<Result<_>>()?;
     for p in &parts {
-        // the parts' parent directories (one each, if they differ)
-        if let Some(parent) = p.parent().filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
-            std::fs::create_dir_all(parent).map_err(|e| IngestError::file(parent, e.to_string()))?;
-        }
+        crate::manifest::create_parent(p)?;
         outcore_store::check_output(p, outcore_store::OutputKind::Store, force, &[source]).map_err(IngestError::from)?;
     }
     // the edges once, in original ids, beside the first part
@@ -120,7 +118,8 @@ pub fn partition(source: &Path, pattern: &str, ranks: usize, memory: u64, force:
                 let (Some(u), Some(v)) = (next(), next()) else {
                     return Err(IngestError::file(edges, format!("line {}: not an edge the export wrote", n + 1)));
                 };
-                let w = if m.weighted { line.split_ascii_whitespace().nth(2).and_then(|x| x.parse::<f32>().ok()).unwrap_or(1.0) } else { 1.0 };
+                let w =
+                    if m.weighted { line.split_ascii_whitespace().nth(2).and_then(|x| x.parse::<f32>().ok()).unwrap_or(1.0) } else { 1.0 };
                 if owner.rank_of(u, ranks) == rank {
                     sink.edge(u, v, w).map_err(refused)?;
                 }
@@ -195,7 +194,10 @@ pub fn check_parts(pattern: &str, ranks: usize) -> Result<PartitionManifest> {
             return Err(DistError::Corrupt(format!("{}: is the part of rank {}, opened as rank {rank}", path.display(), m.rank)));
         }
         if manifest_hash(&dir)? != m.parts[rank].manifest_xxh3 {
-            return Err(DistError::Corrupt(format!("{}: its store is not the one the partition recorded (checksum mismatch)", dir.display())));
+            return Err(DistError::Corrupt(format!(
+                "{}: its store is not the one the partition recorded (checksum mismatch)",
+                dir.display()
+            )));
         }
         match &first {
             None => first = Some(m),

@@ -104,7 +104,9 @@ fn read_pairs(path: &Path) -> BTreeMap<u64, String> {
 fn every_rank_count_gives_the_single_machine_graph_and_results() {
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().to_str().unwrap();
-    for (case, (undirected, multigraph, weighted)) in [(false, false, false), (true, true, true), (true, false, false), (false, true, true)].into_iter().enumerate() {
+    for (case, (undirected, multigraph, weighted)) in
+        [(false, false, false), (true, true, true), (true, false, false), (false, true, true)].into_iter().enumerate()
+    {
         let opts = StoreOptions { partitions: 2, undirected, multigraph, weighted, threshold: 3 };
         let first = stream(case as u64 + 1, 6000, 400);
         let second = stream(case as u64 + 100, 3000, 400);
@@ -136,7 +138,13 @@ fn every_rank_count_gives_the_single_machine_graph_and_results() {
             }
         }
         assert!(want.0 == model_edges, "case {case}: the single-machine store differs from the Python model");
-        let root = first.iter().find_map(|x| match *x { Update::InsertEdge { u, .. } if single.degree(u) > 0 => Some(u), _ => None }).unwrap();
+        let root = first
+            .iter()
+            .find_map(|x| match *x {
+                Update::InsertEdge { u, .. } if single.degree(u) > 0 => Some(u),
+                _ => None,
+            })
+            .unwrap();
         let want_bfs = bfs::bfs(&single, root).unwrap();
         let want_pr = pagerank::pagerank(&single, 0.85, 10);
         for ranks in [1, 2, 4] {
@@ -149,7 +157,8 @@ fn every_rank_count_gives_the_single_machine_graph_and_results() {
             }
             run(ranks, &create);
             // small blocks: many rounds, every rank reads
-            let applied = run(ranks, &["dynamic", "apply", &pattern, f1.to_str().unwrap(), f2.to_str().unwrap(), "--block", "2K", "--json"]);
+            let applied =
+                run(ranks, &["dynamic", "apply", &pattern, f1.to_str().unwrap(), f2.to_str().unwrap(), "--block", "2K", "--json"]);
             let report: serde_json::Value = serde_json::from_slice(&applied.stdout).unwrap();
             assert_eq!(report["report"]["updates"], 9000);
             assert_eq!(report["per_rank"].as_array().unwrap().len(), ranks);
@@ -327,7 +336,21 @@ fn the_distributed_colouring_is_proper_after_every_batch_within_max_degree_plus_
         run(ranks, &["dynamic", "create", &pattern, "--undirected", "--partitions", "2"]);
         // a first stream colours as it goes, then the whole store is checked
         let out = dir.path().join(format!("r{ranks}.colours"));
-        let done = run(ranks, &["dynamic", "color", &pattern, file.to_str().unwrap(), "--block", "4K", "--check", "--output", out.to_str().unwrap(), "--json"]);
+        let done = run(
+            ranks,
+            &[
+                "dynamic",
+                "color",
+                &pattern,
+                file.to_str().unwrap(),
+                "--block",
+                "4K",
+                "--check",
+                "--output",
+                out.to_str().unwrap(),
+                "--json",
+            ],
+        );
         let v: serde_json::Value = serde_json::from_slice(&done.stdout).unwrap();
         assert!(v["batches_checked"].as_u64().unwrap() > 3, "{v}");
         assert_eq!(v["max_degree"].as_u64().unwrap(), max_degree);
@@ -357,7 +380,13 @@ fn store_arcs(store: &Path, scratch: &Path, weighted: bool) -> BTreeMap<(u64, u6
     static EXPORTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let el = scratch.join(format!("arcs-{}.el", EXPORTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
     let format = if weighted { outcore_ingest::export::ExportFormat::Wel } else { outcore_ingest::export::ExportFormat::El };
-    outcore_ingest::export::export(store, &el, &outcore_ingest::export::ExportOptions { format, ..Default::default() }, &outcore_io::NoProgress).unwrap();
+    outcore_ingest::export::export(
+        store,
+        &el,
+        &outcore_ingest::export::ExportOptions { format, ..Default::default() },
+        &outcore_io::NoProgress,
+    )
+    .unwrap();
     let mut out = BTreeMap::new();
     for line in std::fs::read_to_string(&el).unwrap().lines() {
         let f: Vec<&str> = line.split_whitespace().collect();
@@ -376,14 +405,19 @@ fn the_distributed_import_gives_the_parts_partition_cuts_from_a_single_machine_i
         text.push_str(&format!("{} {} {}\n", i * 7 % 500, i * 13 % 700, i % 5 + 1));
     }
     std::fs::write(&weighted_input, text).unwrap();
-    let cases = [(shared.join("data/real/CA-GrQc.txt"), true, false), (shared.join("data/real/CA-GrQc.txt"), false, false), (weighted_input, true, true)];
+    let cases = [
+        (shared.join("data/real/CA-GrQc.txt"), true, false),
+        (shared.join("data/real/CA-GrQc.txt"), false, false),
+        (weighted_input, true, true),
+    ];
     for (case, (input, directed, weighted)) in cases.into_iter().enumerate() {
         let single = dir.path().join(format!("single-{case}"));
         let opts = outcore_ingest::ImportOptions { directed: Some(directed), weighted, ..Default::default() };
         outcore_ingest::import_file(&input, &single, &opts, &outcore_io::NoProgress).unwrap();
         for ranks in [1, 2, 4] {
             let cut = format!("{}/cut-{case}-{ranks}/part-{{rank}}", dir.path().display());
-            let cut_parts = outcore_dist::partition::partition(&single, &cut, ranks, 1 << 30, false, &outcore_io::NoProgress).unwrap().parts;
+            let cut_parts =
+                outcore_dist::partition::partition(&single, &cut, ranks, 1 << 30, false, &outcore_io::NoProgress).unwrap().parts;
             let pattern = format!("{}/imp-{case}-{ranks}/part-{{rank}}", dir.path().display());
             let mut args = vec!["import", input.to_str().unwrap(), "-o", &pattern, "--block", "16K"];
             if !directed {

@@ -22,7 +22,13 @@ pub fn snapshot_arcs(store: &DynamicStore, target: &Path, opts: ImportOptions, p
     write_snapshot(store, target, opts, true, progress)
 }
 
-fn write_snapshot(store: &DynamicStore, target: &Path, mut opts: ImportOptions, arcs: bool, progress: &dyn Progress) -> Result<ImportReport> {
+fn write_snapshot(
+    store: &DynamicStore,
+    target: &Path,
+    mut opts: ImportOptions,
+    arcs: bool,
+    progress: &dyn Progress,
+) -> Result<ImportReport> {
     let mut o = store.options;
     if arcs {
         o.undirected = false;

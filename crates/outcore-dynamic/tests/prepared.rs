@@ -106,7 +106,9 @@ fn routed_updates_and_scanned_vertex_deletes_give_the_stores_own_graph() {
                 for &x in run {
                     routed_run.push((x, false));
                     match x {
-                        Update::InsertEdge { u, v, w } if undirected && u != v => routed_run.push((Update::InsertEdge { u: v, v: u, w }, true)),
+                        Update::InsertEdge { u, v, w } if undirected && u != v => {
+                            routed_run.push((Update::InsertEdge { u: v, v: u, w }, true))
+                        }
                         Update::DeleteEdge { u, v } if undirected && u != v => routed_run.push((Update::DeleteEdge { u: v, v: u }, true)),
                         _ => {}
                     }
@@ -114,7 +116,10 @@ fn routed_updates_and_scanned_vertex_deletes_give_the_stores_own_graph() {
                 got.add(&routed.apply_routed(&routed_run).unwrap());
             }
             assert_eq!(edges(&routed), edges(&own), "undirected {undirected} multigraph {multigraph}");
-            assert_eq!((got.updates, got.inserted, got.deleted, got.edges_of_deleted_vertices), (want.updates, want.inserted, want.deleted, want.edges_of_deleted_vertices));
+            assert_eq!(
+                (got.updates, got.inserted, got.deleted, got.edges_of_deleted_vertices),
+                (want.updates, want.inserted, want.deleted, want.edges_of_deleted_vertices)
+            );
             for u in 0..60 {
                 assert_eq!(routed.property(u), own.property(u));
             }

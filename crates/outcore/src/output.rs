@@ -88,6 +88,29 @@ pub fn write_with(
     Ok(())
 }
 
+/// `id value` lines, one per id in order, `value(i, line)` appending the
+/// value of the i-th (results that are not a [`Results`]: the dynamic
+/// store's, one rank's), written as [`write_with`] writes.
+pub fn write_id_values(
+    path: &Path,
+    force: bool,
+    inputs: &[&Path],
+    ids: impl IntoIterator<Item = u64>,
+    value: impl Fn(usize, &mut Vec<u8>),
+) -> Result<(), Error> {
+    write_with(path, force, inputs, |w| {
+        let mut line = Vec::new();
+        for (i, u) in ids.into_iter().enumerate() {
+            line.clear();
+            let _ = write!(line, "{u} ");
+            value(i, &mut line);
+            line.push(b'\n');
+            w.write_all(&line)?;
+        }
+        Ok(())
+    })
+}
+
 /// Format every line of `column`, handing out about 1 MiB at a time.
 fn write_lines(results: &Results, column: &str, mut emit: impl FnMut(&[u8])) -> Result<u64, Error> {
     let kind = results.column(column)?.kind;

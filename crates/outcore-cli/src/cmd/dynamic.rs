@@ -502,7 +502,7 @@ fn run_bfs(a: BfsArgs) -> Result<ExitCode> {
     let secs = t.elapsed().as_secs_f64();
     if let Some(path) = &a.output {
         let unreached = outcore_algorithms::values::UNREACHED_U64;
-        write_pairs(path, a.force, &a.store, &r.index.ids, |i, out| match r.level[i] {
+        outcore::output::write_id_values(path, a.force, &[&a.store], r.index.ids.iter().copied(), |i, out| match r.level[i] {
             l if l == unreached => write!(out, "{}", i64::MAX).unwrap(),
             l => write!(out, "{l}").unwrap(),
         })?;
@@ -538,7 +538,9 @@ fn run_pagerank(a: PageRankArgs) -> Result<ExitCode> {
     let r = pagerank::pagerank(&store, a.damping, a.iterations);
     let secs = t.elapsed().as_secs_f64();
     if let Some(path) = &a.output {
-        write_pairs(path, a.force, &a.store, &r.index.ids, |i, out| outcore::graphalytics_float(r.rank[i], out))?;
+        outcore::output::write_id_values(path, a.force, &[&a.store], r.index.ids.iter().copied(), |i, out| {
+            outcore::graphalytics_float(r.rank[i], out)
+        })?;
     }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&json!({"vertices": r.index.len(), "iterations": a.iterations, "seconds": secs}))?);
@@ -546,20 +548,4 @@ fn run_pagerank(a: PageRankArgs) -> Result<ExitCode> {
         println!("PageRank: {} iterations on {} vertices in {:.2} s", a.iterations, crate::grouped(r.index.len() as u64), secs);
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// `id value` lines in id order.
-fn write_pairs(path: &Path, force: bool, store: &Path, ids: &[u64], value: impl Fn(usize, &mut Vec<u8>)) -> Result<()> {
-    outcore::output::write_with(path, force, &[store], |w| {
-        let mut line = Vec::new();
-        for (i, &u) in ids.iter().enumerate() {
-            line.clear();
-            write!(line, "{u} ").unwrap();
-            value(i, &mut line);
-            line.push(b'\n');
-            w.write_all(&line)?;
-        }
-        Ok(())
-    })?;
-    Ok(())
 }

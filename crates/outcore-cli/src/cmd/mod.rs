@@ -12,7 +12,7 @@ pub mod import;
 pub mod info;
 pub mod layout;
 pub mod man;
-pub mod probe;
 pub mod partition;
+pub mod probe;
 pub mod recode;
 pub mod run;

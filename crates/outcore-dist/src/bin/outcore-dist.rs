@@ -282,7 +282,12 @@ fn import(comm: &MpiComm, a: ImportArgs) -> Result<()> {
     let m = outcore_dist::import::import(comm, &a.inputs, &a.output, &opts)?;
     if comm.rank() == 0 {
         if a.json {
-            println!("{}", serde_json::to_string_pretty(&json!({"manifest": m, "seconds": t.elapsed().as_secs_f64(), "traffic_rank0": comm.traffic()}))?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(
+                    &json!({"manifest": m, "seconds": t.elapsed().as_secs_f64(), "traffic_rank0": comm.traffic()})
+                )?
+            );
         } else {
             println!(
                 "imported {} vertices, {} arcs ({}) into {} parts in {:.2} s",
@@ -334,7 +339,10 @@ fn create(comm: &MpiComm, a: CreateArgs) -> Result<()> {
 /// How `apply` and `color` read streams, from their flags.
 fn apply_options(flags: &StreamFlags) -> Result<ApplyOptions> {
     let format = match &flags.format {
-        Some(f) => Some(StreamFormat::from_name(f).ok_or_else(|| anyhow::anyhow!("unknown stream format '{f}' (updates, updb, or an import format)"))?),
+        Some(f) => Some(
+            StreamFormat::from_name(f)
+                .ok_or_else(|| anyhow::anyhow!("unknown stream format '{f}' (updates, updb, or an import format)"))?,
+        ),
         None => None,
     };
     // a round's buffers (the block's updates, their routed and framed
@@ -385,7 +393,10 @@ fn apply(comm: &MpiComm, a: ApplyArgs) -> Result<()> {
                 comm.size(),
                 r.rounds
             );
-            println!("  edges: {} inserted, {} already present or parallel, {} deleted, {} deletes of missing edges", t.inserted, t.existing, t.deleted, t.missing);
+            println!(
+                "  edges: {} inserted, {} already present or parallel, {} deleted, {} deletes of missing edges",
+                t.inserted, t.existing, t.deleted, t.missing
+            );
             if t.vertices_inserted + t.properties_set + t.vertices_deleted + t.vertices_missing > 0 {
                 println!(
                     "  vertices: {} inserted, {} properties set, {} deleted (with {} edges), {} deletes of missing vertices",
@@ -489,7 +500,14 @@ fn stats(comm: &MpiComm, a: StatsArgs) -> Result<()> {
             );
             println!("  {} sources, {} edges, {} MB of tables", v["sources"], v["arcs"], v["heap_bytes"].as_u64().unwrap_or(0) >> 20);
             for r in &ranks {
-                println!("  rank {}: {} sources, {} edges, epoch {} ({})", r["rank"], r["sources"], r["arcs"], r["epoch"], r["part"].as_str().unwrap_or(""));
+                println!(
+                    "  rank {}: {} sources, {} edges, epoch {} ({})",
+                    r["rank"],
+                    r["sources"],
+                    r["arcs"],
+                    r["epoch"],
+                    r["part"].as_str().unwrap_or("")
+                );
             }
             if a.check {
                 println!("  check: ok");
@@ -501,25 +519,26 @@ fn stats(comm: &MpiComm, a: StatsArgs) -> Result<()> {
 
 fn snapshot(comm: &MpiComm, a: SnapshotArgs) -> Result<()> {
     let d = DistDynamic::open(comm, &a.store.store)?;
-    let target = outcore_dist::manifest::part_dir(&a.output, comm.rank(), comm.size());
-    let written = target.and_then(|target| {
-        // the parts' parent directories, as create makes the store's
-        if let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty() && !p.exists()) {
-            std::fs::create_dir_all(parent).map_err(|e| outcore_dynamic::error::DynError::io(parent, e))?;
-        }
+    let written = outcore_dist::manifest::part_dir(&a.output, comm.rank(), comm.size()).and_then(|target| {
+        outcore_dist::manifest::create_parent(&target)?;
         let opts = outcore_ingest::ImportOptions { memory: a.memory, force: a.force, ..Default::default() };
-        Ok(outcore_dynamic::snapshot::snapshot_arcs(&d.store, &target, opts, &outcore_io::NoProgress)?)
+        let r = outcore_dynamic::snapshot::snapshot_arcs(&d.store, &target, opts, &outcore_io::NoProgress)?;
+        Ok((target, r))
     });
-    let r = agree(comm, written)?;
+    let (target, r) = agree(comm, written)?;
     // the parts form a partitioned static store (partition.json in each)
-    let target = outcore_dist::manifest::part_dir(&a.output, comm.rank(), comm.size())?;
     let o = d.manifest.options;
     let source = format!("distributed dynamic store {} at global commit {}", a.store.store, d.global.commit);
-    outcore_dist::import::write_manifests(comm, &target, r.vertices, r.edges, !o.undirected, o.weighted, &source)?;
-    let edges = comm.sum(&[r.edges])[0];
+    let m = outcore_dist::import::write_manifests(comm, &target, r.vertices, r.edges, !o.undirected, o.weighted, &source)?;
+    let edges = m.arcs;
     if comm.rank() == 0 {
         if a.json {
-            println!("{}", serde_json::to_string_pretty(&json!({"output": a.output, "ranks": comm.size(), "arcs": edges, "global_commit": d.global.commit}))?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(
+                    &json!({"output": a.output, "ranks": comm.size(), "arcs": edges, "global_commit": d.global.commit})
+                )?
+            );
         } else {
             println!("wrote {} ({} ranks' parts, {} arcs, global commit {})", a.output, comm.size(), edges, d.global.commit);
         }
@@ -584,18 +603,8 @@ fn write_output(comm: &MpiComm, flags: &OutputFlags, store: &str, pairs: Vec<(u6
     let written = if per_rank || comm.rank() == 0 {
         let target = PathBuf::from(path.replace("{rank}", &comm.rank().to_string()));
         let store_dir = PathBuf::from(store.replace("{rank}", &comm.rank().to_string()));
-        outcore::output::write_with(&target, flags.force, &[&store_dir], |w| {
-            let mut line = Vec::new();
-            for &(u, x) in &pairs {
-                line.clear();
-                write!(line, "{u} ").unwrap();
-                value(x, &mut line);
-                line.push(b'\n');
-                w.write_all(&line)?;
-            }
-            Ok(())
-        })
-        .map_err(DistError::from)
+        outcore::output::write_id_values(&target, flags.force, &[&store_dir], pairs.iter().map(|p| p.0), |i, line| value(pairs[i].1, line))
+            .map_err(DistError::from)
     } else {
         Ok(())
     };
@@ -653,7 +662,12 @@ fn pagerank(comm: &MpiComm, a: PageRankArgs) -> Result<()> {
     write_output(comm, &a.out, &a.store.store, pairs, |x, out| outcore::graphalytics_float(f64::from_bits(x), out))?;
     if comm.rank() == 0 {
         if a.out.json {
-            println!("{}", serde_json::to_string_pretty(&json!({"vertices": r.vertices, "iterations": a.iterations, "seconds": secs, "ranks": comm.size()}))?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(
+                    &json!({"vertices": r.vertices, "iterations": a.iterations, "seconds": secs, "ranks": comm.size()})
+                )?
+            );
         } else {
             println!("PageRank: {} iterations on {} vertices in {:.2} s on {} ranks", a.iterations, r.vertices, secs, comm.size());
         }
