@@ -40,14 +40,17 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-/// Virtual address space all heaps of a process may
-/// reserve together (not memory: pages exist only where files do).
-const ADDRESS_SPACE: usize = 1 << 45;
+/// Virtual address space all heaps of one store reserve together (not
+/// memory: pages exist only where files do). A process has 128 TiB of it
+/// on x86-64 with 4-level paging, so about 30 stores can be open at once
+/// in one process (tests, the Python package and MPI ranks sharing a
+/// node do that).
+pub const STORE_ADDRESS_SPACE: usize = 1 << 42;
 
 /// Address space to reserve for each of `maps` mappings: a power of two,
-/// at most 1 TiB, so that they fit in [`ADDRESS_SPACE`] together.
+/// at most 1 TiB, so that they fit in [`STORE_ADDRESS_SPACE`] together.
 pub fn reserve_for(maps: usize) -> usize {
-    let each = (ADDRESS_SPACE / maps.max(1)).min(1 << 40);
+    let each = (STORE_ADDRESS_SPACE / maps.max(1)).min(1 << 40);
     1 << (usize::BITS - 1 - each.leading_zeros())
 }
 const PAGE: u64 = 4096;
@@ -294,9 +297,10 @@ impl Heap {
             let len = (end + GROW_STEP.min(self.file_len)).div_ceil(1 << 20) << 20;
             if len as usize > self.reserve {
                 return Err(DynError::Full(format!(
-                    "{}: this heap may hold at most {} GiB (use more partitions)",
+                    "{}: this heap may hold at most {} MiB (a store maps at most {} GiB of address space, shared by its heaps)",
                     self.path.display(),
-                    self.reserve >> 30
+                    self.reserve >> 20,
+                    STORE_ADDRESS_SPACE >> 30
                 )));
             }
             durable::set_len(&self.file, &self.path, len)?;
@@ -440,7 +444,23 @@ fn map(file: &File, path: &Path, reserve: usize) -> Result<MmapRaw> {
     // the descriptor, with the same bytes the mapping holds; every access
     // to the mapping goes through raw pointers checked against its length.
     // SAFETY: the store's lock file excludes other writers of this file.
-    let map = unsafe { MmapOptions::new().len(reserve).no_reserve_swap().map_copy(file) }.map_err(|e| DynError::io(path, e))?;
+    let map = unsafe { MmapOptions::new().len(reserve).no_reserve_swap().map_copy(file) }.map_err(|e| {
+        if e.raw_os_error() == Some(libc::ENOMEM) {
+            DynError::io(
+                path,
+                std::io::Error::new(
+                    e.kind(),
+                    format!(
+                        "no address space left to map {} MiB: this process has too many stores open (each reserves up to {} GiB of address space, not memory)",
+                        reserve >> 20,
+                        STORE_ADDRESS_SPACE >> 30
+                    ),
+                ),
+            )
+        } else {
+            DynError::io(path, e)
+        }
+    })?;
     Ok(MmapRaw::from(map))
 }
 
