@@ -33,6 +33,7 @@ pub mod run;
 pub mod sources;
 pub mod spmv;
 pub mod sssp;
+pub mod triangles;
 pub mod values;
 pub mod wcc;
 

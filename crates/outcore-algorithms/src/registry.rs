@@ -20,6 +20,8 @@ pub static ALGORITHMS: &[&dyn Registered] = &[
     &crate::cdlp::Cdlp,
     &crate::spmv::Spmv,
     &crate::bc::Bc,
+    &crate::triangles::Triangles,
+    &crate::triangles::Lcc,
 ];
 
 /// The algorithm called `name`.

@@ -72,6 +72,8 @@ fn other_args(alg: &dyn Registered, roots: &[u64]) -> Vec<Args> {
         }
         "sssp" => from("root"),
         "bc" => vec![Args::new().with("sources", 3).with("seed", 11)],
+        // forward lists in many parts: one pass over all of them per part
+        "triangles" | "lcc" => vec![Args::new().with("part_entries", 1), Args::new().with("part_entries", 700)],
         _ => Vec::new(),
     }
 }

@@ -1,0 +1,164 @@
+//! Triangles and LCC out of core against independent oracles: the LDBC
+//! Graphalytics LCC outputs (both validation copies), networkx's
+//! `triangles` and `clustering` on the shared real graphs, and a budget so
+//! small that the forward lists are held in many parts.
+
+mod common;
+
+use common::*;
+use outcore_algorithms::params::Args;
+use outcore_algorithms::registry::{find, Registered};
+use outcore_algorithms::{Engine, Error, RunOptions};
+use outcore_ingest::{import_file, ImportOptions, NoProgress};
+use outcore_io::Budget;
+use outcore_store::{Store, StoreError};
+use std::collections::HashMap;
+use std::path::Path;
+
+fn import(input: &Path, dir: &Path, directed: Option<bool>, in_layout: bool) -> Store {
+    let out = dir.join("s");
+    import_file(input, &out, &ImportOptions { directed, in_layout, ..Default::default() }, &NoProgress).unwrap();
+    Store::open(&out).unwrap()
+}
+
+/// A column of a registry run, by original id.
+fn by_original(
+    st: &Store,
+    alg: &dyn Registered,
+    args: &Args,
+    opts: &RunOptions,
+    column: &str,
+) -> (HashMap<u64, f64>, outcore_algorithms::Run) {
+    let run = alg.run(st, args, opts).unwrap_or_else(|e| panic!("{}: {e}", alg.info().name));
+    let ids = st.id_map(&Budget::unlimited()).unwrap();
+    let values = run.outcome.column(column).unwrap().to_f64().unwrap();
+    assert_eq!(values.len() as u64, st.vertices());
+    let map = values.iter().enumerate().map(|(v, &x)| (ids.original(v as u64), x)).collect();
+    (map, run)
+}
+
+fn close(got: f64, want: f64) -> bool {
+    (got - want).abs() <= 1e-6 * want.abs().max(1e-300) || got == want
+}
+
+#[test]
+fn lcc_equals_every_graphalytics_oracle() {
+    let lcc = find("lcc").unwrap();
+    let mut checked = 0;
+    let evlp_cases = ["test-lcc-directed", "test-lcc-undirected", "example-directed", "example-undirected"]
+        .map(|g| (evlp().join(format!("{g}.properties")), evlp().join(format!("{g}-LCC")), None));
+    let validation = shared().join("graphalytics/validation-graphs/lcc");
+    // the validation-graphs copy: its adjacency inputs have the test-lcc-* edge sets (shared README)
+    let other_cases = [("dir", "directed"), ("undir", "undirected")]
+        .map(|(k, d)| (evlp().join(format!("test-lcc-{d}.properties")), validation.join(format!("{k}-output")), None));
+    for (input, output, directed) in evlp_cases.into_iter().chain(other_cases) {
+        let want: HashMap<u64, f64> = std::fs::read_to_string(&output)
+            .unwrap()
+            .lines()
+            .filter_map(|l| l.split_once(' '))
+            .map(|(v, x)| (v.parse().unwrap(), x.trim().parse().unwrap()))
+            .collect();
+        assert!(want.values().any(|&x| x > 0.0 && x < 1.0), "{}: an oracle with fractions", output.display());
+        let dir = tempfile::tempdir().unwrap();
+        let st = import(&input, dir.path(), directed, true);
+        for args in [Args::new(), Args::new().with("part_entries", 1)] {
+            let (got, _) = by_original(&st, lcc, &args, &on(Engine::Traverse), "lcc");
+            assert_eq!(got.len(), want.len(), "{}", output.display());
+            for (v, &w) in &want {
+                assert!(close(got[v], w), "{}: vertex {v}: {} against {w} ({args:?})", output.display(), got[v]);
+            }
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 6);
+}
+
+/// networkx's triangles and clustering of `input` read as an undirected simple graph.
+fn networkx(input: &Path) -> HashMap<u64, (f64, f64)> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/networkx_triangles.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(input)
+        .output()
+        .expect("python3 runs the networkx oracle (.ci/run installs it)");
+    assert!(out.status.success(), "networkx oracle failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            (f[0].parse().unwrap(), (f[1].parse().unwrap(), f[2].parse().unwrap()))
+        })
+        .collect()
+}
+
+#[test]
+fn triangles_and_clustering_equal_networkx_on_real_graphs_with_the_lists_mostly_on_disk() {
+    let (triangles, lcc) = (find("triangles").unwrap(), find("lcc").unwrap());
+    for (file, directed) in [("CA-GrQc.txt", false), ("facebook-ego-1912.edges", false), ("wiki-Vote.txt", true)] {
+        let input = shared().join("real").join(file);
+        let want = networkx(&input);
+        let dir = tempfile::tempdir().unwrap();
+        let st = import(&input, dir.path(), Some(directed), true);
+        // a few thousand forward entries a part: most of the lists are on disk at any time
+        let parts = Args::new().with("part_entries", 4000);
+        for args in [Args::new(), parts] {
+            let (got, run) = by_original(&st, triangles, &args, &on(Engine::Traverse), "triangles");
+            assert_eq!(got.len(), want.len(), "{file}");
+            for (v, &(t, _)) in &want {
+                assert_eq!(got[v], t, "{file}: triangles of {v} ({args:?})");
+            }
+            let total: f64 = want.values().map(|w| w.0).sum::<f64>() / 3.0;
+            assert_eq!(figure(&run, "triangles_total"), total, "{file}");
+            if args.text("part_entries").is_some() {
+                assert!(figure(&run, "parts") >= 3.0, "{file}: {} parts", figure(&run, "parts"));
+            }
+            // networkx's clustering is Graphalytics LCC on undirected graphs only
+            if !directed {
+                let (got, _) = by_original(&st, lcc, &args, &on(Engine::Traverse), "lcc");
+                for (v, &(_, c)) in &want {
+                    assert!(close(got[v], c), "{file}: clustering of {v}: {} against {c}", got[v]);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn under_a_small_budget_the_counts_are_the_same_and_the_budget_holds() {
+    // Kronecker scale 17, edge factor 16: over a million forward entries, more than the smallest part holds
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("k17.el");
+    let generator = outcore_ingest::generate::Kronecker::graph500(17, 16, 7);
+    outcore_ingest::generate::write_edge_list(&generator, &input, outcore_ingest::generate::EdgeListFormat::Text, false, &NoProgress)
+        .unwrap();
+    let st = import(&input, dir.path(), Some(false), false);
+    let triangles = find("triangles").unwrap();
+    let big = triangles.run(&st, &Args::new(), &on(Engine::Traverse)).unwrap();
+    assert_eq!(figure(&big, "parts"), 1.0);
+    // the smallest budget the plan accepts, then a little more
+    let plan = triangles.plan(&st, &Args::new(), &on(Engine::Traverse)).unwrap();
+    let small = RunOptions { memory: plan.minimum_bytes, ..on(Engine::Traverse) };
+    let run = triangles.run(&st, &Args::new(), &small).unwrap_or_else(|e| panic!("at the plan's minimum {}: {e}", plan.minimum_bytes));
+    assert_eq!(run.outcome.columns[0].to_u64().unwrap(), big.outcome.columns[0].to_u64().unwrap());
+    assert!(run.report.budget_peak_bytes <= small.memory, "charged {} of {}", run.report.budget_peak_bytes, small.memory);
+    // the forward lists did not fit at once
+    assert!(figure(&run, "parts") >= 2.0, "{} parts", figure(&run, "parts"));
+}
+
+#[test]
+fn a_directed_store_without_in_names_the_command_that_adds_it() {
+    let input = shared().join("real/wiki-Vote.txt");
+    let dir = tempfile::tempdir().unwrap();
+    let st = import(&input, dir.path(), Some(true), false);
+    for name in ["triangles", "lcc"] {
+        let err = find(name).unwrap().run(&st, &Args::new(), &on(Engine::Traverse)).err().expect("needs in");
+        // the typed error front ends turn into "add it with: outcore layout add STORE in"
+        match err {
+            Error::Store(StoreError::MissingLayout { layout, .. }) => assert_eq!(layout, "in", "{name}"),
+            e => panic!("{name}: {e}"),
+        }
+    }
+    let err = find("lcc").unwrap().run(&st, &Args::new().with("part_entries", 0), &on(Engine::Traverse)).err().unwrap();
+    assert!(err.to_string().contains("part_entries") || err.to_string().contains("part-entries"), "{err}");
+}
