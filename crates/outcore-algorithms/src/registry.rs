@@ -22,6 +22,7 @@ pub static ALGORITHMS: &[&dyn Registered] = &[
     &crate::bc::Bc,
     &crate::triangles::Triangles,
     &crate::triangles::Lcc,
+    &crate::kcore::KCore,
 ];
 
 /// The algorithm called `name`.

@@ -60,15 +60,7 @@ fn parse(a: &Args) -> Result<Params, StoreError> {
     Ok(Params { part_entries })
 }
 
-/// The structure layouts the counting reads: the neighbours of an
-/// undirected store; out- and in-neighbours of a directed one.
-pub fn layouts(store: &Store) -> &'static [&'static str] {
-    if store.manifest().directed {
-        &["out", "in"]
-    } else {
-        &["out"]
-    }
-}
+pub use crate::neighbourhood::layouts;
 
 fn support(store: &Store, engine: Engine, lcc: bool) -> Support {
     match engine {

@@ -21,6 +21,7 @@
 //! times (once when they fit in one part).
 
 use crate::needs::EngineStats;
+use crate::neighbourhood::{for_each_neighbourhood, ID};
 use crate::run::Context;
 use outcore_io::{BudgetError, Reservation, SeqReader, SeqWriter, TempArea, CHECKSUM_BLOCK_BYTES};
 use outcore_store::{Store, StoreError, STREAM_CHUNK_BYTES};
@@ -29,9 +30,6 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// The smallest part of forward lists the plan asks room for.
 pub const MIN_PART_BYTES: u64 = 4 << 20;
-/// The entry flag: the edge exists in both directions.
-const BOTH: u32 = 1 << 31;
-const ID: u32 = BOTH - 1;
 /// Forward-list entries read per batch of the pass over all parts, and
 /// their memory (an entry and, at most, an offset each).
 const BATCH_ENTRIES: usize = 1 << 18;
@@ -99,12 +97,7 @@ impl Lists {
 pub fn count(cx: &Context, lcc: bool, part_entries: Option<u64>) -> Result<Counts, StoreError> {
     let store = cx.store;
     let n = store.vertices();
-    if n > ID as u64 {
-        return Err(StoreError::parameter(
-            "store",
-            format!("triangle counting handles up to {ID} vertices (the forward lists hold 31-bit ids); this store has {n}"),
-        ));
-    }
+    crate::neighbourhood::check_ids(store, "triangle counting")?;
     let charge = cx.budget.reserve("triangle counters and rank degrees", state_bytes(n, lcc))?;
     let streams = cx.budget.reserve("the scans' and forward files' stream buffers", STREAM_BYTES)?;
     let rank_degrees = rank_degrees(store)?;
@@ -130,7 +123,7 @@ pub fn count(cx: &Context, lcc: bool, part_entries: Option<u64>) -> Result<Count
     let (mut part_bytes, mut forward_arcs, mut max_degree) = (0u64, 0u64, 0u64);
     let mut writers: Option<(SeqWriter, SeqWriter)> = None;
     let mut forward = Vec::new();
-    let (bytes, passes) = for_each_neighbourhood(store, |v, around| {
+    let (bytes, passes) = for_each_neighbourhood(store, "triangle counting", |v, around| {
         max_degree = max_degree.max(around.len() as u64);
         if lcc {
             exact[v as usize] = around.len() as u32;
@@ -241,7 +234,7 @@ fn finish(lists: SeqWriter, degrees: SeqWriter) -> Result<(), StoreError> {
 fn rank_degrees(store: &Store) -> Result<Vec<u32>, StoreError> {
     let n = store.vertices() as usize;
     let mut degrees = vec![0u32; n];
-    for name in super::layouts(store) {
+    for name in crate::neighbourhood::layouts(store) {
         let lay = store.layout(name)?;
         let mut scan = lay.degrees()?;
         for d in degrees.iter_mut() {
@@ -249,74 +242,6 @@ fn rank_degrees(store: &Store) -> Result<Vec<u32>, StoreError> {
         }
     }
     Ok(degrees)
-}
-
-/// Calls `f(v, N(v))` for every vertex in order: N(v) sorted by id, each
-/// neighbour once, v left out; an entry carries [`BOTH`] when the edge
-/// exists in both directions (always, in an undirected store). Returns the
-/// bytes read and the passes made.
-fn for_each_neighbourhood(store: &Store, mut f: impl FnMut(u64, &[u32]) -> Result<(), StoreError>) -> Result<(u64, u64), StoreError> {
-    let directed = store.manifest().directed;
-    let layouts = super::layouts(store);
-    let lays = store.layouts_for(layouts, "triangle counting")?;
-    let mut out_scan = lays[0].scan()?;
-    let mut in_scan = if directed { Some(lays[1].scan()?) } else { None };
-    let (mut outs, mut ins, mut around) = (Vec::new(), Vec::new(), Vec::new());
-    let mut expected = 0u64;
-    while let Some((v, targets, _)) = out_scan.next_list()? {
-        sorted_distinct(targets, v, &mut outs);
-        if let Some(scan) = in_scan.as_mut() {
-            match scan.next_list()? {
-                Some((w, sources, _)) if w == v => sorted_distinct(sources, v, &mut ins),
-                _ => return Err(StoreError::invalid(store.dir(), format!("the in layout does not list vertex {v} beside out"))),
-            }
-            merge(&outs, &ins, &mut around);
-        } else {
-            around.clear();
-            around.extend(outs.iter().map(|&w| w as u32 | BOTH));
-        }
-        if v != expected {
-            return Err(StoreError::invalid(store.dir(), format!("the out layout skips from vertex {expected} to {v}")));
-        }
-        expected += 1;
-        f(v, &around)?;
-    }
-    let bytes: u64 = layouts.iter().map(|l| store.layout_bytes(l)).sum();
-    Ok((bytes, layouts.len() as u64))
-}
-
-/// `list` without `v` and repeats, sorted.
-fn sorted_distinct(list: &[u64], v: u64, out: &mut Vec<u64>) {
-    out.clear();
-    out.extend(list.iter().copied().filter(|&w| w != v));
-    if !out.is_sorted() {
-        out.sort_unstable();
-    }
-    out.dedup();
-}
-
-/// The union of out- and in-neighbours, flagged where a neighbour is both.
-fn merge(outs: &[u64], ins: &[u64], around: &mut Vec<u32>) {
-    around.clear();
-    let (mut i, mut j) = (0, 0);
-    while i < outs.len() || j < ins.len() {
-        let (a, b) = (outs.get(i).copied().unwrap_or(u64::MAX), ins.get(j).copied().unwrap_or(u64::MAX));
-        match a.cmp(&b) {
-            std::cmp::Ordering::Less => {
-                around.push(a as u32);
-                i += 1;
-            }
-            std::cmp::Ordering::Greater => {
-                around.push(b as u32);
-                j += 1;
-            }
-            std::cmp::Ordering::Equal => {
-                around.push(a as u32 | BOTH);
-                i += 1;
-                j += 1;
-            }
-        }
-    }
 }
 
 /// Little-endian u32s from a reader, carrying a value split across chunks.
@@ -458,6 +383,7 @@ fn intersect(a: &[u32], b: &[u32], mut f: impl FnMut(u32, u32)) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::neighbourhood::BOTH;
 
     #[test]
     fn intersections_by_merge_and_by_galloping_agree_with_a_set() {
@@ -472,15 +398,5 @@ mod tests {
             let want: Vec<(u32, u32)> = x.iter().filter_map(|&p| y.iter().find(|&&q| q & ID == p & ID).map(|&q| (p, q))).collect();
             assert_eq!(got, want);
         }
-    }
-
-    #[test]
-    fn out_and_in_lists_merge_into_one_flagged_neighbourhood() {
-        let mut around = Vec::new();
-        merge(&[1, 4, 7], &[2, 4, 9], &mut around);
-        assert_eq!(around, vec![1, 2, 4 | BOTH, 7, 9]);
-        let mut out = Vec::new();
-        sorted_distinct(&[5, 3, 3, 9, 7], 7, &mut out);
-        assert_eq!(out, vec![3, 5, 9]);
     }
 }

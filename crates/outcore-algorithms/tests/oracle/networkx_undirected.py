@@ -1,9 +1,10 @@
-"""networkx's triangles and clustering: the oracle of tests/triangles.rs.
+"""networkx's triangles, clustering and core numbers: the oracle of
+tests/neighbourhoods.rs.
 
-usage: networkx_triangles.py EDGE_LIST
+usage: networkx_undirected.py EDGE_LIST
 Reads the edge list as an undirected simple graph (a directed file's arcs
 become edges; self loops are dropped, as in the Graphalytics LCC) and
-prints `vertex triangles clustering` lines.
+prints `vertex triangles clustering core` lines.
 """
 import sys
 
@@ -21,5 +22,6 @@ with open(sys.argv[1]) as f:
             graph.add_edge(int(u), int(v))
 triangles = nx.triangles(graph)
 clustering = nx.clustering(graph)
+cores = nx.core_number(graph)
 for v in sorted(graph.nodes):
-    print(v, triangles[v], repr(clustering[v]))
+    print(v, triangles[v], repr(clustering[v]), cores[v])

@@ -1,7 +1,8 @@
-//! Triangles and LCC out of core against independent oracles: the LDBC
-//! Graphalytics LCC outputs (both validation copies), networkx's
-//! `triangles` and `clustering` on the shared real graphs, and a budget so
-//! small that the forward lists are held in many parts.
+//! The algorithms of the undirected neighbourhood (triangles, LCC, k-core)
+//! out of core against independent oracles: the LDBC Graphalytics LCC
+//! outputs (both validation copies), networkx's `triangles`, `clustering`
+//! and `core_number` on the shared real graphs, and a budget so small that
+//! the forward lists are held in many parts.
 
 mod common;
 
@@ -73,9 +74,10 @@ fn lcc_equals_every_graphalytics_oracle() {
     assert_eq!(checked, 6);
 }
 
-/// networkx's triangles and clustering of `input` read as an undirected simple graph.
-fn networkx(input: &Path) -> HashMap<u64, (f64, f64)> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/networkx_triangles.py");
+/// networkx's triangles, clustering and core number of `input` read as an
+/// undirected simple graph.
+fn networkx(input: &Path) -> HashMap<u64, (f64, f64, f64)> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/networkx_undirected.py");
     let out = std::process::Command::new("python3")
         .arg(&script)
         .arg(input)
@@ -87,7 +89,7 @@ fn networkx(input: &Path) -> HashMap<u64, (f64, f64)> {
         .lines()
         .map(|l| {
             let f: Vec<&str> = l.split(' ').collect();
-            (f[0].parse().unwrap(), (f[1].parse().unwrap(), f[2].parse().unwrap()))
+            (f[0].parse().unwrap(), (f[1].parse().unwrap(), f[2].parse().unwrap(), f[3].parse().unwrap()))
         })
         .collect()
 }
@@ -105,7 +107,7 @@ fn triangles_and_clustering_equal_networkx_on_real_graphs_with_the_lists_mostly_
         for args in [Args::new(), parts] {
             let (got, run) = by_original(&st, triangles, &args, &on(Engine::Traverse), "triangles");
             assert_eq!(got.len(), want.len(), "{file}");
-            for (v, &(t, _)) in &want {
+            for (v, &(t, _, _)) in &want {
                 assert_eq!(got[v], t, "{file}: triangles of {v} ({args:?})");
             }
             let total: f64 = want.values().map(|w| w.0).sum::<f64>() / 3.0;
@@ -116,7 +118,7 @@ fn triangles_and_clustering_equal_networkx_on_real_graphs_with_the_lists_mostly_
             // networkx's clustering is Graphalytics LCC on undirected graphs only
             if !directed {
                 let (got, _) = by_original(&st, lcc, &args, &on(Engine::Traverse), "lcc");
-                for (v, &(_, c)) in &want {
+                for (v, &(_, c, _)) in &want {
                     assert!(close(got[v], c), "{file}: clustering of {v}: {} against {c}", got[v]);
                 }
             }
@@ -151,7 +153,7 @@ fn a_directed_store_without_in_names_the_command_that_adds_it() {
     let input = shared().join("real/wiki-Vote.txt");
     let dir = tempfile::tempdir().unwrap();
     let st = import(&input, dir.path(), Some(true), false);
-    for name in ["triangles", "lcc"] {
+    for name in ["triangles", "lcc", "kcore"] {
         let err = find(name).unwrap().run(&st, &Args::new(), &on(Engine::Traverse)).err().expect("needs in");
         // the typed error front ends turn into "add it with: outcore layout add STORE in"
         match err {
@@ -161,4 +163,29 @@ fn a_directed_store_without_in_names_the_command_that_adds_it() {
     }
     let err = find("lcc").unwrap().run(&st, &Args::new().with("part_entries", 0), &on(Engine::Traverse)).err().unwrap();
     assert!(err.to_string().contains("part_entries") || err.to_string().contains("part-entries"), "{err}");
+}
+
+#[test]
+fn core_numbers_equal_networkx_on_real_graphs() {
+    let kcore = find("kcore").unwrap();
+    let mut deepest = 0.0f64;
+    for (file, directed) in
+        [("CA-GrQc.txt", false), ("facebook-ego-1912.edges", false), ("wiki-Vote.txt", true), ("p2p-Gnutella05.txt", true)]
+    {
+        let input = shared().join("real").join(file);
+        let want = networkx(&input);
+        let dir = tempfile::tempdir().unwrap();
+        let st = import(&input, dir.path(), Some(directed), true);
+        let (got, run) = by_original(&st, kcore, &Args::new(), &on(Engine::Traverse), "core");
+        assert_eq!(got.len(), want.len(), "{file}");
+        for (v, &(_, _, c)) in &want {
+            assert_eq!(got[v], c, "{file}: core number of {v}");
+        }
+        let max = want.values().map(|w| w.2).fold(0.0, f64::max);
+        assert_eq!(figure(&run, "degeneracy"), max, "{file}");
+        assert!(figure(&run, "rounds") >= 2.0, "{file}: a round that lowers, then one that does not");
+        deepest = deepest.max(max);
+    }
+    // the graphs have deep cores, so the rounds have work to do
+    assert!(deepest >= 20.0, "{deepest}");
 }
