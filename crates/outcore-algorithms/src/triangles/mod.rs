@@ -66,7 +66,7 @@ fn support(store: &Store, engine: Engine, lcc: bool) -> Support {
     match engine {
         Engine::Traverse => Support::Runs(Need::new(
             layouts(store),
-            oriented::min_bytes(store.vertices(), lcc),
+            oriented::min_bytes(store, lcc),
             "degrees, counters, stream buffers and a part of the forward lists",
         )),
         _ => Support::No(

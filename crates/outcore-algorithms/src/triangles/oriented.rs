@@ -5,12 +5,13 @@
 //!    this one bounds each vertex's forward list by about sqrt(2m).
 //! 2. One scan of the neighbourhoods (`out`, with `in` in lockstep for a
 //!    directed store; self loops and repeats dropped) writes each vertex's
-//!    forward list, the neighbours ranked above it, to temporary files in
-//!    parts whose lists fit the budget. An entry is a u32 id whose top bit
-//!    says the edge exists in both directions (LCC counts each direction).
+//!    forward list, the neighbours ranked above it, to a temporary CSR (a
+//!    file of lists, a file of their lengths), cut into parts: ranges of
+//!    vertices whose lists fit the budget. An entry is a u32 id whose top
+//!    bit says the edge exists in both directions (LCC counts each one).
 //! 3. For each part: its lists are loaded, then every forward list u is
 //!    read in order (the part itself when there is one part, else one
-//!    sequential pass over all parts) and intersected, on every core, with
+//!    sequential pass over the whole CSR) and intersected, on every core, with
 //!    the lists of its forward neighbours v inside the part. Each common w
 //!    is a triangle u < v < w in rank, found exactly once.
 //!
@@ -26,16 +27,21 @@ use crate::run::Context;
 use outcore_io::{BudgetError, Reservation, SeqReader, SeqWriter, TempArea, CHECKSUM_BLOCK_BYTES};
 use outcore_store::{Store, StoreError, STREAM_CHUNK_BYTES};
 use rayon::prelude::*;
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// The smallest part of forward lists the plan asks room for.
-pub const MIN_PART_BYTES: u64 = 4 << 20;
+pub const MIN_PART_BYTES: u64 = 2 << 20;
 /// Forward-list entries read per batch of the pass over all parts, and
 /// their memory (an entry and, at most, an offset each).
-const BATCH_ENTRIES: usize = 1 << 18;
+const BATCH_ENTRIES: usize = 1 << 16;
 const BATCH_BYTES: u64 = BATCH_ENTRIES as u64 * 12;
-/// Stream buffers: the neighbourhood scans, the writers and the reader.
-const STREAM_BYTES: u64 = 16 << 20;
+/// Stream buffers: two chunks of 1 MiB for each file a scan reads (a
+/// layout's index and lists) and for each forward file written or read at
+/// once (two), and a MiB to spare.
+fn stream_bytes(store: &Store) -> u64 {
+    (crate::neighbourhood::layouts(store).len() as u64 * 4 + 4 + 1) << 20
+}
 
 /// Memory besides the part: rank degrees and triangle counters, and for
 /// LCC the pair counters and exact degrees.
@@ -45,8 +51,8 @@ pub fn state_bytes(n: u64, lcc: bool) -> u64 {
 
 /// The smallest budget the counting runs with: its state, the stream
 /// buffers, a batch and the smallest part.
-pub fn min_bytes(n: u64, lcc: bool) -> u64 {
-    state_bytes(n, lcc) + STREAM_BYTES + BATCH_BYTES + MIN_PART_BYTES
+pub fn min_bytes(store: &Store, lcc: bool) -> u64 {
+    state_bytes(store.vertices(), lcc) + stream_bytes(store) + BATCH_BYTES + MIN_PART_BYTES
 }
 
 /// What the counting found.
@@ -77,6 +83,8 @@ pub fn coefficients(c: &Counts) -> Vec<f64> {
 struct Part {
     lo: u64,
     hi: u64,
+    /// Where its lists start in the forward file, in entries.
+    first_entry: u64,
     entries: u64,
 }
 
@@ -99,7 +107,7 @@ pub fn count(cx: &Context, lcc: bool, part_entries: Option<u64>) -> Result<Count
     let n = store.vertices();
     crate::neighbourhood::check_ids(store, "triangle counting")?;
     let charge = cx.budget.reserve("triangle counters and rank degrees", state_bytes(n, lcc))?;
-    let streams = cx.budget.reserve("the scans' and forward files' stream buffers", STREAM_BYTES)?;
+    let streams = cx.budget.reserve("the scans' and forward files' stream buffers", stream_bytes(store))?;
     let rank_degrees = rank_degrees(store)?;
     let rank_above = |a: u64, b: u64| (rank_degrees[a as usize], a) > (rank_degrees[b as usize], b);
 
@@ -121,7 +129,9 @@ pub fn count(cx: &Context, lcc: bool, part_entries: Option<u64>) -> Result<Count
     let mut exact = if lcc { vec![0u32; n as usize] } else { Vec::new() };
     let mut parts: Vec<Part> = Vec::new();
     let (mut part_bytes, mut forward_arcs, mut max_degree) = (0u64, 0u64, 0u64);
-    let mut writers: Option<(SeqWriter, SeqWriter)> = None;
+    let (lists_path, degrees_path) = (temp.file("forward"), temp.file("forward-degrees"));
+    let mut lists = SeqWriter::create(&lists_path, STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?;
+    let mut degrees = SeqWriter::create(&degrees_path, STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?;
     let mut forward = Vec::new();
     let (bytes, passes) = for_each_neighbourhood(store, "triangle counting", |v, around| {
         max_degree = max_degree.max(around.len() as u64);
@@ -142,19 +152,10 @@ pub fn count(cx: &Context, lcc: bool, part_entries: Option<u64>) -> Result<Count
             .into());
         }
         let full = |part: &Part| part_bytes + bytes > part_cap || part_entries.is_some_and(|e| part.entries + forward.len() as u64 > e);
-        if writers.is_none() || parts.last().is_some_and(|p| p.hi > p.lo && full(p)) {
-            if let Some((lists, degrees)) = writers.take() {
-                finish(lists, degrees)?;
-            }
-            let k = parts.len();
-            parts.push(Part { lo: v, hi: v, entries: 0 });
+        if parts.last().is_none_or(full) {
+            parts.push(Part { lo: v, hi: v, first_entry: forward_arcs, entries: 0 });
             part_bytes = 8;
-            writers = Some((
-                SeqWriter::create(&temp.file(&format!("forward-{k}")), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?,
-                SeqWriter::create(&temp.file(&format!("degrees-{k}")), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?,
-            ));
         }
-        let (lists, degrees) = writers.as_mut().unwrap();
         let part = parts.last_mut().unwrap();
         part.hi = v + 1;
         part.entries += forward.len() as u64;
@@ -166,9 +167,9 @@ pub fn count(cx: &Context, lcc: bool, part_entries: Option<u64>) -> Result<Count
         }
         Ok(())
     })?;
-    if let Some((lists, degrees)) = writers.take() {
-        finish(lists, degrees)?;
-    }
+    // the forward files are checked when read back, like the store's
+    outcore_io::verify::register_written(&lists.finish()?)?;
+    outcore_io::verify::register_written(&degrees.finish()?)?;
     drop(rank_degrees);
 
     // 3. each part against every forward list
@@ -180,27 +181,25 @@ pub fn count(cx: &Context, lcc: bool, part_entries: Option<u64>) -> Result<Count
     cx.progress().begin("triangles", parts.len() as u64, false);
     for (k, part) in parts.iter().enumerate() {
         let lists_charge = cx.budget.reserve("a part of the forward lists", (part.hi - part.lo + 1) * 8 + part.entries * 4)?;
-        let held = load(&temp, k, part)?;
+        let held = load(&lists_path, &degrees_path, part)?;
         read += part.entries * 4 + (part.hi - part.lo) * 4;
         if parts.len() == 1 {
             intersections += counters.batch(part, &held, part.lo, &held);
         } else {
             let _batch = cx.budget.reserve("a batch of forward lists", BATCH_BYTES)?;
-            for (j, other) in parts.iter().enumerate() {
-                let mut lists = SeqReader::open(&temp.file(&format!("forward-{j}")), STREAM_CHUNK_BYTES)?;
-                let mut degrees = SeqReader::open(&temp.file(&format!("degrees-{j}")), STREAM_CHUNK_BYTES)?;
-                let mut u = other.lo;
-                while u < other.hi {
-                    let batch = read_batch(&mut lists, &mut degrees, other.hi - u)?;
-                    intersections += counters.batch(part, &held, u, &batch);
-                    u += batch.len() as u64;
-                }
+            let mut lists = SeqReader::open(&lists_path, STREAM_CHUNK_BYTES)?;
+            let mut degrees = SeqReader::open(&degrees_path, STREAM_CHUNK_BYTES)?;
+            let mut u = 0;
+            while u < n {
+                let batch = read_batch(&mut lists, &mut degrees, n - u)?;
+                intersections += counters.batch(part, &held, u, &batch);
+                u += batch.len() as u64;
             }
             read += forward_bytes;
         }
         drop(held);
         drop(lists_charge);
-        outcore_io::check_interrupt(&temp.path().join(format!("forward-{k}")))?;
+        outcore_io::check_interrupt(&lists_path)?;
         cx.progress().set(k as u64 + 1);
     }
     cx.progress().end();
@@ -219,13 +218,6 @@ pub fn count(cx: &Context, lcc: bool, part_entries: Option<u64>) -> Result<Count
         stats: EngineStats::Scan { bytes_read: read, passes: passes + if parts.len() == 1 { 1 } else { parts.len() as u64 + 1 } },
         charge,
     })
-}
-
-fn finish(lists: SeqWriter, degrees: SeqWriter) -> Result<(), StoreError> {
-    // the forward files are checked when read back, like the store's
-    outcore_io::verify::register_written(&lists.finish()?)?;
-    outcore_io::verify::register_written(&degrees.finish()?)?;
-    Ok(())
 }
 
 /// Degrees for the ranking: out-degree plus in-degree of a directed store,
@@ -255,24 +247,51 @@ fn read_u32s(reader: &mut SeqReader, count: u64, out: &mut Vec<u32>) -> Result<(
     Ok(())
 }
 
-/// Part `k`'s lists, whole.
-fn load(temp: &TempArea, k: usize, part: &Part) -> Result<Lists, StoreError> {
-    let mut degrees = SeqReader::open(&temp.file(&format!("degrees-{k}")), STREAM_CHUNK_BYTES)?;
-    let mut lists = SeqReader::open(&temp.file(&format!("forward-{k}")), STREAM_CHUNK_BYTES)?;
+/// A part's lists, whole: its ranges of the forward files, read in place
+/// and checked against the hashes registered when they were written.
+fn load(lists: &Path, degrees: &Path, part: &Part) -> Result<Lists, StoreError> {
     let mut counts = Vec::with_capacity((part.hi - part.lo) as usize);
-    read_u32s(&mut degrees, part.hi - part.lo, &mut counts)?;
+    read_range(degrees, part.lo * 4, part.hi * 4, &mut counts)?;
     let mut offsets = Vec::with_capacity(counts.len() + 1);
     offsets.push(0u64);
     for &c in &counts {
         offsets.push(offsets.last().unwrap() + c as u64);
     }
     drop(counts);
+    if *offsets.last().unwrap() != part.entries {
+        return Err(StoreError::invalid(
+            degrees,
+            format!("vertices {}..{} have {} forward entries, not {}", part.lo, part.hi, offsets.last().unwrap(), part.entries),
+        ));
+    }
     let mut entries = Vec::with_capacity(part.entries as usize);
-    read_u32s(&mut lists, part.entries, &mut entries)?;
+    read_range(lists, part.first_entry * 4, (part.first_entry + part.entries) * 4, &mut entries)?;
     Ok(Lists { offsets, entries })
 }
 
-/// The next lists of a part's files, at most `left` of them and about
+/// Bytes `lo..hi` of `path` as little-endian u32s, read a checksum block
+/// at a time and checked.
+fn read_range(path: &Path, lo: u64, hi: u64, out: &mut Vec<u32>) -> Result<(), StoreError> {
+    use std::os::unix::fs::FileExt;
+    let file = std::fs::File::open(path).map_err(|e| outcore_io::IoError::new(path, "open", e))?;
+    let checks = outcore_io::verify::checks_for(&file);
+    let mut buf = Vec::new();
+    let mut at = lo;
+    while at < hi {
+        let end = ((at / CHECKSUM_BLOCK_BYTES + 1) * CHECKSUM_BLOCK_BYTES).min(hi);
+        buf.resize((end - at) as usize, 0);
+        file.read_exact_at(&mut buf, at).map_err(|e| outcore_io::IoError::new(path, format!("read at byte {at}"), e))?;
+        if let Some(c) = &checks {
+            c.check_read(&file, at, &buf)?;
+        }
+        outcore_io::drop_cached(&file, at, end - at);
+        out.extend(buf.chunks_exact(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())));
+        at = end;
+    }
+    Ok(())
+}
+
+/// The next lists of the forward files, at most `left` of them and about
 /// [`BATCH_ENTRIES`] entries (a longer list comes whole).
 fn read_batch(lists: &mut SeqReader, degrees: &mut SeqReader, left: u64) -> Result<Lists, StoreError> {
     let (mut offsets, mut entries) = (vec![0u64], Vec::new());
