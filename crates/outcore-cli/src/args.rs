@@ -57,7 +57,7 @@ pub fn run_args(engines: &'static [Engine], columns: &[&'static str]) -> Vec<Arg
         Arg::new("temp")
             .long("temp")
             .value_parser(clap::value_parser!(PathBuf))
-            .help("Directory for the interval and sort-reduce engines' temporary files (default: inside the store)"),
+            .help("Directory for temporary files: the interval and sort-reduce engines', triangle counting's forward lists (default: inside the store)"),
         switch("prefetch", "on", "Traverse engine: the run-ahead prefetcher (results never depend on it)"),
         Arg::new("block").long("block").default_value("4K").value_parser(crate::parse_memory).help("Traverse engine: cache block size"),
         Arg::new("depth")

@@ -408,10 +408,10 @@ def test_networkx_runs_what_outcore_lacks_on_the_graph_read_back(grqc, tmp_path)
 
     g, G = grqc
     OG = onx.open(g.path)
-    # clustering is not an outcore function: networkx converts the store to its own graph
+    # transitivity is not an outcore function: networkx converts the store to its own graph
     with pytest.raises(NotImplementedError):
-        nx.average_clustering(OG)
-    assert nx.average_clustering(OG, backend="networkx") == pytest.approx(nx.average_clustering(G), abs=1e-12)
+        nx.transitivity(OG)
+    assert nx.transitivity(OG, backend="networkx") == pytest.approx(nx.transitivity(G), abs=1e-12)
     H = OG.to_networkx()
     assert sorted(H.edges()) == sorted(tuple(sorted(e)) for e in G.edges()) or nx.utils.graphs_equal(H, G)
     assert outcore.export(g.path, tmp_path / "g.el", progress=False) == G.number_of_edges()
@@ -420,6 +420,27 @@ def test_networkx_runs_what_outcore_lacks_on_the_graph_read_back(grqc, tmp_path)
     W.add_node("lonely")
     back = onx.BackendInterface.convert_from_nx(W, edge_attrs={"weight": 1}).to_networkx()
     assert nx.utils.graphs_equal(back, W) and back["a"]["c"]["weight"] == 7 and isinstance(back["a"]["c"]["weight"], int)
+
+
+def test_triangles_clustering_and_cores_on_a_store_equal_networkx(grqc):
+    import outcore.nx as onx
+
+    g, G = grqc
+    OG = onx.open(g.path)
+    assert nx.triangles(OG) == nx.triangles(G)
+    ours, theirs = nx.clustering(OG), nx.clustering(G)
+    assert ours.keys() == theirs.keys() and max(abs(ours[v] - theirs[v]) for v in G) < 1e-12
+    assert nx.average_clustering(OG) == pytest.approx(nx.average_clustering(G), abs=1e-12)
+    # networkx refuses self loops in core_number; outcore leaves them out, as it does for triangles
+    loopless = G.copy()
+    loopless.remove_edges_from(nx.selfloop_edges(G))
+    assert nx.number_of_selfloops(G) > 0 and nx.core_number(OG) == nx.core_number(loopless)
+    hub = max(G.degree, key=lambda x: x[1])[0]
+    assert nx.triangles(OG, hub) == nx.triangles(G, hub) > 0
+    # the library's own results, with the report
+    r = g.lcc(part_entries=1000)
+    assert r.report["parts"] > 1 and r.report["triangles_total"] == sum(nx.triangles(G).values()) // 3
+    assert r["lcc"].shape == (len(G),)
 
 
 def test_networkx_pagerank_limits_as_networkx(grqc):

@@ -15,7 +15,9 @@ Functions: pagerank, connected_components, number_connected_components,
 is_connected, node_connected_component, weakly_connected_components,
 bfs_layers, bfs_edges, single_source_shortest_path_length,
 shortest_path_length (single source), single_source_dijkstra_path_length,
-betweenness_centrality, betweenness_centrality_subset.  Where outcore cannot match a parameter
+betweenness_centrality, betweenness_centrality_subset, triangles,
+clustering (undirected), average_clustering (undirected),
+core_number.  Where outcore cannot match a parameter
 (personalization, weighted PageRank, several BFS sources, negative or
 non-float32 weights, endpoints=True, multigraphs), ``can_run`` says so and
 networkx runs its own code.
@@ -55,6 +57,10 @@ _FUNCTIONS = {
     "single_source_dijkstra_path_length": "Dijkstra over the store (non-negative weights exact in float32).",
     "betweenness_centrality_subset": "Brandes over the store from the sources, counting only shortest paths that end at the targets (unweighted).",
     "betweenness_centrality": "Brandes over the store from every source or the k sampled as networkx samples them (unweighted, endpoints=False).",
+    "triangles": "Degree-ordered orientation over the store, forward lists in parts that fit the budget (undirected graphs).",
+    "clustering": "Graphalytics LCC over the store (undirected graphs, unweighted).",
+    "average_clustering": "The mean of outcore's clustering (undirected graphs, unweighted, every node).",
+    "core_number": "Iterated h-index over the store (undirected graphs without self loops).",
 }
 
 
@@ -341,6 +347,18 @@ def _can_run(name, args, kwargs):
         if not _unit_weights(G, a["weight"]):
             return "outcore's betweenness is unweighted"
         return True
+    if name in ("triangles", "clustering", "average_clustering", "core_number") and G.is_directed():
+        return f"outcore's {name} is networkx's on undirected graphs only"
+    if name in ("clustering", "average_clustering"):
+        if a["weight"] is not None and not _unit_weights(G, a["weight"]):
+            return "outcore's clustering is unweighted"
+        if name == "average_clustering" and a["nodes"] is not None:
+            return "outcore averages over every node"
+        return True
+    if name == "core_number":
+        if not isinstance(G, OutcoreGraph) and any(True for _ in _nx().selfloop_edges(G)):
+            return "networkx refuses self loops in core_number"
+        return True
     if name == "betweenness_centrality":
         if not _unit_weights(G, a["weight"]):
             return "outcore's betweenness is unweighted"
@@ -573,6 +591,49 @@ def betweenness_centrality_subset(G, sources, targets, normalized=False, weight=
     return rescale(values, len(G), normalized=normalized, directed=G.is_directed())
 
 
+# --- triangles, clustering, cores -------------------------------------------
+
+
+def _subset(G, values: dict, nodes):
+    """networkx's convention: a dict over ``nodes`` (all when None), or the
+    value alone when ``nodes`` is a single node of the graph."""
+    if nodes is None:
+        return values
+    if nodes in G:
+        return values[nodes]
+    return {n: values[n] for n in nodes}
+
+
+def triangles(G, nodes=None):
+    if len(G) == 0:
+        return {} if nodes is None or nodes not in G else 0
+    counts = {n: int(t) for n, t in G._as_dict(G._run("triangles")["triangles"]).items()}
+    return _subset(G, counts, nodes)
+
+
+def clustering(G, nodes=None, weight=None):
+    if len(G) == 0:
+        return {} if nodes is None or nodes not in G else 0
+    values = {n: float(x) for n, x in G._as_dict(G._run("lcc")["lcc"]).items()}
+    return _subset(G, values, nodes)
+
+
+def average_clustering(G, nodes=None, weight=None, count_zeros=True):
+    if len(G) == 0:
+        raise ZeroDivisionError("average_clustering of an empty graph")
+    values = list(clustering(G).values())
+    if not count_zeros:
+        values = [x for x in values if x > 0]
+    return sum(values) / len(values)
+
+
+def core_number(G):
+    if len(G) == 0:
+        return {}
+    return {n: int(c) for n, c in G._as_dict(G._run("kcore")["core"]).items()}
+
+
 for _name in _FUNCTIONS:
     setattr(BackendInterface, _name, staticmethod(globals()[_name]))
 del _name
+
