@@ -407,7 +407,7 @@ mod tests {
     #[test]
     fn intersections_by_merge_and_by_galloping_agree_with_a_set() {
         let a: Vec<u32> = (0..40).map(|i| i * 3).collect();
-        let b: Vec<u32> = (0..2000).map(|i| i * 2 | if i % 3 == 0 { BOTH } else { 0 }).collect();
+        let b: Vec<u32> = (0..2000).map(|i| (i * 2) | if i % 3 == 0 { BOTH } else { 0 }).collect();
         for (x, y) in [(&a[..], &b[..]), (&b[..], &a[..]), (&a[..10], &b[..60])] {
             let mut got = Vec::new();
             intersect(x, y, |p, q| {
