@@ -32,6 +32,7 @@ pub mod params;
 pub mod plan;
 pub mod registry;
 pub mod run;
+pub mod scc;
 pub mod sources;
 pub mod spmv;
 pub mod sssp;

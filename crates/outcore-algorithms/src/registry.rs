@@ -23,6 +23,7 @@ pub static ALGORITHMS: &[&dyn Registered] = &[
     &crate::triangles::Triangles,
     &crate::triangles::Lcc,
     &crate::kcore::KCore,
+    &crate::scc::Scc,
 ];
 
 /// The algorithm called `name`.

@@ -189,3 +189,52 @@ fn core_numbers_equal_networkx_on_real_graphs() {
     // the graphs have deep cores, so the rounds have work to do
     assert!(deepest >= 20.0, "{deepest}");
 }
+
+/// networkx's strongly connected components of `input`: the smallest
+/// vertex of each vertex's component.
+fn networkx_scc(input: &Path) -> HashMap<u64, u64> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/networkx_scc.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(input)
+        .output()
+        .expect("python3 runs the networkx oracle (.ci/run installs it)");
+    assert!(out.status.success(), "networkx oracle failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (v, c) = l.split_once(' ').unwrap();
+            (v.parse().unwrap(), c.parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn strongly_connected_components_equal_networkx_by_every_route() {
+    let scc = find("scc").unwrap();
+    for file in ["wiki-Vote.txt", "p2p-Gnutella05.txt", "p2p-Gnutella06.txt"] {
+        let input = shared().join("real").join(file);
+        let want = networkx_scc(&input);
+        let dir = tempfile::tempdir().unwrap();
+        let st = import(&input, dir.path(), Some(true), false);
+        let mut components = 0.0;
+        // Tarjan on what the pivot leaves; colouring rounds to the end; rounds, then Tarjan on 500 arcs
+        for (args, rounds) in
+            [(Args::new(), false), (Args::new().with("in_memory_arcs", 0), true), (Args::new().with("in_memory_arcs", 500), true)]
+        {
+            let (got, run) = by_original(&st, scc, &args, &on(Engine::Traverse), "component");
+            assert_eq!(got.len(), want.len(), "{file}");
+            // the label (a dense id) names the smallest original id of the component
+            let ids = st.id_map(&Budget::unlimited()).unwrap();
+            for (v, &c) in &want {
+                assert_eq!(ids.original(got[v] as u64), c, "{file}: component of {v} ({args:?})");
+            }
+            assert!(figure(&run, "pivot_component") > 100.0, "{file}: the pivot is in the giant component");
+            assert_eq!(figure(&run, "colouring_rounds") > 0.0, rounds, "{file} ({args:?})");
+            components = figure(&run, "components");
+        }
+        let distinct: std::collections::HashSet<u64> = want.values().copied().collect();
+        assert_eq!(components, distinct.len() as f64, "{file}");
+    }
+}

@@ -74,6 +74,8 @@ fn other_args(alg: &dyn Registered, roots: &[u64]) -> Vec<Args> {
         "bc" => vec![Args::new().with("sources", 3).with("seed", 11)],
         // forward lists in many parts: one pass over all of them per part
         "triangles" | "lcc" => vec![Args::new().with("part_entries", 1), Args::new().with("part_entries", 700)],
+        // colouring rounds to the end, or until a few arcs are left to Tarjan
+        "scc" => vec![Args::new().with("in_memory_arcs", 0), Args::new().with("in_memory_arcs", 50)],
         _ => Vec::new(),
     }
 }

@@ -45,7 +45,7 @@ pub use outcore_algorithms::plan::{Engine, EngineChoice, LayoutGain, Plan};
 pub use outcore_algorithms::registry::{self, Registered};
 pub use outcore_algorithms::run::{Algorithm, Info, Report, RunOptions, Validation};
 pub use outcore_algorithms::values::{Column, Value, ValueKind};
-pub use outcore_algorithms::{bc, bfs, cdlp, kcore, pagerank, spmv, sssp, triangles, wcc};
+pub use outcore_algorithms::{bc, bfs, cdlp, kcore, pagerank, scc, spmv, sssp, triangles, wcc};
 pub use outcore_algorithms::{DegreeStats, DegreeSummary};
 /// Make freed memory go back to the kernel (call once, early).
 pub use outcore_io::pin_allocator;
