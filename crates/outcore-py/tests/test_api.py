@@ -443,6 +443,21 @@ def test_triangles_clustering_and_cores_on_a_store_equal_networkx(grqc):
     assert r["lcc"].shape == (len(G),)
 
 
+def test_strongly_connected_components_on_a_store_equal_networkx(tmp_path):
+    import outcore.nx as onx
+
+    src = REAL / "wiki-Vote.txt"
+    outcore.import_graph(str(src), tmp_path / "w.store", directed=True, progress=False)
+    W = nx.read_edgelist(src, create_using=nx.DiGraph, nodetype=int)
+    OW = onx.open(tmp_path / "w.store")
+    ours = sorted(sorted(c) for c in nx.strongly_connected_components(OW))
+    assert ours == sorted(sorted(c) for c in nx.strongly_connected_components(W))
+    assert nx.number_strongly_connected_components(OW) == nx.number_strongly_connected_components(W) > 1
+    assert nx.is_strongly_connected(OW) is False
+    r = outcore.open(tmp_path / "w.store").scc(in_memory_arcs=0)
+    assert r.report["colouring_rounds"] > 0 and r.report["components"] == len(ours)
+
+
 def test_networkx_pagerank_limits_as_networkx(grqc):
     import outcore.nx as onx
 

@@ -17,7 +17,8 @@ bfs_layers, bfs_edges, single_source_shortest_path_length,
 shortest_path_length (single source), single_source_dijkstra_path_length,
 betweenness_centrality, betweenness_centrality_subset, triangles,
 clustering (undirected), average_clustering (undirected),
-core_number.  Where outcore cannot match a parameter
+core_number, strongly_connected_components,
+number_strongly_connected_components, is_strongly_connected.  Where outcore cannot match a parameter
 (personalization, weighted PageRank, several BFS sources, negative or
 non-float32 weights, endpoints=True, multigraphs), ``can_run`` says so and
 networkx runs its own code.
@@ -61,6 +62,9 @@ _FUNCTIONS = {
     "clustering": "Graphalytics LCC over the store (undirected graphs, unweighted).",
     "average_clustering": "The mean of outcore's clustering (undirected graphs, unweighted, every node).",
     "core_number": "Iterated h-index over the store (undirected graphs without self loops).",
+    "strongly_connected_components": "Forward-backward from a pivot, colouring rounds and Tarjan on what is left, over scans of the store.",
+    "number_strongly_connected_components": "As strongly_connected_components.",
+    "is_strongly_connected": "As strongly_connected_components.",
 }
 
 
@@ -625,6 +629,30 @@ def average_clustering(G, nodes=None, weight=None, count_zeros=True):
     if not count_zeros:
         values = [x for x in values if x > 0]
     return sum(values) / len(values)
+
+
+def _strong_components(G) -> list:
+    if len(G) == 0:
+        return []
+    labels = G._as_dict(G._run("scc")["component"])
+    groups: Dict[int, set] = {}
+    for node, label in labels.items():
+        groups.setdefault(label, set()).add(node)
+    return list(groups.values())
+
+
+def strongly_connected_components(G):
+    yield from _strong_components(G)
+
+
+def number_strongly_connected_components(G):
+    return len(_strong_components(G))
+
+
+def is_strongly_connected(G):
+    if len(G) == 0:
+        raise _nx().NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
+    return len(_strong_components(G)) == 1
 
 
 def core_number(G):
