@@ -74,23 +74,25 @@ fn lcc_equals_every_graphalytics_oracle() {
     assert_eq!(checked, 6);
 }
 
-/// networkx's triangles, clustering and core number of `input` read as an
-/// undirected simple graph.
-fn networkx(input: &Path) -> HashMap<u64, (f64, f64, f64)> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/networkx_undirected.py");
+/// The lines of a networkx oracle script (tests/oracle/NAME) run on
+/// `input`, split into fields.
+fn oracle(name: &str, input: &Path) -> Vec<Vec<String>> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle").join(name);
     let out = std::process::Command::new("python3")
         .arg(&script)
         .arg(input)
         .output()
         .expect("python3 runs the networkx oracle (.ci/run installs it)");
-    assert!(out.status.success(), "networkx oracle failed: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let f: Vec<&str> = l.split(' ').collect();
-            (f[0].parse().unwrap(), (f[1].parse().unwrap(), f[2].parse().unwrap(), f[3].parse().unwrap()))
-        })
+    assert!(out.status.success(), "networkx oracle {name} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().lines().map(|l| l.split(' ').map(str::to_string).collect()).collect()
+}
+
+/// networkx's triangles, clustering and core number of `input` read as an
+/// undirected simple graph.
+fn networkx(input: &Path) -> HashMap<u64, (f64, f64, f64)> {
+    oracle("networkx_undirected.py", input)
+        .iter()
+        .map(|f| (f[0].parse().unwrap(), (f[1].parse().unwrap(), f[2].parse().unwrap(), f[3].parse().unwrap())))
         .collect()
 }
 
@@ -193,21 +195,7 @@ fn core_numbers_equal_networkx_on_real_graphs() {
 /// networkx's strongly connected components of `input`: the smallest
 /// vertex of each vertex's component.
 fn networkx_scc(input: &Path) -> HashMap<u64, u64> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/networkx_scc.py");
-    let out = std::process::Command::new("python3")
-        .arg(&script)
-        .arg(input)
-        .output()
-        .expect("python3 runs the networkx oracle (.ci/run installs it)");
-    assert!(out.status.success(), "networkx oracle failed: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let (v, c) = l.split_once(' ').unwrap();
-            (v.parse().unwrap(), c.parse().unwrap())
-        })
-        .collect()
+    oracle("networkx_scc.py", input).iter().map(|f| (f[0].parse().unwrap(), f[1].parse().unwrap())).collect()
 }
 
 #[test]

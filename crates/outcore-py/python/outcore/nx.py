@@ -417,10 +417,11 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nsta
 # --- components ------------------------------------------------------------
 
 
-def _components(G) -> list:
+def _components(G, algorithm: str = "wcc") -> list:
+    """The node sets of the components `algorithm` (wcc or scc) labels."""
     if len(G) == 0:
         return []
-    labels = G._as_dict(G._run("wcc")["component"])
+    labels = G._as_dict(G._run(algorithm)["component"])
     groups: Dict[int, set] = {}
     for node, label in labels.items():
         groups.setdefault(label, set()).add(node)
@@ -631,28 +632,18 @@ def average_clustering(G, nodes=None, weight=None, count_zeros=True):
     return sum(values) / len(values)
 
 
-def _strong_components(G) -> list:
-    if len(G) == 0:
-        return []
-    labels = G._as_dict(G._run("scc")["component"])
-    groups: Dict[int, set] = {}
-    for node, label in labels.items():
-        groups.setdefault(label, set()).add(node)
-    return list(groups.values())
-
-
 def strongly_connected_components(G):
-    yield from _strong_components(G)
+    yield from _components(G, "scc")
 
 
 def number_strongly_connected_components(G):
-    return len(_strong_components(G))
+    return len(_components(G, "scc"))
 
 
 def is_strongly_connected(G):
     if len(G) == 0:
         raise _nx().NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
-    return len(_strong_components(G)) == 1
+    return len(_components(G, "scc")) == 1
 
 
 def core_number(G):
