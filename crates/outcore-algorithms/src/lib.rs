@@ -13,6 +13,7 @@
 //! assert!(names.contains(&"bfs") && names.contains(&"pagerank"));
 //! ```
 
+pub mod als;
 pub mod bc;
 pub mod bfs;
 pub mod cdlp;
@@ -46,4 +47,4 @@ pub use graph::MemGraph;
 pub use params::{Args, ParamKind, ParamSpec};
 pub use plan::{Engine, EngineChoice, Plan};
 pub use run::{execute, Algorithm, Report, Run, RunOptions, Validation};
-pub use values::{Column, Outcome, Value, ValueKind};
+pub use values::{Column, Outcome, Value, ValueKind, Vectors};

@@ -82,7 +82,7 @@ pub fn interval_layouts(store: &Store, both_directions: bool) -> &'static [&'sta
 /// `auto`) room for a quarter of the values, so that intervals are few.
 pub fn interval(store: &Store, layouts: &'static [&'static str], value_bytes: u64) -> Support {
     let n = store.vertices();
-    let fixed = outcore_engines::interval::fixed_bytes(n, layouts.len());
+    let fixed = outcore_engines::interval::fixed_bytes(n, layouts.len(), value_bytes);
     Support::Runs(Need::new(layouts, fixed + (1 << 20), "the interval engine's bitmaps and buffers").auto_at(fixed + n * value_bytes / 4))
 }
 

@@ -24,6 +24,7 @@ pub static ALGORITHMS: &[&dyn Registered] = &[
     &crate::triangles::Lcc,
     &crate::kcore::KCore,
     &crate::scc::Scc,
+    &crate::als::Als,
 ];
 
 /// The algorithm called `name`.

@@ -114,18 +114,70 @@ impl Column {
     }
 }
 
-/// The columns of one run.
+/// The columns of one run, and its vector result if it has one.
 #[derive(Default)]
 pub struct Outcome {
     pub columns: Vec<Column>,
+    pub vectors: Option<Vectors>,
 }
 
 impl Outcome {
     pub fn new(columns: Vec<Column>) -> Self {
-        Outcome { columns }
+        Outcome { columns, vectors: None }
+    }
+    /// A result of one vector per vertex (and no scalar columns).
+    pub fn of_vectors(vectors: Vectors) -> Self {
+        Outcome { columns: Vec::new(), vectors: Some(vectors) }
     }
     pub fn column(&self, name: &str) -> Option<&Column> {
         self.columns.iter().find(|c| c.name == name)
+    }
+    /// The vector result called `name`.
+    pub fn vectors(&self, name: &str) -> Option<&Vectors> {
+        self.vectors.as_ref().filter(|v| v.name == name)
+    }
+}
+
+/// A per-vertex result of `width` reals a vertex (ALS's latent factors),
+/// read in dense order wherever it lives.
+pub struct Vectors {
+    pub name: &'static str,
+    pub width: usize,
+    pub data: Box<dyn VectorData>,
+}
+
+/// Where a vector result lives and how to read it in dense order.
+pub trait VectorData: Send {
+    /// Call `f(v, vector)` for every vertex `v` in dense order.
+    fn for_each(&self, f: &mut dyn FnMut(u64, &[f32])) -> Result<(), StoreError>;
+}
+
+impl Vectors {
+    /// Every vector in dense order.
+    pub fn for_each(&self, mut f: impl FnMut(u64, &[f32])) -> Result<(), StoreError> {
+        self.data.for_each(&mut f)
+    }
+    /// All vectors in memory, `width` values a vertex (tests, small graphs).
+    pub fn to_vec(&self) -> Result<Vec<f32>, StoreError> {
+        let mut out = Vec::new();
+        self.for_each(|_, x| out.extend_from_slice(x))?;
+        Ok(out)
+    }
+}
+
+/// Vectors in memory, `width` a vertex, with their budget charge.
+pub struct HeldVectors {
+    pub values: Vec<f32>,
+    pub width: usize,
+    pub charge: Option<outcore_io::Reservation>,
+}
+
+impl VectorData for HeldVectors {
+    fn for_each(&self, f: &mut dyn FnMut(u64, &[f32])) -> Result<(), StoreError> {
+        for (v, x) in self.values.chunks_exact(self.width.max(1)).enumerate() {
+            f(v as u64, x);
+        }
+        Ok(())
     }
 }
 

@@ -85,6 +85,7 @@ impl Hints<'_> {
                 self.hint(format!("rebuild it with: outcore layout add {} {layout}", store.display()))
             }
             StoreError::NoWeights { .. } => self.hint("re-import with --weighted".into()),
+            StoreError::NotBipartite { .. } => self.hint("import `user item rating` lines with --bipartite".into()),
             StoreError::Exists { .. } => self.hint("choose another output or pass --force to replace it".into()),
             StoreError::Budget(b) => self.memory(b),
             StoreError::Parameter { name, reason } => flagify(&mut self.msg, name, reason, self.flags),

@@ -31,31 +31,53 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// A fixed-size vertex value stored little-endian in the value tables.
+/// A fixed-size vertex value stored little-endian in the value tables: a
+/// scalar (PageRank, labels) or a vector (ALS's k-float factors).
 pub trait VertexValue: Copy + Send + Sync + 'static {
-    fn to_le(self) -> [u8; 8];
-    fn from_le(b: [u8; 8]) -> Self;
+    /// Bytes of one value in a value table.
+    const BYTES: usize;
+    /// Append the value's `BYTES` bytes to `out`.
+    fn write_le(&self, out: &mut Vec<u8>);
+    /// The value from its `BYTES` bytes.
+    fn read_le(b: &[u8]) -> Self;
 }
 
 impl VertexValue for f64 {
-    fn to_le(self) -> [u8; 8] {
-        self.to_le_bytes()
+    const BYTES: usize = 8;
+    fn write_le(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
     }
-    fn from_le(b: [u8; 8]) -> Self {
-        f64::from_le_bytes(b)
+    fn read_le(b: &[u8]) -> Self {
+        f64::from_le_bytes(b.try_into().expect("8 bytes"))
     }
 }
 
 impl VertexValue for u64 {
-    fn to_le(self) -> [u8; 8] {
-        self.to_le_bytes()
+    const BYTES: usize = 8;
+    fn write_le(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
     }
-    fn from_le(b: [u8; 8]) -> Self {
-        u64::from_le_bytes(b)
+    fn read_le(b: &[u8]) -> Self {
+        u64::from_le_bytes(b.try_into().expect("8 bytes"))
     }
 }
 
-const VALUE_BYTES: u64 = 8;
+/// `K` 32-bit floats (ALS's latent factors), written as K little-endian f32.
+impl<const K: usize> VertexValue for [f32; K] {
+    const BYTES: usize = 4 * K;
+    fn write_le(&self, out: &mut Vec<u8>) {
+        for x in self {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    fn read_le(b: &[u8]) -> Self {
+        let mut v = [0f32; K];
+        for (x, c) in v.iter_mut().zip(b.chunks_exact(4)) {
+            *x = f32::from_le_bytes(c.try_into().expect("4 bytes"));
+        }
+        v
+    }
+}
 
 /// One structure list of a vertex: neighbour ids and (weighted stores) weights.
 pub struct NeighbourList<'a> {
@@ -153,10 +175,12 @@ struct Interval {
 }
 
 /// Memory the engine keeps besides the interval values: the membership
-/// bitmap and its rank directory, a batch of lists, and I/O buffers.
-pub fn fixed_bytes(vertices: u64, layouts: usize) -> u64 {
+/// bitmap and its rank directory, a batch of lists and its new values
+/// (`value_bytes` each), and I/O buffers.
+pub fn fixed_bytes(vertices: u64, layouts: usize, value_bytes: u64) -> u64 {
     vertices.div_ceil(64) * 12
         + 2 * (BATCH_IDS as u64 * 12 + BATCH_VERTICES * 40)
+        + BATCH_VERTICES * value_bytes
         // per structure layout: index and adjacency scans, two chunks and a window each;
         // the degree scan, the v-shard reader, the value table chunk, the writer and its buffer
         + (layouts as u64 * 8 + 12) * STREAM_CHUNK_BYTES as u64
@@ -261,9 +285,10 @@ impl<T: VertexValue> IntervalEngine<T> {
         assert!((1..=2).contains(&layouts.len()), "one or two structure layouts");
         let structure = store.layouts_for(layouts, "the interval engine")?;
         let degree_layout = if degrees { Some(store.layout("out")?) } else { None };
-        let fixed = budget.reserve("interval bitmap, rank directory and I/O buffers", fixed_bytes(n, layouts.len()))?;
+        let fixed = budget.reserve("interval bitmap, rank directory and I/O buffers", fixed_bytes(n, layouts.len(), T::BYTES as u64))?;
         let words = n.div_ceil(64) as usize;
-        let cap_budget = budget.available() / VALUE_BYTES;
+        let value_bytes = T::BYTES as u64;
+        let cap_budget = budget.available() / value_bytes;
         // intervals aim at `cap`; a vertex whose own list exceeds it gets an interval alone
         let cap = opts.max_interval_values.map_or(cap_budget, |m| m.min(cap_budget)).max(1);
         let parent = opts.temp_dir.clone().unwrap_or_else(|| store.dir().to_path_buf());
@@ -272,12 +297,15 @@ impl<T: VertexValue> IntervalEngine<T> {
         // initial values
         let mut writer = SeqWriter::create(&temp.path().join("values-0"), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?;
         let mut deg = degree_layout.as_ref().map(|l| l.degrees()).transpose()?;
+        let mut one = Vec::with_capacity(T::BYTES);
         for v in 0..n {
             let d = match &mut deg {
                 Some(s) => s.next_degree()?,
                 None => 0,
             };
-            writer.write_bytes(&init(v, d).to_le())?;
+            one.clear();
+            init(v, d).write_le(&mut one);
+            writer.write_bytes(&one)?;
         }
         // the engine's own files are checked when read back, like the store's
         outcore_io::verify::register_written(&writer.finish()?)?;
@@ -322,13 +350,13 @@ impl<T: VertexValue> IntervalEngine<T> {
             }
             count += fresh.len() as u64;
             if count > cap_budget {
-                let need = count * VALUE_BYTES;
+                let need = count * value_bytes;
                 return Err(BudgetError {
                     what: format!("the values of vertex {v} and its {} neighbours", count - 1),
                     needed: need,
-                    available: cap_budget * VALUE_BYTES,
+                    available: cap_budget * value_bytes,
                     total: budget.total(),
-                    suggest: budget.total() + need - cap_budget * VALUE_BYTES,
+                    suggest: budget.total() + need - cap_budget * value_bytes,
                 }
                 .into());
             }
@@ -340,7 +368,7 @@ impl<T: VertexValue> IntervalEngine<T> {
         }
         outcore_io::verify::register_written(&shard.finish()?)?;
         drop(scans);
-        let values_charge = budget.reserve("values of the largest interval and its boundary", largest * VALUE_BYTES)?;
+        let values_charge = budget.reserve("values of the largest interval and its boundary", largest * value_bytes)?;
         let stats = IntervalStats {
             intervals: intervals.len() as u64,
             largest_interval_values: largest,
@@ -423,7 +451,7 @@ impl<T: VertexValue> IntervalEngine<T> {
                 r += w.count_ones();
             }
             let values = Values { bitmap: self.bitmap.words(), rank: &self.rank, values: &self.values };
-            let mut bytes = Vec::with_capacity(((interval.end - interval.first) * VALUE_BYTES).min(STREAM_CHUNK_BYTES as u64) as usize);
+            let mut bytes = Vec::with_capacity(((interval.end - interval.first) * T::BYTES as u64).min(STREAM_CHUNK_BYTES as u64) as usize);
             // Batches of lists: the next is read from the sequential scans
             // while the current one is gathered on the other cores.
             let mut v = interval.first;
@@ -453,7 +481,7 @@ impl<T: VertexValue> IntervalEngine<T> {
                 for (k, &x) in new.iter().enumerate() {
                     let u = current.first + k as u64;
                     visit(u, current.degrees[k], values.get(u), x);
-                    bytes.extend_from_slice(&x.to_le());
+                    x.write_le(&mut bytes);
                 }
                 if bytes.len() >= STREAM_CHUNK_BYTES {
                     writer.write_bytes(&bytes)?;
@@ -467,7 +495,7 @@ impl<T: VertexValue> IntervalEngine<T> {
         outcore_io::verify::register_written(&writer.finish()?)?;
         it.value_bytes_read = table.bytes_read;
         it.structure_bytes_read = self.structure_bytes;
-        it.value_bytes_written = self.vertices * VALUE_BYTES;
+        it.value_bytes_written = self.vertices * T::BYTES as u64;
         self.current = next;
         it.seconds = start.elapsed().as_secs_f64();
         self.stats.iterations.push(it.clone());
@@ -476,12 +504,32 @@ impl<T: VertexValue> IntervalEngine<T> {
 
     /// The current values, in vertex order.
     pub fn for_each_value(&self, mut f: impl FnMut(u64, T)) -> Result<(), StoreError> {
-        let mut v = 0u64;
-        SeqReader::for_each_u64(&self.table(self.current), |x| {
-            f(v, T::from_le(x.to_le_bytes()));
-            v += 1;
-            Ok(())
-        })?;
+        let path = self.table(self.current);
+        let mut reader = SeqReader::open(&path, STREAM_CHUNK_BYTES)?;
+        let (mut v, mut carry) = (0u64, Vec::with_capacity(T::BYTES));
+        while let Some(chunk) = reader.next_chunk()? {
+            let mut rest = chunk;
+            if !carry.is_empty() {
+                let take = (T::BYTES - carry.len()).min(rest.len());
+                carry.extend_from_slice(&rest[..take]);
+                rest = &rest[take..];
+                if carry.len() < T::BYTES {
+                    continue;
+                }
+                f(v, T::read_le(&carry));
+                v += 1;
+                carry.clear();
+            }
+            let whole = rest.len() / T::BYTES * T::BYTES;
+            for b in rest[..whole].chunks_exact(T::BYTES) {
+                f(v, T::read_le(b));
+                v += 1;
+            }
+            carry.extend_from_slice(&rest[whole..]);
+        }
+        if v != self.vertices || !carry.is_empty() {
+            return Err(StoreError::invalid(&path, format!("holds {v} values and {} bytes; expected {}", carry.len(), self.vertices)));
+        }
         Ok(())
     }
 }
@@ -541,29 +589,49 @@ impl ValueTable {
     }
 
     fn get<T: VertexValue>(&mut self, u: u64) -> Result<T, StoreError> {
-        let at = u * VALUE_BYTES;
-        let chunk = at / STREAM_CHUNK_BYTES as u64;
-        if self.chunk != Some(chunk) {
-            self.buf.set_len(self.buf.capacity());
-            let mut got = 0;
-            while got < self.buf.len() {
-                let n = self.file.read_at(&mut self.buf[got..], chunk * STREAM_CHUNK_BYTES as u64 + got as u64).ctx(&self.path, "read")?;
-                got += n;
-                if n == 0 || n % 4096 != 0 {
-                    break; // end of file (O_DIRECT reads stay aligned)
-                }
-            }
-            if let Some(c) = &self.checks {
-                c.check_read(&self.file, chunk * STREAM_CHUNK_BYTES as u64, &self.buf[..got])?;
-            }
-            self.valid = got;
-            self.bytes_read += got as u64;
-            self.chunk = Some(chunk);
-        }
+        let at = u * T::BYTES as u64;
         let off = (at % STREAM_CHUNK_BYTES as u64) as usize;
-        if off + 8 > self.valid {
+        self.load(at / STREAM_CHUNK_BYTES as u64, u)?;
+        if off + T::BYTES <= STREAM_CHUNK_BYTES {
+            if off + T::BYTES > self.valid {
+                return Err(StoreError::invalid(&self.path, format!("value table ends before vertex {u}")));
+            }
+            return Ok(T::read_le(&self.buf[off..off + T::BYTES]));
+        }
+        // a value that straddles two chunks (widths that do not divide a chunk)
+        let mut bytes = self.buf[off..self.valid.max(off)].to_vec();
+        self.load(at / STREAM_CHUNK_BYTES as u64 + 1, u)?;
+        let rest = T::BYTES - bytes.len();
+        if rest > self.valid {
             return Err(StoreError::invalid(&self.path, format!("value table ends before vertex {u}")));
         }
-        Ok(T::from_le(self.buf[off..off + 8].try_into().unwrap()))
+        bytes.extend_from_slice(&self.buf[..rest]);
+        Ok(T::read_le(&bytes))
+    }
+
+    /// Make chunk `chunk` the one in the buffer (vertex `u` asked for it).
+    fn load(&mut self, chunk: u64, u: u64) -> Result<(), StoreError> {
+        if self.chunk == Some(chunk) {
+            return Ok(());
+        }
+        self.buf.set_len(self.buf.capacity());
+        let mut got = 0;
+        while got < self.buf.len() {
+            let n = self.file.read_at(&mut self.buf[got..], chunk * STREAM_CHUNK_BYTES as u64 + got as u64).ctx(&self.path, "read")?;
+            got += n;
+            if n == 0 || n % 4096 != 0 {
+                break; // end of file (O_DIRECT reads stay aligned)
+            }
+        }
+        if let Some(c) = &self.checks {
+            c.check_read(&self.file, chunk * STREAM_CHUNK_BYTES as u64, &self.buf[..got])?;
+        }
+        if got == 0 {
+            return Err(StoreError::invalid(&self.path, format!("value table ends before vertex {u}")));
+        }
+        self.valid = got;
+        self.bytes_read += got as u64;
+        self.chunk = Some(chunk);
+        Ok(())
     }
 }

@@ -12,7 +12,7 @@ use crate::formats::{self, Declared, EdgeSink, Format, ParseOptions, SinkError, 
 use crate::ids::{check_range, DenseIds, IdCollector, IdJoin};
 use crate::sort::{weight_from_key, weight_key, ExternalSorter, Key64, Merged, SortRecord, WideEdge};
 use outcore_io::{Budget, Minimum};
-use outcore_store::{CsrWriter, Encoding, Manifest, StoreWriter, FORMAT_NAME, FORMAT_VERSION};
+use outcore_store::{CsrWriter, Encoding, Manifest, StoreWriter, FORMAT_NAME, FORMAT_VERSION, ITEM_ID_BASE};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -47,6 +47,10 @@ pub struct ImportOptions {
     pub memory: u64,
     /// Bytes for the sort buffers (default: half the budget).
     pub sort_buffer: Option<u64>,
+    /// A ratings graph: each edge is `user item rating`; users and items are
+    /// two id spaces (item `i` becomes vertex `ITEM_ID_BASE + i`), the graph
+    /// is undirected and weighted, and the manifest records both sides.
+    pub bipartite: bool,
 }
 
 impl Default for ImportOptions {
@@ -64,6 +68,7 @@ impl Default for ImportOptions {
             force: false,
             memory: 1 << 30,
             sort_buffer: None,
+            bipartite: false,
         }
     }
 }
@@ -119,7 +124,7 @@ pub fn import_file(input: &Path, target: &Path, opts: &ImportOptions, progress: 
     let siblings = if format == Format::Graphalytics { vec![input.with_extension("e"), input.with_extension("v")] } else { vec![] };
     let inputs: Vec<&Path> = std::iter::once(input).chain(siblings.iter().map(PathBuf::as_path)).collect();
     outcore_store::check_output(target, outcore_store::OutputKind::Store, opts.force, &inputs)?;
-    let parse_opts = ParseOptions { weighted: opts.weighted };
+    let parse_opts = ParseOptions { weighted: opts.weighted || opts.bipartite };
     let source =
         |sink: &mut dyn EdgeSink, p: &mut dyn FnMut(Arc<AtomicU64>, u64, bool)| formats::parse(input, format, &parse_opts, sink, p);
     let mut provenance = BTreeMap::new();
@@ -143,7 +148,7 @@ pub fn import_from(
     let budget = Budget::new(opts.memory);
     let _io = budget.reserve("I/O buffers of import", IO_OVERHEAD)?;
     let _baseline = budget.reserve("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)?;
-    let narrow = !opts.weighted;
+    let narrow = !opts.weighted && !opts.bipartite;
     let result = if narrow {
         match run::<Key64>(source, &mut store, opts, &budget, progress) {
             Err(IngestError::NeedWide) => run::<WideEdge>(source, &mut store, opts, &budget, progress),
@@ -153,6 +158,10 @@ pub fn import_from(
         run::<WideEdge>(source, &mut store, opts, &budget, progress)
     };
     let (mut manifest, mut report) = result?;
+    if opts.bipartite {
+        let users = count_users(store.staging_dir(), &manifest)?;
+        manifest.bipartite = Some(outcore_store::BipartiteRecord { users, items: manifest.vertices - users });
+    }
     for (k, v) in provenance {
         manifest.provenance.insert(k, v);
     }
@@ -162,6 +171,32 @@ pub fn import_from(
     report.seconds = start.elapsed().as_secs_f64();
     report.peak_budget_bytes = budget.peak();
     Ok(report)
+}
+
+/// The users of a bipartite import: the ids below `ITEM_ID_BASE`, found by
+/// binary search in the sorted id map.
+fn count_users(dir: &Path, m: &Manifest) -> Result<u64> {
+    use std::os::unix::fs::FileExt;
+    if m.id_map == "identity" {
+        return Ok(m.vertices.min(ITEM_ID_BASE.saturating_sub(m.id_base)));
+    }
+    let path = dir.join("idmap");
+    let file = std::fs::File::open(&path).map_err(|e| IngestError::file(&path, format!("open: {e}")))?;
+    let id = |k: u64| -> Result<u64> {
+        let mut b = [0u8; 8];
+        file.read_exact_at(&mut b, k * 8).map_err(|e| IngestError::file(&path, format!("read: {e}")))?;
+        Ok(u64::from_le_bytes(b))
+    };
+    let (mut lo, mut hi) = (0, m.vertices);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if id(mid)? < ITEM_ID_BASE {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(lo)
 }
 
 /// Fixed allowance for the input reader, run writers and store writers.
@@ -230,7 +265,18 @@ struct ImportSink<'a, E: EdgeRecord> {
 
 impl<E: EdgeRecord> EdgeSink for ImportSink<'_, E> {
     fn declare(&mut self, d: &Declared) -> SinkResult {
+        if self.opts.bipartite {
+            if d.vertex_range.is_some() || d.vertex_list || self.opts.num_vertices.is_some() || self.opts.directed == Some(true) {
+                return Err(SinkError::Reject(
+                    "a bipartite import reads an undirected edge list of `user item rating` lines, with no vertex list or count".into(),
+                ));
+            }
+            if !(self.opts.weighted || self.opts.bipartite || d.weighted) || self.opts.unweighted {
+                return Err(SinkError::Reject("a bipartite import needs the ratings: a weighted input (`user item rating`)".into()));
+            }
+        }
         self.directed = match (self.opts.directed, d.directed) {
+            _ if self.opts.bipartite => false,
             (Some(true), Some(false)) => {
                 return Err(SinkError::Reject("this input is undirected by definition; it cannot be read as directed".into()))
             }
@@ -240,7 +286,7 @@ impl<E: EdgeRecord> EdgeSink for ImportSink<'_, E> {
             (Some(x), _) | (None, Some(x)) => x,
             (None, None) => true,
         };
-        self.weighted = (self.opts.weighted || d.weighted) && !self.opts.unweighted;
+        self.weighted = (self.opts.weighted || self.opts.bipartite || d.weighted) && !self.opts.unweighted;
         if self.weighted && std::mem::size_of::<E>() == 8 {
             return Err(SinkError::Abort(IngestError::NeedWide));
         }
@@ -290,6 +336,17 @@ impl<E: EdgeRecord> EdgeSink for ImportSink<'_, E> {
     #[inline]
     fn edge(&mut self, s: u64, t: u64, w: f32) -> SinkResult {
         self.input_edges += 1;
+        let t = if self.opts.bipartite {
+            if s >= ITEM_ID_BASE || t >= ITEM_ID_BASE {
+                return Err(SinkError::Reject(format!("user {s} or item {t} is 2^62 or more (the largest id a side can have is 2^62 - 1)")));
+            }
+            if !w.is_finite() {
+                return Err(SinkError::Reject(format!("rating {w} of user {s} and item {t} is not a number")));
+            }
+            t + ITEM_ID_BASE
+        } else {
+            t
+        };
         if self.input_edges & 0xffff == 0 {
             if let Some(p) = &*self.input_position.lock().unwrap() {
                 self.progress.set(p.load(Ordering::Relaxed));
@@ -485,6 +542,7 @@ fn build_manifest(
         provenance: BTreeMap::new(),
         tiles: None,
         hot: None,
+        bipartite: None,
     }
 }
 

@@ -106,6 +106,9 @@ pub fn recode(src: &Path, dst: &Path, permutation: Option<&Path>, opts: &RecodeO
     let store = Store::open(src)?;
     let m = store.manifest().clone();
     let n = m.vertices;
+    if let (Some(_), Some(_)) = (permutation, m.bipartite) {
+        return Err(IngestError::file(src, "is a bipartite store: its users come before its items, and a vertex order would mix them"));
+    }
     if let Some(p) = permutation {
         let len = std::fs::metadata(p).map_err(|e| IngestError::file(p, e.to_string()))?.len();
         if len != n * 4 {

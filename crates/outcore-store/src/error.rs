@@ -25,6 +25,9 @@ pub enum StoreError {
     /// `reader` needs edge weights and the store has none.
     #[error("{}: {reader} needs edge weights and the store has none", store.display())]
     NoWeights { store: PathBuf, reader: String },
+    /// `reader` needs users and items (a bipartite store) and the store is not one.
+    #[error("{}: {reader} needs a bipartite store of users and items (import --bipartite, or generate ratings)", store.display())]
+    NotBipartite { store: PathBuf, reader: String },
     /// The output exists and replacing it was not asked for.
     #[error("{}: already exists", path.display())]
     Exists { path: PathBuf },

@@ -27,7 +27,9 @@ pub use error::StoreError;
 pub use idmap::IdMap;
 pub use ids::{IdLookup, IdStream, Ids};
 pub use lock::StoreLock;
-pub use manifest::{FileRecord, HotColumn, HotRecord, LayoutRecord, Manifest, TilesRecord, FORMAT_NAME, FORMAT_VERSION};
+pub use manifest::{
+    BipartiteRecord, FileRecord, HotColumn, HotRecord, LayoutRecord, Manifest, TilesRecord, FORMAT_NAME, FORMAT_VERSION, ITEM_ID_BASE,
+};
 pub use reader::{AdjacencyScan, Block, BlockTable, DegreeScan, Layout, Store};
 pub use target::{check_output, is_store, Existing, OutputKind};
 pub use writer::{CsrWriter, StoreWriter};

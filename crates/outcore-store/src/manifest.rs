@@ -44,6 +44,23 @@ pub struct Manifest {
     /// NETALX's in-memory neighbours, stored (`outcore layout add STORE hot`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hot: Option<HotRecord>,
+    /// Users and items of a ratings graph (`import --bipartite`,
+    /// `generate ratings`): dense ids `0..users` are the users, the rest
+    /// the items. Item `i` has original id [`ITEM_ID_BASE`]` + i`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bipartite: Option<BipartiteRecord>,
+}
+
+/// The original id of item 0 in a bipartite store (2^62): users keep their
+/// ids, items are named `ITEM_ID_BASE + id`, so the two sides never meet
+/// and every user sorts before every item.
+pub const ITEM_ID_BASE: u64 = 1 << 62;
+
+/// The two sides of a bipartite store.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct BipartiteRecord {
+    pub users: u64,
+    pub items: u64,
 }
 
 /// NETALX's hot lists (Iwabuchi, thesis section 3.4.3): per vertex its
@@ -284,6 +301,11 @@ impl Manifest {
             expect(&t.index, "the tile index", t.tiles.checked_add(1).and_then(|x| x.checked_mul(2)).unwrap_or(u64::MAX) - 1, 8)?;
             if let Some(w) = &t.weights {
                 expect(w, "the tile weights", t.edges, 4)?;
+            }
+        }
+        if let Some(b) = &self.bipartite {
+            if b.users.checked_add(b.items) != Some(self.vertices) || self.directed {
+                return Err(bad(format!("its {} users and {} items are not its {} vertices, undirected", b.users, b.items, self.vertices)));
             }
         }
         if let Some(h) = &self.hot {

@@ -55,7 +55,7 @@ pub use outcore_io::staging::{clear_interrupt, request_interrupt};
 pub use outcore_io::{format_bytes, parse_size, IoError, NoProgress, Progress};
 pub use outcore_store::{Encoding, Store, StoreError};
 use results::Validator;
-pub use results::{format_entry, graphalytics_float, Entry, Results};
+pub use results::{format_entry, graphalytics_float, Entry, Results, Side};
 
 /// A store opened for analytics.
 pub struct Graph {

@@ -11,7 +11,7 @@
 use crate::results::{format_entry, Entry, Results};
 use crate::Error;
 use outcore_io::{SeqWriter, Staged};
-use outcore_store::{check_output, OutputKind};
+use outcore_store::{check_output, OutputKind, StoreError};
 use std::io::Write;
 use std::path::Path;
 
@@ -19,7 +19,9 @@ use std::path::Path;
 /// `vertex value` lines. An existing file is replaced only with `force`
 /// (and never the store itself or a directory). Returns the lines written.
 pub fn write_text(results: &Results, column: &str, path: &Path, force: bool) -> Result<u64, Error> {
-    results.column(column)?;
+    if results.vectors(column).is_none() {
+        results.column(column)?;
+    }
     check_output(path, OutputKind::File, force, &[results.store.dir()])?;
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -113,12 +115,37 @@ pub fn write_id_values(
 
 /// Format every line of `column`, handing out about 1 MiB at a time.
 fn write_lines(results: &Results, column: &str, mut emit: impl FnMut(&[u8])) -> Result<u64, Error> {
+    if results.vectors(column).is_some() {
+        return write_vector_lines(results, column, emit);
+    }
     let kind = results.column(column)?.kind;
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
     let mut lines = 0u64;
     results.for_each(column, |v, entry| {
         let _ = write!(buf, "{v} ");
         format_entry(kind, entry, &mut buf);
+        buf.push(b'\n');
+        lines += 1;
+        if buf.len() >= 1 << 20 {
+            emit(&buf);
+            buf.clear();
+        }
+    })?;
+    emit(&buf);
+    Ok(lines)
+}
+
+/// A vector result as `[u|i] id x_1 ... x_k` lines (`u`/`i`: user or item
+/// of a bipartite store; reals in shortest round-trip form), about 1 MiB
+/// handed out at a time.
+fn write_vector_lines(results: &Results, column: &str, mut emit: impl FnMut(&[u8])) -> Result<u64, Error> {
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
+    let mut lines = 0u64;
+    results.for_each_vector(column, |side, id, x| {
+        let _ = write!(buf, "{}{id}", side.tag());
+        for v in x {
+            let _ = write!(buf, " {v}");
+        }
         buf.push(b'\n');
         lines += 1;
         if buf.len() >= 1 << 20 {
@@ -182,6 +209,9 @@ impl Ord for Candidate {
 /// ties by original id (unreached vertices last), as `(original id,
 /// value)`. One pass over the result; memory is O(k).
 pub fn top(results: &Results, column: &str, k: usize) -> Result<Vec<(u64, Entry)>, Error> {
+    if results.vectors(column).is_some() {
+        return Err(Error::Run(outcore_algorithms::Error::Store(StoreError::parameter("top", format!("{column} are vectors, which have no order")))));
+    }
     let mut heap = std::collections::BinaryHeap::with_capacity(k.min(1 << 20) + 1);
     if k > 0 {
         results.for_each(column, |vertex, entry| {

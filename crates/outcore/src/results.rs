@@ -6,8 +6,8 @@
 
 use crate::Error;
 use outcore_algorithms::run::{Run, Validation};
-use outcore_algorithms::{Column, Report, ValueKind};
-use outcore_store::{Store, StoreError};
+use outcore_algorithms::{Column, Report, ValueKind, Vectors};
+use outcore_store::{Store, StoreError, ITEM_ID_BASE};
 
 /// One value of a result, in original ids.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -20,6 +20,25 @@ pub enum Entry {
     Vertex(u64),
     /// A real (a rank, a distance; infinity when unreachable).
     Real(f64),
+}
+
+/// Which side of a bipartite store a vertex is on (`Vertex` in other stores).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    User,
+    Item,
+    Vertex,
+}
+
+impl Side {
+    /// `u`, `i`, or nothing: the first field of a vector line.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Side::User => "u ",
+            Side::Item => "i ",
+            Side::Vertex => "",
+        }
+    }
 }
 
 /// The results of one run of an algorithm on a store.
@@ -44,9 +63,9 @@ impl Results {
         serde_json::to_value(&self.run.report).unwrap_or(serde_json::Value::Null)
     }
 
-    /// The names of the per-vertex results.
+    /// The names of the per-vertex results (scalar columns, then the vector result).
     pub fn columns(&self) -> Vec<&'static str> {
-        self.run.outcome.columns.iter().map(|c| c.name).collect()
+        self.run.outcome.columns.iter().map(|c| c.name).chain(self.run.outcome.vectors.as_ref().map(|v| v.name)).collect()
     }
 
     /// The per-vertex result `name`, in dense ids.
@@ -82,6 +101,43 @@ impl Results {
             };
             match step() {
                 Ok((v, e)) => f(v, e),
+                Err(e) => failure = Some(e),
+            }
+        })?;
+        match failure {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        }
+    }
+
+    /// The vector result `name` (ALS's `factors`), if the run made one.
+    pub fn vectors(&self, name: &str) -> Option<&Vectors> {
+        self.run.outcome.vectors(name)
+    }
+
+    /// Call `f(original id, vector)` for every vertex of the vector result
+    /// `name`, in the store's order. In a bipartite store the items' ids
+    /// are given as they were imported (without [`ITEM_ID_BASE`]); the
+    /// vertices before `users` (the first argument) are the users.
+    pub fn for_each_vector(&self, name: &str, mut f: impl FnMut(Side, u64, &[f32])) -> Result<(), Error> {
+        let vectors = self.vectors(name).ok_or_else(|| Error::UnknownColumn {
+            algorithm: self.algorithm.into(),
+            name: name.into(),
+            known: self.columns().join(", "),
+        })?;
+        let bipartite = self.store.manifest().bipartite.is_some();
+        let ids = self.store.ids()?;
+        let mut stream = ids.stream()?;
+        let mut failure: Option<StoreError> = None;
+        vectors.for_each(|_, x| {
+            if failure.is_some() {
+                return;
+            }
+            match stream.next_id() {
+                Ok(Some(id)) if bipartite && id >= ITEM_ID_BASE => f(Side::Item, id - ITEM_ID_BASE, x),
+                Ok(Some(id)) if bipartite => f(Side::User, id, x),
+                Ok(Some(id)) => f(Side::Vertex, id, x),
+                Ok(None) => failure = Some(StoreError::invalid(self.store.dir(), "the id map has fewer ids than the result")),
                 Err(e) => failure = Some(e),
             }
         })?;

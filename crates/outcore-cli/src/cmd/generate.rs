@@ -1,10 +1,10 @@
-//! `outcore generate kronecker|uniform|watts-strogatz`.
+//! `outcore generate kronecker|uniform|watts-strogatz|ratings`.
 
 use crate::args::GraphFlags;
 use crate::cmd::import::print_report;
 use crate::progress::Bars;
 use anyhow::{bail, Result};
-use outcore_ingest::generate::{self, EdgeListFormat, Generator, Kronecker, Uniform, WattsStrogatz};
+use outcore_ingest::generate::{self, EdgeListFormat, Generator, Kronecker, Ratings, Uniform, WattsStrogatz};
 use outcore_ingest::import_from;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -18,7 +18,8 @@ pub struct Args {
 
 #[derive(clap::Args, Clone)]
 pub struct Output {
-    /// Write an edge list: .el (text), .bin32 or .bin64 (little-endian pairs).
+    /// Write an edge list: .el (text), .bin32 or .bin64 (little-endian pairs);
+    /// ratings: .wel or .txt (`user item rating` lines).
     #[arg(short, long, conflicts_with = "store", required_unless_present = "store")]
     pub output: Option<PathBuf>,
     /// Import straight into this store instead.
@@ -75,6 +76,27 @@ pub enum Kind {
         #[command(flatten)]
         out: Output,
     },
+    /// Planted low-rank ratings for ALS: rating = x_u . y_i + Gaussian noise,
+    /// hidden factors uniform in [0, 1); a bipartite store (users, then items).
+    Ratings {
+        /// Users.
+        #[arg(long)]
+        users: u64,
+        /// Items.
+        #[arg(long)]
+        items: u64,
+        /// Rank of the hidden factors.
+        #[arg(long, default_value_t = 10)]
+        rank: usize,
+        /// Fraction of the user x item pairs rated.
+        #[arg(long, default_value_t = 0.01)]
+        density: f64,
+        /// Standard deviation of the noise on each rating.
+        #[arg(long, default_value_t = 0.1)]
+        noise: f64,
+        #[command(flatten)]
+        out: Output,
+    },
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
@@ -101,11 +123,30 @@ pub fn run(a: Args) -> Result<ExitCode> {
             }
             (Box::new(WattsStrogatz { vertices, degree, rewire, seed: out.seed }), out)
         }
+        Kind::Ratings { users, items, rank, density, noise, out } => {
+            if users == 0 || items == 0 || users >= outcore_store::ITEM_ID_BASE || items >= outcore_store::ITEM_ID_BASE {
+                bail!("--users and --items must be positive and below 2^62");
+            }
+            if !(1..=1024).contains(&rank) {
+                bail!("--rank must be between 1 and 1024");
+            }
+            if !(density > 0.0 && density <= 1.0) {
+                bail!("--density must be in (0, 1]");
+            }
+            if !(noise >= 0.0 && noise.is_finite()) {
+                bail!("--noise must be a finite deviation, 0 or more");
+            }
+            if users as f64 * items as f64 * density > 1e12 {
+                bail!("--users x --items x --density asks for more than 10^12 ratings");
+            }
+            (Box::new(Ratings { users, items, rank, density, noise, seed: out.seed }), out)
+        }
     };
+    let bipartite = g.name() == "ratings";
     let bars = Bars::new(out.json);
     if let Some(path) = &out.output {
         let format = EdgeListFormat::from_path(path)
-            .ok_or_else(|| anyhow::anyhow!("{}: unknown edge-list extension (use .el, .bin32 or .bin64)", path.display()))?;
+            .ok_or_else(|| anyhow::anyhow!("{}: unknown edge-list extension (use .el, .wel, .bin32 or .bin64)", path.display()))?;
         let start = std::time::Instant::now();
         let bytes = generate::write_edge_list(g.as_ref(), path, format, out.graph.force, &bars)?;
         let secs = start.elapsed().as_secs_f64();
@@ -128,7 +169,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
         if out.graph.dry_run {
             return out.graph.dry_run(store, &[], out.json);
         }
-        let opts = out.graph.options(Some(g.directed()))?;
+        let mut opts = out.graph.options(Some(g.directed()))?;
+        opts.bipartite = bipartite;
+        if bipartite && (out.graph.order != "none" || out.graph.directed) {
+            bail!("ratings make a bipartite store: undirected, users before items (no --directed, no --order)");
+        }
         let mut provenance = BTreeMap::new();
         provenance.insert("generator".to_string(), g.name().to_string());
         provenance.insert("seed".to_string(), out.seed.to_string());

@@ -26,6 +26,11 @@ pub struct Args {
     /// Drop weights the input carries.
     #[arg(long)]
     pub unweighted: bool,
+    /// A ratings graph: `user item rating` lines, users and items in two id
+    /// spaces (item i is vertex 4611686018427387904 + i, i.e. 2^62 + i, to
+    /// every other command), undirected and weighted; for `outcore als`.
+    #[arg(long, conflicts_with_all = ["unweighted", "num_vertices"])]
+    pub bipartite: bool,
     /// Declare vertices 0..N: ids must be below N; vertices without edges are kept.
     #[arg(long)]
     pub num_vertices: Option<u64>,
@@ -164,6 +169,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
     opts.weighted = a.weighted;
     opts.unweighted = a.unweighted;
     opts.num_vertices = a.num_vertices;
+    opts.bipartite = a.bipartite;
+    if a.bipartite && a.graph.order != "none" {
+        bail!("--bipartite keeps users before items: it takes no --order");
+    }
     let bars = Bars::new(a.json);
     let report =
         a.graph.import_ordered(&a.output, &[&a.input], &opts, &bars, |store, opts| Ok(import_file(&a.input, store, opts, &bars)?))?;

@@ -98,7 +98,7 @@ pub fn run(alg: &'static dyn Registered, m: &ArgMatches) -> Result<ExitCode> {
     };
     let verdict = if m.get_flag("verify") { Some(results.verify()?) } else { None };
     let report = results.report();
-    let kind = results.column(&column)?.kind;
+    let kind = results.column(&column).map_or(outcore::ValueKind::Real, |c| c.kind);
     let text = |e: Entry| {
         let mut b = Vec::new();
         outcore::format_entry(kind, e, &mut b);

@@ -6,15 +6,18 @@
 //!   vertex labels permuted, edge list shuffled).
 //! - [`Uniform`]: Erdos-Renyi G(n, m).
 //! - [`WattsStrogatz`]: ring lattice with random rewiring.
+//! - [`Ratings`]: planted low-rank user-item ratings (a bipartite graph).
 
 mod kronecker;
 mod permute;
+mod ratings;
 mod rng;
 mod uniform;
 mod watts_strogatz;
 
 pub use kronecker::Kronecker;
 pub use permute::Permutation;
+pub use ratings::Ratings;
 pub use rng::{hash64, uniform01, EdgeRng};
 pub use uniform::Uniform;
 pub use watts_strogatz::WattsStrogatz;
@@ -41,6 +44,14 @@ pub trait Generator: Sync {
     /// Weight of edge `i` (1.0 for unweighted generators).
     fn weight(&self, _i: u64) -> f32 {
         1.0
+    }
+    /// Whether the weights are part of the graph (written and imported).
+    fn weighted(&self) -> bool {
+        false
+    }
+    /// The vertex ids declared to the import (`None`: collected from the edges).
+    fn vertex_range(&self) -> Option<(u64, u64)> {
+        Some((0, self.vertices()))
     }
 }
 
@@ -71,8 +82,8 @@ pub fn emit(g: &dyn Generator, sink: &mut dyn EdgeSink, progress: &mut dyn FnMut
     progress(done.clone(), g.edges(), false);
     sink.declare(&Declared {
         directed: None,
-        weighted: false,
-        vertex_range: Some((0, g.vertices())),
+        weighted: g.weighted(),
+        vertex_range: g.vertex_range(),
         vertex_list: false,
         edges_hint: Some(g.edges()),
     })
@@ -99,7 +110,7 @@ pub enum EdgeListFormat {
 impl EdgeListFormat {
     pub fn from_path(path: &Path) -> Option<Self> {
         match path.extension()?.to_str()? {
-            "el" | "txt" | "tsv" | "edges" => Some(EdgeListFormat::Text),
+            "el" | "wel" | "txt" | "tsv" | "edges" => Some(EdgeListFormat::Text),
             "bin32" => Some(EdgeListFormat::Bin32),
             "bin64" => Some(EdgeListFormat::Bin64),
             _ => None,
@@ -110,6 +121,9 @@ impl EdgeListFormat {
 /// Write the generated edge list to `path`; memory is one block of edges.
 pub fn write_edge_list(g: &dyn Generator, path: &Path, format: EdgeListFormat, force: bool, progress: &dyn crate::Progress) -> Result<u64> {
     outcore_store::check_output(path, outcore_store::OutputKind::File, force, &[])?;
+    if g.weighted() && format != EdgeListFormat::Text {
+        return Err(IngestError::file(path, format!("{} writes weights: give a text edge list (.wel, .txt)", g.name())));
+    }
     if format == EdgeListFormat::Bin32 && g.vertices() > 1 << 32 {
         return Err(IngestError::file(path, format!("{} vertices do not fit u32 ids; write .bin64", g.vertices())));
     }
@@ -123,10 +137,11 @@ pub fn write_edge_list(g: &dyn Generator, path: &Path, format: EdgeListFormat, f
         let mut buf = Vec::with_capacity(24 << 20);
         let mut done = 0u64;
         progress.begin("generate", g.edges(), false);
-        for_each_block(g, |_, block| {
+        for_each_block(g, |start, block| {
             buf.clear();
-            for &(s, t) in block {
+            for (k, &(s, t)) in block.iter().enumerate() {
                 match format {
+                    EdgeListFormat::Text if g.weighted() => writeln!(buf, "{s} {t} {}", g.weight(start + k as u64)).unwrap(),
                     EdgeListFormat::Text => writeln!(buf, "{s} {t}").unwrap(),
                     EdgeListFormat::Bin32 => {
                         buf.extend_from_slice(&(s as u32).to_le_bytes());
