@@ -141,6 +141,15 @@ fn print_text(a: &Args, store: &Store, d: &DegreeSummary, ids: &Ids, layouts: &s
         _ => format!("sorted (original ids {}..={})", ids.original(0)?, ids.original(m.vertices.saturating_sub(1))?),
     };
     println!("id map      {id_desc}");
+    if let Some(b) = m.bipartite {
+        println!(
+            "bipartite   {} users (dense ids 0..{}), {} items (original id {} + item id)",
+            g(b.users),
+            b.users,
+            g(b.items),
+            outcore_store::ITEM_ID_BASE
+        );
+    }
     for (name, l) in layouts {
         println!(
             "layout {name:<4} {}: {} ({:.2} bits/edge adjacency, {:.2} with index, degrees and blocks as stored, {:.2} with the Elias-Fano index the traverse engine holds)",

@@ -200,6 +200,12 @@ fn summary(alg: &dyn Registered, r: &Report, vertices: u64) -> String {
     if let Some(i) = u("iterations") {
         parts.push(format!("{i} iteration{}", if i == 1 { "" } else { "s" }));
     }
+    if let (Some(r), Some(k)) = (x("rmse"), u("rank")) {
+        parts.push(format!("rank {k}, training RMSE {r:.6}"));
+    }
+    if let (Some(users), Some(items)) = (u("users"), u("items")) {
+        parts.push(format!("{} users, {} items, {} ratings", g(users), g(items), g(u("ratings").unwrap_or(0))));
+    }
     if let Some(d) = x("last_l1_change") {
         parts.push(format!("last L1 change {d:.3e}"));
     }

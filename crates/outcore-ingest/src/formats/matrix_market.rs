@@ -3,14 +3,20 @@
 //! ids 1-based; a symmetric matrix is an undirected graph.
 
 use super::{at_line, Declared, EdgeSink};
-use crate::error::Result;
+use crate::error::{IngestError, Result};
 use crate::input::{fields, parse_u64, parse_weight, Input, Lines};
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
+/// The most vertices a header may declare in a file of `bytes` bytes.
+pub fn declared_vertex_limit(bytes: u64) -> u64 {
+    bytes.saturating_mul(64).max(1 << 24)
+}
+
 pub fn parse(path: &Path, weighted: bool, sink: &mut dyn EdgeSink, progress: &mut dyn FnMut(Arc<AtomicU64>, u64, bool)) -> Result<()> {
     let input = Input::open(path)?;
+    let file_bytes = input.file_bytes;
     progress(input.progress(), input.file_bytes, true);
     let mut lines = Lines::new(input);
     let mut buf = Vec::new();
@@ -53,6 +59,18 @@ pub fn parse(path: &Path, weighted: bool, sink: &mut dyn EdgeSink, progress: &mu
         }
         break (nums[0], nums[1], nums[2], lines.line);
     };
+    // every vertex up to max(rows, cols) is stored (isolated ones too, 8
+    // bytes of index each): a short file may not declare billions of them
+    let most = declared_vertex_limit(file_bytes);
+    if rows.max(cols) > most {
+        return Err(IngestError::line(
+            path,
+            size_line,
+            format!(
+                "declares a {rows} x {cols} matrix, more vertices than a {file_bytes}-byte file may declare ({most}: 64 a byte, at least 2^24)"
+            ),
+        ));
+    }
     let declared = Declared {
         directed: symmetric.then_some(false),
         weighted,
