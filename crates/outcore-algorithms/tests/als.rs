@@ -11,9 +11,10 @@ use outcore_algorithms::registry::Registered;
 use outcore_algorithms::run::{execute, Run, RunOptions};
 use outcore_algorithms::{Args, Engine, EngineChoice, Error, MemGraph};
 use outcore_ingest::generate::{self, EdgeListFormat, Ratings};
+use outcore_ingest::recode::{recode, RecodeOptions};
 use outcore_ingest::{import_file, import_from, ImportOptions, NoProgress};
 use outcore_io::Budget;
-use outcore_store::{Store, StoreError, ITEM_ID_BASE};
+use outcore_store::{Encoding, Store, StoreError, ITEM_ID_BASE};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -193,6 +194,32 @@ fn wide_factors_straddle_the_interval_engines_chunks() {
     assert_close(&factors(&intervals), &want, 1e-4, "intervals against the scan");
     let verdict = Als.validate(&st, &Args::new().with("rank", 24).with("lambda", 0.1), &intervals).unwrap();
     assert!(verdict.passed, "{}", verdict.detail);
+}
+
+#[test]
+fn every_encoding_gives_the_same_factors() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = Ratings { users: 200, items: 90, rank: 3, density: 0.08, noise: 0.1, seed: 4 };
+    let st = ratings_store(dir.path(), &r);
+    let p = Params { rank: 4, lambda: 0.1, iterations: 3, seed: 2 };
+    let want: Vec<f64> = factors(&run(&st, &p, Engine::Traverse, None)).iter().map(|&x| x as f64).collect();
+    for encoding in [Encoding::Raw64, Encoding::Ceesor, Encoding::Gapref] {
+        let path = dir.path().join(encoding.name());
+        let o = RecodeOptions { encoding: Some(encoding), order: "none".into(), memory: 256 << 20, force: false, layouts: None };
+        recode(st.dir(), &path, None, &o, &NoProgress).unwrap();
+        let other = Store::open(&path).unwrap();
+        assert_eq!(other.manifest().bipartite, st.manifest().bipartite, "{}: the sides survive a recode", encoding.name());
+        for engine in [Engine::Traverse, Engine::Interval] {
+            assert_close(&factors(&run(&other, &p, engine, Some(60))), &want, 1e-5, &format!("{} on {engine}", encoding.name()));
+        }
+    }
+    // a vertex order would mix the sides: refused
+    let order = dir.path().join("order");
+    let o = RecodeOptions { encoding: None, order: "degree".into(), memory: 256 << 20, force: false, layouts: None };
+    let perm = dir.path().join("perm");
+    std::fs::write(&perm, (0..st.vertices() as u32).rev().flat_map(u32::to_le_bytes).collect::<Vec<u8>>()).unwrap();
+    let e = recode(st.dir(), &order, Some(&perm), &o, &NoProgress).unwrap_err();
+    assert!(e.to_string().contains("bipartite"), "{e}");
 }
 
 #[test]

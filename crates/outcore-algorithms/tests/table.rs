@@ -218,7 +218,8 @@ fn every_algorithm_on_every_engine_and_encoding_equals_its_reference() {
                 for a in sets {
                     let want = match alg.reference(&st, &g, &a) {
                         Ok(w) => w,
-                        Err(Error::Store(StoreError::NoWeights { .. })) => continue,
+                        // ALS needs a ratings store: tests/als.rs checks it on every engine and encoding
+                        Err(Error::Store(StoreError::NoWeights { .. } | StoreError::NotBipartite { .. })) => continue,
                         Err(e) => panic!("{} reference on {file}: {e}", info.name),
                     };
                     for &engine in info.engines {
@@ -257,7 +258,7 @@ fn every_algorithm_on_every_engine_and_encoding_equals_its_reference() {
     // every declared pair ran somewhere (but those an algorithm declines)
     for &alg in ALGORITHMS {
         for &engine in alg.info().engines {
-            let declined = matches!((alg.info().name, engine), ("cdlp" | "spmv", Engine::SortReduce));
+            let declined = matches!((alg.info().name, engine), ("cdlp" | "spmv", Engine::SortReduce) | ("als", _));
             assert_eq!(ran.contains_key(&(alg.info().name.to_string(), engine)), !declined, "{} on {engine}", alg.info().name);
         }
     }

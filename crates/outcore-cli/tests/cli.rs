@@ -796,3 +796,56 @@ fn a_manifest_claiming_impossible_counts_is_refused() {
     std::fs::write(&manifest, text).unwrap();
     assert_eq!(outcore(&["info", s(&store), "--verify"]).0, 0);
 }
+
+/// `generate ratings` to a file and `import --bipartite` give the store
+/// `generate ratings --store` makes; `als --output` writes every user and
+/// item once, as `u ID x1..xk` / `i ID x1..xk`, in that order, on both
+/// engines alike; a store without sides is refused with the fix.
+#[test]
+fn ratings_import_and_als_output() {
+    let d = tempfile::tempdir().unwrap();
+    let flags = ["--users", "70", "--items", "40", "--rank", "3", "--density", "0.1", "--noise", "0.05", "--seed", "4"];
+    let wel = d.path().join("r.wel");
+    let mut args = vec!["generate", "ratings"];
+    args.extend_from_slice(&flags);
+    let (code, _, err) = outcore(&[&args[..], &["-o", s(&wel)]].concat());
+    assert_eq!(code, 0, "{err}");
+    let lines = std::fs::read_to_string(&wel).unwrap();
+    assert_eq!(lines.lines().count(), 280, "70 x 40 x 0.1 ratings drawn");
+    assert!(lines.lines().all(|l| l.split(' ').count() == 3), "user item rating lines");
+    let direct = d.path().join("direct");
+    assert_eq!(outcore(&[&args[..], &["--store", s(&direct)]].concat()).0, 0);
+    let imported = d.path().join("imported");
+    let (code, _, err) = outcore(&["import", s(&wel), "-o", s(&imported), "--bipartite"]);
+    assert_eq!(code, 0, "{err}");
+    for f in ["out.index", "out.adj", "out.weights", "idmap"] {
+        assert!(std::fs::read(direct.join(f)).unwrap() == std::fs::read(imported.join(f)).unwrap(), "{f} differs");
+    }
+    let (_, out, _) = outcore(&["info", s(&imported)]);
+    assert!(out.contains("bipartite   70 users"), "{out}");
+    let mut outputs = Vec::new();
+    for engine in ["traverse", "interval"] {
+        let f = d.path().join(format!("factors-{engine}.txt"));
+        let (code, out, err) =
+            outcore(&["als", s(&imported), "--rank", "4", "--iterations", "3", "--engine", engine, "-o", s(&f), "--verify"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("verify: PASS") && out.contains("training RMSE") && out.contains("70 users, 40 items"), "{out}");
+        let text = std::fs::read_to_string(&f).unwrap();
+        let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(' ').collect()).collect();
+        assert_eq!(rows.len(), 110, "one line a user and an item");
+        assert!(rows.iter().all(|r| r.len() == 6), "side, id and 4 factors");
+        let users: Vec<u64> = rows[..70].iter().map(|r| (r[0] == "u").then(|| r[1].parse().unwrap()).unwrap()).collect();
+        let items: Vec<u64> = rows[70..].iter().map(|r| (r[0] == "i").then(|| r[1].parse().unwrap()).unwrap()).collect();
+        assert_eq!(users, (0..70).collect::<Vec<_>>(), "every user once, in order");
+        assert_eq!(items, (0..40).collect::<Vec<_>>(), "every item once, in order");
+        outputs.push(rows.iter().map(|r| r[2..].iter().map(|x| x.parse::<f64>().unwrap()).collect::<Vec<_>>()).collect::<Vec<_>>());
+    }
+    for (a, b) in outputs[0].iter().flatten().zip(outputs[1].iter().flatten()) {
+        assert!((a - b).abs() < 1e-4, "traverse {a} against interval {b}");
+    }
+    let plain = d.path().join("plain");
+    assert_eq!(outcore(&["generate", "uniform", "--scale", "6", "--store", s(&plain)]).0, 0);
+    let (code, _, err) = outcore(&["als", s(&plain)]);
+    assert_ne!(code, 0);
+    assert!(err.contains("needs a bipartite store") && err.contains("--bipartite"), "{err}");
+}
