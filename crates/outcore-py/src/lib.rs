@@ -6,7 +6,7 @@
 //! The Python side (`python/outcore/`) adds the per-algorithm methods, the
 //! input conversions (numpy, pandas, scipy) and the networkx backend.
 
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1};
 use outcore::{Args, Entry, ErrorKind, RunOptions};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
@@ -126,7 +126,8 @@ fn parse_memory(memory: &Bound<'_, PyAny>) -> PyResult<u64> {
 /// as `outcore import`); returns the import report as a JSON string.
 #[pyfunction]
 #[pyo3(signature = (source, store, *, format=None, directed=None, weighted=false, unweighted=false, dedup=true,
-    self_loops=None, in_layout=false, encoding=None, num_vertices=None, force=false, memory=None, progress=true, order=None))]
+    self_loops=None, in_layout=false, encoding=None, num_vertices=None, force=false, memory=None, progress=true, order=None,
+    bipartite=false))]
 #[allow(clippy::too_many_arguments)]
 fn import_file(
     py: Python<'_>,
@@ -145,8 +146,9 @@ fn import_file(
     memory: Option<Bound<'_, PyAny>>,
     progress: bool,
     order: Option<String>,
+    bipartite: bool,
 ) -> PyResult<String> {
-    let mut opts = outcore::import::ImportOptions::default();
+    let mut opts = outcore::import::ImportOptions { bipartite, ..Default::default() };
     let order = match order {
         None => outcore::import::VertexOrder::None,
         Some(o) => outcore::import::VertexOrder::from_name(&o)
@@ -353,6 +355,33 @@ fn args_of(params: Option<&Bound<'_, PyDict>>) -> PyResult<Args> {
 enum Values {
     Int(Vec<i64>),
     Real(Vec<f64>),
+    /// A vector result (ALS's factors): `width` f32 a vertex, row by row.
+    Matrix(Vec<f32>, usize),
+}
+
+/// A vector result in memory, row by row.
+fn vector_values(results: &outcore::Results, name: &str) -> Result<Values, outcore::Error> {
+    let width = results.vectors(name).map_or(0, |v| v.width);
+    let mut out = Vec::new();
+    results.for_each_vector(name, |_, _, x| out.extend_from_slice(x))?;
+    Ok(Values::Matrix(out, width))
+}
+
+/// A vector result as an `n x width` `.npy` file of f32, streaming.
+fn write_npy_vectors(results: &outcore::Results, name: &str, n: u64, path: &std::path::Path) -> Result<(), outcore::Error> {
+    let width = results.vectors(name).map_or(0, |v| v.width);
+    let io = io_error(path);
+    let mut out = npy_writer(path, "<f4", &format!("({n}, {width})"))?;
+    let mut failed = None;
+    results.for_each_vector(name, |_, _, x| {
+        if failed.is_none() {
+            failed = x.iter().try_for_each(|v| out.write_all(&v.to_le_bytes())).err();
+        }
+    })?;
+    if let Some(e) = failed {
+        return Err(io(e));
+    }
+    out.flush().map_err(&io)
 }
 
 fn column_values(results: &outcore::Results, name: &str, n: usize) -> Result<Values, outcore::Error> {
@@ -377,7 +406,7 @@ fn column_values(results: &outcore::Results, name: &str, n: usize) -> Result<Val
 fn write_npy(results: &outcore::Results, name: &str, n: u64, path: &std::path::Path) -> Result<(), outcore::Error> {
     let real = results.column(name)?.kind == outcore::ValueKind::Real;
     let io = io_error(path);
-    let mut out = npy_writer(path, if real { "<f8" } else { "<i8" }, n)?;
+    let mut out = npy_writer(path, if real { "<f8" } else { "<i8" }, &format!("({n},)"))?;
     let mut failed = None;
     results.for_each(name, |_, e| {
         if failed.is_some() {
@@ -403,17 +432,17 @@ fn io_error(path: &std::path::Path) -> impl Fn(std::io::Error) -> outcore::Error
 }
 
 /// A new `.npy` file of `n` values of `descr`, its header written.
-fn npy_writer(path: &std::path::Path, descr: &str, n: u64) -> Result<std::io::BufWriter<std::fs::File>, outcore::Error> {
+fn npy_writer(path: &std::path::Path, descr: &str, shape: &str) -> Result<std::io::BufWriter<std::fs::File>, outcore::Error> {
     let io = io_error(path);
     let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path).map_err(&io)?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-    out.write_all(&npy_header(descr, n)).map_err(&io)?;
+    out.write_all(&npy_header(descr, shape)).map_err(&io)?;
     Ok(out)
 }
 
 /// The header of a version 1.0 `.npy` file of `n` values of `descr`.
-fn npy_header(descr: &str, n: u64) -> Vec<u8> {
-    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({n},), }}");
+fn npy_header(descr: &str, shape: &str) -> Vec<u8> {
+    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
     let unpadded = 10 + dict.len() + 1;
     let pad = (64 - unpadded % 64) % 64;
     let len = dict.len() + pad + 1;
@@ -482,7 +511,7 @@ impl Graph {
                 }
                 Some(path) => {
                     let io = io_error(&path);
-                    let mut out = npy_writer(&path, "<i8", n)?;
+                    let mut out = npy_writer(&path, "<i8", &format!("({n},)"))?;
                     while let Some(v) = stream.next_id()? {
                         out.write_all(&i64::try_from(v).unwrap_or(-1).to_le_bytes()).map_err(&io)?;
                     }
@@ -554,9 +583,14 @@ impl Graph {
                 match &out_dir {
                     Some(dir) => {
                         let path = dir.join(format!("{c}.npy"));
-                        write_npy(&results, c, n, &path)?;
+                        if results.vectors(c).is_some() {
+                            write_npy_vectors(&results, c, n, &path)?;
+                        } else {
+                            write_npy(&results, c, n, &path)?;
+                        }
                         files.push((c, path));
                     }
+                    None if results.vectors(c).is_some() => columns.push((c, vector_values(&results, c)?)),
                     None => columns.push((c, column_values(&results, c, n as usize)?)),
                 }
             }
@@ -567,6 +601,10 @@ impl Graph {
             match values {
                 Values::Int(v) => out.set_item(c, v.into_pyarray(py))?,
                 Values::Real(v) => out.set_item(c, v.into_pyarray(py))?,
+                Values::Matrix(v, width) => {
+                    let rows = v.len() / width.max(1);
+                    out.set_item(c, v.into_pyarray(py).reshape([rows, width])?)?
+                }
             }
         }
         for (c, path) in files {

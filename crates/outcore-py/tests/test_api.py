@@ -322,6 +322,7 @@ def test_ctrl_c_stops_a_run_and_the_next_one_works(grqc):
 
 def test_type_stubs_name_every_algorithm_and_its_parameters():
     import ast
+    import keyword
 
     stub = ast.parse((pathlib.Path(outcore.__file__).parent / "__init__.pyi").read_text())
     graph = next(n for n in stub.body if isinstance(n, ast.ClassDef) and n.name == "Graph")
@@ -330,7 +331,7 @@ def test_type_stubs_name_every_algorithm_and_its_parameters():
         assert spec["name"] in methods, spec["name"]
         f = methods[spec["name"]]
         positional = [a.arg for a in f.args.args[1:]]
-        assert positional == [p["name"] for p in spec["params"]], spec["name"]
+        assert positional == [p["name"] + ("_" if keyword.iskeyword(p["name"]) else "") for p in spec["params"]], spec["name"]
 
 
 def test_networkx_dispatches_to_a_store_without_converting(grqc, monkeypatch):
@@ -503,3 +504,43 @@ def test_an_ordered_import_gives_the_same_results_in_original_ids(grqc, tmp_path
     with pytest.raises(outcore.ParameterError, match="order"):
         outcore.import_graph(REAL / "CA-GrQc.txt", tmp_path / "x.store", order="sideways", progress=False)
     assert not (tmp_path / "x.store").exists()
+
+
+def test_als_on_ratings_matches_numpy(tmp_path):
+    """Graph.als on a bipartite store: factors as an (n, rank) array in
+    vertices() order (users, then items at 2**62 + id); each item's factors
+    solve its regularised least squares given the users' (numpy), and the
+    RMSE reported is numpy's over the ratings."""
+    rng = np.random.default_rng(3)
+    users, items, rank = 50, 30, 3
+    pairs = {(int(u), int(i)) for u, i in zip(rng.integers(0, users, 600), rng.integers(0, items, 600))}
+    src = np.array([u for u, _ in sorted(pairs)], dtype=np.int64)
+    dst = np.array([i for _, i in sorted(pairs)], dtype=np.int64)
+    rating = rng.random((users, rank)) @ rng.random((items, rank)).T
+    weight = np.array([rating[u, i] for u, i in sorted(pairs)], dtype=np.float32)
+    store = tmp_path / "ratings.store"
+    outcore.import_graph((src, dst, weight), store, bipartite=True, progress=False)
+    g = outcore.open(store)
+    ids = g.vertices()
+    first_item = int(np.searchsorted(ids, 2**62))
+    assert list(ids[:first_item]) == sorted({u for u, _ in pairs})
+    assert list(ids[first_item:] - 2**62) == sorted({i for _, i in pairs})
+    for engine in ("traverse", "interval"):
+        r = g.als(rank, 0.1, 5, engine=engine, verify=True, progress=False)
+        x = r["factors"]
+        assert x.shape == (len(ids), rank) and x.dtype == np.float32
+        assert r.report["engine"] == engine and r.report["validation"]["passed"]
+        position = {int(v): k for k, v in enumerate(ids)}
+        squared = 0.0
+        for i in range(first_item, len(ids)):
+            raters = [(position[u], rating[u, int(ids[i]) - 2**62]) for u, it in pairs if it == int(ids[i]) - 2**62]
+            y = x[[k for k, _ in raters]].astype(np.float64)
+            r_i = np.array([np.float32(w) for _, w in raters], dtype=np.float64)
+            fit = np.linalg.solve(y.T @ y + 0.1 * len(raters) * np.eye(rank), y.T @ r_i)
+            assert np.allclose(x[i], fit, rtol=1e-3, atol=1e-4), (i, x[i], fit)
+            squared += float(np.sum((r_i - y @ x[i].astype(np.float64)) ** 2))
+        assert abs(r.report["rmse"] - (squared / len(pairs)) ** 0.5) < 1e-5
+    plain = tmp_path / "plain.store"
+    outcore.import_graph((src, dst), plain, progress=False)
+    with pytest.raises(outcore.LayoutError, match="bipartite"):
+        outcore.open(plain).als()

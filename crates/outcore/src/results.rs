@@ -25,8 +25,11 @@ pub enum Entry {
 /// Which side of a bipartite store a vertex is on (`Vertex` in other stores).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {
+    /// A user of a bipartite store.
     User,
+    /// An item of a bipartite store (its id as imported, without [`ITEM_ID_BASE`]).
     Item,
+    /// A vertex of a store with no sides.
     Vertex,
 }
 

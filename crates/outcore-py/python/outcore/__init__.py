@@ -25,6 +25,7 @@ what it was writing and raises KeyboardInterrupt.
 from __future__ import annotations
 
 import inspect
+import keyword
 import json
 import os
 import shutil
@@ -166,6 +167,7 @@ def import_graph(
     force: bool = False,
     memory: Union[int, str, None] = None,
     progress: bool = True,
+    bipartite: bool = False,
 ) -> dict:
     """Import a graph into a new store at `store` (external memory: the
     budget bounds the import however large the input).
@@ -188,6 +190,9 @@ def import_graph(
     order: put the vertices in an order (``dfs``, ``degree``, ``bfs``,
         ``rcm``) by an external relabel; results stay in original ids.
     num_vertices: declare vertices 0..N-1 (isolated ones are kept).
+    bipartite: a ratings graph for ``Graph.als``: each edge is ``user item
+        rating``; users and items are two id spaces (item ``i`` is vertex
+        ``2**62 + i`` in ``vertices()``), users first; undirected, weighted.
     force: replace an existing store.
     memory: the budget, bytes or text (``"512M"``); default 1 GiB.
 
@@ -208,6 +213,7 @@ def import_graph(
         force=force,
         memory=memory,
         progress=progress,
+        bipartite=bipartite,
     )
     layouts = list(layouts)
     for layout in layouts:
@@ -543,10 +549,17 @@ def _params(spec: dict, params: dict) -> dict:
 _REGISTRY = _outcore.algorithms()
 
 
+def _python_name(param: str) -> str:
+    """A parameter's name in Python: a keyword (ALS's ``lambda``) takes a
+    trailing underscore, as PEP 8 advises."""
+    return param + "_" if keyword.iskeyword(param) else param
+
+
 def _method(spec: dict):
     name = spec["name"]
 
-    names = [p["name"] for p in spec["params"]]
+    names = [_python_name(p["name"]) for p in spec["params"]]
+    library_name = {_python_name(p["name"]): p["name"] for p in spec["params"]}
 
     def method(self, *args, memory=None, engine="auto", verify=False, progress=True, out_dir=None, **params):
         if len(args) > len(names):
@@ -555,12 +568,13 @@ def _method(spec: dict):
             if p in params:
                 raise TypeError(f"{name}() got {p!r} twice")
             params[p] = value
+        params = {library_name.get(k, k): v for k, v in params.items()}
         return self.run(name, memory=memory, engine=engine, verify=verify, progress=progress, out_dir=out_dir, **params)
 
     lines = [f"{spec['title']}: {spec['about']}", "", "Parameters:"]
     for p in spec["params"]:
         default = f" (default {p['default']})" if p["default"] is not None else ""
-        lines.append(f"    {p['name']}: {p['help']}{default}")
+        lines.append(f"    {_python_name(p['name'])}: {p['help']}{default}")
     lines += [
         "    memory: the budget, bytes or '512M' (default 1 GiB), page cache included",
         f"    engine: 'auto' or one of {', '.join(spec['engines'])}",
@@ -574,7 +588,7 @@ def _method(spec: dict):
     common = [
         inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
     ] + [
-        inspect.Parameter(p["name"], inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)
+        inspect.Parameter(_python_name(p["name"]), inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)
         for p in spec["params"]
     ] + [
         inspect.Parameter("memory", inspect.Parameter.KEYWORD_ONLY, default=None),
