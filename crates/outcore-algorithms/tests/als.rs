@@ -56,8 +56,11 @@ fn assert_close(got: &[f32], want: &[f64], tolerance: f64, what: &str) {
     }
 }
 
+/// One line of numpy's factors: `u` or `i`, the id as imported, the factors.
+type FactorRow = (String, u64, Vec<f64>);
+
 /// numpy's RMSE per iteration and factors (dense order) for these ratings.
-fn numpy_als(ratings: &Path, p: &Params) -> (Vec<f64>, Vec<(String, u64, Vec<f64>)>) {
+fn numpy_als(ratings: &Path, p: &Params) -> (Vec<f64>, Vec<FactorRow>) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/numpy_als.py");
     let out = std::process::Command::new("python3")
         .arg(&script)
@@ -234,8 +237,12 @@ fn bad_requests_and_inputs_are_errors() {
     }
     let r = Ratings { users: 10, items: 10, rank: 2, density: 0.5, noise: 0.1, seed: 1 };
     let st = ratings_store(dir.path(), &r);
-    for (name, value, says) in [("rank", "0", "between 1 and 64"), ("rank", "65", "between 1 and 64"), ("lambda", "0", "positive"), ("iterations", "0", "at least 1")]
-    {
+    for (name, value, says) in [
+        ("rank", "0", "between 1 and 64"),
+        ("rank", "65", "between 1 and 64"),
+        ("lambda", "0", "positive"),
+        ("iterations", "0", "at least 1"),
+    ] {
         match Als.run(&st, &Args::new().with(name, value), &RunOptions::default()) {
             Err(e) => assert!(e.to_string().contains(says), "{name} {value}: {e}"),
             Ok(_) => panic!("ALS ran with {name} {value}"),
@@ -250,7 +257,8 @@ fn bad_requests_and_inputs_are_errors() {
     let bipartite = ImportOptions { bipartite: true, ..Default::default() };
     let e = import_file(&write("plain.el", "1 2\n2 3\n"), &dir.path().join("a"), &bipartite, &NoProgress).unwrap_err();
     assert!(e.to_string().contains("plain.el:1:") && e.to_string().contains("expected 3 columns"), "{e}");
-    let e = import_file(&write("big.wel", "1 2 3.0\n1 4611686018427387904 2.0\n"), &dir.path().join("b"), &bipartite, &NoProgress).unwrap_err();
+    let e =
+        import_file(&write("big.wel", "1 2 3.0\n1 4611686018427387904 2.0\n"), &dir.path().join("b"), &bipartite, &NoProgress).unwrap_err();
     assert!(e.to_string().contains("big.wel:2:") && e.to_string().contains("2^62"), "{e}");
     assert!(!dir.path().join("a").exists() && !dir.path().join("b").exists(), "a failed import left a store");
     let e = import_file(&write("nan.wel", "1 2 nan\n"), &dir.path().join("c"), &bipartite, &NoProgress).unwrap_err();

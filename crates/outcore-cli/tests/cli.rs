@@ -72,7 +72,12 @@ fn wrong_headers_are_reported() {
     assert_import_fails(d.path(), &f, &[], &["n.mtx:2:", "declares 4 entries but the file has 2"]);
     // found by bench/fuzz: a 1 KB file declaring billions of (isolated) vertices wrote a 25 GB index
     let f = write(d.path(), "huge.mtx", b"%%MatrixMarket matrix coordinate pattern general\n3117806079 3 1\n1 2\n");
-    assert_import_fails(d.path(), &f, &[], &["huge.mtx:2:", "declares a 3117806079 x 3 matrix, more vertices than a 68-byte file may declare"]);
+    assert_import_fails(
+        d.path(),
+        &f,
+        &[],
+        &["huge.mtx:2:", "declares a 3117806079 x 3 matrix, more vertices than a 68-byte file may declare"],
+    );
     let f = write(d.path(), "h.mtx", b"%%MatrixMarket matrix coordinate pattern general\n3 3\n");
     assert_import_fails(d.path(), &f, &[], &["h.mtx:2:", "size line must be 'rows cols entries'"]);
     write(d.path(), "ga.v", b"1\n2\n3\n");

@@ -338,7 +338,9 @@ impl<E: EdgeRecord> EdgeSink for ImportSink<'_, E> {
         self.input_edges += 1;
         let t = if self.opts.bipartite {
             if s >= ITEM_ID_BASE || t >= ITEM_ID_BASE {
-                return Err(SinkError::Reject(format!("user {s} or item {t} is 2^62 or more (the largest id a side can have is 2^62 - 1)")));
+                return Err(SinkError::Reject(format!(
+                    "user {s} or item {t} is 2^62 or more (the largest id a side can have is 2^62 - 1)"
+                )));
             }
             if !w.is_finite() {
                 return Err(SinkError::Reject(format!("rating {w} of user {s} and item {t} is not a number")));

@@ -113,9 +113,10 @@ fn store_kind(e: &StoreError) -> ErrorKind {
     match e {
         StoreError::Io(io) => io_kind(io),
         StoreError::Budget(_) => ErrorKind::Budget,
-        StoreError::MissingLayout { .. } | StoreError::StaleLayout { .. } | StoreError::NoWeights { .. } | StoreError::NotBipartite { .. } => {
-            ErrorKind::Layout
-        }
+        StoreError::MissingLayout { .. }
+        | StoreError::StaleLayout { .. }
+        | StoreError::NoWeights { .. }
+        | StoreError::NotBipartite { .. } => ErrorKind::Layout,
         StoreError::Exists { .. } => ErrorKind::Exists,
         StoreError::Parameter { .. } => ErrorKind::Parameter,
         _ => ErrorKind::Store,

@@ -210,7 +210,10 @@ impl Ord for Candidate {
 /// value)`. One pass over the result; memory is O(k).
 pub fn top(results: &Results, column: &str, k: usize) -> Result<Vec<(u64, Entry)>, Error> {
     if results.vectors(column).is_some() {
-        return Err(Error::Run(outcore_algorithms::Error::Store(StoreError::parameter("top", format!("{column} are vectors, which have no order")))));
+        return Err(Error::Run(outcore_algorithms::Error::Store(StoreError::parameter(
+            "top",
+            format!("{column} are vectors, which have no order"),
+        ))));
     }
     let mut heap = std::collections::BinaryHeap::with_capacity(k.min(1 << 20) + 1);
     if k > 0 {

@@ -142,7 +142,7 @@ mod tests {
         assert!(fit(2, 0.5, [(2.0, &y1[..]), (3.0, &y2[..])].into_iter(), &mut x));
         assert!((x[0] - 1.4).abs() < 1e-6 && (x[1] - 0.8).abs() < 1e-6, "{x:?}");
         let mut untouched = [9f32; 2];
-        assert!(!fit(2, 0.5, std::iter::empty(), &mut untouched));
+        assert!(!fit(2, 0.5, std::iter::empty::<(f32, &[f32])>(), &mut untouched));
         assert_eq!(untouched, [9.0, 9.0]);
     }
 
