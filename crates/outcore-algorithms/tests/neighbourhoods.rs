@@ -226,3 +226,80 @@ fn strongly_connected_components_equal_networkx_by_every_route() {
         assert_eq!(components, distinct.len() as f64, "{file}");
     }
 }
+
+/// The validators `--verify` uses where the in-memory reference does not
+/// fit the budget: triangles and LCC recount a sample, k-core checks the
+/// core property at every vertex, SCC recomputes sampled components by
+/// reachability. Each passes the right result and refuses a damaged one.
+#[test]
+fn validators_that_do_not_need_the_reference() {
+    use outcore_algorithms::run::Check;
+    use outcore_algorithms::values::{Column, Outcome, ValueKind};
+    use outcore_algorithms::{kcore, scc, triangles, Validation};
+    let dir = tempfile::tempdir().unwrap();
+    let gen = |name: &str, g: &dyn outcore_ingest::generate::Generator| {
+        let input = dir.path().join(name);
+        outcore_ingest::generate::write_edge_list(g, &input, outcore_ingest::generate::EdgeListFormat::Text, false, &NoProgress).unwrap();
+        let sub = dir.path().join(format!("{name}.d"));
+        std::fs::create_dir_all(&sub).unwrap();
+        (input, sub)
+    };
+    let budget = Budget::unlimited();
+    let bump = |name: &'static str, kind: ValueKind, run: &outcore_algorithms::Run| -> Outcome {
+        let c = run.outcome.column(name).unwrap();
+        match kind {
+            ValueKind::Real => {
+                Outcome::new(vec![Column::new(name, kind, c.to_f64().unwrap().iter().map(|x| x * 1.01 + 0.01).collect::<Vec<_>>())])
+            }
+            _ => Outcome::new(vec![Column::new(name, kind, c.to_u64().unwrap().iter().map(|x| x + 1).collect::<Vec<_>>())]),
+        }
+    };
+    type Validator = fn(&Check) -> Result<Validation, StoreError>;
+    let cases: [(&str, &'static str, ValueKind, &str, Validator); 3] = [
+        ("triangles", "triangles", ValueKind::Count, "a sample of vertices recounted", triangles::validate::triangles),
+        ("lcc", "lcc", ValueKind::Real, "a sample of vertices recomputed", triangles::validate::lcc),
+        ("kcore", "core", ValueKind::Count, "every vertex's neighbours of core", kcore::validate::validate),
+    ];
+    let (kron, sub) = gen("k13.el", &outcore_ingest::generate::Kronecker::graph500(13, 16, 3));
+    let undirected = import(&kron, &sub, Some(false), false);
+    let wiki = dir.path().join("wiki");
+    std::fs::create_dir_all(&wiki).unwrap();
+    let directed = import(&shared().join("real/wiki-Vote.txt"), &wiki, Some(true), true);
+    for st in [&undirected, &directed] {
+        for (name, column, kind, method, validate) in &cases {
+            let run = find(name).unwrap().run(st, &Args::new(), &on(Engine::Traverse)).unwrap();
+            let check = |outcome: &Outcome| validate(&Check { store: st, outcome, report: &run.report, budget: &budget }).unwrap();
+            let verdict = check(&run.outcome);
+            assert!(verdict.passed && verdict.method.starts_with(method), "{name}: {verdict:?}");
+            let verdict = check(&bump(column, *kind, &run));
+            assert!(!verdict.passed, "{name}: a damaged result passed: {verdict:?}");
+            if *name == "kcore" {
+                // one vertex of the innermost core lowered
+                let mut core = run.outcome.column("core").unwrap().to_u64().unwrap();
+                let top = (0..core.len()).max_by_key(|&v| core[v]).unwrap();
+                core[top] -= 1;
+                assert!(!check(&Outcome::new(vec![Column::new("core", ValueKind::Count, core)])).passed, "a lowered core number passed");
+            }
+        }
+    }
+    // SCC on a directed uniform graph of 2^14 vertices
+    let (uniform, sub) = gen("u14.el", &outcore_ingest::generate::Uniform { vertices: 1 << 14, edges: 1 << 17, seed: 5 });
+    let st = import(&uniform, &sub, Some(true), false);
+    let run = find("scc").unwrap().run(&st, &Args::new(), &on(Engine::Traverse)).unwrap();
+    let validate =
+        |outcome: &Outcome| scc::validate::validate(&Check { store: &st, outcome, report: &run.report, budget: &budget }).unwrap();
+    let verdict = validate(&run.outcome);
+    assert!(verdict.passed && verdict.method.contains("reachability"), "{verdict:?}");
+    // the giant component split in two, each half labelled by its smallest member
+    let mut label = run.outcome.column("component").unwrap().to_u64().unwrap();
+    let sampled = (outcore_io::hash::splitmix64(0x5CC) % (1 << 14)) as usize;
+    let giant = label[sampled];
+    let members: Vec<usize> = (0..label.len()).filter(|&v| label[v] == giant).collect();
+    assert!(members.len() > 1000, "{} in the sampled vertex's component", members.len());
+    let first = members[members.len() / 2];
+    for &v in &members[members.len() / 2..] {
+        label[v] = first as u64;
+    }
+    let verdict = validate(&Outcome::new(vec![Column::new("component", ValueKind::Vertex, label)]));
+    assert!(!verdict.passed && verdict.detail.contains("reach"), "a split component passed: {verdict:?}");
+}

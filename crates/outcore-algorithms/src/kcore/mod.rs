@@ -12,6 +12,7 @@
 
 pub mod hindex;
 pub mod reference;
+pub mod validate;
 
 use crate::needs::{self, engine_figures};
 use crate::params::Args;
@@ -64,7 +65,12 @@ impl Algorithm for KCore {
     fn reference(&self, _: &Store, g: &MemGraph, _: &()) -> Result<Outcome, StoreError> {
         Ok(Outcome::new(vec![Column::new("core", ValueKind::Count, reference::core_numbers(g))]))
     }
+    /// The reference where the graph fits beside the result, else the
+    /// core property checked at every vertex ([`validate`]).
     fn validate(&self, check: &Check, p: &()) -> Result<Validation, StoreError> {
-        check.by_reference(self, p)
+        match check.against_reference(self, p)? {
+            Some(v) => Ok(v),
+            None => validate::validate(check),
+        }
     }
 }

@@ -1,0 +1,132 @@
+//! Checking triangle counts and LCC on graphs too large for the in-memory
+//! reference: recount a sample of vertices from scratch. The sample's
+//! neighbourhoods are held in memory (one neighbourhood scan); a second
+//! scan then meets every neighbour u of a sampled v and counts, for
+//! triangles, the members of N(v) in N(u) (each triangle through v is met
+//! from both of its other corners) and, for LCC, the arcs u -> w with w in
+//! N(v) (the `out` lists, distinct, loops dropped). Nothing of the
+//! orientation, the forward lists or the parts is used.
+
+use crate::neighbourhood::{for_each_neighbourhood, ID};
+use crate::run::{Check, Validation};
+use outcore_io::hash::splitmix64;
+use outcore_store::StoreError;
+use std::collections::HashMap;
+
+/// Vertices recounted.
+pub const SAMPLE: usize = 64;
+
+/// The sample: up to [`SAMPLE`] distinct vertices spread by a hash, and
+/// their neighbourhoods while their entries fit `budget_entries`.
+fn sample(check: &Check, reader: &str, budget_entries: u64) -> Result<Vec<(u64, Vec<u32>)>, StoreError> {
+    let n = check.store.vertices();
+    let mut chosen: Vec<u64> = (0..SAMPLE as u64 * 4).map(|k| splitmix64(0x5A3B1E ^ k) % n.max(1)).collect();
+    chosen.sort_unstable();
+    chosen.dedup();
+    chosen.truncate(SAMPLE);
+    let (mut out, mut held) = (Vec::new(), 0u64);
+    let mut next = chosen.iter().peekable();
+    for_each_neighbourhood(check.store, reader, |v, around| {
+        if next.peek() == Some(&&v) {
+            next.next();
+            if held + around.len() as u64 <= budget_entries {
+                held += around.len() as u64;
+                out.push((v, around.iter().map(|&e| e & ID).collect()));
+            }
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Where each neighbour of a sampled vertex appears: u -> the sampled
+/// vertices (indexes into the sample) whose neighbourhood holds u.
+fn neighbours_of(sample: &[(u64, Vec<u32>)]) -> HashMap<u32, Vec<u32>> {
+    let mut at: HashMap<u32, Vec<u32>> = HashMap::new();
+    for (k, (_, around)) in sample.iter().enumerate() {
+        for &u in around {
+            at.entry(u).or_default().push(k as u32);
+        }
+    }
+    at
+}
+
+/// Bytes a sampled entry costs at most: in its list, and in the map of
+/// neighbours (a slot, its vector and that vector's smallest allocation).
+const ENTRY_BYTES: u64 = 96;
+
+/// A neighbourhood scan's stream buffers (out and in, 4 MiB each; the scans run one after the other).
+const SCAN_BYTES: u64 = 8 << 20;
+
+/// Entries of sampled neighbourhoods the budget holds beside `result_bytes`.
+fn entries_allowed(check: &Check, result_bytes: u64) -> u64 {
+    (check.budget.available().saturating_sub(result_bytes + SCAN_BYTES) / ENTRY_BYTES).min(1 << 24)
+}
+
+fn members(sorted: &[u32], of: impl Iterator<Item = u32>) -> u64 {
+    of.filter(|x| sorted.binary_search(x).is_ok()).count() as u64
+}
+
+/// Triangles: every sampled vertex's count recounted.
+pub fn triangles(check: &Check) -> Result<Validation, StoreError> {
+    const METHOD: &str = "a sample of vertices recounted";
+    let Some(column) = check.outcome.column("triangles") else {
+        return Ok(Validation::fail(METHOD, "the run returned no triangle counts"));
+    };
+    let got = column.to_u64()?;
+    let entries = entries_allowed(check, got.len() as u64 * 8);
+    let _charge = check.budget.reserve("the sampled neighbourhoods and two scans", entries * ENTRY_BYTES + SCAN_BYTES)?;
+    let sample = sample(check, "triangle validation", entries)?;
+    let at = neighbours_of(&sample);
+    let mut twice = vec![0u64; sample.len()];
+    for_each_neighbourhood(check.store, "triangle validation", |u, around| {
+        if let Some(ks) = at.get(&(u as u32)) {
+            for &k in ks {
+                twice[k as usize] += members(&sample[k as usize].1, around.iter().map(|&e| e & ID));
+            }
+        }
+        Ok(())
+    })?;
+    for ((v, _), t) in sample.iter().zip(&twice) {
+        let want = t / 2;
+        if got.get(*v as usize) != Some(&want) {
+            return Ok(Validation::fail(METHOD, format!("vertex {v} (dense) has {:?} triangles; recounted: {want}", got.get(*v as usize))));
+        }
+    }
+    Ok(Validation::pass(METHOD, format!("{} vertices recounted from their neighbourhoods", sample.len())))
+}
+
+/// LCC: every sampled vertex's coefficient recomputed.
+pub fn lcc(check: &Check) -> Result<Validation, StoreError> {
+    const METHOD: &str = "a sample of vertices recomputed";
+    let Some(column) = check.outcome.column("lcc") else {
+        return Ok(Validation::fail(METHOD, "the run returned no coefficients"));
+    };
+    let got = column.to_f64()?;
+    let entries = entries_allowed(check, got.len() as u64 * 8);
+    let _charge = check.budget.reserve("the sampled neighbourhoods and two scans", entries * ENTRY_BYTES + SCAN_BYTES)?;
+    let sample = sample(check, "LCC validation", entries)?;
+    let at = neighbours_of(&sample);
+    let mut arcs = vec![0u64; sample.len()];
+    let mut scan = check.store.layout("out")?.scan()?;
+    let mut distinct: Vec<u32> = Vec::new();
+    while let Some((u, targets, _)) = scan.next_list()? {
+        let Some(ks) = at.get(&(u as u32)) else { continue };
+        distinct.clear();
+        distinct.extend(targets.iter().filter(|&&w| w != u).map(|&w| w as u32));
+        distinct.sort_unstable();
+        distinct.dedup();
+        for &k in ks {
+            arcs[k as usize] += members(&sample[k as usize].1, distinct.iter().copied());
+        }
+    }
+    for ((v, around), a) in sample.iter().zip(&arcs) {
+        let d = around.len() as f64;
+        let want = if around.len() < 2 { 0.0 } else { *a as f64 / (d * (d - 1.0)) };
+        let have = got.get(*v as usize).copied().unwrap_or(f64::NAN);
+        if !((have - want).abs() <= 1e-9 * want.abs().max(1e-300)) {
+            return Ok(Validation::fail(METHOD, format!("vertex {v} (dense) has LCC {have}; recomputed: {want}")));
+        }
+    }
+    Ok(Validation::pass(METHOD, format!("{} vertices recomputed from their neighbourhoods", sample.len())))
+}
