@@ -107,16 +107,16 @@ fn als_equals_numpy_and_the_reference_on_both_engines() {
             want.extend_from_slice(x);
         }
         let (reference, reference_rmse) = outcore_algorithms::als::reference::als(&g, sides.users, &p);
-        assert_close(&reference.iter().map(|&x| x as f32).collect::<Vec<_>>(), &want, 2e-3, "the reference against numpy");
+        assert_close(&reference.iter().map(|&x| x as f32).collect::<Vec<_>>(), &want, 1e-6, "the reference against numpy");
         for (engine, intervals) in [(Engine::Traverse, None), (Engine::Interval, None), (Engine::Interval, Some(40))] {
             let what = format!("{engine} ({intervals:?} values an interval), {p:?}");
             let run = run(&st, &p, engine, intervals);
-            assert_close(&factors(&run), &want, 2e-3, &what);
+            assert_close(&factors(&run), &want, 1e-6, &what);
             let got = rmse(&run);
             assert_eq!(got.len(), want_rmse.len(), "{what}: one RMSE an iteration");
             for (k, ((g, w), rf)) in got.iter().zip(&want_rmse).zip(&reference_rmse).enumerate() {
-                assert!((g - w).abs() <= 1e-4 * w + 1e-7, "{what}: RMSE after iteration {k}: {g}, numpy {w}");
-                assert!((g - rf).abs() <= 1e-4 * rf + 1e-7, "{what}: RMSE after iteration {k}: {g}, the reference {rf}");
+                assert!((g - w).abs() <= 1e-6 * w, "{what}: RMSE after iteration {k}: {g}, numpy {w}");
+                assert!((g - rf).abs() <= 1e-6 * rf, "{what}: RMSE after iteration {k}: {g}, the reference {rf}");
             }
             if intervals.is_some() {
                 let n: u64 = serde_json::from_value(run.report.figure("interval").unwrap()["intervals"].clone()).unwrap();
@@ -158,13 +158,14 @@ fn the_validator_refuses_damaged_factors_and_a_wrong_rmse() {
 #[test]
 fn planted_factors_are_recovered() {
     let dir = tempfile::tempdir().unwrap();
-    let r = Ratings { users: 400, items: 300, rank: 3, density: 0.05, noise: 0.02, seed: 5 };
+    // 36,000 draws for 2,100 free factors: the fit can only overfit by a few per cent
+    let r = Ratings { users: 400, items: 300, rank: 3, density: 0.3, noise: 0.02, seed: 5 };
     let st = ratings_store(dir.path(), &r);
     let p = Params { rank: 3, lambda: 0.002, iterations: 40, seed: 1 };
     let run = run(&st, &p, Engine::Interval, Some(200));
     let got = rmse(&run);
     let last = *got.last().unwrap();
-    assert!(last < 1.5 * r.noise && last > 0.5 * r.noise, "training RMSE {last} against noise {}", r.noise);
+    assert!((last - r.noise).abs() <= 0.1 * r.noise, "training RMSE {last} is not within 10% of the noise {}", r.noise);
     assert!(got.windows(2).all(|w| w[1] <= w[0] * 1.001), "the RMSE falls every iteration: {got:?}");
     // predictions of pairs never rated against the planted x_u . y_i
     let x = factors(&run);
