@@ -119,42 +119,55 @@ fn write_lines(results: &Results, column: &str, mut emit: impl FnMut(&[u8])) -> 
         return write_vector_lines(results, column, emit);
     }
     let kind = results.column(column)?.kind;
-    let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
-    let mut lines = 0u64;
+    let mut out = Lines::new(&mut emit);
     results.for_each(column, |v, entry| {
-        let _ = write!(buf, "{v} ");
-        format_entry(kind, entry, &mut buf);
-        buf.push(b'\n');
-        lines += 1;
-        if buf.len() >= 1 << 20 {
-            emit(&buf);
-            buf.clear();
-        }
+        let _ = write!(out.buf, "{v} ");
+        format_entry(kind, entry, &mut out.buf);
+        out.end_line();
     })?;
-    emit(&buf);
-    Ok(lines)
+    Ok(out.finish())
+}
+
+/// Lines gathered about 1 MiB at a time and handed to `emit`.
+struct Lines<'a, F: FnMut(&[u8])> {
+    buf: Vec<u8>,
+    lines: u64,
+    emit: &'a mut F,
+}
+
+impl<'a, F: FnMut(&[u8])> Lines<'a, F> {
+    fn new(emit: &'a mut F) -> Self {
+        Lines { buf: Vec::with_capacity(1 << 20), lines: 0, emit }
+    }
+    /// End the line written into `buf`; hand out what is gathered past 1 MiB.
+    fn end_line(&mut self) {
+        self.buf.push(b'\n');
+        self.lines += 1;
+        if self.buf.len() >= 1 << 20 {
+            (self.emit)(&self.buf);
+            self.buf.clear();
+        }
+    }
+    /// Hand out the rest; the lines written.
+    fn finish(self) -> u64 {
+        (self.emit)(&self.buf);
+        self.lines
+    }
 }
 
 /// A vector result as `[u|i] id x_1 ... x_k` lines (`u`/`i`: user or item
 /// of a bipartite store; reals in shortest round-trip form), about 1 MiB
 /// handed out at a time.
 fn write_vector_lines(results: &Results, column: &str, mut emit: impl FnMut(&[u8])) -> Result<u64, Error> {
-    let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
-    let mut lines = 0u64;
+    let mut out = Lines::new(&mut emit);
     results.for_each_vector(column, |side, id, x| {
-        let _ = write!(buf, "{}{id}", side.tag());
+        let _ = write!(out.buf, "{}{id}", side.tag());
         for v in x {
-            let _ = write!(buf, " {v}");
+            let _ = write!(out.buf, " {v}");
         }
-        buf.push(b'\n');
-        lines += 1;
-        if buf.len() >= 1 << 20 {
-            emit(&buf);
-            buf.clear();
-        }
+        out.end_line();
     })?;
-    emit(&buf);
-    Ok(lines)
+    Ok(out.finish())
 }
 
 /// The order of `--top`: larger values first; unreached vertices, infinite

@@ -63,6 +63,23 @@ fn entries_allowed(check: &Check, result_bytes: u64) -> u64 {
     (check.budget.available().saturating_sub(result_bytes + SCAN_BYTES) / ENTRY_BYTES).min(1 << 24)
 }
 
+/// The sampled vertices with their neighbourhoods, where each neighbour
+/// appears, and the budget charge that holds them.
+struct Sampled {
+    _charge: outcore_io::Reservation,
+    vertices: Vec<(u64, Vec<u32>)>,
+    at: HashMap<u32, Vec<u32>>,
+}
+
+/// The sample, held beside a result of `result_bytes`.
+fn sampled(check: &Check, reader: &str, result_bytes: u64) -> Result<Sampled, StoreError> {
+    let entries = entries_allowed(check, result_bytes);
+    let _charge = check.budget.reserve("the sampled neighbourhoods and a scan", entries * ENTRY_BYTES + SCAN_BYTES)?;
+    let vertices = sample(check, reader, entries)?;
+    let at = neighbours_of(&vertices);
+    Ok(Sampled { _charge, vertices, at })
+}
+
 fn members(sorted: &[u32], of: impl Iterator<Item = u32>) -> u64 {
     of.filter(|x| sorted.binary_search(x).is_ok()).count() as u64
 }
@@ -74,10 +91,7 @@ pub fn triangles(check: &Check) -> Result<Validation, StoreError> {
         return Ok(Validation::fail(METHOD, "the run returned no triangle counts"));
     };
     let got = column.to_u64()?;
-    let entries = entries_allowed(check, got.len() as u64 * 8);
-    let _charge = check.budget.reserve("the sampled neighbourhoods and two scans", entries * ENTRY_BYTES + SCAN_BYTES)?;
-    let sample = sample(check, "triangle validation", entries)?;
-    let at = neighbours_of(&sample);
+    let Sampled { _charge, vertices: sample, at } = sampled(check, "triangle validation", got.len() as u64 * 8)?;
     let mut twice = vec![0u64; sample.len()];
     for_each_neighbourhood(check.store, "triangle validation", |u, around| {
         if let Some(ks) = at.get(&(u as u32)) {
@@ -103,10 +117,7 @@ pub fn lcc(check: &Check) -> Result<Validation, StoreError> {
         return Ok(Validation::fail(METHOD, "the run returned no coefficients"));
     };
     let got = column.to_f64()?;
-    let entries = entries_allowed(check, got.len() as u64 * 8);
-    let _charge = check.budget.reserve("the sampled neighbourhoods and two scans", entries * ENTRY_BYTES + SCAN_BYTES)?;
-    let sample = sample(check, "LCC validation", entries)?;
-    let at = neighbours_of(&sample);
+    let Sampled { _charge, vertices: sample, at } = sampled(check, "LCC validation", got.len() as u64 * 8)?;
     let mut arcs = vec![0u64; sample.len()];
     let mut scan = check.store.layout("out")?.scan()?;
     let mut distinct: Vec<u32> = Vec::new();
