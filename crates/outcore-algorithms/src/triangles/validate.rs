@@ -135,7 +135,8 @@ pub fn lcc(check: &Check) -> Result<Validation, StoreError> {
         let d = around.len() as f64;
         let want = if around.len() < 2 { 0.0 } else { *a as f64 / (d * (d - 1.0)) };
         let have = got.get(*v as usize).copied().unwrap_or(f64::NAN);
-        if !((have - want).abs() <= 1e-9 * want.abs().max(1e-300)) {
+        let close = (have - want).abs() <= 1e-9 * want.abs().max(1e-300);
+        if !close {
             return Ok(Validation::fail(METHOD, format!("vertex {v} (dense) has LCC {have}; recomputed: {want}")));
         }
     }
