@@ -504,31 +504,17 @@ impl<T: VertexValue> IntervalEngine<T> {
 
     /// The current values, in vertex order.
     pub fn for_each_value(&self, mut f: impl FnMut(u64, T)) -> Result<(), StoreError> {
+        use std::io::Read;
         let path = self.table(self.current);
         let mut reader = SeqReader::open(&path, STREAM_CHUNK_BYTES)?;
-        let (mut v, mut carry) = (0u64, Vec::with_capacity(T::BYTES));
-        while let Some(chunk) = reader.next_chunk()? {
-            let mut rest = chunk;
-            if !carry.is_empty() {
-                let take = (T::BYTES - carry.len()).min(rest.len());
-                carry.extend_from_slice(&rest[..take]);
-                rest = &rest[take..];
-                if carry.len() < T::BYTES {
-                    continue;
-                }
-                f(v, T::read_le(&carry));
-                v += 1;
-                carry.clear();
-            }
-            let whole = rest.len() / T::BYTES * T::BYTES;
-            for b in rest[..whole].chunks_exact(T::BYTES) {
-                f(v, T::read_le(b));
-                v += 1;
-            }
-            carry.extend_from_slice(&rest[whole..]);
+        // the reader carries a value across its chunks
+        let mut one = vec![0u8; T::BYTES];
+        for v in 0..self.vertices {
+            reader.read_exact(&mut one).map_err(|e| StoreError::invalid(&path, format!("value of vertex {v}: {e}")))?;
+            f(v, T::read_le(&one));
         }
-        if v != self.vertices || !carry.is_empty() {
-            return Err(StoreError::invalid(&path, format!("holds {v} values and {} bytes; expected {}", carry.len(), self.vertices)));
+        if reader.position() != reader.len() {
+            return Err(StoreError::invalid(&path, format!("holds more than the values of its {} vertices", self.vertices)));
         }
         Ok(())
     }

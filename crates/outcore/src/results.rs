@@ -71,13 +71,14 @@ impl Results {
         self.run.outcome.columns.iter().map(|c| c.name).chain(self.run.outcome.vectors.as_ref().map(|v| v.name)).collect()
     }
 
+    /// The error for a result `name` the run does not have.
+    fn unknown(&self, name: &str) -> Error {
+        Error::UnknownColumn { algorithm: self.algorithm.into(), name: name.into(), known: self.columns().join(", ") }
+    }
+
     /// The per-vertex result `name`, in dense ids.
     pub fn column(&self, name: &str) -> Result<&Column, Error> {
-        self.run.outcome.column(name).ok_or_else(|| Error::UnknownColumn {
-            algorithm: self.algorithm.into(),
-            name: name.into(),
-            known: self.columns().join(", "),
-        })
+        self.run.outcome.column(name).ok_or_else(|| self.unknown(name))
     }
 
     /// Call `f(original id, value)` for every vertex, in the store's order.
@@ -119,15 +120,11 @@ impl Results {
     }
 
     /// Call `f(original id, vector)` for every vertex of the vector result
-    /// `name`, in the store's order. In a bipartite store the items' ids
-    /// are given as they were imported (without [`ITEM_ID_BASE`]); the
-    /// vertices before `users` (the first argument) are the users.
+    /// `name`, in the store's order, with its [`Side`]: in a bipartite store
+    /// users, then items, whose ids are given as imported (without
+    /// [`ITEM_ID_BASE`]).
     pub fn for_each_vector(&self, name: &str, mut f: impl FnMut(Side, u64, &[f32])) -> Result<(), Error> {
-        let vectors = self.vectors(name).ok_or_else(|| Error::UnknownColumn {
-            algorithm: self.algorithm.into(),
-            name: name.into(),
-            known: self.columns().join(", "),
-        })?;
+        let vectors = self.vectors(name).ok_or_else(|| self.unknown(name))?;
         let bipartite = self.store.manifest().bipartite.is_some();
         let ids = self.store.ids()?;
         let mut stream = ids.stream()?;

@@ -112,6 +112,15 @@ pub fn squared_error<Y: AsRef<[f32]>>(rank: usize, x: &[f32], ratings: impl Iter
         .sum()
 }
 
+/// The root mean squared error of `ratings` ratings whose squared errors sum to `squared` (0 without ratings).
+pub fn rmse(squared: f64, ratings: u64) -> f64 {
+    if ratings == 0 {
+        0.0
+    } else {
+        (squared / ratings as f64).sqrt()
+    }
+}
+
 /// An f64 sum shared by threads (a compare-and-swap on its bits).
 #[derive(Default)]
 pub struct SharedSum(std::sync::atomic::AtomicU64);

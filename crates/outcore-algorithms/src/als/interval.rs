@@ -19,8 +19,8 @@ pub fn stored_width(rank: usize) -> usize {
     rank.div_ceil(8) * 8
 }
 
-/// One half of an iteration: fit the users, or the items.
-struct HalfStep {
+/// One half of an iteration, on factors of width `K`: fit the users, or the items.
+struct HalfStep<const K: usize> {
     users: u64,
     rank: usize,
     lambda: f64,
@@ -28,10 +28,10 @@ struct HalfStep {
     squared_error: SharedSum,
 }
 
-impl<const K: usize> IntervalProgram for Typed<K> {
+impl<const K: usize> IntervalProgram for HalfStep<K> {
     type Value = [f32; K];
     fn gather(&self, v: u64, _: u64, lists: &[NeighbourList], values: &Values<[f32; K]>) -> [f32; K] {
-        let h = &self.0;
+        let h = self;
         let mut x = values.get(v);
         if (v < h.users) != h.fit_users {
             return x;
@@ -45,9 +45,6 @@ impl<const K: usize> IntervalProgram for Typed<K> {
         x
     }
 }
-
-/// [`HalfStep`] for factors of width `K`.
-struct Typed<const K: usize>(HalfStep);
 
 pub fn als(cx: &Context, p: &super::Params, sides: BipartiteRecord) -> Result<Fitted, StoreError> {
     match stored_width(p.rank) {
@@ -77,10 +74,10 @@ fn run<const K: usize>(cx: &Context, p: &super::Params, sides: BipartiteRecord) 
     cx.progress().begin("als", p.iterations as u64, false);
     for _ in 0..p.iterations {
         for fit_users in [true, false] {
-            let step = Typed::<K>(HalfStep { users: sides.users, rank, lambda: p.lambda, fit_users, squared_error: SharedSum::default() });
+            let step = HalfStep::<K> { users: sides.users, rank, lambda: p.lambda, fit_users, squared_error: SharedSum::default() };
             engine.iterate(&step, |_, _, _, _| {})?;
             if !fit_users {
-                rmse.push(if ratings == 0 { 0.0 } else { (step.0.squared_error.take() / ratings as f64).sqrt() });
+                rmse.push(factors::rmse(step.squared_error.take(), ratings));
             }
         }
         cx.progress().set(rmse.len() as u64);

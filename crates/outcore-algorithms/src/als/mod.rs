@@ -231,7 +231,7 @@ fn validate(check: &Check, p: &Params) -> Result<Validation, StoreError> {
             }
         }
     }
-    let rmse = if ratings == 0 { 0.0 } else { (squared / ratings as f64).sqrt() };
+    let rmse = factors::rmse(squared, ratings);
     match reported {
         Some(r) if (r - rmse).abs() <= 1e-4 * rmse.max(1e-6) + 1e-9 => {
             Ok(Validation::pass(METHOD, format!("{} items refit within 1e-3; RMSE {rmse:.6} as reported", b.items)))

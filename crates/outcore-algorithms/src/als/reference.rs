@@ -47,7 +47,7 @@ pub fn als(g: &MemGraph, users: u64, p: &Params) -> (Vec<f64>, Vec<f64>) {
                 squared += (r as f64 - pred).powi(2);
             }
         }
-        rmse.push(if ratings == 0 { 0.0 } else { (squared / ratings as f64).sqrt() });
+        rmse.push(super::factors::rmse(squared, ratings));
     }
     (x, rmse)
 }

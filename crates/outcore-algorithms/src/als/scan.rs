@@ -87,7 +87,7 @@ pub fn als(cx: &Context, p: &super::Params, sides: BipartiteRecord) -> Result<Fi
             }
             flush(&mut batch_first, &mut ids, &mut weights, &mut ends);
             if !fit_users {
-                rmse.push(if ratings == 0 { 0.0 } else { (error.take() / ratings as f64).sqrt() });
+                rmse.push(factors::rmse(error.take(), ratings));
             }
         }
         cx.progress().set(rmse.len() as u64);
