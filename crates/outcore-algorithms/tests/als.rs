@@ -262,6 +262,13 @@ fn bad_requests_and_inputs_are_errors() {
         import_file(&write("big.wel", "1 2 3.0\n1 4611686018427387904 2.0\n"), &dir.path().join("b"), &bipartite, &NoProgress).unwrap_err();
     assert!(e.to_string().contains("big.wel:2:") && e.to_string().contains("2^62"), "{e}");
     assert!(!dir.path().join("a").exists() && !dir.path().join("b").exists(), "a failed import left a store");
+    // pairs with no ratings at all (a binary edge list) are refused, not rated 1
+    let pairs: Vec<u8> = [1u32, 2, 3, 4].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let bin = dir.path().join("pairs.bin32");
+    std::fs::write(&bin, pairs).unwrap();
+    let e = import_file(&bin, &dir.path().join("d"), &bipartite, &NoProgress).unwrap_err();
+    assert!(e.to_string().contains("pairs.bin32") && e.to_string().contains("needs the ratings"), "{e}");
+    assert!(!dir.path().join("d").exists());
     let e = import_file(&write("nan.wel", "1 2 nan\n"), &dir.path().join("c"), &bipartite, &NoProgress).unwrap_err();
     assert!(e.to_string().contains("nan.wel:1:"), "{e}");
 }

@@ -271,7 +271,8 @@ impl<E: EdgeRecord> EdgeSink for ImportSink<'_, E> {
                     "a bipartite import reads an undirected edge list of `user item rating` lines, with no vertex list or count".into(),
                 ));
             }
-            if !(self.opts.weighted || self.opts.bipartite || d.weighted) || self.opts.unweighted {
+            // a text input was asked for its third column; a binary one has none
+            if !d.weighted || self.opts.unweighted {
                 return Err(SinkError::Reject("a bipartite import needs the ratings: a weighted input (`user item rating`)".into()));
             }
         }
