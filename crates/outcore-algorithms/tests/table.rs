@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use outcore_algorithms::pagerank::{self, PageRank};
+use outcore_algorithms::pagerank;
 use outcore_algorithms::params::Args;
 use outcore_algorithms::registry::{Registered, ALGORITHMS};
 use outcore_algorithms::run::Algorithm;
@@ -57,6 +57,8 @@ fn other_args(alg: &dyn Registered, roots: &[u64]) -> Vec<Args> {
     let from = |name: &str| roots.iter().map(|&r| Args::new().with(name, r)).collect();
     match alg.info().name {
         "pagerank" => vec![
+            // the defaults: until converged by networkx's rule
+            Args::new(),
             Args::new().with("damping", 0.5).with("tolerance", 1e-9),
             Args::new().with("damping", 0.99).with("iterations", 30),
             Args::new().with("damping", 0.99).with("tolerance", 1e-4).with("iterations", 100),
@@ -110,11 +112,26 @@ fn check_counters(alg: &dyn Registered, st: &Store, g: &MemGraph, a: &Args, run:
     };
     match alg.info().name {
         "pagerank" => {
-            let p = PageRank.parse(a).unwrap().schedule(n);
-            let (_, done, delta) = pagerank::reference::pagerank_until(g, p.damping, p.iterations, p.tolerance);
+            // the stopping rule as README states it: `iterations` alone runs
+            // exactly that many; otherwise until the L1 change is below the
+            // tolerance (default 1e-6 x |V|), at most `iterations` (default 1000)
+            let damping: f64 = a.get("damping", 0.85).unwrap();
+            let given: Option<u32> = a.opt("iterations").unwrap();
+            let tolerance: Option<f64> = a.opt("tolerance").unwrap().or(given.is_none().then_some(1e-6 * n as f64));
+            let (_, done, delta) = pagerank::reference::pagerank_until(g, damping, given.unwrap_or(1000), tolerance);
             assert_eq!(number("iterations"), done as f64, "{what}: iterations ({a:?})");
             let last = number("last_l1_change");
             assert!((last - delta).abs() <= 1e-9 * delta + 1e-15, "{what}: last L1 change {last:e}, reference {delta:e}");
+            let stopped_by = match tolerance {
+                Some(t) if delta < t => "converged",
+                Some(_) => "iteration limit (not converged)",
+                None => "fixed iterations",
+            };
+            assert_eq!(report.figure("stopped_by").and_then(|x| x.as_str()), Some(stopped_by), "{what}: stopped by");
+            // ranks and contributions (f64) and out-degrees (u32) held in memory
+            if matches!(report.engine, Engine::Memory | Engine::Stream | Engine::Traverse) {
+                assert!(report.budget_peak_bytes >= 20 * n, "{what}: charged {} bytes for {n} vertices", report.budget_peak_bytes);
+            }
         }
         "cdlp" => assert_eq!(number("iterations"), a.get("iterations", 0u32).unwrap() as f64, "{what}: iterations"),
         "bfs" => {

@@ -96,13 +96,13 @@ pub struct Schedule {
 }
 
 impl Schedule {
-    /// Which rule ended a run of `done` iterations whose last change was `delta`.
-    pub fn stopped_by(&self, done: u32, delta: f64) -> &'static str {
+    /// Which rule ended a run whose last change was `delta`.
+    pub fn stopped_by(&self, delta: f64) -> &'static str {
         match self.tolerance {
             Some(t) if delta < t => "converged",
             Some(_) => "iteration limit (not converged)",
-            None if done == self.iterations => "fixed iterations",
-            None => "fixed iterations (stopped early)",
+            // without a tolerance a run does all its iterations
+            None => "fixed iterations",
         }
     }
 }
@@ -181,7 +181,7 @@ impl Algorithm for PageRank {
         cx.figure("iterations", r.iterations);
         cx.figure("last_l1_change", r.delta);
         cx.figure("tolerance", p.tolerance);
-        cx.figure("stopped_by", p.stopped_by(r.iterations, r.delta));
+        cx.figure("stopped_by", p.stopped_by(r.delta));
         engine_figures(cx, &r.stats);
         cx.figure("engine_summary", r.stats.describe());
         Ok(Outcome::new(vec![Column { name: "rank", kind: ValueKind::Real, data: r.rank }]))
