@@ -2,6 +2,7 @@
 //! and the Graphalytics expected outputs, with the prefetcher on and off,
 //! and with a budget that leaves the cache its minimum of 64 blocks.
 
+use outcore_algorithms::bfs::hybrid::Direction;
 use outcore_algorithms::bfs::reference::bfs_levels;
 use outcore_algorithms::bfs::{bfs, hybrid_bfs, BfsTree, HotLists, HybridOptions, NONE};
 use outcore_algorithms::sssp::reference::sssp as ref_sssp;
@@ -128,6 +129,56 @@ fn hybrid_bfs_equals_reference_for_every_k() {
                     }
                 }
             }
+        }
+    }
+}
+
+/// A skewed undirected graph of 200,000 vertices and 1 M edge draws (the
+/// AND of two uniform draws: low ids are hubs), many chunks and blocks of
+/// the bottom-up sweep.
+fn skewed(dir: &Path) -> Case {
+    let edges = dir.join("skewed.el");
+    let mut rng = outcore_io::SplitMix64(42);
+    let n = 200_000u64;
+    let mut text = String::new();
+    for _ in 0..1_000_000 {
+        let (a, b) = ((rng.next_u64() % n) & (rng.next_u64() % n), (rng.next_u64() % n) & (rng.next_u64() % n));
+        text.push_str(&format!("{a} {b}\n"));
+    }
+    std::fs::write(&edges, text).unwrap();
+    import(&edges, ImportOptions { directed: Some(false), ..Default::default() })
+}
+
+/// The bottom-up sweep's blocks run on every core: on a graph of many
+/// chunks, one thread and four give the same parents, levels and level
+/// statistics, and the levels are the reference's.
+#[test]
+fn hybrid_bfs_is_the_same_on_one_thread_and_on_four() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = skewed(dir.path());
+    let g = reference_graph(&case.store);
+    let n = g.vertices();
+    assert!(n > 65_536, "{n} vertices: two chunks of the sweep at least");
+    let budget = Budget::new(1 << 30);
+    let mut out = Traverse::open(&case.store, "out", &budget, &TraverseOptions::default(), 1 << 28).unwrap();
+    for k in [1, 4] {
+        let hot = HotLists::build(&case.store, "in", &out, k, &budget, "the test asks".into()).unwrap();
+        // a leaf's BFS reaches the hubs late: bottom-up steps with long unresolved lists
+        let leaf = (0..n).rev().find(|&v| g.degree(v) == 1).unwrap();
+        for root in [0, leaf, n - 1] {
+            let mut runs = Vec::new();
+            for threads in [1, 4] {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                let opts = HybridOptions { alpha: 4.0, beta: 24.0 };
+                let (tree, levels) = pool.install(|| hybrid_bfs(&mut out, None, &hot, root, &budget, &opts)).unwrap();
+                check_tree(&tree, &g, &bfs_levels(&g, root), &format!("k={k} root {root}, {threads} threads"));
+                assert!(levels.iter().any(|l| l.direction == Direction::BottomUp), "root {root}: no bottom-up step");
+                runs.push((tree, format!("{levels:?}")));
+            }
+            let (one, four) = (&runs[0], &runs[1]);
+            assert!(one.0.parent == four.0.parent, "k={k} root {root}: parents differ between 1 and 4 threads");
+            assert_eq!(one.1, four.1, "k={k} root {root}: level statistics");
+            assert_eq!((one.0.reached, one.0.arcs_scanned), (four.0.reached, four.0.arcs_scanned));
         }
     }
 }
@@ -358,17 +409,7 @@ fn bad_roots_budgets_and_weights_are_clear_errors() {
 #[test]
 fn hot_lists_ranked_in_parallel_batches_equal_a_plain_ranking() {
     let dir = tempfile::tempdir().unwrap();
-    let edges = dir.path().join("skewed.el");
-    let mut rng = outcore_io::SplitMix64(42);
-    let n = 200_000u64;
-    let mut text = String::new();
-    for _ in 0..1_000_000 {
-        // AND of two uniform draws: low ids are hubs
-        let (a, b) = ((rng.next_u64() % n) & (rng.next_u64() % n), (rng.next_u64() % n) & (rng.next_u64() % n));
-        text.push_str(&format!("{a} {b}\n"));
-    }
-    std::fs::write(&edges, text).unwrap();
-    let case = import(&edges, ImportOptions { directed: Some(false), ..Default::default() });
+    let case = skewed(dir.path());
     let store = &case.store;
     let g = reference_graph(store);
     assert!(store.manifest().arcs > 1_000_000, "several batches");

@@ -12,13 +12,24 @@
 //! m_bu = the in-degree sum of the unvisited vertices, go bottom-up when
 //! the frontier grows and m_td > m_bu / alpha, and back top-down when it
 //! shrinks and m_td < m_bu / beta (alpha 4096, beta 4 in the paper).
+//!
+//! Every core: a bottom-up step's in-memory part runs on blocks of
+//! [`SWEEP_BLOCK`] vertices in parallel (each block owns its parents,
+//! levels and words of the next frontier; [`HotLists`] keeps where each
+//! column's cursor stands at every block), and the degree sums that steer
+//! the direction are parallel. The lists read from the SSD, top-down and
+//! for the bottom-up candidates, go through the one engine in id order
+//! with run-ahead, as before; which parent a vertex gets does not depend
+//! on the number of threads.
 
 use super::{BfsTree, NONE};
 use crate::needs::MIN_CACHE_BLOCKS;
+use outcore_engines::Degrees;
 use outcore_engines::{Lookahead, Traverse, TraverseOptions};
 use outcore_io::{bitmap_bytes, Bitmap, Budget, Reservation};
 use outcore_store::hot::HotBatches;
 use outcore_store::{Store, StoreError};
+use rayon::prelude::*;
 use serde::Serialize;
 
 /// The in-memory part of each vertex's in-adjacency, column by column:
@@ -27,6 +38,9 @@ use serde::Serialize;
 pub struct HotLists {
     pub k: u32,
     columns: Vec<Vec<u32>>,
+    /// Where column j's cursor stands at the first vertex of block b of
+    /// [`SWEEP_BLOCK`] vertices: `cursors[b * k + j]`.
+    cursors: Vec<u32>,
     /// Loaded from the store's `hot` layout, or built by a scan (and why).
     pub origin: HotOrigin,
     _charge: Reservation,
@@ -45,13 +59,54 @@ pub enum HotOrigin {
 /// Largest k considered.
 const MAX_K: u32 = 64;
 
+/// Vertices per task of a bottom-up sweep: a multiple of 64, so that each
+/// task owns whole words of the next frontier.
+pub const SWEEP_BLOCK: u64 = 1 << 12;
+
+/// Memory of the block cursors of `k` columns over `n` vertices.
+fn cursor_bytes(n: u64, k: u64) -> u64 {
+    n.div_ceil(SWEEP_BLOCK) * k * 4
+}
+
+/// Where each of `k` columns' cursors stands at the first vertex of every
+/// block of [`SWEEP_BLOCK`] vertices (`[b * k + j]`: the vertices before
+/// block b with more than j in-neighbours): a histogram of each block's
+/// degrees on every core, then a running sum over the blocks.
+fn block_cursors(degrees: Degrees<'_>, n: u64, k: usize) -> Vec<u32> {
+    let mut at = vec![0u32; n.div_ceil(SWEEP_BLOCK) as usize * k];
+    if k == 0 {
+        return at;
+    }
+    at.par_chunks_mut(k).enumerate().for_each(|(b, longer)| {
+        let mut capped = vec![0u32; k + 1];
+        let first = b as u64 * SWEEP_BLOCK;
+        for v in first..(first + SWEEP_BLOCK).min(n) {
+            capped[degrees.degree(v).min(k as u64) as usize] += 1;
+        }
+        let mut count = 0;
+        for j in (0..k).rev() {
+            count += capped[j + 1];
+            longer[j] = count;
+        }
+    });
+    let mut before = vec![0u32; k];
+    for block in at.chunks_mut(k) {
+        for (cursor, sum) in block.iter_mut().zip(&mut before) {
+            let here = *cursor;
+            *cursor = *sum;
+            *sum += here;
+        }
+    }
+    at
+}
+
 impl HotLists {
     /// The largest k <= 64 whose lists take at most `bytes` (0 if none fits).
     pub fn choose_k(g: &Traverse, bytes: u64) -> u32 {
         let mut total = 0u64;
         let mut k = 0;
         for entries in column_entries(g, MAX_K as usize) {
-            total += entries * 4;
+            total += entries * 4 + cursor_bytes(g.vertices(), 1);
             if total > bytes {
                 break;
             }
@@ -73,7 +128,9 @@ impl HotLists {
         let source = if store.manifest().directed { layout } else { outcore_store::hot::source_layout(false) };
         match (outcore_store::hot::unusable(store, source), &store.manifest().hot) {
             (None, Some(record)) => {
-                let k = (0..=record.columns.len()).rev().find(|&k| outcore_store::hot::column_bytes(record, k) <= bytes).unwrap_or(0);
+                let n = g.vertices();
+                let fits = |k: usize| outcore_store::hot::column_bytes(record, k) + cursor_bytes(n, k as u64) <= bytes;
+                let k = (0..=record.columns.len()).rev().find(|&k| fits(k)).unwrap_or(0);
                 // column j has an entry for every vertex of degree > j: the
                 // cursors of the bottom-up sweep rely on it
                 let longer = column_entries(g, k);
@@ -86,9 +143,12 @@ impl HotLists {
                         ),
                     ));
                 }
-                let charge = budget.reserve("hybrid BFS in-memory neighbours", outcore_store::hot::column_bytes(record, k))?;
+                let bytes = outcore_store::hot::column_bytes(record, k) + cursor_bytes(n, k as u64);
+                let charge = budget.reserve("hybrid BFS in-memory neighbours", bytes)?;
                 let columns = outcore_store::hot::load_columns(store, k)?;
-                Ok(HotLists { k: k as u32, columns, origin: HotOrigin::Stored { columns: record.columns.len() }, _charge: charge })
+                let cursors = block_cursors(g.degrees(), n, k);
+                let origin = HotOrigin::Stored { columns: record.columns.len() };
+                Ok(HotLists { k: k as u32, columns, cursors, origin, _charge: charge })
             }
             (why, _) => {
                 // a batch ranked on every core, out of the columns' share where it is small beside it
@@ -102,7 +162,7 @@ impl HotLists {
     /// `g` gives degrees; the origin records `why_not_stored` and the time.
     pub fn build(store: &Store, layout: &str, g: &Traverse, k: u32, budget: &Budget, why_not_stored: String) -> Result<Self, StoreError> {
         let started = std::time::Instant::now();
-        let bytes: u64 = column_entries(g, k as usize).iter().map(|e| e * 4).sum();
+        let bytes: u64 = column_entries(g, k as usize).iter().map(|e| e * 4).sum::<u64>() + cursor_bytes(g.vertices(), k as u64);
         let charge = budget.reserve("hybrid BFS in-memory neighbours", bytes)?;
         let mut columns: Vec<Vec<u32>> = vec![Vec::new(); k as usize];
         let mut scan = store.layout(layout)?.scan()?;
@@ -128,8 +188,9 @@ impl HotLists {
                 }
             }
         }
+        let cursors = block_cursors(g.degrees(), g.vertices(), k as usize);
         let origin = HotOrigin::Built { why_not_stored, seconds: started.elapsed().as_secs_f64() };
-        Ok(HotLists { k, columns, origin, _charge: charge })
+        Ok(HotLists { k, columns, cursors, origin, _charge: charge })
     }
 }
 
@@ -180,14 +241,103 @@ impl Default for HybridOptions {
 const CHUNK: usize = 1 << 16;
 
 /// Memory of a hybrid BFS (NETALX's layout): parent and level arrays
-/// (4 bytes each per vertex), frontier and next bitmaps, and two chunk lists.
+/// (4 bytes each per vertex), frontier and next bitmaps, two chunk lists,
+/// and the SSD candidates of a chunk's blocks (at most a block each).
 pub fn state_bytes(n: u64) -> u64 {
-    8 * n + 2 * bitmap_bytes(n) + 2 * chunk_len(n) as u64 * 4 + 64
+    let candidates = chunk_len(n).div_ceil(SWEEP_BLOCK as usize) as u64 * SWEEP_BLOCK;
+    8 * n + 2 * bitmap_bytes(n) + 2 * chunk_len(n) as u64 * 4 + candidates * 4 + 64
 }
 
 /// Entries of a chunk list: [`CHUNK`], or fewer for small graphs.
 fn chunk_len(n: u64) -> usize {
     CHUNK.min(n.max(1) as usize)
+}
+
+/// The in-degrees: of `inn`, or of `out` for an undirected graph.
+fn in_degrees<'a>(inn: &'a Option<&mut Traverse>, out: &'a Traverse) -> Degrees<'a> {
+    inn.as_deref().unwrap_or(out).degrees()
+}
+
+/// The sums of `inn` and `out` degrees of the vertices in `bits`, on every core.
+fn degree_sums(bits: &Bitmap, inn: Degrees<'_>, out: Degrees<'_>) -> (u64, u64) {
+    const WORDS: usize = 1024;
+    bits.words()
+        .par_chunks(WORDS)
+        .enumerate()
+        .map(|(c, words)| {
+            let mut sums = (0, 0);
+            for (i, &word) in words.iter().enumerate() {
+                let mut word = word;
+                while word != 0 {
+                    let v = ((c * WORDS + i) * 64) as u64 + word.trailing_zeros() as u64;
+                    sums.0 += inn.degree(v);
+                    sums.1 += out.degree(v);
+                    word &= word - 1;
+                }
+            }
+            sums
+        })
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+}
+
+/// The in-memory part of a bottom-up step over `range` (its start a
+/// multiple of [`SWEEP_BLOCK`]), a block per task on every core: an
+/// unvisited vertex with an in-memory neighbour in the frontier takes the
+/// first such (hottest first) as parent; one without, whose list is longer
+/// than k, becomes a candidate for the SSD, in its block's list
+/// (`candidates`, one per block of the range, in id order). Returns the
+/// vertices found.
+#[allow(clippy::too_many_arguments)]
+fn sweep_in_memory(
+    tree: &mut BfsTree,
+    next: &mut Bitmap,
+    hot: &HotLists,
+    frontier: &Bitmap,
+    degrees: Degrees<'_>,
+    range: std::ops::Range<u64>,
+    level: u32,
+    candidates: &mut [Vec<u32>],
+) -> usize {
+    let block = SWEEP_BLOCK as usize;
+    let k = hot.k as usize;
+    let first_block = (range.start / SWEEP_BLOCK) as usize;
+    let span = range.start as usize..range.end as usize;
+    let words = (range.start / 64) as usize..range.end.div_ceil(64) as usize;
+    tree.parent[span.clone()]
+        .par_chunks_mut(block)
+        .zip(tree.level[span].par_chunks_mut(block))
+        .zip(next.words_mut()[words].par_chunks_mut(block / 64))
+        .zip(candidates.par_iter_mut())
+        .enumerate()
+        .map(|(i, (((parents, levels), words), candidates))| {
+            let b = first_block + i;
+            let first = b as u64 * SWEEP_BLOCK;
+            let mut at: Vec<usize> = hot.cursors[b * k..(b + 1) * k].iter().map(|&c| c as usize).collect();
+            candidates.clear();
+            let mut found = 0;
+            for i in 0..parents.len() {
+                let w = first + i as u64;
+                let deg = degrees.degree(w);
+                let kk = deg.min(k as u64) as usize;
+                if parents[i] == NONE {
+                    match (0..kk).map(|j| hot.columns[j][at[j]]).find(|&u| frontier.get(u as u64)) {
+                        Some(u) => {
+                            parents[i] = u;
+                            levels[i] = level;
+                            words[i / 64] |= 1 << (i % 64);
+                            found += 1;
+                        }
+                        None if deg > kk as u64 => candidates.push(w as u32),
+                        None => {}
+                    }
+                }
+                for cursor in &mut at[..kk] {
+                    *cursor += 1;
+                }
+            }
+            found
+        })
+        .sum()
 }
 
 #[inline]
@@ -213,14 +363,13 @@ pub fn hybrid_bfs(
     let mut tree = BfsTree::without_queue(n, root, budget)?;
     let _extra_charge = budget.reserve("hybrid BFS frontier bitmaps and chunk lists", state_bytes(n) - 8 * n)?;
     let (mut frontier, mut next) = (Bitmap::new(n), Bitmap::new(n));
-    let in_degree = |g: &Option<&mut Traverse>, out: &Traverse, v: u64| match g {
-        Some(g) => g.degree(v),
-        None => out.degree(v),
+    let mut m_bu: u64 = {
+        let degrees = in_degrees(&inn, out);
+        (0..n).into_par_iter().map(|v| degrees.degree(v)).sum()
     };
-    let mut m_bu: u64 = (0..n).map(|v| in_degree(&inn, out, v)).sum();
     tree.parent[root as usize] = root as u32;
     tree.level[root as usize] = 0;
-    m_bu -= in_degree(&inn, out, root);
+    m_bu -= in_degrees(&inn, out).degree(root);
     frontier.set(root);
     let (mut size, mut m_td) = (1usize, out.degree(root));
     let mut reached = 1u64;
@@ -232,6 +381,8 @@ pub fn hybrid_bfs(
     let chunk_max = chunk_len(n);
     let mut chunk: Vec<u32> = Vec::with_capacity(chunk_max);
     let mut need_ssd: Vec<u32> = Vec::with_capacity(chunk_max);
+    let blocks_per_chunk = chunk_max.div_ceil(SWEEP_BLOCK as usize);
+    let mut candidates: Vec<Vec<u32>> = (0..blocks_per_chunk).map(|_| Vec::new()).collect();
     while size > 0 {
         direction = match direction {
             Direction::TopDown if size > prev_size && m_td as f64 > m_bu as f64 / opts.alpha => Direction::BottomUp,
@@ -261,28 +412,19 @@ pub fn hybrid_bfs(
                 }
             }
             Direction::BottomUp => {
-                // each column's cursor: the entry of the next vertex that has one
-                let mut at = vec![0usize; hot.k as usize];
-                let mut w = 0u64;
-                while w < n {
-                    // 1. in-memory neighbours; unresolved long lists become SSD candidates
+                let mut first = 0u64;
+                while first < n {
+                    // 1. in-memory neighbours, a block per task; unresolved long lists become SSD candidates
+                    let end = (first + chunk_max as u64).min(n);
+                    let blocks = (end - first).div_ceil(SWEEP_BLOCK) as usize;
+                    let degrees = in_degrees(&inn, out);
+                    found +=
+                        sweep_in_memory(&mut tree, &mut next, hot, &frontier, degrees, first..end, level + 1, &mut candidates[..blocks]);
                     need_ssd.clear();
-                    while w < n && need_ssd.len() < chunk_max {
-                        let deg = in_degree(&inn, out, w);
-                        let kk = deg.min(hot.k as u64) as usize;
-                        if tree.parent[w as usize] == NONE {
-                            let hit = (0..kk).map(|j| hot.columns[j][at[j]]).find(|&u| frontier.get(u as u64));
-                            match hit {
-                                Some(u) => discover(&mut tree, &mut next, &mut found, w, u, level + 1),
-                                None if deg > kk as u64 => need_ssd.push(w as u32),
-                                None => {}
-                            }
-                        }
-                        for cursor in &mut at[..kk] {
-                            *cursor += 1;
-                        }
-                        w += 1;
+                    for c in &candidates[..blocks] {
+                        need_ssd.extend_from_slice(c);
                     }
+                    first = end;
                     // 2. the candidates' full lists, in id order, with run-ahead
                     let g: &mut Traverse = match inn.as_mut() {
                         Some(g) => g,
@@ -304,15 +446,9 @@ pub fn hybrid_bfs(
         stats.push(LevelStats { direction, frontier: size as u64, lists_read: after - before });
         // the unvisited in-degree sum loses the newly visited vertices; the
         // next frontier's out-degree sum decides the next direction
-        let mut from = 0;
-        m_td = 0;
-        while from < n {
-            from = next.collect(from, chunk_max, &mut chunk);
-            for &v in &chunk {
-                m_bu -= in_degree(&inn, out, v as u64);
-                m_td += out.degree(v as u64);
-            }
-        }
+        let visited_in;
+        (visited_in, m_td) = degree_sums(&next, in_degrees(&inn, out), out.degrees());
+        m_bu -= visited_in;
         reached += found as u64;
         prev_size = size;
         size = found;
@@ -321,7 +457,8 @@ pub fn hybrid_bfs(
         level += 1;
     }
     tree.reached = reached;
-    tree.arcs_scanned = (0..n).filter(|&v| tree.parent[v as usize] != NONE).map(|v| out.degree(v)).sum();
+    let degrees = out.degrees();
+    tree.arcs_scanned = tree.parent.par_iter().enumerate().filter(|&(_, &p)| p != NONE).map(|(v, _)| degrees.degree(v as u64)).sum();
     Ok((tree, stats))
 }
 
