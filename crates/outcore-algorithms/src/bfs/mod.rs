@@ -69,7 +69,7 @@ pub struct Params {
 
 impl Default for Params {
     fn default() -> Self {
-        Params { root: None, direction: Direction::Auto, alpha: 4096.0, beta: 4.0, repeat: 1 }
+        Params { root: None, direction: Direction::Auto, alpha: hybrid::DEFAULT_ALPHA, beta: hybrid::DEFAULT_BETA, repeat: 1 }
     }
 }
 
@@ -168,7 +168,7 @@ static INFO: Info = Info {
         ParamSpec {
             name: "alpha",
             kind: ParamKind::Real,
-            default: Some("4096"),
+            default: Some("15"),
             help: "Hybrid: go bottom-up when the frontier's edges exceed the unvisited's / alpha",
         },
         ParamSpec {
@@ -215,7 +215,13 @@ impl Algorithm for Bfs {
             _ => Direction::Auto,
         };
         let repeat: usize = a.get("repeat", 1)?;
-        Ok(Params { root: a.opt("root")?, direction, alpha: a.get("alpha", 4096.0)?, beta: a.get("beta", 4.0)?, repeat: repeat.max(1) })
+        Ok(Params {
+            root: a.opt("root")?,
+            direction,
+            alpha: a.get("alpha", hybrid::DEFAULT_ALPHA)?,
+            beta: a.get("beta", hybrid::DEFAULT_BETA)?,
+            repeat: repeat.max(1),
+        })
     }
 
     fn support(&self, store: &Store, engine: Engine, p: &Params, opts: &RunOptions) -> Result<Support, StoreError> {
