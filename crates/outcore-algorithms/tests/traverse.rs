@@ -281,12 +281,23 @@ fn afforest_equals_the_reference_partition() {
     for case in cases() {
         let g = reference_graph(&case.store);
         let budget = Budget::new(afforest::state_bytes(case.store.vertices()) + (8 << 20));
-        let (got, _, stats) = afforest::wcc_charged(&case.store, &budget).unwrap();
         let want = ref_wcc(&g);
-        assert!(got.iter().map(|&x| x as u64).eq(want.iter().copied()), "{}", case.name);
-        assert_eq!(stats.sampled_from, "scan", "{}", case.name);
-        assert!(stats.giant_vertices >= 1 && stats.giant_vertices <= case.store.vertices(), "{}", case.name);
+        // links are made on every core: one thread and four give the reference's labels
+        for threads in [1, 4] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let (got, _, stats) = pool.install(|| afforest::wcc_charged(&case.store, &budget)).unwrap();
+            assert!(got.iter().map(|&x| x as u64).eq(want.iter().copied()), "{}, {threads} threads", case.name);
+            assert_eq!(stats.sampled_from, "scan", "{}", case.name);
+            assert!(stats.giant_vertices >= 1 && stats.giant_vertices <= case.store.vertices(), "{}", case.name);
+        }
     }
+    // a graph of two link buffers and more: the skewed one, sampled from its lists
+    let dir = tempfile::tempdir().unwrap();
+    let case = skewed(dir.path());
+    let g = reference_graph(&case.store);
+    assert!(g.vertices() as usize > afforest::LINK_BUFFER / 2);
+    let (got, _, _) = afforest::wcc_charged(&case.store, &Budget::unlimited()).unwrap();
+    assert!(got.iter().map(|&x| x as u64).eq(ref_wcc(&g).iter().copied()), "skewed");
 }
 
 /// Sampling from the hot layout's first columns gives the same partition,

@@ -226,7 +226,17 @@ impl SeqReader {
     /// The next `W` bytes (a fixed-width value, which may straddle two
     /// chunks); `None` at the end of the file, an error when the file ends
     /// inside a value.
+    #[inline]
     pub fn next_word<const W: usize>(&mut self) -> Result<Option<[u8; W]>, IoError> {
+        // the common case: the value lies inside the current chunk
+        if let Some(buf) = self.current.as_ref() {
+            if let Some(bytes) = buf.get(self.pos..self.pos + W) {
+                let word: [u8; W] = bytes.try_into().expect("a slice of W bytes");
+                self.pos += W;
+                self.consumed += W as u64;
+                return Ok(Some(word));
+            }
+        }
         let mut word = [0u8; W];
         let mut have = 0;
         while have < W {

@@ -22,16 +22,22 @@
 //! (isolated vertices above all, which a generated graph has in millions).
 //!
 //! Memory is union-find's (one u32 parent a vertex) plus that bitmap (one
-//! bit a vertex); instead of a find per
+//! bit a vertex) and a buffer of links; instead of a find per
 //! edge it makes two links a vertex plus the edges outside the giant
 //! component. Links point the larger root at the smaller, so the labels
 //! are the smallest id of each component, as [`super::union_find`]'s are.
+//!
+//! Every core: the lists are read by one thread, in order, and their links
+//! gathered in a buffer ([`LINK_BUFFER`] pairs), which every core then
+//! makes at once: gapbs' lock-free link (a compare-and-swap of a root's
+//! parent). Compressing is parallel too. The labels do not depend on the
+//! number of threads.
 
 use outcore_io::{Bitmap, Budget, Reservation, SplitMix64};
 use outcore_store::hot::ColumnStream;
 use outcore_store::{Store, StoreError};
-
-use super::union_find::{find, link};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// Neighbours of every vertex linked before the giant component is sought.
 pub const NEIGHBOUR_ROUNDS: usize = 2;
@@ -51,9 +57,12 @@ pub struct AfforestStats {
     pub lists_finished: u64,
 }
 
-/// Memory: the parent array and the linked-lists bitmap.
+/// Links gathered before every core makes them.
+pub const LINK_BUFFER: usize = 1 << 17;
+
+/// Memory: the parent array, the linked-lists bitmap and the link buffer.
 pub fn state_bytes(n: u64) -> u64 {
-    n * 4 + n.div_ceil(64) * 8
+    n * 4 + n.div_ceil(64) * 8 + LINK_BUFFER as u64 * 8
 }
 
 /// About what sampling from a hot layout reads: the source layout's
@@ -77,21 +86,64 @@ pub fn unsupported(store: &Store) -> Option<String> {
     }
 }
 
-fn compress(parent: &mut [u32]) {
-    for v in 0..parent.len() {
-        // parents point to smaller ids, so a forward pass finds every
-        // vertex's parent already compressed
-        parent[v] = parent[parent[v] as usize];
+/// Join the trees of `u` and `v` (gapbs `Link`): the larger root goes
+/// under the smaller by a compare-and-swap, so that threads can link at
+/// once. Parents only ever point to smaller ids, so the roots are the
+/// smallest ids of their components.
+fn link(parent: &[AtomicU32], u: u32, v: u32) {
+    let mut p1 = parent[u as usize].load(Relaxed);
+    let mut p2 = parent[v as usize].load(Relaxed);
+    while p1 != p2 {
+        let (high, low) = (p1.max(p2), p1.min(p2));
+        let p_high = parent[high as usize].load(Relaxed);
+        // already under `low`, or put there now
+        if p_high == low || p_high == high && parent[high as usize].compare_exchange(high, low, Relaxed, Relaxed).is_ok() {
+            break;
+        }
+        p1 = parent[parent[high as usize].load(Relaxed) as usize].load(Relaxed);
+        p2 = parent[low as usize].load(Relaxed);
+    }
+}
+
+/// Every vertex's parent made its root, on every core (no link runs meanwhile).
+fn compress(parent: &[AtomicU32]) {
+    parent.par_iter().with_min_len(1 << 14).for_each(|p| loop {
+        let (q, r) = (p.load(Relaxed), parent[p.load(Relaxed) as usize].load(Relaxed));
+        if q == r {
+            break;
+        }
+        p.store(r, Relaxed);
+    });
+}
+
+/// Pairs to link, made on every core once the buffer is full.
+struct Links<'a> {
+    parent: &'a [AtomicU32],
+    pairs: Vec<(u32, u32)>,
+}
+
+impl Links<'_> {
+    fn add(&mut self, u: u32, v: u32) {
+        self.pairs.push((u, v));
+        if self.pairs.len() == LINK_BUFFER {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        let parent = self.parent;
+        self.pairs.par_iter().with_min_len(1 << 10).for_each(|&(u, v)| link(parent, u, v));
+        self.pairs.clear();
     }
 }
 
 /// The most frequent root among `SAMPLES` random vertices (compressed forest).
-fn giant(parent: &[u32]) -> u32 {
+fn giant(parent: &[AtomicU32]) -> u32 {
     let mut rng = SplitMix64(0xAFF0_2E57);
     let mut counts = std::collections::HashMap::<u32, u32>::new();
     for _ in 0..SAMPLES {
         let v = rng.below(parent.len() as u64) as usize;
-        *counts.entry(parent[v]).or_default() += 1;
+        *counts.entry(parent[v].load(Relaxed)).or_default() += 1;
     }
     counts.into_iter().max_by_key(|&(root, count)| (count, std::cmp::Reverse(root))).map(|(root, _)| root).unwrap_or(0)
 }
@@ -103,12 +155,10 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
         return Err(StoreError::invalid(store.dir(), why));
     }
     let charge = budget.reserve("WCC parent array", n * 4)?;
-    let bitmap_charge = budget.reserve("Afforest's linked-lists bitmap", n.div_ceil(64) * 8)?;
-    let mut parent: Vec<u32> = (0..n as u32).collect();
+    let bitmap_charge = budget.reserve("Afforest's linked-lists bitmap and link buffer", n.div_ceil(64) * 8 + LINK_BUFFER as u64 * 8)?;
+    let parent: Vec<AtomicU32> = (0..n as u32).map(AtomicU32::new).collect();
     let mut stats = AfforestStats::default();
-    if n == 0 {
-        return Ok((parent, charge, stats));
-    }
+    let mut links = Links { parent: &parent, pairs: Vec::with_capacity(LINK_BUFFER) };
     let directed = store.manifest().directed;
     let mut layouts = vec![store.layout("out")?];
     if directed {
@@ -128,7 +178,7 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
         for v in 0..n {
             let degree = degrees.next_degree()?;
             for column in columns.iter_mut().take(degree as usize) {
-                link(&mut parent, v as u32, column.next_entry()?);
+                links.add(v as u32, column.next_entry()?);
             }
             if degree <= hot_columns as u64 {
                 linked_whole.set(v);
@@ -140,7 +190,7 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
         let mut scan = layouts[0].scan()?;
         while let Some((u, nbrs, _)) = scan.next_list()? {
             for &v in nbrs.iter().take(NEIGHBOUR_ROUNDS) {
-                link(&mut parent, u as u32, v as u32);
+                links.add(u as u32, v as u32);
             }
             if nbrs.len() <= NEIGHBOUR_ROUNDS {
                 linked_whole.set(u);
@@ -148,15 +198,16 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
         }
         0
     };
-    compress(&mut parent);
-    let c = giant(&parent);
-    stats.giant_vertices = parent.iter().filter(|&&p| p == c).count() as u64;
+    links.flush();
+    compress(&parent);
+    let c = if n == 0 { 0 } else { giant(&parent) };
+    stats.giant_vertices = parent.par_iter().filter(|p| p.load(Relaxed) == c).count() as u64;
     for (k, layout) in layouts.iter().enumerate() {
         let mut lookup = layout.lookup()?;
         for u in 0..n as u32 {
             // a parent of c means c's component; c's own root may have
             // moved below it since, which only costs that root a read
-            if parent[u as usize] == c || k == whole && linked_whole.get(u as u64) {
+            if parent[u as usize].load(Relaxed) == c || k == whole && linked_whole.get(u as u64) {
                 continue;
             }
             lookup.seek(u as u64)?;
@@ -165,14 +216,15 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
             };
             stats.lists_finished += 1;
             for &v in nbrs {
-                link(&mut parent, u, v as u32);
+                links.add(u, v as u32);
             }
         }
     }
-    drop((linked_whole, bitmap_charge));
-    for v in 0..n as usize {
-        let r = find(&mut parent, v as u32);
-        parent[v] = r;
-    }
-    Ok((parent, charge, stats))
+    links.flush();
+    drop((links, linked_whole, bitmap_charge));
+    compress(&parent);
+    // in place: an AtomicU32 is a u32 in memory, and collecting a mapped
+    // vector of one into one of the other reuses its allocation
+    let labels: Vec<u32> = parent.into_iter().map(AtomicU32::into_inner).collect();
+    Ok((labels, charge, stats))
 }
