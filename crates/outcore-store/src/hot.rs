@@ -181,27 +181,31 @@ pub fn column_bytes(record: &HotRecord, k: usize) -> u64 {
 }
 
 /// The first `k` columns, each read sequentially and checked against its
-/// checksums; every id is checked against the vertex count.
+/// checksums; every id is checked against the vertex count. Columns are
+/// read on every core, one reader per thread at a time.
 pub fn load_columns(store: &Store, k: usize) -> Result<Vec<Vec<u32>>, StoreError> {
+    use rayon::prelude::*;
     let Some(h) = &store.manifest().hot else { return Ok(Vec::new()) };
     let n = store.vertices();
-    let mut columns = Vec::with_capacity(k);
-    for c in h.columns.iter().take(k) {
-        let path = store.dir().join(&c.file);
-        let mut column = Vec::with_capacity(c.entries as usize);
-        let mut reader = SeqReader::open(&path, STREAM_CHUNK_BYTES)?;
-        while let Some(entry) = reader.next_word::<4>()? {
-            column.push(u32::from_le_bytes(entry));
-        }
-        if column.len() as u64 != c.entries {
-            return Err(StoreError::invalid(&path, format!("holds {} entries, the manifest says {}", column.len(), c.entries)));
-        }
-        if let Some(i) = column.iter().position(|&u| u as u64 >= n) {
-            return Err(StoreError::invalid(&path, format!("entry {i} is vertex {}, beyond the store's {n} vertices", column[i])));
-        }
-        columns.push(column);
-    }
-    Ok(columns)
+    h.columns
+        .par_iter()
+        .take(k)
+        .map(|c| {
+            let path = store.dir().join(&c.file);
+            let mut column = Vec::with_capacity(c.entries as usize);
+            let mut reader = SeqReader::open(&path, STREAM_CHUNK_BYTES)?;
+            while let Some(entry) = reader.next_word::<4>()? {
+                column.push(u32::from_le_bytes(entry));
+            }
+            if column.len() as u64 != c.entries {
+                return Err(StoreError::invalid(&path, format!("holds {} entries, the manifest says {}", column.len(), c.entries)));
+            }
+            if let Some(i) = column.iter().position(|&u| u as u64 >= n) {
+                return Err(StoreError::invalid(&path, format!("entry {i} is vertex {}, beyond the store's {n} vertices", column[i])));
+            }
+            Ok(column)
+        })
+        .collect()
 }
 
 /// One column read front to back, an entry at a time (checked against its

@@ -126,37 +126,77 @@ impl HotLists {
     /// has hot lists of `layout` (the in-edges) of its current generation;
     /// else built by one scan of `layout` with the k that fits.
     pub fn open(store: &Store, layout: &str, g: &Traverse, bytes: u64, budget: &Budget) -> Result<Self, StoreError> {
+        match Self::stored_k(store, layout, bytes) {
+            Ok(k) => {
+                let charge = Self::reserve_stored(store, k, budget)?;
+                Self::from_stored(store, layout, g, k, outcore_store::hot::load_columns(store, k)?, charge)
+            }
+            Err(why) => Self::build_within(store, layout, g, bytes, budget, why),
+        }
+    }
+
+    /// How many stored columns a run with `bytes` for its lists loads, or
+    /// why the stored lists cannot serve it.
+    pub fn stored_k(store: &Store, layout: &str, bytes: u64) -> Result<usize, String> {
         let source = if store.manifest().directed { layout } else { outcore_store::hot::source_layout(false) };
         match (outcore_store::hot::unusable(store, source), &store.manifest().hot) {
             (None, Some(record)) => {
-                let n = g.vertices();
+                let n = store.vertices();
                 let fits = |k: usize| outcore_store::hot::column_bytes(record, k) + cursor_bytes(n, k as u64) <= bytes;
-                let k = (0..=record.columns.len()).rev().find(|&k| fits(k)).unwrap_or(0);
-                // column j has an entry for every vertex of degree > j: the
-                // cursors of the bottom-up sweep rely on it
-                let longer = column_entries(g, k);
-                if let Some(j) = (0..k).find(|&j| longer[j] != record.columns[j].entries) {
-                    return Err(StoreError::invalid(
-                        store.dir().join(&record.columns[j].file),
-                        format!(
-                            "hot column {j} holds {} entries, but {} vertices have more than {j} in-neighbours: the hot layout does not match layout {source}",
-                            record.columns[j].entries, longer[j]
-                        ),
-                    ));
-                }
-                let bytes = outcore_store::hot::column_bytes(record, k) + cursor_bytes(n, k as u64);
-                let charge = budget.reserve("hybrid BFS in-memory neighbours", bytes)?;
-                let columns = outcore_store::hot::load_columns(store, k)?;
-                let cursors = block_cursors(g.degrees(), n, k);
-                let origin = HotOrigin::Stored { columns: record.columns.len() };
-                Ok(HotLists { k: k as u32, columns, cursors, origin, _charge: charge })
+                Ok((0..=record.columns.len()).rev().find(|&k| fits(k)).unwrap_or(0))
             }
-            (why, _) => {
-                // a batch ranked on every core, out of the columns' share where it is small beside it
-                let columns_bytes = if bytes >= 4 * HotBatches::BYTES { bytes - HotBatches::BYTES } else { bytes };
-                Self::build(store, layout, g, Self::choose_k(g, columns_bytes), budget, why.unwrap_or_default())
-            }
+            (why, _) => Err(why.unwrap_or_default()),
         }
+    }
+
+    /// The charge for `k` stored columns and their block cursors.
+    fn reserve_stored(store: &Store, k: usize, budget: &Budget) -> Result<Reservation, StoreError> {
+        let record = store.manifest().hot.as_ref().ok_or_else(|| StoreError::invalid(store.dir(), "the store has no hot layout"))?;
+        let bytes = outcore_store::hot::column_bytes(record, k) + cursor_bytes(store.vertices(), k as u64);
+        Ok(budget.reserve("hybrid BFS in-memory neighbours", bytes)?)
+    }
+
+    /// The lists from `k` loaded stored `columns`, checked against the
+    /// degrees `g` gives.
+    fn from_stored(
+        store: &Store,
+        layout: &str,
+        g: &Traverse,
+        k: usize,
+        columns: Vec<Vec<u32>>,
+        charge: Reservation,
+    ) -> Result<Self, StoreError> {
+        let record = store.manifest().hot.as_ref().ok_or_else(|| StoreError::invalid(store.dir(), "the store has no hot layout"))?;
+        // column j has an entry for every vertex of degree > j: the
+        // cursors of the bottom-up sweep rely on it
+        let longer = column_entries(g, k);
+        if let Some(j) = (0..k).find(|&j| longer[j] != record.columns[j].entries) {
+            let source = if store.manifest().directed { layout } else { outcore_store::hot::source_layout(false) };
+            return Err(StoreError::invalid(
+                store.dir().join(&record.columns[j].file),
+                format!(
+                    "hot column {j} holds {} entries, but {} vertices have more than {j} in-neighbours: the hot layout does not match layout {source}",
+                    record.columns[j].entries, longer[j]
+                ),
+            ));
+        }
+        let cursors = block_cursors(g.degrees(), g.vertices(), k);
+        let origin = HotOrigin::Stored { columns: record.columns.len() };
+        Ok(HotLists { k: k as u32, columns, cursors, origin, _charge: charge })
+    }
+
+    /// Lists built by a scan, with the k that fits `bytes`.
+    fn build_within(
+        store: &Store,
+        layout: &str,
+        g: &Traverse,
+        bytes: u64,
+        budget: &Budget,
+        why_not_stored: String,
+    ) -> Result<Self, StoreError> {
+        // a batch ranked on every core, out of the columns' share where it is small beside it
+        let columns_bytes = if bytes >= 4 * HotBatches::BYTES { bytes - HotBatches::BYTES } else { bytes };
+        Self::build(store, layout, g, Self::choose_k(g, columns_bytes), budget, why_not_stored)
     }
 
     /// Build k columns by one sequential scan of `layout` (the in-edges);
@@ -500,10 +540,27 @@ impl HybridEngines {
         let cache_each = min_cache + (rest - hot_share) / engines;
         let keep_for_in = if directed { min_in - min_cache + cache_each } else { 0 };
         let with_cache = TraverseOptions { cache_bytes: Some(cache_each), ..opts.clone() };
-        let out = Traverse::open(store, "out", budget, &with_cache, state + hot_share + keep_for_in)?;
-        let inn = if directed { Some(Traverse::open(store, "in", budget, &with_cache, state + hot_share)?) } else { None };
-        let degrees = inn.as_ref().unwrap_or(&out);
-        let hot = HotLists::open(store, "in", degrees, hot_share, budget)?;
-        Ok(HybridEngines { out, inn, hot })
+        let open_engines = |hot_kept: u64| -> Result<(Traverse, Option<Traverse>), StoreError> {
+            let out = Traverse::open(store, "out", budget, &with_cache, state + hot_kept + keep_for_in)?;
+            let inn = if directed { Some(Traverse::open(store, "in", budget, &with_cache, state + hot_kept)?) } else { None };
+            Ok((out, inn))
+        };
+        match HotLists::stored_k(store, "in", hot_share) {
+            Ok(k) => {
+                // the stored columns are read while the engines load their
+                // indexes: charged first, so that the engines see the same
+                // budget whichever finishes first
+                let charge = HotLists::reserve_stored(store, k, budget)?;
+                let (engines, columns) = rayon::join(|| open_engines(0), || outcore_store::hot::load_columns(store, k));
+                let (out, inn) = engines?;
+                let hot = HotLists::from_stored(store, "in", inn.as_ref().unwrap_or(&out), k, columns?, charge)?;
+                Ok(HybridEngines { out, inn, hot })
+            }
+            Err(why) => {
+                let (out, inn) = open_engines(hot_share)?;
+                let hot = HotLists::build_within(store, "in", inn.as_ref().unwrap_or(&out), hot_share, budget, why)?;
+                Ok(HybridEngines { out, inn, hot })
+            }
+        }
     }
 }
