@@ -315,3 +315,19 @@ fn stream_byte_counters_equal_the_tile_files() {
         }
     }
 }
+
+/// PageRank charges what it holds on the tile and scan engines: ranks and
+/// contributions (f64) and out-degrees (u32), 20 bytes a vertex, beside
+/// the scan's 16 MiB of buffers (README "Memory").
+#[test]
+fn pagerank_asks_for_twenty_bytes_a_vertex() {
+    use outcore_algorithms::plan::Support;
+    use outcore_algorithms::run::Algorithm;
+    let (_dir, st) = store(&shared().join("real/wiki-Vote.txt"), Some(true), false, 6);
+    let n = st.vertices();
+    let p = PageRank.parse(&outcore_algorithms::params::Args::new()).unwrap();
+    match PageRank.support(&st, Engine::Traverse, &p, &RunOptions::default()).unwrap() {
+        Support::Runs(need) => assert_eq!(need.min_bytes, 20 * n + (16 << 20), "{}", need.what),
+        Support::No(why) => panic!("the scan declined: {why}"),
+    }
+}
