@@ -58,6 +58,8 @@ fn other_args(alg: &dyn Registered, roots: &[u64]) -> Vec<Args> {
         "pagerank" => vec![
             // the defaults: until converged by networkx's rule
             Args::new(),
+            // one step: its L1 change starts from the initial ranks (sinks' included)
+            Args::new().with("iterations", 1),
             Args::new().with("damping", 0.5).with("tolerance", 1e-9),
             Args::new().with("damping", 0.99).with("iterations", 30),
             Args::new().with("damping", 0.99).with("tolerance", 1e-4).with("iterations", 100),
