@@ -173,6 +173,28 @@ fn put_u32(path: &Path, at: u64, value: u32) {
     std::fs::OpenOptions::new().write(true).open(path).unwrap().write_all_at(&value.to_le_bytes(), at).unwrap();
 }
 
+/// The entries of an Elias-Fano index file (store format version 2).
+fn ef_entries(path: &Path) -> Vec<u64> {
+    let bytes = std::fs::read(path).unwrap();
+    let count = u64::from_le_bytes(bytes[8..16].try_into().unwrap());
+    let mut cursor = outcore_store::ef::EfCursor::open(path, count).unwrap();
+    (0..count).map(|i| cursor.entry(i).unwrap()).collect()
+}
+
+/// Rewrite the Elias-Fano index file `path` (a raw32 layout's: no flag
+/// bits) with its entries changed by `edit`: a well-formed file whose
+/// contents no import writes.
+fn rewrite_ef(path: &Path, edit: impl Fn(&mut Vec<u64>)) {
+    use outcore_store::ef::{write_ef, EfHeader};
+    let mut entries = ef_entries(path);
+    edit(&mut entries);
+    let last = *entries.last().unwrap();
+    let header = EfHeader::plan(entries.len() as u64, *entries.iter().max().unwrap(), 0, last);
+    let mut out = outcore_io::SeqWriter::scratch(path, 1 << 16).unwrap();
+    write_ef(&mut out, &header, |f| entries.iter().try_for_each(|&x| f(x))).unwrap();
+    out.finish().unwrap();
+}
+
 fn put_u64(path: &Path, at: u64, value: u64) {
     use std::os::unix::fs::FileExt;
     std::fs::OpenOptions::new().write(true).open(path).unwrap().write_all_at(&value.to_le_bytes(), at).unwrap();
@@ -191,7 +213,7 @@ fn impossible_contents_with_matching_checksums_are_errors() {
     let out = d.path().join("result");
     let pristine: Vec<(String, Vec<u8>)> =
         store_files(&store).into_iter().map(|n| (n.clone(), std::fs::read(store.join(&n)).unwrap())).collect();
-    let vertices = std::fs::metadata(store.join("out.index")).unwrap().len() / 8 - 1;
+    let vertices = ef_entries(&store.join("out.ef")).len() as u64 - 1;
     let edges = std::fs::metadata(store.join("out.adj")).unwrap().len() / 4;
     // (file, what is written where, what the error must say)
     type Damage = (&'static str, Box<dyn Fn(&Path)>);
@@ -199,9 +221,23 @@ fn impossible_contents_with_matching_checksums_are_errors() {
         ("out.adj", Box::new(|p: &Path| put_u32(p, 4 * 100, u32::MAX - 3))),
         ("out.adj", Box::new(move |p: &Path| put_u32(p, 4 * (edges - 1), vertices as u32))),
         ("in.adj", Box::new(|p: &Path| put_u32(p, 4 * 7, 1 << 31))),
-        ("out.index", Box::new(|p: &Path| put_u64(p, 8 * 50, 1 << 40))),
-        ("out.index", Box::new(move |p: &Path| put_u64(p, 8 * vertices, edges + 1))),
-        ("in.index", Box::new(|p: &Path| put_u64(p, 8 * 3, 0))),
+        // well-formed Elias-Fano files whose entries pass the adjacency's end
+        ("out.ef", Box::new(|p: &Path| rewrite_ef(p, |e| e[50..].iter_mut().for_each(|x| *x = 1 << 40)))),
+        ("out.ef", Box::new(move |p: &Path| rewrite_ef(p, |e| e[vertices as usize] = edges + 1))),
+        // a header at odds with its bits: the count, the last entry, upper bits cleared
+        ("in.ef", Box::new(move |p: &Path| put_u64(p, 8, vertices + 2))),
+        ("in.ef", Box::new(move |p: &Path| put_u64(p, 8 * 5, edges - 1))),
+        (
+            "in.ef",
+            Box::new(|p: &Path| {
+                let words: Vec<u64> =
+                    std::fs::read(p).unwrap().chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+                let high = 8 + words[6];
+                for k in high + words[7] / 2..high + words[7] {
+                    put_u64(p, 8 * k, 0);
+                }
+            }),
+        ),
         ("tiles-g0.edges", Box::new(|p: &Path| put_u32(p, 4 * 11, u32::MAX))),
         ("tiles-g0.index", Box::new(|p: &Path| put_u64(p, 8, 1 << 50))),
     ];

@@ -106,7 +106,7 @@ impl Traverse {
     pub fn index_bytes(store: &Store, layout: &str) -> Result<u64, StoreError> {
         let lay = store.layout(layout)?;
         let n = store.vertices();
-        let (last, flag) = last_entry(&lay, n)?;
+        let (last, flag) = last_entry(&lay)?;
         let mut bytes = CompactIndex::bytes(n + 1, lay.codec().position(last), flag != 0);
         if lay.degrees_path().is_some() {
             bytes += CompactIndex::bytes(n + 1, store.manifest().arcs, false);
@@ -122,11 +122,19 @@ impl Traverse {
         let lay = store.layout(layout)?;
         let vertices = store.vertices();
         let index_path = lay.index_path();
-        let (last, flag) = last_entry(&lay, vertices)?;
+        let (last, flag) = last_entry(&lay)?;
         let index = CompactIndex::build(&index_path, vertices + 1, lay.codec().position(last), flag, budget, |push| {
-            let mut reader = outcore_io::SeqReader::open(&index_path, 1 << 20)?;
-            while let Some(word) = reader.next_word::<8>()? {
-                push(u64::from_le_bytes(word))?;
+            if lay.record().index_format == outcore_store::IndexFormat::U64 {
+                // format version 1: u64 words, read in large chunks
+                let mut reader = outcore_io::SeqReader::open(&index_path, 1 << 20)?;
+                while let Some(word) = reader.next_word::<8>()? {
+                    push(u64::from_le_bytes(word))?;
+                }
+                return Ok(());
+            }
+            let mut entries = lay.index_entries()?;
+            for i in 0..=vertices {
+                push(entries.entry(i)?)?;
             }
             Ok(())
         })?;
@@ -445,7 +453,8 @@ impl Lookahead {
 /// sum to exactly that.
 fn edge_starts(lay: &outcore_store::Layout, path: &std::path::Path, arcs: u64, budget: &Budget) -> Result<CompactIndex, StoreError> {
     let vertices = lay.vertices();
-    if std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) != vertices * 4 {
+    if lay.record().index_format == outcore_store::IndexFormat::U64 && std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) != vertices * 4
+    {
         return Err(StoreError::invalid(path, format!("is not {vertices} u32 degrees")));
     }
     let sum_error = |total: String| StoreError::invalid(path, format!("degrees sum to {total}, the store has {arcs} arcs"));
@@ -567,18 +576,8 @@ impl std::hash::Hasher for SpreadHasher {
 /// size the Elias-Fano sequence; the index checks it again as it streams)
 /// and the mask of the codec's flag bits. An index of the wrong length is
 /// an error.
-fn last_entry(lay: &outcore_store::Layout, vertices: u64) -> Result<(u64, u64), StoreError> {
-    use std::os::unix::fs::FileExt;
-    let path = lay.index_path();
-    let unreadable = |e: std::io::Error| StoreError::invalid(&path, format!("cannot be read: {e}"));
-    let file = std::fs::File::open(&path).map_err(unreadable)?;
-    let bytes = file.metadata().map_err(unreadable)?.len();
-    if bytes != (vertices + 1) * 8 {
-        return Err(StoreError::invalid(&path, format!("holds {} entries, expected {}", bytes / 8, vertices + 1)));
-    }
-    let mut last = [0u8; 8];
-    file.read_exact_at(&mut last, bytes - 8).map_err(unreadable)?;
-    Ok((u64::from_le_bytes(last), !lay.codec().position(u64::MAX)))
+fn last_entry(lay: &outcore_store::Layout) -> Result<(u64, u64), StoreError> {
+    Ok((lay.last_index_entry()?, !lay.codec().position(u64::MAX)))
 }
 
 /// The index of `lay`, loaded (positions never decrease: [`CompactIndex`]

@@ -7,7 +7,8 @@
 //! `TileScan` (unregistered files: nothing checks their checksums first, so
 //! the reader's own checks are what is tested); for `index-raw32` and
 //! `index-ceesor`, the index file's bytes mutated and built into the
-//! traverse engine's Elias-Fano index. A finding is a panic, a decoded id
+//! traverse engine's Elias-Fano index; for `ef-file`, a store's Elias-Fano
+//! index file (format version 2) mutated and read through `EfCursor`. A finding is a panic, a decoded id
 //! beyond the vertex count or an index entry read back wrong; each is saved
 //! under OUT.
 //!
@@ -50,8 +51,8 @@ struct Lists {
 fn load(store: &Path) -> Lists {
     let st = Store::open(store).unwrap();
     let lay = st.layout("out").unwrap();
-    let index: Vec<u64> =
-        std::fs::read(lay.index_path()).unwrap().chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+    let mut entries = lay.index_entries().unwrap();
+    let index: Vec<u64> = (0..=st.vertices()).map(|i| entries.entry(i).unwrap()).collect();
     let adjacency = std::fs::read(lay.adjacency_path()).unwrap();
     let vertices = st.vertices();
     let codec = lay.codec();
@@ -210,7 +211,62 @@ fn main() {
             total += fuzz_index(name, encoding, inputs, &shared, work.path(), &out);
         }
     }
+    if want("ef-file") {
+        total += fuzz_ef_file(inputs, &shared, work.path(), &out);
+    }
     std::process::exit(if total == 0 { 0 } else { 1 });
+}
+
+/// A store's Elias-Fano index file (format version 2, CEESOR: flag bits
+/// too) with bytes damaged, read back through [`EfCursor`] in full or
+/// skipping: an error, or entries that never decrease, stay within the
+/// header's largest position and end at its last entry (a damaged file may
+/// decode to other such entries: the store's block checksums catch those).
+/// A panic or an entry breaking that promise is a finding.
+fn fuzz_ef_file(inputs: u64, shared: &Path, work: &Path, out: &Path) -> u64 {
+    use outcore_store::ef::EfCursor;
+    let store = work.join("ef-file");
+    let opts = ImportOptions { encoding: Some(Encoding::Ceesor), memory: 256 << 20, ..Default::default() };
+    import_file(&shared.join("real/CA-GrQc.txt"), &store, &opts, &NoProgress).unwrap();
+    let st = Store::open(&store).unwrap();
+    let lay = st.layout("out").unwrap();
+    let file = std::fs::read(lay.index_path()).unwrap();
+    let entries = st.vertices() + 1;
+    let flag = !lay.codec().position(u64::MAX);
+    let path = work.join("fuzz.ef");
+    let mut rng = Rng(0xEF_F11E);
+    let mut findings = Findings::new("ef-file", out);
+    for i in 0..inputs {
+        let state = rng.0;
+        let mut bytes = file.clone();
+        damage(&mut rng, &mut bytes);
+        let stride = 1 + rng.below(64) as u64;
+        std::fs::write(&path, &bytes).unwrap();
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Option<String> {
+            let mut cursor = EfCursor::open(&path, entries).ok()?;
+            let header = *cursor.header();
+            let mut previous = 0;
+            for at in (0..entries).step_by(stride as usize).chain(std::iter::once(entries - 1)) {
+                let entry = cursor.entry(at).ok()?;
+                let position = entry & !flag;
+                if position < previous || position > header.max {
+                    return Some(format!("entry {at} reads {position} after {previous}, largest {}", header.max));
+                }
+                previous = position;
+            }
+            (cursor.entry(entries - 1).ok()? != header.last).then(|| "the last entry differs from the header's".to_string())
+        }));
+        let finding = match result {
+            Ok(f) => f,
+            Err(p) => Some(format!("panic: {}", panic_text(&*p))),
+        };
+        if let Some(why) = finding {
+            if !findings.record(i, state, &why, &[(format!("ef-file-{i}.ef"), &bytes)]) {
+                break;
+            }
+        }
+    }
+    findings.finish(inputs)
 }
 
 /// The traverse engine's Elias-Fano index ([`CompactIndex`]) built from a

@@ -36,8 +36,7 @@ pub fn add_in(dir: &Path, memory: u64, progress: &dyn Progress) -> Result<Layout
         }
         drop(scan);
         // the new files are removed unless the manifest comes to list them
-        let staged: Vec<Staged> =
-            ["index", "adj", "weights", "degrees", "blocks"].iter().map(|x| Staged::named(dir.join(format!("in.{x}")))).collect();
+        let staged: Vec<Staged> = outcore_store::LAYOUT_FILE_SUFFIXES.iter().map(|x| Staged::named(dir.join(format!("in.{x}")))).collect();
         let mut writer = CsrWriter::create_in(dir, "in", out.record().encoding, manifest.vertices, weighted)?;
         read.end();
         let mut merged = sorter.finish()?;
@@ -53,6 +52,8 @@ pub fn add_in(dir: &Path, memory: u64, progress: &dyn Progress) -> Result<Layout
             manifest.files.insert(name.clone(), FileRecord::from_hashes(&summary.hashes));
         }
         manifest.layouts.insert("in".into(), record.clone());
+        // the new layout's index is Elias-Fano: a version 1 store becomes version 2
+        manifest.version = outcore_store::FORMAT_VERSION;
         crate::tiles::publish_layout(dir, &manifest, staged)?;
         Ok(record)
     })

@@ -119,7 +119,7 @@ pub fn add_tiles(dir: &Path, group: u32, span_bits: u32, memory: u64, progress: 
     })
 }
 
-/// Remove layout files (`tiles-g*`, `hot-g*`, `in.*`) that the manifest does not list:
+/// Remove layout files (`tiles-g*`, `hot-g*`, `in.*`, scratch files included) that the manifest does not list:
 /// what a layout build killed outright (no chance to clean up) left in the
 /// store. Says so in one line.
 pub(crate) fn remove_unlisted_layout_files(dir: &Path, manifest: &Manifest) {
@@ -131,7 +131,7 @@ pub(crate) fn remove_unlisted_layout_files(dir: &Path, manifest: &Manifest) {
             || name.strip_prefix("hot-g").and_then(|r| r.split_once('.')).is_some_and(|(g, j)| {
                 !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit()) && !j.is_empty() && j.bytes().all(|b| b.is_ascii_digit())
             })
-            || ["in.index", "in.adj", "in.weights", "in.degrees", "in.blocks"].contains(&name.as_str());
+            || name.strip_prefix("in.").is_some_and(|suffix| outcore_store::LAYOUT_FILE_SUFFIXES.contains(&suffix));
         if layout_file && !manifest.files.contains_key(&name) && e.file_type().map(|t| t.is_file()).unwrap_or(false) {
             let _ = std::fs::remove_file(e.path());
             removed.push(name);

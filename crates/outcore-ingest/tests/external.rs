@@ -127,7 +127,7 @@ fn oversized_bucket_falls_back_to_runs() {
     assert_eq!(r2.buckets, 0);
     assert!(r2.sort_runs > 1);
     let (a, b) = (store_files(&bucketed), store_files(&sorted));
-    for name in ["out.index", "out.adj", "in.index", "in.adj"] {
+    for name in ["out.ef", "out.adj", "in.ef", "in.adj"] {
         assert!(a[name] == b[name], "{name} differs between the bucketed and the sorted path");
     }
 }

@@ -10,6 +10,7 @@
 pub mod bits;
 pub mod ceesor;
 pub mod codec;
+pub mod ef;
 mod error;
 pub mod gapref;
 pub mod hot;
@@ -28,11 +29,12 @@ pub use idmap::IdMap;
 pub use ids::{IdLookup, IdStream, Ids};
 pub use lock::StoreLock;
 pub use manifest::{
-    BipartiteRecord, FileRecord, HotColumn, HotRecord, LayoutRecord, Manifest, TilesRecord, FORMAT_NAME, FORMAT_VERSION, ITEM_ID_BASE,
+    BipartiteRecord, FileRecord, HotColumn, HotRecord, IndexFormat, LayoutRecord, Manifest, TilesRecord, FORMAT_NAME, FORMAT_VERSION,
+    ITEM_ID_BASE, OLDEST_FORMAT_VERSION,
 };
-pub use reader::{AdjacencyScan, Block, BlockTable, DegreeScan, Layout, Store};
+pub use reader::{AdjacencyScan, Block, BlockTable, DegreeScan, EdgeStarts, IndexEntries, Layout, Store};
 pub use target::{check_output, is_store, Existing, OutputKind};
-pub use writer::{CsrWriter, StoreWriter};
+pub use writer::{CsrWriter, StoreWriter, LAYOUT_FILE_SUFFIXES};
 
 /// Chunk size of the sequential readers and writers used by the store.
 pub const STREAM_CHUNK_BYTES: usize = 1 << 20;

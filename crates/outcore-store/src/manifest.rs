@@ -7,7 +7,12 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 pub const FORMAT_NAME: &str = "outcore-store";
-pub const FORMAT_VERSION: u32 = 1;
+/// Version 2 keeps each layout's index (and a compressed layout's edge
+/// starts) as Elias-Fano ([`IndexFormat::EliasFano`]); version 1 stores,
+/// whose indexes are u64 arrays, still open as they are.
+pub const FORMAT_VERSION: u32 = 2;
+/// The oldest store format version this outcore reads.
+pub const OLDEST_FORMAT_VERSION: u32 = 1;
 /// The most vertices a store may claim (index files of 2 PiB).
 pub const MAX_VERTICES: u64 = 1 << 48;
 
@@ -123,15 +128,33 @@ impl LayoutRecord {
     }
 }
 
+/// How a layout's index is stored.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum IndexFormat {
+    /// Format version 1: `NAME.index`, a u64 LE entry per vertex plus the
+    /// end; compressed layouts keep `NAME.degrees`, a u32 LE per vertex.
+    #[default]
+    U64,
+    /// Format version 2: `NAME.ef`, Elias-Fano ([`crate::ef`]); compressed
+    /// layouts keep `NAME.starts`, each list's first edge, Elias-Fano too.
+    EliasFano,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LayoutRecord {
     pub encoding: Encoding,
     pub index_unit: IndexUnit,
+    /// Absent in version 1 manifests, which only know u64 indexes.
+    #[serde(default)]
+    pub index_format: IndexFormat,
     pub index: String,
     pub adjacency: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weights: Option<String>,
-    /// u32 LE degree per vertex, for codecs whose index does not tell it.
+    /// For codecs whose index does not give degrees: u32 LE degree per
+    /// vertex ([`IndexFormat::U64`]), or each list's first edge as
+    /// Elias-Fano ([`IndexFormat::EliasFano`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub degrees: Option<String>,
     /// Block table of blocked (compressed) codecs: per block u64 LE first
@@ -213,11 +236,17 @@ impl Manifest {
         if m.format != FORMAT_NAME {
             return Err(StoreError::invalid(&path, format!("format is '{}', expected '{FORMAT_NAME}'", m.format)));
         }
-        if m.version != FORMAT_VERSION {
+        if !(OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(&m.version) {
             return Err(StoreError::invalid(
                 &path,
-                format!("store format version {} is not supported (this outcore reads version {FORMAT_VERSION})", m.version),
+                format!(
+                    "store format version {} is not supported (this outcore reads versions {OLDEST_FORMAT_VERSION} to {FORMAT_VERSION})",
+                    m.version
+                ),
             ));
+        }
+        if let Some((name, _)) = m.layouts.iter().find(|(_, r)| m.version < 2 && r.index_format != IndexFormat::U64) {
+            return Err(StoreError::invalid(&path, format!("layout {name} has an Elias-Fano index in a version {} store", m.version)));
         }
         for (what, name) in m.named_files() {
             if !is_plain_file_name(name) {
@@ -272,9 +301,26 @@ impl Manifest {
             Ok(())
         };
         for (layout, r) in &self.layouts {
-            expect(&r.index, &format!("the index of layout {layout}"), self.vertices + 1, 8)?;
-            if let Some(d) = &r.degrees {
-                expect(d, &format!("the degrees of layout {layout}"), self.vertices, 4)?;
+            match r.index_format {
+                IndexFormat::U64 => {
+                    expect(&r.index, &format!("the index of layout {layout}"), self.vertices + 1, 8)?;
+                    if let Some(d) = &r.degrees {
+                        expect(d, &format!("the degrees of layout {layout}"), self.vertices, 4)?;
+                    }
+                }
+                IndexFormat::EliasFano => {
+                    // a header, then at most 63 low, 3 high and 1 flag bits an entry
+                    let most = (self.vertices + 1) * 9 + 128;
+                    for (name, what) in std::iter::once((&r.index, "index")).chain(r.degrees.as_ref().map(|d| (d, "edge starts"))) {
+                        let have = size(name, &format!("the {what} of layout {layout}"))?;
+                        if !(64..=most).contains(&have) {
+                            return Err(bad(format!(
+                                "the {what} {name} of layout {layout} holds {have} bytes, not an Elias-Fano file of {} entries",
+                                self.vertices + 1
+                            )));
+                        }
+                    }
+                }
             }
             match r.encoding {
                 Encoding::Raw32 => expect(&r.adjacency, &format!("the adjacency of layout {layout}"), self.arcs, 4)?,

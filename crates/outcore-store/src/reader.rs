@@ -1,7 +1,8 @@
 //! Opening a store and scanning its layouts sequentially in bounded memory.
 
 use crate::codec::{ListDecoder, ListSource};
-use crate::{codec_for, Codec, IdMap, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES};
+use crate::ef::EfCursor;
+use crate::{codec_for, Codec, IdMap, IndexFormat, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES};
 use outcore_io::verify::FileChecks;
 use outcore_io::{
     hash_file_blocks, open_maybe_direct, read_full_at, AlignedBuf, Budget, ChecksumMismatch, IoContext, SeqReader, DIRECT_ALIGN,
@@ -198,9 +199,12 @@ impl Layout {
     pub fn lookup(&self) -> Result<AdjacencyScan, StoreError> {
         let mut scan = self.open_scan(Window::open_paged)?;
         if scan.blocks.is_some() && scan.weights.is_some() {
-            // edge positions of skipped vertices come from their degrees
+            // edge positions of skipped vertices come from their degrees or edge starts
             let p = self.degrees_path().ok_or_else(|| StoreError::invalid(&self.dir, "a blocked layout without a degrees file"))?;
-            scan.degrees = Some(Window::open_paged(&p)?);
+            scan.degrees = Some(match self.record.index_format {
+                IndexFormat::U64 => EdgeStarts::Degrees(Window::open_paged(&p)?),
+                IndexFormat::EliasFano => EdgeStarts::EliasFano(Box::new(EfCursor::open(&p, self.vertices + 1)?)),
+            });
         }
         scan.paged = true;
         Ok(scan)
@@ -211,7 +215,7 @@ impl Layout {
             codec: self.codec,
             decoder: self.codec.decoder(),
             vertices: self.vertices,
-            index: open(&self.index_path())?,
+            index: self.index_entries_with(open)?,
             adjacency: open(&self.adjacency_path())?,
             weights: match self.weights_path() {
                 Some(p) => Some(open(&p)?),
@@ -244,19 +248,52 @@ impl Layout {
         Ok(())
     }
 
+    /// The index's entries, read forward ([`IndexEntries::entry`]).
+    pub fn index_entries(&self) -> Result<IndexEntries, StoreError> {
+        self.index_entries_with(Window::open)
+    }
+
+    fn index_entries_with(&self, open: fn(&Path) -> Result<Window, StoreError>) -> Result<IndexEntries, StoreError> {
+        Ok(match self.record.index_format {
+            IndexFormat::U64 => IndexEntries::Words(open(&self.index_path())?),
+            IndexFormat::EliasFano => IndexEntries::EliasFano(Box::new(EfCursor::open(&self.index_path(), self.vertices + 1)?)),
+        })
+    }
+
+    /// The index's last entry (where the last list ends), read without
+    /// reading the index; an index of the wrong length is an error.
+    pub fn last_index_entry(&self) -> Result<u64, StoreError> {
+        let path = self.index_path();
+        match self.record.index_format {
+            IndexFormat::U64 => {
+                let mut window = Window::open_paged(&path)?;
+                if window.len() != (self.vertices + 1) * 8 {
+                    return Err(StoreError::invalid(&path, format!("holds {} entries, expected {}", window.len() / 8, self.vertices + 1)));
+                }
+                window.u64_at(self.vertices * 8)
+            }
+            IndexFormat::EliasFano => Ok(EfCursor::open(&path, self.vertices + 1)?.header().last),
+        }
+    }
+
+    /// Where each vertex's first edge is (the sum of the degrees before
+    /// it), read forward: for layouts that keep degrees apart from the
+    /// index ([`LayoutRecord::degrees`]), else `None`.
+    pub fn edge_starts(&self) -> Result<Option<EdgeStarts>, StoreError> {
+        let Some(p) = self.degrees_path() else { return Ok(None) };
+        Ok(Some(match self.record.index_format {
+            IndexFormat::U64 => EdgeStarts::Degrees(Window::open(&p)?),
+            IndexFormat::EliasFano => EdgeStarts::EliasFano(Box::new(EfCursor::open(&p, self.vertices + 1)?)),
+        }))
+    }
+
     /// Degrees in vertex order, one at a time.
     pub fn degrees(&self) -> Result<DegreeScan, StoreError> {
-        Ok(if let Some(p) = self.degrees_path() {
-            DegreeScan::File { file: Window::open(&p)?, vertex: 0, vertices: self.vertices }
+        Ok(if let Some(starts) = self.edge_starts()? {
+            DegreeScan::Starts { starts, vertex: 0, vertices: self.vertices, position: 0 }
         } else if self.codec.degree(0, 0).is_some() {
             let adjacency_bytes = std::fs::metadata(self.adjacency_path()).ctx(&self.adjacency_path(), "stat")?.len();
-            DegreeScan::Index {
-                codec: self.codec,
-                index: Window::open(&self.index_path())?,
-                vertex: 0,
-                vertices: self.vertices,
-                adjacency_bytes,
-            }
+            DegreeScan::Index { codec: self.codec, index: self.index_entries()?, vertex: 0, vertices: self.vertices, adjacency_bytes }
         } else {
             DegreeScan::Lists(Box::new(self.scan()?))
         })
@@ -348,10 +385,76 @@ impl BlockTable {
     }
 }
 
+/// A layout's index entries read forward ([`Layout::index_entries`]).
+pub enum IndexEntries {
+    /// Format version 1: u64 LE words.
+    Words(Window),
+    EliasFano(Box<EfCursor>),
+}
+
+impl IndexEntries {
+    pub fn path(&self) -> &Path {
+        match self {
+            IndexEntries::Words(w) => w.path(),
+            IndexEntries::EliasFano(c) => c.path(),
+        }
+    }
+
+    /// Entry `i` (flags included); `i` never decreases between calls.
+    #[inline]
+    pub fn entry(&mut self, i: u64) -> Result<u64, StoreError> {
+        match self {
+            IndexEntries::Words(w) => w.u64_at(i * 8),
+            IndexEntries::EliasFano(c) => c.entry(i),
+        }
+    }
+}
+
+/// Each vertex's first edge, read forward ([`Layout::edge_starts`]).
+pub enum EdgeStarts {
+    /// Format version 1: u32 LE degrees, summed as they are read.
+    Degrees(Window),
+    EliasFano(Box<EfCursor>),
+}
+
+impl EdgeStarts {
+    pub fn path(&self) -> &Path {
+        match self {
+            EdgeStarts::Degrees(w) => w.path(),
+            EdgeStarts::EliasFano(c) => c.path(),
+        }
+    }
+
+    /// The first edge of vertex `to`, given that of vertex `from` (`from`
+    /// <= `to`, and neither decreases between calls). `to` may be the
+    /// vertex count: the end of the last list.
+    pub fn start(&mut self, from: u64, from_start: u64, to: u64) -> Result<u64, StoreError> {
+        match self {
+            EdgeStarts::Degrees(w) => {
+                let bytes = w.range(from * 4, to * 4)?;
+                Ok(from_start + bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap()) as u64).sum::<u64>())
+            }
+            EdgeStarts::EliasFano(c) => c.entry(to),
+        }
+    }
+}
+
 /// Degrees of a layout in vertex order ([`Layout::degrees`]).
 pub enum DegreeScan {
-    Index { codec: &'static dyn Codec, index: Window, vertex: u64, vertices: u64, adjacency_bytes: u64 },
-    File { file: Window, vertex: u64, vertices: u64 },
+    Index {
+        codec: &'static dyn Codec,
+        index: IndexEntries,
+        vertex: u64,
+        vertices: u64,
+        adjacency_bytes: u64,
+    },
+    /// From the edge starts; `position` is the current vertex's.
+    Starts {
+        starts: EdgeStarts,
+        vertex: u64,
+        vertices: u64,
+        position: u64,
+    },
     Lists(Box<AdjacencyScan>),
 }
 
@@ -363,8 +466,8 @@ impl DegreeScan {
                 if *vertex >= *vertices {
                     return Err(StoreError::invalid(index.path(), "read past the last vertex"));
                 }
-                let lo = index.u64_at(*vertex * 8)?;
-                let hi = index.u64_at(*vertex * 8 + 8)?;
+                let lo = index.entry(*vertex)?;
+                let hi = index.entry(*vertex + 1)?;
                 *vertex += 1;
                 if codec.position(hi) > adjacency_bytes.saturating_mul(8) || codec.byte_range(lo.min(hi), hi).1 > *adjacency_bytes {
                     return Err(StoreError::invalid(
@@ -377,13 +480,16 @@ impl DegreeScan {
                     .flatten()
                     .ok_or_else(|| StoreError::invalid(index.path(), format!("index decreases at vertex {} ({lo} > {hi})", *vertex - 1)))
             }
-            DegreeScan::File { file, vertex, vertices } => {
+            DegreeScan::Starts { starts, vertex, vertices, position } => {
                 if *vertex >= *vertices {
-                    return Err(StoreError::invalid(file.path(), "read past the last vertex"));
+                    return Err(StoreError::invalid(starts.path(), "read past the last vertex"));
                 }
-                let d = u32::from_le_bytes(file.range(*vertex * 4, *vertex * 4 + 4)?.try_into().unwrap());
-                *vertex += 1;
-                Ok(d as u64)
+                let next = starts.start(*vertex, *position, *vertex + 1)?;
+                let degree = next.checked_sub(*position).ok_or_else(|| {
+                    StoreError::invalid(starts.path(), format!("edge starts decrease at vertex {} ({} > {next})", *vertex, *position))
+                })?;
+                (*vertex, *position) = (*vertex + 1, next);
+                Ok(degree)
             }
             DegreeScan::Lists(scan) => match scan.next_list()? {
                 Some((_, n, _)) => Ok(n.len() as u64),
@@ -412,7 +518,7 @@ enum WindowSource {
 const PAGED_READ_BYTES: usize = 64 << 10;
 
 impl Window {
-    fn open(path: &Path) -> Result<Self, StoreError> {
+    pub(crate) fn open(path: &Path) -> Result<Self, StoreError> {
         Ok(Window {
             source: WindowSource::Seq(SeqReader::open(path, STREAM_CHUNK_BYTES)?),
             path: path.to_path_buf(),
@@ -421,7 +527,7 @@ impl Window {
         })
     }
 
-    fn open_paged(path: &Path) -> Result<Self, StoreError> {
+    pub(crate) fn open_paged(path: &Path) -> Result<Self, StoreError> {
         let (file, direct) = open_maybe_direct(path, std::fs::OpenOptions::new().read(true)).ctx(path, "open")?;
         let len = file.metadata().ctx(path, "stat")?.len();
         let page = AlignedBuf::new(PAGED_READ_BYTES, DIRECT_ALIGN);
@@ -429,12 +535,12 @@ impl Window {
         Ok(Window { source: WindowSource::Paged { file, direct, len, page, checks }, path: path.to_path_buf(), buf: Vec::new(), start: 0 })
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// The file's length.
-    fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         match &self.source {
             WindowSource::Seq(r) => r.len(),
             WindowSource::Paged { len, .. } => *len,
@@ -447,7 +553,7 @@ impl Window {
 
     /// Bytes `lo..hi` of the file; in a sequential window `lo` never goes
     /// backwards between calls.
-    fn range(&mut self, lo: u64, hi: u64) -> Result<&[u8], StoreError> {
+    pub(crate) fn range(&mut self, lo: u64, hi: u64) -> Result<&[u8], StoreError> {
         if let WindowSource::Paged { .. } = self.source {
             return self.paged_range(lo, hi);
         }
@@ -505,7 +611,7 @@ impl Window {
         Ok(&self.buf[off..off + (hi - lo) as usize])
     }
 
-    fn u64_at(&mut self, byte: u64) -> Result<u64, StoreError> {
+    pub(crate) fn u64_at(&mut self, byte: u64) -> Result<u64, StoreError> {
         Ok(u64::from_le_bytes(self.range(byte, byte + 8)?.try_into().unwrap()))
     }
 }
@@ -515,12 +621,12 @@ pub struct AdjacencyScan {
     codec: &'static dyn Codec,
     decoder: Box<dyn ListDecoder>,
     vertices: u64,
-    index: Window,
+    index: IndexEntries,
     adjacency: Window,
     weights: Option<Window>,
     blocks: Option<Window>,
-    /// Degrees file of a blocked, weighted layout opened by [`Layout::lookup`].
-    degrees: Option<Window>,
+    /// Edge starts of a blocked, weighted layout opened by [`Layout::lookup`].
+    degrees: Option<EdgeStarts>,
     paged: bool,
     /// The current block of a blocked codec.
     block: Option<Block>,
@@ -584,13 +690,12 @@ impl AdjacencyScan {
         }
         if self.blocks.is_none() {
             // unblocked codecs index edges: the index entry is the edge position
-            self.edge_position = self.index.u64_at(v * 8)?;
+            self.edge_position = self.index.entry(v)?;
             self.vertex = v;
             return Ok(());
         }
         if let Some(d) = &mut self.degrees {
-            let bytes = d.range(self.vertex * 4, v * 4)?;
-            self.edge_position += bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap()) as u64).sum::<u64>();
+            self.edge_position = d.start(self.vertex, self.edge_position, v)?;
         }
         if v == self.vertices {
             self.vertex = v;
@@ -615,8 +720,9 @@ impl AdjacencyScan {
         }
         // index entries of the block's vertices up to v: later lists may refer to earlier ones
         let from = if self.block_entries.is_empty() { self.vertex } else { self.vertex + 1 };
-        let bytes = self.index.range(from * 8, v * 8 + 8)?;
-        self.block_entries.extend(bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())));
+        for u in from..=v {
+            self.block_entries.push(self.index.entry(u)?);
+        }
         self.vertex = v;
         Ok(())
     }
@@ -628,8 +734,8 @@ impl AdjacencyScan {
             return Ok(None);
         }
         let v = self.vertex;
-        let lo = self.index.u64_at(v * 8)?;
-        let hi = self.index.u64_at(v * 8 + 8)?;
+        let lo = self.index.entry(v)?;
+        let hi = self.index.entry(v + 1)?;
         let (plo, phi) = (self.codec.position(lo), self.codec.position(hi));
         if phi < plo {
             return Err(StoreError::invalid(self.index.path(), format!("index decreases at vertex {v} ({plo} > {phi})")));

@@ -7,9 +7,10 @@
 
 use crate::bits::BitWriter;
 use crate::codec::{ListEncoder, BLOCK_TARGET_BYTES};
+use crate::ef::EfHeader;
 use crate::target::{check_output, Existing, OutputKind};
-use crate::{codec_for, Codec, Encoding, FileRecord, IndexUnit, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES};
-use outcore_io::{IoContext, SeqWriter, Staged, WriteSummary, CHECKSUM_BLOCK_BYTES};
+use crate::{codec_for, Codec, Encoding, FileRecord, IndexFormat, IndexUnit, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES};
+use outcore_io::{IoContext, SeqReader, SeqWriter, Staged, WriteSummary, CHECKSUM_BLOCK_BYTES};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -74,6 +75,7 @@ impl StoreWriter {
     pub fn commit(mut self, mut manifest: Manifest) -> Result<PathBuf, StoreError> {
         outcore_io::check_interrupt(&self.target)?;
         manifest.files = std::mem::take(&mut self.files);
+        manifest.version = crate::FORMAT_VERSION;
         manifest.write_atomic(self.staging.path())?;
         let existing = check_output(&self.target, OutputKind::Store, self.force, &[])?;
         // a store being replaced is not removed under its readers
@@ -107,26 +109,58 @@ impl StoreWriter {
     }
 }
 
+/// Turn the scratch file of u64 LE `entries` into the Elias-Fano file `ef`
+/// described by `header` (three passes over the scratch file), then
+/// remove the scratch file.
+fn to_elias_fano(entries: SeqWriter, ef: &mut SeqWriter, header: EfHeader) -> Result<(), StoreError> {
+    let path = entries.path().to_path_buf();
+    entries.finish()?;
+    let written = std::fs::metadata(&path).ctx(&path, "stat")?.len();
+    if written != header.entries * 8 {
+        return Err(StoreError::invalid(&path, format!("holds {} entries, expected {}", written / 8, header.entries)));
+    }
+    crate::ef::write_ef(ef, &header, |f| {
+        let mut reader = SeqReader::open_unchecked(&path, STREAM_CHUNK_BYTES)?;
+        while let Some(word) = reader.next_word::<8>()? {
+            f(u64::from_le_bytes(word))?;
+        }
+        Ok(())
+    })?;
+    std::fs::remove_file(&path).ctx(&path, "remove the scratch file")?;
+    Ok(())
+}
+
 fn sync_dir(dir: &Path) -> Result<(), StoreError> {
     std::fs::File::open(dir).and_then(|d| d.sync_all()).ctx(dir, "fsync directory")?;
     Ok(())
 }
 
+/// The suffixes of the files a CSR layout `NAME` may have, its scratch
+/// files included (`NAME.SUFFIX`): what a killed layout build can leave.
+pub const LAYOUT_FILE_SUFFIXES: &[&str] = &["index", "ef", "entries", "adj", "weights", "degrees", "starts", "starts.entries", "blocks"];
+
 /// Writes one CSR layout from edges arriving sorted by (source, target).
 ///
-/// Besides `NAME.index`, `NAME.adj` and `NAME.weights`, codecs whose index
-/// does not give degrees get `NAME.degrees` (u32 LE per vertex), and
-/// blocked codecs get `NAME.blocks`: per block u64 LE first vertex, first
-/// byte and xxh3-64 of its bytes, then a final (vertices, bytes, 0).
+/// Besides `NAME.ef` (the index, Elias-Fano: [`crate::ef`]), `NAME.adj` and
+/// `NAME.weights`, codecs whose index does not give degrees get
+/// `NAME.starts` (each list's first edge, Elias-Fano too), and blocked
+/// codecs get `NAME.blocks`: per block u64 LE first vertex, first byte and
+/// xxh3-64 of its bytes, then a final (vertices, bytes, 0). The entries go
+/// to scratch files first (`NAME.entries`, `NAME.starts.entries`, u64 LE),
+/// which closing turns into the Elias-Fano files and removes.
 pub struct CsrWriter {
     name: String,
     codec: &'static dyn Codec,
     encoder: Box<dyn ListEncoder>,
     vertices: u64,
-    index: SeqWriter,
+    /// Index entries (scratch, until closing) and their Elias-Fano file.
+    index: Option<SeqWriter>,
+    index_ef: SeqWriter,
     adjacency: SeqWriter,
     weights: Option<SeqWriter>,
-    degrees: Option<SeqWriter>,
+    /// Edge starts (scratch, until closing) and their Elias-Fano file.
+    starts_entries: Option<SeqWriter>,
+    starts: Option<SeqWriter>,
     blocks: Option<SeqWriter>,
     next_vertex: u64,
     current: Option<u64>,
@@ -145,7 +179,7 @@ const RAW_FLUSH_BYTES: usize = 1 << 20;
 
 impl CsrWriter {
     pub fn new(store: &StoreWriter, name: &str, encoding: Encoding, vertices: u64, weighted: bool) -> Result<Self, StoreError> {
-        Self::create(store.target(), |f| store.file(f), name, encoding, vertices, weighted)
+        Self::create(store.target(), store.staging_dir(), |f| store.file(f), name, encoding, vertices, weighted)
     }
 
     /// A layout written straight into `dir` (adding a layout to an existing
@@ -153,11 +187,13 @@ impl CsrWriter {
     pub fn create_in(dir: &Path, name: &str, encoding: Encoding, vertices: u64, weighted: bool) -> Result<Self, StoreError> {
         let file =
             |f: &str| -> Result<SeqWriter, StoreError> { Ok(SeqWriter::create(&dir.join(f), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?) };
-        Self::create(dir, file, name, encoding, vertices, weighted)
+        Self::create(dir, dir, file, name, encoding, vertices, weighted)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn create(
         target: &Path,
+        dir: &Path,
         file: impl Fn(&str) -> Result<SeqWriter, StoreError>,
         name: &str,
         encoding: Encoding,
@@ -175,15 +211,25 @@ impl CsrWriter {
                 ),
             ));
         }
+        let scratch = |f: &str| -> Result<SeqWriter, StoreError> { Ok(SeqWriter::scratch(&dir.join(f), STREAM_CHUNK_BYTES)?) };
+        let degrees_apart = codec.degree(0, 0).is_none();
         Ok(CsrWriter {
             name: name.to_string(),
             codec,
             encoder: codec.encoder(),
             vertices,
-            index: file(&format!("{name}.index"))?,
+            index: Some(scratch(&format!("{name}.entries"))?),
+            index_ef: file(&format!("{name}.ef"))?,
             adjacency: file(&format!("{name}.adj"))?,
             weights: if weighted { Some(file(&format!("{name}.weights"))?) } else { None },
-            degrees: if codec.degree(0, 0).is_none() { Some(file(&format!("{name}.degrees"))?) } else { None },
+            starts_entries: if degrees_apart {
+                let mut starts = scratch(&format!("{name}.starts.entries"))?;
+                starts.write_bytes(&0u64.to_le_bytes())?;
+                Some(starts)
+            } else {
+                None
+            },
+            starts: if degrees_apart { Some(file(&format!("{name}.starts"))?) } else { None },
             blocks: if codec.blocked() { Some(file(&format!("{name}.blocks"))?) } else { None },
             next_vertex: 0,
             current: None,
@@ -236,9 +282,11 @@ impl CsrWriter {
     fn write_empty_until(&mut self, vertex: u64) -> Result<(), StoreError> {
         let entry = self.position().to_le_bytes();
         while self.next_vertex < vertex {
-            self.index.write_bytes(&entry)?;
-            if let Some(d) = &mut self.degrees {
-                d.write_bytes(&0u32.to_le_bytes())?;
+            if let Some(index) = &mut self.index {
+                index.write_bytes(&entry)?;
+            }
+            if let Some(starts) = &mut self.starts_entries {
+                starts.write_bytes(&self.arcs.to_le_bytes())?;
             }
             self.next_vertex += 1;
         }
@@ -275,13 +323,12 @@ impl CsrWriter {
         }
         let at = self.position();
         let flags = self.encoder.encode(v, &self.neighbours, &mut self.pending);
-        self.index.write_bytes(&(at | flags).to_le_bytes())?;
+        if let Some(index) = &mut self.index {
+            index.write_bytes(&(at | flags).to_le_bytes())?;
+        }
         self.next_vertex = v + 1;
-        if let Some(d) = &mut self.degrees {
-            let degree = u32::try_from(self.neighbours.len()).map_err(|_| {
-                StoreError::invalid(d.path(), format!("vertex {v} has {} neighbours, more than 2^32", self.neighbours.len()))
-            })?;
-            d.write_bytes(&degree.to_le_bytes())?;
+        if let Some(starts) = &mut self.starts_entries {
+            starts.write_bytes(&(self.arcs + self.neighbours.len() as u64).to_le_bytes())?;
         }
         if let Some(w) = &mut self.weights {
             if self.codec.storage_order(v, &self.neighbours, &mut self.perm) {
@@ -312,7 +359,7 @@ impl CsrWriter {
         let record = self.close()?;
         let mut files = Vec::new();
         let mut writers = self.writers();
-        writers.push(self.index);
+        writers.push(self.index_ef);
         writers.push(self.adjacency);
         for w in writers {
             let name = w.path().file_name().unwrap().to_string_lossy().into_owned();
@@ -321,16 +368,24 @@ impl CsrWriter {
         Ok((record, self.arcs, files))
     }
 
-    /// The optional files' writers (weights, degrees, block table).
+    /// The optional files' writers (weights, edge starts, block table).
     fn writers(&mut self) -> Vec<SeqWriter> {
-        [self.weights.take(), self.degrees.take(), self.blocks.take()].into_iter().flatten().collect()
+        [self.weights.take(), self.starts.take(), self.blocks.take()].into_iter().flatten().collect()
     }
 
     fn close(&mut self) -> Result<LayoutRecord, StoreError> {
         self.flush_list()?;
         self.write_empty_until(self.vertices)?;
-        self.index.write_bytes(&self.position().to_le_bytes())?;
+        let last = self.position();
         self.close_block()?;
+        if let Some(mut index) = self.index.take() {
+            index.write_bytes(&last.to_le_bytes())?;
+            let flag = !self.codec.position(u64::MAX);
+            to_elias_fano(index, &mut self.index_ef, EfHeader::plan(self.vertices + 1, self.codec.position(last), flag, last))?;
+        }
+        if let (Some(entries), Some(ef)) = (self.starts_entries.take(), &mut self.starts) {
+            to_elias_fano(entries, ef, EfHeader::plan(self.vertices + 1, self.arcs, 0, self.arcs))?;
+        }
         if let Some(blocks) = &mut self.blocks {
             for x in [self.vertices, self.written_bytes, 0] {
                 blocks.write_bytes(&x.to_le_bytes())?;
@@ -340,10 +395,11 @@ impl CsrWriter {
         Ok(LayoutRecord {
             encoding: self.codec.encoding(),
             index_unit: self.codec.index_unit(),
-            index: format!("{}.index", self.name),
+            index_format: IndexFormat::EliasFano,
+            index: format!("{}.ef", self.name),
             adjacency: format!("{}.adj", self.name),
             weights: name(&self.weights, "weights"),
-            degrees: name(&self.degrees, "degrees"),
+            degrees: self.starts.as_ref().map(|_| format!("{}.starts", self.name)),
             blocks: name(&self.blocks, "blocks"),
         })
     }
@@ -354,7 +410,7 @@ impl CsrWriter {
         for w in self.writers() {
             store.finish_file(w)?;
         }
-        store.finish_file(self.index)?;
+        store.finish_file(self.index_ef)?;
         store.finish_file(self.adjacency)?;
         Ok((record, self.arcs))
     }

@@ -29,10 +29,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let lay = store.layout(&a.layout)?;
     let n = store.vertices();
     let mut index = Vec::with_capacity(n as usize + 1);
-    outcore_io::SeqReader::for_each_u64(&lay.index_path(), |x| {
-        index.push(x);
-        Ok(())
-    })?;
+    let mut entries = lay.index_entries()?;
+    for i in 0..=n {
+        index.push(entries.entry(i)?);
+    }
     let bytes = std::fs::read(lay.adjacency_path()).with_context(|| lay.adjacency_path().display().to_string())?;
     let table = lay.block_table()?;
     let codec = lay.codec();

@@ -74,6 +74,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 json!({
                     "encoding": l.encoding.name(),
                     "bytes": total,
+                    "index_format": l.index_format,
                     "index_bytes": m.files[&l.index].bytes,
                     "adjacency_bytes": adj,
                     "weights_bytes": l.weights.as_ref().map(|w| m.files[w].bytes),

@@ -1,0 +1,154 @@
+//! Stores of format version 1 (u64 indexes, u32 degrees) still open and
+//! give the results a version 2 store (Elias-Fano indexes) of the same
+//! input gives, on every engine that reads an index: the scan, the sort-
+//! reduce engine, the traverse engine (whole index loaded), lookups
+//! (Afforest's reads of chosen lists) and degree scans. The version 1
+//! stores under tests/data/store-v1 were written by outcore at commit
+//! 4db0eda, the last to write version 1.
+
+mod common;
+use common::outcore;
+use std::path::{Path, PathBuf};
+
+fn shared() -> PathBuf {
+    outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/store-v1").join(name)
+}
+
+fn manifest(store: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(store.join("manifest.json")).unwrap()).unwrap()
+}
+
+/// Run `args` (a command and its options, the store put after the
+/// command) on `store`; returns its output file's lines, sorted.
+fn result(store: &Path, args: &[&str], out: &Path) -> Vec<String> {
+    let _ = std::fs::remove_file(out);
+    let mut full = vec![args[0], s(store)];
+    full.extend_from_slice(&args[1..]);
+    full.extend_from_slice(&["--output", s(out)]);
+    let (code, _, err) = outcore(&full);
+    assert_eq!(code, 0, "{full:?}: {err}");
+    let mut lines: Vec<String> = std::fs::read_to_string(out).unwrap().lines().map(String::from).collect();
+    lines.sort();
+    assert!(!lines.is_empty(), "{full:?} wrote nothing");
+    lines
+}
+
+fn same_results(v1: &Path, v2: &Path, runs: &[&[&str]]) {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("out.txt");
+    for args in runs {
+        assert_eq!(result(v1, args, &out), result(v2, args, &out), "{args:?}: version 1 and version 2 stores differ");
+    }
+}
+
+#[test]
+fn version_1_stores_give_what_version_2_stores_give() {
+    let d = tempfile::tempdir().unwrap();
+    let example = shared().join("graphalytics/validation-graphs/example/example-directed.e");
+    for encoding in ["raw32", "gapref", "ceesor"] {
+        let v1 = fixture(&format!("directed-{encoding}"));
+        assert_eq!(manifest(&v1)["version"], 1);
+        assert!(v1.join("out.index").is_file());
+        let (code, out, err) = outcore(&["info", s(&v1), "--verify", "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let info: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(info["layouts"]["out"]["index_format"], "u64");
+        let v2 = d.path().join(format!("directed-{encoding}"));
+        let (code, _, err) = outcore(&[
+            "import",
+            s(&example),
+            "--format",
+            "graphalytics",
+            "--directed",
+            "--weighted",
+            "--layouts",
+            "out,in",
+            "--encoding",
+            encoding,
+            "-o",
+            s(&v2),
+            "--quiet",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(manifest(&v2)["version"], 2);
+        assert_eq!(manifest(&v2)["layouts"]["in"]["index_format"], "elias-fano");
+        assert!(v2.join("out.ef").is_file() && !v2.join("out.index").exists() && !v2.join("out.degrees").exists());
+        same_results(
+            &v1,
+            &v2,
+            &[
+                &["bfs", "--root", "1", "--engine", "traverse"],
+                &["bfs", "--root", "1", "--engine", "sortreduce"],
+                &["sssp", "--root", "1", "--engine", "traverse"],
+                &["pagerank", "--iterations", "5"],
+                &["wcc", "--engine", "traverse", "--method", "afforest"],
+                &["wcc", "--engine", "sortreduce"],
+                &["kcore"],
+                &["scc"],
+            ],
+        );
+    }
+    // blocks, flag bits (12 self loops), a hot layout added to a version 1 store
+    let v1 = d.path().join("grqc-ceesor-v1");
+    copy_dir(&fixture("grqc-ceesor"), &v1);
+    assert_eq!(outcore(&["layout", "add", s(&v1), "hot", "--quiet"]).0, 0);
+    let v2 = d.path().join("grqc-ceesor");
+    let grqc = shared().join("real/CA-GrQc.txt");
+    assert_eq!(outcore(&["import", s(&grqc), "--undirected", "--encoding", "ceesor", "-o", s(&v2), "--quiet"]).0, 0);
+    assert_eq!(manifest(&v2)["layouts"]["out"]["degrees"], "out.starts");
+    same_results(
+        &v1,
+        &v2,
+        &[
+            &["bfs", "--root", "3466", "--engine", "traverse"],
+            &["wcc", "--engine", "traverse", "--method", "afforest"],
+            &["wcc", "--engine", "traverse", "--method", "union-find"],
+            &["pagerank", "--iterations", "5", "--engine", "sortreduce"],
+            &["pagerank", "--iterations", "5", "--engine", "interval"],
+            &["lcc"],
+        ],
+    );
+}
+
+/// An `in` layout added to a version 1 store is Elias-Fano, and the store
+/// becomes version 2; its `out` layout stays as it was.
+#[test]
+fn an_in_layout_added_to_a_version_1_store_makes_it_version_2() {
+    let d = tempfile::tempdir().unwrap();
+    let v1 = fixture("directed-gapref");
+    let copy = d.path().join("copy");
+    copy_dir(&v1, &copy);
+    let mut m = manifest(&copy);
+    // the fixture's `in` layout taken out, as an import without it would have left it
+    for f in ["in.index", "in.adj", "in.weights", "in.degrees", "in.blocks"] {
+        m["files"].as_object_mut().unwrap().remove(f);
+        let _ = std::fs::remove_file(copy.join(f));
+    }
+    m["layouts"].as_object_mut().unwrap().remove("in");
+    std::fs::write(copy.join("manifest.json"), serde_json::to_string_pretty(&m).unwrap()).unwrap();
+    assert_eq!(outcore(&["layout", "add", s(&copy), "in", "--quiet"]).0, 0);
+    let m = manifest(&copy);
+    assert_eq!(m["version"], 2);
+    assert_eq!(m["layouts"]["out"]["index"], "out.index");
+    assert_eq!(m["layouts"]["in"]["index"], "in.ef");
+    assert_eq!(m["layouts"]["in"]["index_format"], "elias-fano");
+    let (code, _, err) = outcore(&["info", s(&copy), "--verify"]);
+    assert_eq!(code, 0, "{err}");
+    same_results(&v1, &copy, &[&["scc"], &["bfs", "--root", "1", "--engine", "traverse"]]);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
