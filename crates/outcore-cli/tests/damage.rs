@@ -191,7 +191,7 @@ fn rewrite_ef(path: &Path, edit: impl Fn(&mut Vec<u64>)) {
     let last = *entries.last().unwrap();
     let header = EfHeader::plan(entries.len() as u64, *entries.iter().max().unwrap(), 0, last);
     let mut out = outcore_io::SeqWriter::scratch(path, 1 << 16).unwrap();
-    write_ef(&mut out, &header, |f| entries.iter().try_for_each(|&x| f(x))).unwrap();
+    write_ef(&mut out, &header, path, |f| entries.iter().try_for_each(|&x| f(x))).unwrap();
     out.finish().unwrap();
 }
 

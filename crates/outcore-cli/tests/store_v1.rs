@@ -152,3 +152,36 @@ fn copy_dir(from: &Path, to: &Path) {
         std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
     }
 }
+
+/// `layout upgrade` rewrites a version 1 store's indexes as the very
+/// files a version 2 import writes (and degrees as edge starts), keeps
+/// every other file, and has nothing to do the second time.
+#[test]
+fn upgrading_a_version_1_store_gives_the_files_an_import_writes() {
+    let d = tempfile::tempdir().unwrap();
+    let grqc = shared().join("real/CA-GrQc.txt");
+    let fresh = d.path().join("fresh");
+    assert_eq!(outcore(&["import", s(&grqc), "--undirected", "--encoding", "ceesor", "-o", s(&fresh), "--quiet"]).0, 0);
+    let old = d.path().join("old");
+    copy_dir(&fixture("grqc-ceesor"), &old);
+    let (code, out, err) = outcore(&["layout", "upgrade", s(&old)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("upgraded") && out.contains("format version 2") && out.contains("layout out"), "{out}");
+    for f in ["out.ef", "out.starts", "out.adj", "out.blocks", "idmap"] {
+        assert!(std::fs::read(old.join(f)).unwrap() == std::fs::read(fresh.join(f)).unwrap(), "{f} differs from the import's");
+    }
+    assert!(!old.join("out.index").exists() && !old.join("out.degrees").exists(), "the version 1 files are left behind");
+    let m = manifest(&old);
+    assert_eq!(m["version"], 2);
+    assert_eq!(m["layouts"]["out"], manifest(&fresh)["layouts"]["out"]);
+    assert_eq!(outcore(&["info", s(&old), "--verify"]).0, 0);
+    let (code, out, _) = outcore(&["layout", "upgrade", s(&old)]);
+    assert!(code == 0 && out.contains("nothing to do"), "{out}");
+    // a directed, weighted store: both layouts
+    let old = d.path().join("directed");
+    copy_dir(&fixture("directed-gapref"), &old);
+    assert_eq!(outcore(&["layout", "upgrade", s(&old)]).0, 0);
+    let m = manifest(&old);
+    assert_eq!((&m["layouts"]["out"]["index"], &m["layouts"]["in"]["degrees"]), (&"out.ef".into(), &"in.starts".into()));
+    same_results(&fixture("directed-gapref"), &old, &[&["sssp", "--root", "1", "--engine", "traverse"], &["scc"]]);
+}

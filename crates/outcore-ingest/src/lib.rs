@@ -19,6 +19,7 @@ pub mod input;
 pub mod recode;
 pub mod sort;
 pub mod tiles;
+pub mod upgrade;
 
 pub use error::IngestError;
 pub use formats::Format;

@@ -131,7 +131,9 @@ pub(crate) fn remove_unlisted_layout_files(dir: &Path, manifest: &Manifest) {
             || name.strip_prefix("hot-g").and_then(|r| r.split_once('.')).is_some_and(|(g, j)| {
                 !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit()) && !j.is_empty() && j.bytes().all(|b| b.is_ascii_digit())
             })
-            || name.strip_prefix("in.").is_some_and(|suffix| outcore_store::LAYOUT_FILE_SUFFIXES.contains(&suffix));
+            || name.strip_prefix("in.").is_some_and(|suffix| outcore_store::LAYOUT_FILE_SUFFIXES.contains(&suffix))
+            // what an index upgrade or an import killed before its manifest left
+            || name.strip_prefix("out.").is_some_and(|suffix| ["ef", "starts", "entries", "starts.entries"].contains(&suffix));
         if layout_file && !manifest.files.contains_key(&name) && e.file_type().map(|t| t.is_file()).unwrap_or(false) {
             let _ = std::fs::remove_file(e.path());
             removed.push(name);

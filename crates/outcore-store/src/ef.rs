@@ -140,17 +140,21 @@ impl<'a> BitPacker<'a> {
         self.used = 1;
         Ok(())
     }
-    /// Write the open word, then zero words up to `words` in all.
-    fn finish(mut self, words: u64) -> Result<(), StoreError> {
+    /// Write the open word, then zero words up to `words` in all; more
+    /// than `words` (entries that changed between passes over `source`)
+    /// is an error.
+    fn finish(mut self, words: u64, source: &Path) -> Result<(), StoreError> {
         if self.used > 0 {
             self.out.write_bytes(&self.word.to_le_bytes())?;
             self.written += 1;
+        }
+        if self.written > words {
+            return Err(StoreError::invalid(source, "changed while it was read"));
         }
         while self.written < words {
             self.out.write_bytes(&0u64.to_le_bytes())?;
             self.written += 1;
         }
-        debug_assert_eq!(self.written, words);
         Ok(())
     }
 }
@@ -158,10 +162,13 @@ impl<'a> BitPacker<'a> {
 /// Write an Elias-Fano file to `out` from entries that `pass` produces (in
 /// order, as written, flags included; it is called once per section, so
 /// it reads a scratch file three times rather than hold the entries).
-/// `flag` is the codec's flag mask. Entries must not decrease.
+/// Entries that decrease, pass the header's largest position, end
+/// elsewhere than its last entry or number other than its count are an
+/// error naming `source`, where they come from.
 pub fn write_ef(
     out: &mut SeqWriter,
     header: &EfHeader,
+    source: &Path,
     mut pass: impl FnMut(&mut dyn FnMut(u64) -> Result<(), StoreError>) -> Result<(), StoreError>,
 ) -> Result<(), StoreError> {
     for w in header.words() {
@@ -170,8 +177,25 @@ pub fn write_ef(
     let (l, flag) = (header.low_width, header.flag);
     let mask = (1u64 << l) - 1;
     let mut low = BitPacker::new(out);
-    pass(&mut |entry| low.push((entry & !flag) & mask, l))?;
-    low.finish(header.low_words)?;
+    let (mut count, mut previous, mut last) = (0u64, 0u64, None);
+    pass(&mut |entry| {
+        let position = entry & !flag;
+        if position < previous || position > header.max || count == header.entries {
+            return Err(StoreError::invalid(
+                source,
+                format!("entry {count} is {position}, outside {previous}..={} or past {} entries", header.max, header.entries),
+            ));
+        }
+        (count, previous, last) = (count + 1, position, Some(entry));
+        low.push(position & mask, l)
+    })?;
+    if count != header.entries || last.unwrap_or(0) != header.last {
+        return Err(StoreError::invalid(
+            source,
+            format!("holds {count} entries ending at {}, expected {} ending at {}", last.unwrap_or(0), header.entries, header.last),
+        ));
+    }
+    low.finish(header.low_words, source)?;
     let mut high = BitPacker::new(out);
     let mut i = 0u64;
     pass(&mut |entry| {
@@ -179,11 +203,11 @@ pub fn write_ef(
         i += 1;
         Ok(())
     })?;
-    high.finish(header.high_words)?;
+    high.finish(header.high_words, source)?;
     if flag != 0 {
         let mut flags = BitPacker::new(out);
         pass(&mut |entry| flags.push((entry & flag != 0) as u64, 1))?;
-        flags.finish(header.flag_words())?;
+        flags.finish(header.flag_words(), source)?;
     }
     Ok(())
 }
@@ -396,7 +420,7 @@ mod tests {
         let max = entries.iter().map(|e| e & !flag).max().unwrap_or(0);
         let header = EfHeader::plan(entries.len() as u64, max, flag, entries.last().copied().unwrap_or(0));
         let mut out = SeqWriter::scratch(&path, 1 << 16).unwrap();
-        write_ef(&mut out, &header, |f| entries.iter().try_for_each(|&e| f(e))).unwrap();
+        write_ef(&mut out, &header, &path, |f| entries.iter().try_for_each(|&e| f(e))).unwrap();
         out.finish().unwrap();
         assert_eq!(std::fs::metadata(&path).unwrap().len(), header.file_bytes());
         path

@@ -5,7 +5,8 @@ use crate::ef::EfCursor;
 use crate::{codec_for, Codec, IdMap, IndexFormat, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES};
 use outcore_io::verify::FileChecks;
 use outcore_io::{
-    hash_file_blocks, open_maybe_direct, read_full_at, AlignedBuf, Budget, ChecksumMismatch, IoContext, SeqReader, DIRECT_ALIGN,
+    hash_file_blocks, open_maybe_direct, read_full_at, AlignedBuf, Budget, ChecksumMismatch, IoContext, SeqReader, SeqWriter, WriteSummary,
+    CHECKSUM_BLOCK_BYTES, DIRECT_ALIGN,
 };
 use std::path::{Path, PathBuf};
 
@@ -258,6 +259,47 @@ impl Layout {
             IndexFormat::U64 => IndexEntries::Words(open(&self.index_path())?),
             IndexFormat::EliasFano => IndexEntries::EliasFano(Box::new(EfCursor::open(&self.index_path(), self.vertices + 1)?)),
         })
+    }
+
+    /// Write this format version 1 layout's index, and a compressed
+    /// layout's u32 degrees as edge starts, as the Elias-Fano files
+    /// `NAME.ef` and `NAME.starts` beside it (`arcs`: the store's; each
+    /// file read in order, a pass per section); returns the layout's new
+    /// record and the files written. The adjacency, weights and block
+    /// table stay as they are.
+    pub fn to_elias_fano(&self, name: &str, arcs: u64) -> Result<(LayoutRecord, Vec<(String, WriteSummary)>), StoreError> {
+        use crate::ef::{write_ef, EfHeader};
+        let n = self.vertices;
+        let last = self.last_index_entry()?;
+        let flag = !self.codec.position(u64::MAX);
+        let mut record = self.record.clone();
+        let mut files = Vec::new();
+        let index_name = format!("{name}.ef");
+        let mut out = SeqWriter::create(&self.dir.join(&index_name), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?;
+        write_ef(&mut out, &EfHeader::plan(n + 1, self.codec.position(last), flag, last), &self.index_path(), |f| {
+            let mut entries = self.index_entries()?;
+            (0..=n).try_for_each(|i| f(entries.entry(i)?))
+        })?;
+        files.push((index_name.clone(), out.finish()?));
+        if let Some(degrees) = self.degrees_path() {
+            let starts_name = format!("{name}.starts");
+            let mut out = SeqWriter::create(&self.dir.join(&starts_name), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?;
+            write_ef(&mut out, &EfHeader::plan(n + 1, arcs, 0, arcs), &degrees, |f| {
+                let mut scan = self.degrees()?;
+                let mut at = 0u64;
+                f(0)?;
+                for _ in 0..n {
+                    at = at.saturating_add(scan.next_degree()?);
+                    f(at)?;
+                }
+                Ok(())
+            })?;
+            files.push((starts_name.clone(), out.finish()?));
+            record.degrees = Some(starts_name);
+        }
+        record.index_format = IndexFormat::EliasFano;
+        record.index = index_name;
+        Ok((record, files))
     }
 
     /// The index's last entry (where the last list ends), read without

@@ -119,7 +119,7 @@ fn to_elias_fano(entries: SeqWriter, ef: &mut SeqWriter, header: EfHeader) -> Re
     if written != header.entries * 8 {
         return Err(StoreError::invalid(&path, format!("holds {} entries, expected {}", written / 8, header.entries)));
     }
-    crate::ef::write_ef(ef, &header, |f| {
+    crate::ef::write_ef(ef, &header, &path, |f| {
         let mut reader = SeqReader::open_unchecked(&path, STREAM_CHUNK_BYTES)?;
         while let Some(word) = reader.next_word::<8>()? {
             f(u64::from_le_bytes(word))?;

@@ -1,4 +1,6 @@
-//! `outcore layout add STORE tiles|in|hot`: add a layout to an existing store.
+//! `outcore layout add STORE tiles|in|hot`: add a layout to an existing
+//! store; `outcore layout upgrade STORE`: a version 1 store's indexes as
+//! Elias-Fano.
 
 use crate::progress::Bars;
 use anyhow::{bail, Result};
@@ -36,10 +38,39 @@ pub enum Action {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Rewrite a format version 1 store's indexes as Elias-Fano (format
+    /// version 2): a few bits a vertex on disk and in memory instead of 64.
+    /// Reads and writes only the indexes; nothing else changes.
+    Upgrade {
+        /// The store to upgrade.
+        store: PathBuf,
+    },
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
     match a.action {
+        Action::Upgrade { store } => {
+            let t = std::time::Instant::now();
+            let done = outcore_ingest::upgrade::upgrade(&store)?;
+            if done.layouts.is_empty() {
+                println!(
+                    "{}: already format version {} (Elias-Fano indexes): nothing to do",
+                    store.display(),
+                    outcore_store::FORMAT_VERSION
+                );
+            } else {
+                println!(
+                    "upgraded {} to format version {}: the indexes of layout {} from {} to {} in {:.2} s",
+                    store.display(),
+                    outcore_store::FORMAT_VERSION,
+                    done.layouts.join(", "),
+                    outcore_io::format_bytes(done.bytes_before),
+                    outcore_io::format_bytes(done.bytes_after),
+                    t.elapsed().as_secs_f64()
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Action::Add { store, layout, group, span_bits, columns, memory, dry_run } => {
             if layout == "hot" {
                 let n = outcore_store::Store::open(&store)?.vertices();

@@ -1,0 +1,63 @@
+//! Rewriting a format version 1 store's indexes as Elias-Fano (`outcore
+//! layout upgrade STORE`): each u64 index becomes `NAME.ef`, each u32
+//! degrees file `NAME.starts` (issue 15 item 1). Only the indexes are read
+//! and written, a few bits a vertex instead of 64, so it takes seconds
+//! where a new import takes minutes; the adjacency, weights, blocks,
+//! tiles and hot columns stay as they are. The manifest is replaced last
+//! and the old files removed after it, so an interrupted run leaves the
+//! store as it was.
+
+use crate::error::Result;
+use outcore_io::Staged;
+use outcore_store::{FileRecord, IndexFormat, Store, FORMAT_VERSION};
+use std::path::Path;
+
+/// What an upgrade did: the layouts rewritten, and the bytes of their
+/// index and degrees files before and after.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Upgrade {
+    pub layouts: Vec<String>,
+    pub bytes_before: u64,
+    pub bytes_after: u64,
+}
+
+/// Upgrade the store at `dir` to format version 2 (nothing to do for a
+/// store whose layouts are Elias-Fano already).
+pub fn upgrade(dir: &Path) -> Result<Upgrade> {
+    // no reader has the store open while its layouts change
+    let _lock = outcore_store::StoreLock::exclusive(dir)?;
+    let store = Store::open(dir)?;
+    let mut manifest = store.manifest().clone();
+    crate::tiles::remove_unlisted_layout_files(dir, &manifest);
+    let mut done = Upgrade::default();
+    let mut staged = Vec::new();
+    let mut old = Vec::new();
+    for (name, record) in &store.manifest().layouts {
+        if record.index_format != IndexFormat::U64 {
+            continue;
+        }
+        // removed unless the manifest comes to list them
+        staged.extend(["ef", "starts"].iter().map(|x| Staged::named(dir.join(format!("{name}.{x}")))));
+        let (new, files) = store.layout(name)?.to_elias_fano(name, manifest.arcs)?;
+        for f in std::iter::once(&record.index).chain(&record.degrees) {
+            done.bytes_before += manifest.files.remove(f).map_or(0, |r| r.bytes);
+            old.push(f.clone());
+        }
+        for (file, summary) in files {
+            done.bytes_after += summary.hashes.bytes;
+            manifest.files.insert(file, FileRecord::from_hashes(&summary.hashes));
+        }
+        manifest.layouts.insert(name.clone(), new);
+        done.layouts.push(name.clone());
+    }
+    if done.layouts.is_empty() {
+        return Ok(done);
+    }
+    manifest.version = FORMAT_VERSION;
+    drop(store);
+    crate::tiles::publish_layout(dir, &manifest, staged)?;
+    for f in old {
+        let _ = std::fs::remove_file(dir.join(f));
+    }
+    Ok(done)
+}
