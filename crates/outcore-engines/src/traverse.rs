@@ -132,11 +132,7 @@ impl Traverse {
                 }
                 return Ok(());
             }
-            let mut entries = lay.index_entries()?;
-            for i in 0..=vertices {
-                push(entries.entry(i)?)?;
-            }
-            Ok(())
+            lay.index_entries()?.for_each(vertices + 1, push)
         })?;
         check_index(&lay, &index, last)?;
         let mut files = vec![lay.adjacency_path()];
@@ -459,16 +455,8 @@ fn edge_starts(lay: &outcore_store::Layout, path: &std::path::Path, arcs: u64, b
     }
     let sum_error = |total: String| StoreError::invalid(path, format!("degrees sum to {total}, the store has {arcs} arcs"));
     let starts = CompactIndex::build(path, vertices + 1, arcs, 0, budget, |push| {
-        let mut scan = lay.degrees()?;
-        let mut at = 0;
-        for _ in 0..vertices {
-            push(at)?;
-            at += scan.next_degree()?;
-            if at > arcs {
-                return Err(sum_error(format!("more than {arcs}")));
-            }
-        }
-        push(at)
+        let mut starts = lay.edge_starts()?.ok_or_else(|| StoreError::invalid(path, "is not a layout's degrees"))?;
+        starts.for_each(vertices, |at| if at > arcs { Err(sum_error(format!("more than {arcs}"))) } else { push(at) })
     })?;
     let total = starts.get(vertices);
     if total != arcs {

@@ -450,6 +450,15 @@ impl IndexEntries {
             IndexEntries::EliasFano(c) => c.entry(i),
         }
     }
+
+    /// Call `f` with each of the `count` entries in order (a fresh reader:
+    /// Elias-Fano decodes a word of upper bits at a time).
+    pub fn for_each(&mut self, count: u64, mut f: impl FnMut(u64) -> Result<(), StoreError>) -> Result<(), StoreError> {
+        match self {
+            IndexEntries::Words(_) => (0..count).try_for_each(|i| f(self.entry(i)?)),
+            IndexEntries::EliasFano(c) => c.for_each(f),
+        }
+    }
 }
 
 /// Each vertex's first edge, read forward ([`Layout::edge_starts`]).
@@ -477,6 +486,23 @@ impl EdgeStarts {
                 Ok(from_start + bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap()) as u64).sum::<u64>())
             }
             EdgeStarts::EliasFano(c) => c.entry(to),
+        }
+    }
+
+    /// Call `f` with the first edge of every vertex and then the end of
+    /// the last list (`vertices + 1` values; a fresh reader).
+    pub fn for_each(&mut self, vertices: u64, mut f: impl FnMut(u64) -> Result<(), StoreError>) -> Result<(), StoreError> {
+        match self {
+            EdgeStarts::Degrees(_) => {
+                let mut at = 0;
+                f(0)?;
+                for v in 0..vertices {
+                    at = self.start(v, at, v + 1)?;
+                    f(at)?;
+                }
+                Ok(())
+            }
+            EdgeStarts::EliasFano(c) => c.for_each(f),
         }
     }
 }
@@ -570,9 +596,16 @@ impl Window {
     }
 
     pub(crate) fn open_paged(path: &Path) -> Result<Self, StoreError> {
+        Self::open_paged_reading(path, PAGED_READ_BYTES)
+    }
+
+    /// A paged window whose reads are up to `read_bytes` long (at most the
+    /// file's length, rounded up to the alignment).
+    pub(crate) fn open_paged_reading(path: &Path, read_bytes: usize) -> Result<Self, StoreError> {
         let (file, direct) = open_maybe_direct(path, std::fs::OpenOptions::new().read(true)).ctx(path, "open")?;
         let len = file.metadata().ctx(path, "stat")?.len();
-        let page = AlignedBuf::new(PAGED_READ_BYTES, DIRECT_ALIGN);
+        let page_bytes = (len.div_ceil(DIRECT_ALIGN as u64) * DIRECT_ALIGN as u64).clamp(DIRECT_ALIGN as u64, read_bytes as u64) as usize;
+        let page = AlignedBuf::new(page_bytes, DIRECT_ALIGN);
         let checks = outcore_io::verify::checks_for(&file);
         Ok(Window { source: WindowSource::Paged { file, direct, len, page, checks }, path: path.to_path_buf(), buf: Vec::new(), start: 0 })
     }
