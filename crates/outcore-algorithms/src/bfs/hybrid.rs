@@ -72,11 +72,12 @@ fn cursor_bytes(n: u64, k: u64) -> u64 {
 /// Where each of `k` columns' cursors stands at the first vertex of every
 /// block of [`SWEEP_BLOCK`] vertices (`[b * k + j]`: the vertices before
 /// block b with more than j in-neighbours): a histogram of each block's
-/// degrees on every core, then a running sum over the blocks.
-fn block_cursors(degrees: Degrees<'_>, n: u64, k: usize) -> Vec<u32> {
+/// degrees on every core, then a running sum over the blocks. Also returns
+/// the sums at the end: each column's entries.
+fn block_cursors(degrees: Degrees<'_>, n: u64, k: usize) -> (Vec<u32>, Vec<u64>) {
     let mut at = vec![0u32; n.div_ceil(SWEEP_BLOCK) as usize * k];
     if k == 0 {
-        return at;
+        return (at, Vec::new());
     }
     at.par_chunks_mut(k).enumerate().for_each(|(b, longer)| {
         let mut capped = vec![0u32; k + 1];
@@ -90,15 +91,29 @@ fn block_cursors(degrees: Degrees<'_>, n: u64, k: usize) -> Vec<u32> {
             longer[j] = count;
         }
     });
-    let mut before = vec![0u32; k];
+    let mut before = vec![0u64; k];
     for block in at.chunks_mut(k) {
         for (cursor, sum) in block.iter_mut().zip(&mut before) {
-            let here = *cursor;
-            *cursor = *sum;
+            let here = *cursor as u64;
+            *cursor = *sum as u32;
             *sum += here;
         }
     }
-    at
+    (at, before)
+}
+
+/// The layout the hot lists of a BFS over `layout` (the in-edges) sample:
+/// `layout` itself in a directed store, `out` in a symmetric one.
+fn hot_source<'a>(store: &Store, layout: &'a str) -> &'a str {
+    if store.manifest().directed {
+        layout
+    } else {
+        outcore_store::hot::source_layout(false)
+    }
+}
+
+fn hot_record(store: &Store) -> Result<&outcore_store::HotRecord, StoreError> {
+    store.manifest().hot.as_ref().ok_or_else(|| StoreError::invalid(store.dir(), "the store has no hot layout"))
 }
 
 impl HotLists {
@@ -138,8 +153,7 @@ impl HotLists {
     /// How many stored columns a run with `bytes` for its lists loads, or
     /// why the stored lists cannot serve it.
     pub fn stored_k(store: &Store, layout: &str, bytes: u64) -> Result<usize, String> {
-        let source = if store.manifest().directed { layout } else { outcore_store::hot::source_layout(false) };
-        match (outcore_store::hot::unusable(store, source), &store.manifest().hot) {
+        match (outcore_store::hot::unusable(store, hot_source(store, layout)), &store.manifest().hot) {
             (None, Some(record)) => {
                 let n = store.vertices();
                 let fits = |k: usize| outcore_store::hot::column_bytes(record, k) + cursor_bytes(n, k as u64) <= bytes;
@@ -151,7 +165,7 @@ impl HotLists {
 
     /// The charge for `k` stored columns and their block cursors.
     fn reserve_stored(store: &Store, k: usize, budget: &Budget) -> Result<Reservation, StoreError> {
-        let record = store.manifest().hot.as_ref().ok_or_else(|| StoreError::invalid(store.dir(), "the store has no hot layout"))?;
+        let record = hot_record(store)?;
         let bytes = outcore_store::hot::column_bytes(record, k) + cursor_bytes(store.vertices(), k as u64);
         Ok(budget.reserve("hybrid BFS in-memory neighbours", bytes)?)
     }
@@ -166,12 +180,12 @@ impl HotLists {
         columns: Vec<Vec<u32>>,
         charge: Reservation,
     ) -> Result<Self, StoreError> {
-        let record = store.manifest().hot.as_ref().ok_or_else(|| StoreError::invalid(store.dir(), "the store has no hot layout"))?;
+        let record = hot_record(store)?;
         // column j has an entry for every vertex of degree > j: the
         // cursors of the bottom-up sweep rely on it
-        let longer = column_entries(g, k);
+        let (cursors, longer) = block_cursors(g.degrees(), g.vertices(), k);
         if let Some(j) = (0..k).find(|&j| longer[j] != record.columns[j].entries) {
-            let source = if store.manifest().directed { layout } else { outcore_store::hot::source_layout(false) };
+            let source = hot_source(store, layout);
             return Err(StoreError::invalid(
                 store.dir().join(&record.columns[j].file),
                 format!(
@@ -180,7 +194,6 @@ impl HotLists {
                 ),
             ));
         }
-        let cursors = block_cursors(g.degrees(), g.vertices(), k);
         let origin = HotOrigin::Stored { columns: record.columns.len() };
         Ok(HotLists { k: k as u32, columns, cursors, origin, _charge: charge })
     }
@@ -229,7 +242,7 @@ impl HotLists {
                 }
             }
         }
-        let cursors = block_cursors(g.degrees(), g.vertices(), k as usize);
+        let (cursors, _) = block_cursors(g.degrees(), g.vertices(), k as usize);
         let origin = HotOrigin::Built { why_not_stored, seconds: started.elapsed().as_secs_f64() };
         Ok(HotLists { k, columns, cursors, origin, _charge: charge })
     }
