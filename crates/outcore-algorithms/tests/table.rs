@@ -66,6 +66,8 @@ fn other_args(alg: &dyn Registered, roots: &[u64]) -> Vec<Args> {
             Args::new().with("tolerance", 1e-3),
         ],
         "cdlp" => vec![Args::new().with("iterations", 1), Args::new().with("iterations", 7)],
+        // the traverse engine's two versions, each asked for
+        "wcc" => vec![Args::new().with("method", "afforest"), Args::new().with("method", "union-find")],
         "bfs" => {
             let mut sets: Vec<Args> = from("root");
             sets.extend(roots.iter().map(|&r| Args::new().with("root", r).with("direction", "top-down")));
@@ -135,6 +137,47 @@ fn check_counters(alg: &dyn Registered, st: &Store, g: &MemGraph, a: &Args, run:
             }
         }
         "cdlp" => assert_eq!(number("iterations"), a.get("iterations", 0u32).unwrap() as f64, "{what}: iterations"),
+        "wcc" => {
+            // components counted by a plain breadth-first search of the
+            // in-memory graph, direction ignored
+            let mut neighbours = vec![Vec::new(); n as usize];
+            for u in 0..n {
+                for &v in g.neighbours(u) {
+                    neighbours[u as usize].push(v);
+                    neighbours[v as usize].push(u);
+                }
+            }
+            let (mut seen, mut components) = (vec![false; n as usize], 0u64);
+            for s in 0..n as usize {
+                if seen[s] {
+                    continue;
+                }
+                components += 1;
+                seen[s] = true;
+                let mut queue = vec![s as u64];
+                while let Some(u) = queue.pop() {
+                    for &v in &neighbours[u as usize] {
+                        if !std::mem::replace(&mut seen[v as usize], true) {
+                            queue.push(v);
+                        }
+                    }
+                }
+            }
+            assert_eq!(number("components"), components as f64, "{what}: components");
+            if report.engine == Engine::Traverse {
+                // the variants all have `in` (or are symmetric): Afforest runs unless union-find is asked for
+                let method: String = a.get("method", "auto".to_string()).unwrap();
+                let version = if method == "union-find" { "union-find" } else { "afforest" };
+                assert_eq!(report.figure("version").and_then(|x| x.as_str()), Some(version), "{what}: version");
+                assert_eq!(number("iterations"), 1.0, "{what}: iterations");
+                // Afforest's parents (u32) and union-find's, held in memory
+                assert!(report.budget_peak_bytes >= 4 * n, "{what}: charged {} bytes for {n} vertices", report.budget_peak_bytes);
+            }
+            if matches!(report.engine, Engine::Memory | Engine::Stream) {
+                // a label a vertex, 8 bytes
+                assert!(report.budget_peak_bytes >= 8 * n, "{what}: charged {} bytes for {n} vertices", report.budget_peak_bytes);
+            }
+        }
         "bfs" => {
             let reached = reached("level");
             assert_eq!(number("vertices_reached"), reached.len() as f64, "{what}: vertices reached");
