@@ -124,14 +124,6 @@ impl Traverse {
         let index_path = lay.index_path();
         let (last, flag) = last_entry(&lay)?;
         let index = CompactIndex::build(&index_path, vertices + 1, lay.codec().position(last), flag, budget, |push| {
-            if lay.record().index_format == outcore_store::IndexFormat::U64 {
-                // format version 1: u64 words, read in large chunks
-                let mut reader = outcore_io::SeqReader::open(&index_path, 1 << 20)?;
-                while let Some(word) = reader.next_word::<8>()? {
-                    push(u64::from_le_bytes(word))?;
-                }
-                return Ok(());
-            }
             lay.index_entries()?.for_each(vertices + 1, push)
         })?;
         check_index(&lay, &index, last)?;

@@ -285,14 +285,7 @@ impl Layout {
             let starts_name = format!("{name}.starts");
             let mut out = SeqWriter::create(&self.dir.join(&starts_name), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?;
             write_ef(&mut out, &EfHeader::plan(n + 1, arcs, 0, arcs), &degrees, |f| {
-                let mut scan = self.degrees()?;
-                let mut at = 0u64;
-                f(0)?;
-                for _ in 0..n {
-                    at = at.saturating_add(scan.next_degree()?);
-                    f(at)?;
-                }
-                Ok(())
+                self.edge_starts()?.ok_or_else(|| StoreError::invalid(&degrees, "is not a layout's degrees"))?.for_each(n, f)
             })?;
             files.push((starts_name.clone(), out.finish()?));
             record.degrees = Some(starts_name);
@@ -455,7 +448,17 @@ impl IndexEntries {
     /// Elias-Fano decodes a word of upper bits at a time).
     pub fn for_each(&mut self, count: u64, mut f: impl FnMut(u64) -> Result<(), StoreError>) -> Result<(), StoreError> {
         match self {
-            IndexEntries::Words(_) => (0..count).try_for_each(|i| f(self.entry(i)?)),
+            IndexEntries::Words(w) => {
+                // a chunk of words at a time, not a window lookup per entry
+                const WORDS: u64 = 1 << 17;
+                for first in (0..count).step_by(WORDS as usize) {
+                    let end = (first + WORDS).min(count);
+                    for word in w.range(first * 8, end * 8)?.chunks_exact(8) {
+                        f(u64::from_le_bytes(word.try_into().unwrap()))?;
+                    }
+                }
+                Ok(())
+            }
             IndexEntries::EliasFano(c) => c.for_each(f),
         }
     }
@@ -483,7 +486,8 @@ impl EdgeStarts {
         match self {
             EdgeStarts::Degrees(w) => {
                 let bytes = w.range(from * 4, to * 4)?;
-                Ok(from_start + bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap()) as u64).sum::<u64>())
+                // saturating: a crafted file's sum is refused by the caller's bounds, not overflowed
+                Ok(from_start.saturating_add(bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap()) as u64).sum::<u64>()))
             }
             EdgeStarts::EliasFano(c) => c.entry(to),
         }
