@@ -11,6 +11,7 @@ use outcore_algorithms::wcc::reference::wcc as ref_wcc;
 use outcore_algorithms::wcc::{afforest, wcc};
 use outcore_algorithms::MemGraph;
 use outcore_engines::{Traverse, TraverseOptions};
+use outcore_ingest::recode::{recode, RecodeOptions};
 use outcore_ingest::{import_file, ImportOptions, NoProgress};
 use outcore_io::Budget;
 use outcore_store::Store;
@@ -111,8 +112,8 @@ fn hybrid_bfs_equals_reference_for_every_k() {
             let state = outcore_algorithms::bfs::hybrid::state_bytes(n) + n * 64 * 4;
             // room for the in-layout's engine too (its index and smallest cache)
             let in_engine = if case.store.manifest().directed { Traverse::min_bytes(&case.store, "in", 4096).unwrap() } else { 0 };
-            let (budget, mut out) = engine(&case.store, "out", mode, state + in_engine);
-            let mut inn = case.store.manifest().directed.then(|| {
+            let (budget, out) = engine(&case.store, "out", mode, state + in_engine);
+            let inn = case.store.manifest().directed.then(|| {
                 Traverse::open(&case.store, "in", &budget, &TraverseOptions { prefetch: mode.1, depth: 8, ..Default::default() }, state)
                     .unwrap()
             });
@@ -123,7 +124,7 @@ fn hybrid_bfs_equals_reference_for_every_k() {
                     for opts in
                         [HybridOptions::default(), HybridOptions { alpha: 1e-9, beta: 1e9 }, HybridOptions { alpha: 1e12, beta: 1.0 }]
                     {
-                        let (tree, levels) = hybrid_bfs(&mut out, inn.as_mut(), &hot, root, &budget, &opts).unwrap();
+                        let (tree, levels) = hybrid_bfs(&out, inn.as_ref(), &hot, root, &budget, &opts).unwrap();
                         check_tree(&tree, &g, &bfs_levels(&g, root), &format!("{} {mode:?} k={k} root {root} {opts:?}", case.name));
                         assert_eq!(levels.iter().map(|l| l.frontier).sum::<u64>(), tree.reached);
                     }
@@ -160,7 +161,7 @@ fn hybrid_bfs_is_the_same_on_one_thread_and_on_four() {
     let n = g.vertices();
     assert!(n > 65_536, "{n} vertices: two chunks of the sweep at least");
     let budget = Budget::new(1 << 30);
-    let mut out = Traverse::open(&case.store, "out", &budget, &TraverseOptions::default(), 1 << 28).unwrap();
+    let out = Traverse::open(&case.store, "out", &budget, &TraverseOptions::default(), 1 << 28).unwrap();
     for k in [1, 4] {
         let hot = HotLists::build(&case.store, "in", &out, k, &budget, "the test asks".into()).unwrap();
         // a leaf's BFS reaches the hubs late: bottom-up steps with long unresolved lists
@@ -170,7 +171,7 @@ fn hybrid_bfs_is_the_same_on_one_thread_and_on_four() {
             for threads in [1, 4] {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
                 let opts = HybridOptions { alpha: 4.0, beta: 24.0 };
-                let (tree, levels) = pool.install(|| hybrid_bfs(&mut out, None, &hot, root, &budget, &opts)).unwrap();
+                let (tree, levels) = pool.install(|| hybrid_bfs(&out, None, &hot, root, &budget, &opts)).unwrap();
                 check_tree(&tree, &g, &bfs_levels(&g, root), &format!("k={k} root {root}, {threads} threads"));
                 assert!(levels.iter().any(|l| l.direction == Direction::BottomUp), "root {root}: no bottom-up step");
                 runs.push((tree, format!("{levels:?}")));
@@ -179,6 +180,55 @@ fn hybrid_bfs_is_the_same_on_one_thread_and_on_four() {
             assert!(one.0.parent == four.0.parent, "k={k} root {root}: parents differ between 1 and 4 threads");
             assert_eq!(one.1, four.1, "k={k} root {root}: level statistics");
             assert_eq!((one.0.reached, one.0.arcs_scanned), (four.0.reached, four.0.arcs_scanned));
+        }
+    }
+}
+
+/// Top-down BFS reads each round's lists on every core: on the skewed
+/// graph in every encoding (blocked codecs decode a block per reader), one
+/// thread and four give the reference's levels and, for every vertex, its
+/// smallest-id neighbour on the level above as parent (the order one
+/// thread visits a sorted level in); the arcs read are the degree sums of
+/// the reached vertices.
+#[test]
+fn top_down_bfs_is_the_same_on_one_thread_and_on_four_in_every_encoding() {
+    use outcore_store::Encoding;
+    let dir = tempfile::tempdir().unwrap();
+    let edges = skewed(dir.path());
+    let g = reference_graph(&edges.store);
+    let n = g.vertices();
+    let roots = [0, (0..n).rev().find(|&v| g.degree(v) == 1).unwrap()];
+    for encoding in [Encoding::Raw32, Encoding::Gapref, Encoding::Ceesor] {
+        let out = dir.path().join(encoding.name());
+        let opts = RecodeOptions { encoding: Some(encoding), order: "none".into(), memory: 256 << 20, force: false, layouts: None };
+        recode(edges.store.dir(), &out, None, &opts, &outcore_io::NoProgress).unwrap();
+        let store = Store::open(&out).unwrap();
+        for root in roots {
+            let want = bfs_levels(&g, root);
+            // every vertex's smallest-id neighbour on the level above
+            let mut smallest = vec![NONE; n as usize];
+            for u in (0..n).filter(|&u| want[u as usize] != u64::MAX) {
+                for &w in g.neighbours(u) {
+                    if want[w as usize] == want[u as usize] + 1 && smallest[w as usize] == NONE {
+                        smallest[w as usize] = u as u32;
+                    }
+                }
+            }
+            let mut runs = Vec::new();
+            for threads in [1, 4] {
+                // a small cache and prefetch on: readers share and evict its blocks
+                let (budget, mut eng) = engine(&store, "out", ("tiny", true), BfsTree::state_bytes(n));
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                let tree = pool.install(|| bfs(&mut eng, root, &budget)).unwrap();
+                let what = format!("{} root {root}, {threads} threads", encoding.name());
+                check_tree(&tree, &g, &want, &what);
+                let reached: Vec<u64> = (0..n).filter(|&v| want[v as usize] != u64::MAX).collect();
+                assert!(reached.iter().all(|&v| v == root || tree.parent[v as usize] == smallest[v as usize]), "{what}: parents");
+                assert_eq!(tree.reached, reached.len() as u64, "{what}");
+                assert_eq!(tree.arcs_scanned, reached.iter().map(|&v| g.degree(v)).sum::<u64>(), "{what}: arcs read");
+                runs.push(tree.parent);
+            }
+            assert!(runs[0] == runs[1], "{} root {root}: parents differ between 1 and 4 threads", encoding.name());
         }
     }
 }
@@ -205,8 +255,8 @@ fn hybrid_bfs_with_the_stored_hot_layout() {
         let n = g.vertices();
         let budget = Budget::new(1 << 30);
         let opts = TraverseOptions { depth: 8, ..Default::default() };
-        let mut out = Traverse::open(&store, "out", &budget, &opts, 0).unwrap();
-        let mut inn = store.manifest().directed.then(|| Traverse::open(&store, "in", &budget, &opts, 0).unwrap());
+        let out = Traverse::open(&store, "out", &budget, &opts, 0).unwrap();
+        let inn = store.manifest().directed.then(|| Traverse::open(&store, "in", &budget, &opts, 0).unwrap());
         let degrees = inn.as_ref().unwrap_or(&out);
         let built = HotLists::build(&store, "in", degrees, 3, &budget, "the test compares".into()).unwrap();
         let stored = HotLists::open(&store, "in", degrees, 1 << 30, &budget).unwrap();
@@ -221,7 +271,7 @@ fn hybrid_bfs_with_the_stored_hot_layout() {
         assert_eq!(none.k, 0, "{}", case.name);
         for (hot, label) in [(&stored, "stored"), (&none, "k=0")] {
             for root in roots(n) {
-                let (tree, _) = hybrid_bfs(&mut out, inn.as_mut(), hot, root, &budget, &HybridOptions::default()).unwrap();
+                let (tree, _) = hybrid_bfs(&out, inn.as_ref(), hot, root, &budget, &HybridOptions::default()).unwrap();
                 check_tree(&tree, &g, &bfs_levels(&g, root), &format!("{} {label} root {root}", case.name));
             }
         }

@@ -20,4 +20,4 @@ pub mod traverse;
 pub use compact_index::CompactIndex;
 pub use interval::{IntervalEngine, IntervalOptions, IntervalProgram, IntervalStats, NeighbourList, Values, VertexValue};
 pub use stream::{IterationStats, StreamOptions, StreamStats, TileEdges, TileProgram, TileStream};
-pub use traverse::{Degrees, Lookahead, Traverse, TraverseOptions, TraverseStats};
+pub use traverse::{Degrees, Lookahead, Reader, Traverse, TraverseOptions, TraverseStats};

@@ -12,6 +12,8 @@ use crate::compact_index::CompactIndex;
 use outcore_io::{Backend, BlockCache, Budget, BudgetError, CacheStats, Reservation};
 use outcore_store::{BlockTable, Codec, ListDecoder, ListSource, Store, StoreError};
 use serde::Serialize;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Mutex, MutexGuard};
 
 #[derive(Clone, Debug)]
 pub struct TraverseOptions {
@@ -52,10 +54,18 @@ const ADJACENCY: u32 = 0;
 const WEIGHTS: u32 = 1;
 
 pub struct Traverse {
+    /// What every reader shares: index, degrees, block table, cache.
+    shared: Shared,
+    /// The reader behind `Traverse`'s own `&mut` methods.
+    own: ReaderState,
+}
+
+/// The part of the engine its readers share (`Sync`): one block cache
+/// behind a lock, so that the threads' run-ahead and reads meet in it.
+struct Shared {
     /// The adjacency file, for error messages.
     adjacency_path: std::path::PathBuf,
     codec: &'static dyn Codec,
-    decoder: Box<dyn ListDecoder>,
     vertices: u64,
     index: CompactIndex,
     /// Where the budget has room: the degrees beside the index (or the
@@ -65,21 +75,60 @@ pub struct Traverse {
     /// For codecs whose index does not give degrees (it counts bits): the
     /// first edge of each vertex, as Elias-Fano (degrees and weight offsets).
     edge_starts: Option<CompactIndex>,
-    /// Blocked codecs: the block table, which blocks passed their checksum,
-    /// and the block whose bytes are in `block_bytes`.
+    /// Blocked codecs: the block table and which blocks passed their checksum.
     blocks: Option<BlockTable>,
-    verified: Vec<bool>,
+    verified: Vec<AtomicBool>,
+    cache: Mutex<BlockCache>,
+    weighted: bool,
+    opts: TraverseOptions,
+    lists_read: AtomicU64,
+    store_dir: std::path::PathBuf,
+    _charges: Vec<Reservation>,
+}
+
+/// What one reader keeps to itself: its decoder (which may remember the
+/// lists it decoded), the block whose bytes it holds, and buffers.
+struct ReaderState {
+    decoder: Box<dyn ListDecoder>,
     current_block: Option<usize>,
     block_bytes: Vec<u8>,
     list: Vec<u64>,
     perm: Vec<usize>,
-    cache: BlockCache,
-    weighted: bool,
     bytes: Vec<u8>,
-    opts: TraverseOptions,
-    lists_read: u64,
-    store_dir: std::path::PathBuf,
-    _charges: Vec<Reservation>,
+}
+
+impl ReaderState {
+    fn new(codec: &'static dyn Codec) -> Self {
+        ReaderState {
+            decoder: codec.decoder(),
+            current_block: None,
+            block_bytes: Vec::new(),
+            list: Vec::new(),
+            perm: Vec::new(),
+            bytes: Vec::new(),
+        }
+    }
+}
+
+/// A reader of a [`Traverse`] engine for one thread ([`Traverse::reader`]):
+/// its own decoder and buffers over the engine's shared index and cache.
+pub struct Reader<'a> {
+    g: &'a Traverse,
+    state: ReaderState,
+}
+
+impl Reader<'_> {
+    /// Replace `out` with `v`'s neighbours (see [`Traverse::neighbours`]).
+    pub fn neighbours(&mut self, v: u64, out: &mut Vec<u64>) -> Result<(), StoreError> {
+        self.g.shared.neighbours(&mut self.state, v, out)
+    }
+    /// Replace `out` with the weights of `v`'s edges (see [`Traverse::weights`]).
+    pub fn weights(&mut self, v: u64, out: &mut Vec<f32>) -> Result<(), StoreError> {
+        self.g.shared.weights(&mut self.state, v, out)
+    }
+    pub fn engine(&self) -> &Traverse {
+        self.g
+    }
 }
 
 /// The smallest cache the engine runs with.
@@ -192,38 +241,36 @@ impl Traverse {
             cache.check_ahead();
         }
         charges.push(cache_charge);
+        let codec = lay.codec();
         Ok(Traverse {
-            store_dir: store.dir().to_path_buf(),
-            adjacency_path: lay.adjacency_path(),
-            codec: lay.codec(),
-            decoder: lay.codec().decoder(),
-            vertices,
-            index,
-            fast_degrees,
-            edge_starts,
-            verified: vec![false; blocks.as_ref().map_or(0, |b| b.len())],
-            blocks,
-            current_block: None,
-            block_bytes: Vec::new(),
-            list: Vec::new(),
-            perm: Vec::new(),
-            cache,
-            weighted,
-            bytes: Vec::new(),
-            opts: opts.clone(),
-            lists_read: 0,
-            _charges: charges,
+            shared: Shared {
+                store_dir: store.dir().to_path_buf(),
+                adjacency_path: lay.adjacency_path(),
+                codec,
+                vertices,
+                index,
+                fast_degrees,
+                edge_starts,
+                verified: (0..blocks.as_ref().map_or(0, |b| b.len())).map(|_| AtomicBool::new(false)).collect(),
+                blocks,
+                cache: Mutex::new(cache),
+                weighted,
+                opts: opts.clone(),
+                lists_read: AtomicU64::new(0),
+                _charges: charges,
+            },
+            own: ReaderState::new(codec),
         })
     }
 
     pub fn vertices(&self) -> u64 {
-        self.vertices
+        self.shared.vertices
     }
     pub fn weighted(&self) -> bool {
-        self.weighted
+        self.shared.weighted
     }
     pub fn backend(&self) -> Backend {
-        self.cache.backend()
+        self.shared.cache().backend()
     }
 
     #[inline]
@@ -233,15 +280,109 @@ impl Traverse {
 
     /// The degrees alone, to share across threads.
     pub fn degrees(&self) -> Degrees<'_> {
-        Degrees { fast: self.fast_degrees.as_ref(), edge_starts: self.edge_starts.as_ref(), index: &self.index, codec: self.codec }
+        let s = &self.shared;
+        Degrees { fast: s.fast_degrees.as_ref(), edge_starts: s.edge_starts.as_ref(), index: &s.index, codec: s.codec }
     }
 
     /// Total adjacency entries.
     pub fn arcs(&self) -> u64 {
-        match &self.edge_starts {
-            Some(starts) => starts.get(self.vertices),
-            None => self.codec.degree(self.index.get(0), self.index.get(self.vertices)).unwrap_or(0),
+        let s = &self.shared;
+        match &s.edge_starts {
+            Some(starts) => starts.get(s.vertices),
+            None => s.codec.degree(s.index.get(0), s.index.get(s.vertices)).unwrap_or(0),
         }
+    }
+
+    /// Replace `out` with `v`'s neighbours.
+    pub fn neighbours(&mut self, v: u64, out: &mut Vec<u64>) -> Result<(), StoreError> {
+        self.shared.neighbours(&mut self.own, v, out)
+    }
+
+    /// Replace `out` with the weights of `v`'s edges, in neighbour order.
+    pub fn weights(&mut self, v: u64, out: &mut Vec<f32>) -> Result<(), StoreError> {
+        self.shared.weights(&mut self.own, v, out)
+    }
+
+    /// A reader for another thread: its own decoder and buffers, this
+    /// engine's index and block cache.
+    pub fn reader(&self) -> Reader<'_> {
+        Reader { g: self, state: ReaderState::new(self.shared.codec) }
+    }
+
+    /// Read the lists of `vertices` on every core, in consecutive pieces of
+    /// the slice, each piece by a reader of its own that runs ahead over
+    /// the piece. `visit(v, list, out)` sees each list once and appends
+    /// what it finds to its piece's output; the outputs come back in piece
+    /// order, so that, concatenated, they are what one thread visiting
+    /// `vertices` in order would have found. Also returns the entries read.
+    pub fn par_lists<T: Send>(
+        &self,
+        vertices: &[u32],
+        visit: impl Fn(u32, &[u64], &mut Vec<T>) + Sync,
+    ) -> Result<(Vec<Vec<T>>, u64), StoreError> {
+        let threads = rayon::current_num_threads();
+        let piece = if threads <= 1 { vertices.len().max(1) } else { vertices.len().div_ceil(4 * threads).max(MIN_PIECE) };
+        let read_piece = |list: &[u32]| -> Result<(Vec<T>, u64), StoreError> {
+            let mut reader = self.reader();
+            let (mut ahead, mut nbrs, mut found, mut read) = (Lookahead::default(), Vec::new(), Vec::new(), 0u64);
+            for head in 0..list.len() {
+                ahead.before(self, list, head)?;
+                reader.neighbours(list[head] as u64, &mut nbrs)?;
+                read += nbrs.len() as u64;
+                visit(list[head], &nbrs, &mut found);
+            }
+            Ok((found, read))
+        };
+        let pieces: Vec<(Vec<T>, u64)> = if vertices.len() <= piece {
+            vec![read_piece(vertices)?]
+        } else {
+            use rayon::prelude::*;
+            vertices.par_chunks(piece).map(read_piece).collect::<Result<_, _>>()?
+        };
+        let read = pieces.iter().map(|p| p.1).sum();
+        Ok((pieces.into_iter().map(|p| p.0).collect(), read))
+    }
+
+    /// Issue reads for the blocks of `upcoming` vertices, in order, until
+    /// the device has `depth` reads in flight. Adjacent vertices' blocks are
+    /// merged into runs read by one request each. Returns how many
+    /// vertices were fully handled, so the caller can advance its cursor.
+    pub fn run_ahead(&self, upcoming: impl IntoIterator<Item = u64>) -> Result<usize, StoreError> {
+        self.shared.run_ahead(upcoming)
+    }
+
+    /// Whether the prefetcher is on.
+    pub fn prefetching(&self) -> bool {
+        self.shared.opts.prefetch
+    }
+    /// How far ahead the algorithm should look.
+    pub fn max_ahead(&self) -> usize {
+        self.shared.opts.max_ahead
+    }
+
+    pub fn stats(&self) -> TraverseStats {
+        let s = &self.shared;
+        let cache = s.cache();
+        TraverseStats {
+            cache: cache.stats.clone(),
+            cache_bytes: (cache.frames() * cache.block_size()) as u64,
+            io_backend: cache.backend().name().to_string(),
+            lists_read: s.lists_read.load(Relaxed),
+            index_bytes: s.index.memory_bytes() + s.edge_starts.as_ref().map_or(0, |s| s.memory_bytes()),
+            fast_degree_bytes: s.fast_degrees.as_ref().map_or(0, |f| f.bytes),
+        }
+    }
+}
+
+/// Fewest vertices [`Traverse::par_lists`] gives a thread at a time.
+const MIN_PIECE: usize = 256;
+
+impl Shared {
+    /// The block cache. (A reader that panics while holding it takes the
+    /// whole run down with it: rayon passes the panic to the caller, and
+    /// the engine's drop only waits for the reads in flight.)
+    fn cache(&self) -> MutexGuard<'_, BlockCache> {
+        self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The file bytes to fetch for `v`'s list, whose index entries are
@@ -256,43 +397,42 @@ impl Traverse {
         }
     }
 
-    /// Replace `out` with `v`'s neighbours.
-    pub fn neighbours(&mut self, v: u64, out: &mut Vec<u64>) -> Result<(), StoreError> {
+    fn neighbours(&self, st: &mut ReaderState, v: u64, out: &mut Vec<u64>) -> Result<(), StoreError> {
         let (lo, hi) = self.index.range(v);
         out.clear();
         // no bits and no flag (a CEESOR self loop takes no bits)
         if self.codec.position(lo) == self.codec.position(hi) && lo == self.codec.position(lo) {
             return Ok(());
         }
-        self.lists_read += 1;
+        self.lists_read.fetch_add(1, Relaxed);
         let index = &self.index;
         let entry = |u: u64| index.range(u);
         let (bytes, first_byte, first_vertex, block) = match &self.blocks {
             Some(table) => {
                 let number = table.block_of(v);
                 let block = table.get(number);
-                if self.current_block != Some(number) {
-                    self.current_block = None;
-                    self.block_bytes.clear();
-                    self.cache.read_range(ADJACENCY, block.first_byte, block.end_byte, &mut self.block_bytes)?;
-                    if !self.verified[number] {
-                        block.verify(&self.adjacency_path, &self.block_bytes)?;
-                        self.verified[number] = true;
+                if st.current_block != Some(number) {
+                    st.current_block = None;
+                    st.block_bytes.clear();
+                    self.cache().read_range(ADJACENCY, block.first_byte, block.end_byte, &mut st.block_bytes)?;
+                    if !self.verified[number].load(Relaxed) {
+                        block.verify(&self.adjacency_path, &st.block_bytes)?;
+                        self.verified[number].store(true, Relaxed);
                     }
-                    self.current_block = Some(number);
+                    st.current_block = Some(number);
                 }
-                (&self.block_bytes, block.first_byte, block.first_vertex, Some(block))
+                (&st.block_bytes, block.first_byte, block.first_vertex, Some(block))
             }
             None => {
                 let (b0, b1) = self.codec.byte_range(lo, hi);
-                self.bytes.clear();
-                self.cache.read_range(ADJACENCY, b0, b1, &mut self.bytes)?;
-                (&self.bytes, b0, v, None)
+                st.bytes.clear();
+                self.cache().read_range(ADJACENCY, b0, b1, &mut st.bytes)?;
+                (&st.bytes, b0, v, None)
             }
         };
         let src = ListSource { vertices: self.vertices, bytes, first_byte, first_vertex, entry: &entry };
         let place = || block.map(|b| format!("{}, ", b.describe())).unwrap_or_default();
-        self.decoder
+        st.decoder
             .decode(v, lo, hi, &src, out)
             .map_err(|e| StoreError::invalid(&self.adjacency_path, format!("{}vertex {v}: {e}", place())))?;
         if let Some(&u) = out.iter().find(|&&u| u >= self.vertices) {
@@ -304,8 +444,7 @@ impl Traverse {
         Ok(())
     }
 
-    /// Replace `out` with the weights of `v`'s edges, in neighbour order.
-    pub fn weights(&mut self, v: u64, out: &mut Vec<f32>) -> Result<(), StoreError> {
+    fn weights(&self, st: &mut ReaderState, v: u64, out: &mut Vec<f32>) -> Result<(), StoreError> {
         out.clear();
         if !self.weighted {
             return Err(StoreError::NoWeights { store: self.store_dir.clone(), reader: "this traversal".into() });
@@ -314,33 +453,30 @@ impl Traverse {
             Some(s) => s.range(v),
             None => self.index.range(v),
         };
-        self.bytes.clear();
-        self.cache.read_range(WEIGHTS, lo * 4, hi * 4, &mut self.bytes)?;
-        out.extend(self.bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())));
+        st.bytes.clear();
+        self.cache().read_range(WEIGHTS, lo * 4, hi * 4, &mut st.bytes)?;
+        out.extend(st.bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())));
         if !self.codec.reorders_weights() {
             return Ok(());
         }
-        let mut list = std::mem::take(&mut self.list);
-        self.neighbours(v, &mut list)?;
-        if self.codec.storage_order(v, &list, &mut self.perm) {
+        let mut list = std::mem::take(&mut st.list);
+        self.neighbours(st, v, &mut list)?;
+        if self.codec.storage_order(v, &list, &mut st.perm) {
             let stored = out.clone();
-            for (s, &i) in self.perm.iter().enumerate() {
+            for (s, &i) in st.perm.iter().enumerate() {
                 out[i] = stored[s];
             }
         }
-        self.list = list;
+        st.list = list;
         Ok(())
     }
 
-    /// Issue reads for the blocks of `upcoming` vertices, in order, until
-    /// the device has `depth` reads in flight. Adjacent vertices' blocks are
-    /// merged into runs read by one request each. Returns how many
-    /// vertices were fully handled, so the caller can advance its cursor.
-    pub fn run_ahead(&mut self, upcoming: impl IntoIterator<Item = u64>) -> Result<usize, StoreError> {
+    fn run_ahead(&self, upcoming: impl IntoIterator<Item = u64>) -> Result<usize, StoreError> {
         if !self.opts.prefetch {
             return Ok(0);
         }
-        let bs = self.cache.block_size() as u64;
+        let mut cache = self.cache();
+        let bs = cache.block_size() as u64;
         let max_run = outcore_io::cache::MAX_RUN as u64;
         // the pending run of adjacency blocks and the vertices it covers
         let (mut run, mut covered, mut done) = (None::<(u64, u64)>, 0usize, 0usize);
@@ -353,7 +489,7 @@ impl Traverse {
                 };
                 if self.weighted && w1 > w0 {
                     for b in (w0 * 4) / bs..=(w1 * 4 - 1) / bs {
-                        if !self.cache.prefetch(WEIGHTS, b)? {
+                        if !cache.prefetch(WEIGHTS, b)? {
                             break;
                         }
                     }
@@ -363,8 +499,8 @@ impl Traverse {
                 run = match run {
                     Some((s, e)) if b0 <= e + 1 && b1.max(e) - s < max_run => Some((s, b1.max(e))),
                     Some((s, e)) => {
-                        if !self.cache.prefetch_run(ADJACENCY, s, e)? {
-                            self.cache.submit()?;
+                        if !cache.prefetch_run(ADJACENCY, s, e)? {
+                            cache.submit()?;
                             return Ok(done);
                         }
                         done += covered;
@@ -377,34 +513,14 @@ impl Traverse {
             covered += 1;
         }
         if let Some((s, e)) = run {
-            if self.cache.prefetch_run(ADJACENCY, s, e)? {
+            if cache.prefetch_run(ADJACENCY, s, e)? {
                 done += covered;
             }
         } else {
             done += covered;
         }
-        self.cache.submit()?;
+        cache.submit()?;
         Ok(done)
-    }
-
-    /// Whether the prefetcher is on.
-    pub fn prefetching(&self) -> bool {
-        self.opts.prefetch
-    }
-    /// How far ahead the algorithm should look.
-    pub fn max_ahead(&self) -> usize {
-        self.opts.max_ahead
-    }
-
-    pub fn stats(&self) -> TraverseStats {
-        TraverseStats {
-            cache: self.cache.stats.clone(),
-            cache_bytes: (self.cache.frames() * self.cache.block_size()) as u64,
-            io_backend: self.cache.backend().name().to_string(),
-            lists_read: self.lists_read,
-            index_bytes: self.index.memory_bytes() + self.edge_starts.as_ref().map_or(0, |s| s.memory_bytes()),
-            fast_degree_bytes: self.fast_degrees.as_ref().map_or(0, |f| f.bytes),
-        }
     }
 }
 
@@ -418,7 +534,7 @@ pub struct Lookahead {
 
 impl Lookahead {
     /// Call before visiting `list[head]`.
-    pub fn before(&mut self, g: &mut Traverse, list: &[u32], head: usize) -> Result<(), StoreError> {
+    pub fn before(&mut self, g: &Traverse, list: &[u32], head: usize) -> Result<(), StoreError> {
         if !g.prefetching() {
             return Ok(());
         }

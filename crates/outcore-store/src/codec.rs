@@ -119,7 +119,7 @@ pub trait ListEncoder: Send {
     fn encode(&mut self, vertex: u64, neighbours: &[u64], out: &mut BitWriter) -> u64;
 }
 
-pub trait ListDecoder: Send {
+pub trait ListDecoder: Send + Sync {
     /// Decode the list between index entries `lo..hi` into `out` (cleared
     /// first), ascending. Impossible codes are errors, never wrong lists.
     fn decode(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, out: &mut Vec<u64>) -> Result<(), String>;

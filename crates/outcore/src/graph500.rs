@@ -171,7 +171,7 @@ pub fn run(opts: &Options, progress: &dyn Progress) -> Result<Outcome, Error> {
     progress.begin("graph500 roots", roots.len() as u64, false);
     for (k, &root) in roots.iter().enumerate() {
         let t = Instant::now();
-        let (tree, _) = hybrid_bfs(&mut out, None, &hot, root, &budget, &HybridOptions::default())?;
+        let (tree, _) = hybrid_bfs(&out, None, &hot, root, &budget, &HybridOptions::default())?;
         bfs.times.push(t.elapsed().as_secs_f64());
         let t = Instant::now();
         match validate_bfs(&store, root, &tree.parent, &tree.level, &budget)? {

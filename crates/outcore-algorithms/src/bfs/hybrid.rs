@@ -19,14 +19,16 @@
 //! levels and words of the next frontier; [`HotLists`] keeps where each
 //! column's cursor stands at every block), and the degree sums that steer
 //! the direction are parallel. The lists read from the SSD, top-down and
-//! for the bottom-up candidates, go through the one engine in id order
-//! with run-ahead, as before; which parent a vertex gets does not depend
-//! on the number of threads.
+//! for the bottom-up candidates, are read in id order on every core
+//! ([`Traverse::par_lists`]: consecutive pieces, a reader and a run-ahead
+//! each, one block cache), and what they find is applied in id order;
+//! which parent a vertex gets does not depend on the number of threads.
 
+use super::top_down::{round_bytes, round_end};
 use super::{BfsTree, NONE};
 use crate::needs::MIN_CACHE_BLOCKS;
 use outcore_engines::Degrees;
-use outcore_engines::{Lookahead, Traverse, TraverseOptions};
+use outcore_engines::{Traverse, TraverseOptions};
 use outcore_io::{bitmap_bytes, Bitmap, Budget, Reservation};
 use outcore_store::hot::HotBatches;
 use outcore_store::{Store, StoreError};
@@ -307,10 +309,12 @@ const CHUNK: usize = 1 << 16;
 
 /// Memory of a hybrid BFS (NETALX's layout): parent and level arrays
 /// (4 bytes each per vertex), frontier and next bitmaps, two chunk lists,
-/// and the SSD candidates of a chunk's blocks (at most a block each).
+/// the SSD candidates of a chunk's blocks (at most a block each), and the
+/// pairs a round of lists read on every core reports (a top-down round's,
+/// or at most one per SSD candidate of a chunk).
 pub fn state_bytes(n: u64) -> u64 {
     let candidates = chunk_len(n).div_ceil(SWEEP_BLOCK as usize) as u64 * SWEEP_BLOCK;
-    8 * n + 2 * bitmap_bytes(n) + 2 * chunk_len(n) as u64 * 4 + candidates * 4 + 64
+    8 * n + 2 * bitmap_bytes(n) + 2 * chunk_len(n) as u64 * 4 + candidates * 4 + round_bytes(n) + 64
 }
 
 /// Entries of a chunk list: [`CHUNK`], or fewer for small graphs.
@@ -319,8 +323,8 @@ fn chunk_len(n: u64) -> usize {
 }
 
 /// The in-degrees: of `inn`, or of `out` for an undirected graph.
-fn in_degrees<'a>(inn: &'a Option<&mut Traverse>, out: &'a Traverse) -> Degrees<'a> {
-    inn.as_deref().unwrap_or(out).degrees()
+fn in_degrees<'a>(inn: Option<&'a Traverse>, out: &'a Traverse) -> Degrees<'a> {
+    inn.unwrap_or(out).degrees()
 }
 
 /// The sums of `inn` and `out` degrees of the vertices in `bits`, on every core.
@@ -417,8 +421,8 @@ fn discover(tree: &mut BfsTree, next: &mut Bitmap, found: &mut usize, w: u64, pa
 /// `None` for undirected graphs (in-edges are out-edges). `hot` must be
 /// built from the same in-edges.
 pub fn hybrid_bfs(
-    out: &mut Traverse,
-    mut inn: Option<&mut Traverse>,
+    out: &Traverse,
+    inn: Option<&Traverse>,
     hot: &HotLists,
     root: u64,
     budget: &Budget,
@@ -429,19 +433,18 @@ pub fn hybrid_bfs(
     let _extra_charge = budget.reserve("hybrid BFS frontier bitmaps and chunk lists", state_bytes(n) - 8 * n)?;
     let (mut frontier, mut next) = (Bitmap::new(n), Bitmap::new(n));
     let mut m_bu: u64 = {
-        let degrees = in_degrees(&inn, out);
+        let degrees = in_degrees(inn, out);
         (0..n).into_par_iter().map(|v| degrees.degree(v)).sum()
     };
     tree.parent[root as usize] = root as u32;
     tree.level[root as usize] = 0;
-    m_bu -= in_degrees(&inn, out).degree(root);
+    m_bu -= in_degrees(inn, out).degree(root);
     frontier.set(root);
     let (mut size, mut m_td) = (1usize, out.degree(root));
     let mut reached = 1u64;
     let mut direction = Direction::TopDown;
     let mut prev_size = 0usize;
     let mut stats = Vec::new();
-    let mut nbrs = Vec::new();
     let mut level = 0u32;
     let chunk_max = chunk_len(n);
     let mut chunk: Vec<u32> = Vec::with_capacity(chunk_max);
@@ -454,25 +457,29 @@ pub fn hybrid_bfs(
             Direction::BottomUp if size < prev_size && (m_td as f64) < m_bu as f64 / opts.beta => Direction::TopDown,
             d => d,
         };
-        let before = out.stats().lists_read + inn.as_ref().map_or(0, |g| g.stats().lists_read);
+        let before = out.stats().lists_read + inn.map_or(0, |g| g.stats().lists_read);
         // size of the next frontier
         let mut found = 0usize;
         match direction {
             Direction::TopDown => {
-                // the frontier in id order, a chunk at a time: blocks in file order
+                // the frontier in id order, a chunk at a time: blocks in file
+                // order; each chunk in rounds read on every core
                 let mut from = 0;
                 while from < n {
                     from = frontier.collect(from, chunk_max, &mut chunk);
-                    let mut ahead = Lookahead::default();
-                    for head in 0..chunk.len() {
-                        ahead.before(out, &chunk, head)?;
-                        let v = chunk[head];
-                        out.neighbours(v as u64, &mut nbrs)?;
-                        for &w in &nbrs {
+                    let mut at = 0;
+                    while at < chunk.len() {
+                        let end = round_end(out, &chunk, at, chunk.len());
+                        let parent = &tree.parent;
+                        let (pairs, _) = out.par_lists(&chunk[at..end], |v, list, pairs: &mut Vec<(u32, u32)>| {
+                            pairs.extend(list.iter().filter(|&&w| parent[w as usize] == NONE).map(|&w| (w as u32, v)));
+                        })?;
+                        for (w, v) in pairs.into_iter().flatten() {
                             if tree.parent[w as usize] == NONE {
-                                discover(&mut tree, &mut next, &mut found, w, v, level + 1);
+                                discover(&mut tree, &mut next, &mut found, w as u64, v, level + 1);
                             }
                         }
+                        at = end;
                     }
                 }
             }
@@ -482,7 +489,7 @@ pub fn hybrid_bfs(
                     // 1. in-memory neighbours, a block per task; unresolved long lists become SSD candidates
                     let end = (first + chunk_max as u64).min(n);
                     let blocks = (end - first).div_ceil(SWEEP_BLOCK) as usize;
-                    let degrees = in_degrees(&inn, out);
+                    let degrees = in_degrees(inn, out);
                     found +=
                         sweep_in_memory(&mut tree, &mut next, hot, &frontier, degrees, first..end, level + 1, &mut candidates[..blocks]);
                     need_ssd.clear();
@@ -490,29 +497,25 @@ pub fn hybrid_bfs(
                         need_ssd.extend_from_slice(c);
                     }
                     first = end;
-                    // 2. the candidates' full lists, in id order, with run-ahead
-                    let g: &mut Traverse = match inn.as_mut() {
-                        Some(g) => g,
-                        None => &mut *out,
-                    };
-                    let mut ahead = Lookahead::default();
-                    for i in 0..need_ssd.len() {
-                        ahead.before(g, &need_ssd, i)?;
-                        let x = need_ssd[i];
-                        g.neighbours(x as u64, &mut nbrs)?;
-                        if let Some(&u) = nbrs.iter().find(|&&u| frontier.get(u)) {
-                            discover(&mut tree, &mut next, &mut found, x as u64, u as u32, level + 1);
+                    // 2. the candidates' full lists, in id order, on every core
+                    let g = inn.unwrap_or(out);
+                    let (parents, _) = g.par_lists(&need_ssd, |x, list, parents: &mut Vec<(u32, u32)>| {
+                        if let Some(&u) = list.iter().find(|&&u| frontier.get(u)) {
+                            parents.push((x, u as u32));
                         }
+                    })?;
+                    for (x, u) in parents.into_iter().flatten() {
+                        discover(&mut tree, &mut next, &mut found, x as u64, u, level + 1);
                     }
                 }
             }
         }
-        let after = out.stats().lists_read + inn.as_ref().map_or(0, |g| g.stats().lists_read);
+        let after = out.stats().lists_read + inn.map_or(0, |g| g.stats().lists_read);
         stats.push(LevelStats { direction, frontier: size as u64, lists_read: after - before });
         // the unvisited in-degree sum loses the newly visited vertices; the
         // next frontier's out-degree sum decides the next direction
         let visited_in;
-        (visited_in, m_td) = degree_sums(&next, in_degrees(&inn, out), out.degrees());
+        (visited_in, m_td) = degree_sums(&next, in_degrees(inn, out), out.degrees());
         m_bu -= visited_in;
         reached += found as u64;
         prev_size = size;

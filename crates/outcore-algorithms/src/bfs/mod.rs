@@ -88,9 +88,10 @@ pub struct BfsTree {
 }
 
 impl BfsTree {
-    /// Memory for parent and level arrays and the queue.
+    /// Memory of a top-down BFS: parent and level arrays, the queue, and
+    /// a round's discovered pairs ([`top_down::round_bytes`]).
     pub fn state_bytes(vertices: u64) -> u64 {
-        vertices * 12
+        vertices * 12 + top_down::round_bytes(vertices)
     }
 
     /// Parent and level arrays only (8 bytes per vertex).
@@ -374,7 +375,7 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
     let mut hot_origin = None;
     let (tree, levels, stats, setup, seconds, k) = if hybrid {
         let state = hybrid::state_bytes(n);
-        let HybridEngines { mut out, mut inn, hot } = HybridEngines::open(store, cx.budget, &opts, state)?;
+        let HybridEngines { out, inn, hot } = HybridEngines::open(store, cx.budget, &opts, state)?;
         let k = hot.k;
         hot_origin = Some(hot.origin.clone());
         let first = pick(&out).ok_or_else(|| StoreError::invalid(store.dir(), "the store has no vertices"))?;
@@ -384,7 +385,7 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
         for r in crate::sources::random_roots(n, p.repeat, 0xB0075, Some(first), |v| out.degree(v)) {
             drop(last.take());
             let t = Instant::now();
-            let (tree, levels) = hybrid_bfs(&mut out, inn.as_mut(), &hot, r, cx.budget, &hybrid_opts)?;
+            let (tree, levels) = hybrid_bfs(&out, inn.as_ref(), &hot, r, cx.budget, &hybrid_opts)?;
             let secs = t.elapsed().as_secs_f64();
             runs.push(json!({"root": ids.original(r)?, "seconds": secs, "edges": edges_traversed(tree.arcs_scanned, directed)}));
             last = Some((tree, levels, secs));

@@ -3,43 +3,72 @@
 //! (TR-823 section 6). Each level is expanded in vertex-id order, so the
 //! blocks it needs are read in file order and about once per level, not
 //! once per vertex that shares them. Output: a parent tree and levels.
+//!
+//! Every core: a level is read in rounds of about [`ROUND_ARCS`] arcs,
+//! each round's lists on every core ([`Traverse::par_lists`], a reader and
+//! a run-ahead per piece), which report the (unvisited neighbour, vertex)
+//! pairs they meet; one thread then takes them in round order. A vertex's
+//! parent is its smallest-id neighbour on the level above, whatever the
+//! number of threads.
 
 use super::{BfsTree, NONE};
-use outcore_engines::{Lookahead, Traverse};
+use outcore_engines::Traverse;
 use outcore_io::Budget;
 use outcore_store::StoreError;
+
+/// Arcs read per round of a level, at most (a round of one vertex reads
+/// its whole list).
+pub const ROUND_ARCS: u64 = 1 << 18;
+
+/// Memory of the pairs one round reports (8 bytes each, at most one per arc).
+pub fn round_bytes(vertices: u64) -> u64 {
+    8 * ROUND_ARCS.min(vertices)
+}
 
 /// BFS from `root` (a dense id) along out-edges.
 pub fn bfs(g: &mut Traverse, root: u64, budget: &Budget) -> Result<BfsTree, StoreError> {
     let (mut tree, mut queue) = BfsTree::new(g.vertices(), root, budget)?;
+    let _round = budget.reserve("BFS round of discovered pairs", round_bytes(g.vertices()))?;
     tree.parent[root as usize] = root as u32;
     tree.level[root as usize] = 0;
     queue.push(root as u32);
-    let mut head = 0;
-    let mut ahead = Lookahead::default();
-    let mut level_end = queue.len();
-    let mut nbrs = Vec::new();
-    while head < queue.len() {
-        if head == level_end {
-            // the next level is complete: expand it in block order
-            queue[level_end..].sort_unstable();
-            level_end = queue.len();
-            ahead.reset(head);
-        }
-        ahead.before(g, &queue, head)?;
-        let v = queue[head];
-        head += 1;
-        g.neighbours(v as u64, &mut nbrs)?;
-        tree.arcs_scanned += nbrs.len() as u64;
-        let next = tree.level[v as usize] + 1;
-        for &w in &nbrs {
-            if tree.parent[w as usize] == NONE {
-                tree.parent[w as usize] = v;
-                tree.level[w as usize] = next;
-                queue.push(w as u32);
+    let mut level_start = 0;
+    while level_start < queue.len() {
+        let level_end = queue.len();
+        // the level in id order: its blocks in file order
+        queue[level_start..level_end].sort_unstable();
+        let next = tree.level[queue[level_start] as usize] + 1;
+        let mut at = level_start;
+        while at < level_end {
+            let end = round_end(g, &queue, at, level_end);
+            let parent = &tree.parent;
+            let (found, read) = g.par_lists(&queue[at..end], |v, list, found: &mut Vec<(u32, u32)>| {
+                found.extend(list.iter().filter(|&&w| parent[w as usize] == NONE).map(|&w| (w as u32, v)));
+            })?;
+            tree.arcs_scanned += read;
+            for (w, v) in found.into_iter().flatten() {
+                if tree.parent[w as usize] == NONE {
+                    tree.parent[w as usize] = v;
+                    tree.level[w as usize] = next;
+                    queue.push(w);
+                }
             }
+            at = end;
         }
+        level_start = level_end;
     }
     tree.reached = queue.len() as u64;
     Ok(tree)
+}
+
+/// Where the round of `list[at..limit]` that starts at `at` ends: after
+/// about [`ROUND_ARCS`] arcs, and after one vertex at least.
+pub fn round_end(g: &Traverse, list: &[u32], at: usize, limit: usize) -> usize {
+    let mut arcs = 0;
+    let mut end = at;
+    while end < limit && (end == at || arcs + g.degree(list[end] as u64) <= ROUND_ARCS) {
+        arcs += g.degree(list[end] as u64);
+        end += 1;
+    }
+    end
 }
