@@ -58,6 +58,9 @@ pub struct Traverse {
     shared: Shared,
     /// The reader behind `Traverse`'s own `&mut` methods.
     own: ReaderState,
+    /// Readers besides `own` the budget was charged for: at most this many
+    /// threads read at once ([`Traverse::par_lists`]).
+    threads: usize,
 }
 
 /// The part of the engine its readers share (`Sync`): one block cache
@@ -142,6 +145,7 @@ impl Traverse {
     pub fn min_bytes(store: &Store, layout: &str, block_bytes: usize) -> Result<u64, StoreError> {
         let lay = store.layout(layout)?;
         let mut bytes = Self::index_bytes(store, layout)? + (MIN_FRAMES * block_bytes) as u64;
+        bytes += list_bytes(&lay, lay.longest_list()?, rayon::current_num_threads());
         if let Some(p) = lay.blocks_path() {
             let b = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
             bytes += b + b / 24;
@@ -195,6 +199,24 @@ impl Traverse {
             None => None,
         };
         let block = opts.block_bytes;
+        let codec = lay.codec();
+        let (ranges, degree): (&CompactIndex, &dyn Fn(u64, u64) -> u64) = match &edge_starts {
+            Some(starts) => (starts, &|lo, hi| hi - lo),
+            None => (&index, &|lo, hi| codec.degree(lo, hi).unwrap_or(0)),
+        };
+        let (hubs, longest) = FastDegrees::hubs(ranges, degree);
+        // the lists the readers decode: the longest one each, at most
+        if let Some(recorded) = lay.record().longest_list.filter(|&r| r < longest) {
+            return Err(StoreError::invalid(
+                store.dir().join("manifest.json"),
+                format!("layout {layout} records {recorded} entries as its longest list, and its index has one of {longest}"),
+            ));
+        }
+        let threads = rayon::current_num_threads();
+        charges.push(budget.reserve(
+            &format!("the lists {} readers decode (the longest has {longest} entries)", threads + 1),
+            list_bytes(&lay, longest, threads),
+        )?);
         // checking the files ahead of the reads, where the budget has room
         // for it beside the smallest cache (README "Every read is checked")
         let ahead_bytes = BlockCache::check_ahead_bytes(&files);
@@ -205,12 +227,6 @@ impl Traverse {
         // degrees beside the index where the budget has room for them beside
         // the smallest cache: 16 bits a vertex, against a select in the
         // index for every degree asked
-        let codec = lay.codec();
-        let (ranges, degree): (&CompactIndex, &dyn Fn(u64, u64) -> u64) = match &edge_starts {
-            Some(starts) => (starts, &|lo, hi| hi - lo),
-            None => (&index, &|lo, hi| codec.degree(lo, hi).unwrap_or(0)),
-        };
-        let hubs = FastDegrees::hubs(ranges, degree);
         let fast_bytes = FastDegrees::bytes(vertices, hubs);
         let fast_degrees = if budget.available() >= keep + fast_bytes + (MIN_FRAMES * block) as u64 {
             charges.push(budget.reserve("degrees beside the index", fast_bytes)?);
@@ -260,6 +276,7 @@ impl Traverse {
                 _charges: charges,
             },
             own: ReaderState::new(codec),
+            threads,
         })
     }
 
@@ -320,10 +337,11 @@ impl Traverse {
         vertices: &[u32],
         visit: impl Fn(u32, &[u64], &mut Vec<T>) + Sync,
     ) -> Result<(Vec<Vec<T>>, u64), StoreError> {
-        let threads = rayon::current_num_threads();
-        let piece = if threads <= 1 { vertices.len().max(1) } else { vertices.len().div_ceil(4 * threads).max(MIN_PIECE) };
-        let read_piece = |list: &[u32]| -> Result<(Vec<T>, u64), StoreError> {
-            let mut reader = self.reader();
+        // no more threads than the budget has readers for
+        let workers = self.threads.min(rayon::current_num_threads()).max(1);
+        let piece = if workers == 1 { vertices.len().max(1) } else { vertices.len().div_ceil(4 * workers).max(MIN_PIECE) };
+        let pieces: Vec<&[u32]> = vertices.chunks(piece).collect();
+        let read_piece = |reader: &mut Reader<'_>, list: &[u32]| -> Result<(Vec<T>, u64), StoreError> {
             let (mut ahead, mut nbrs, mut found, mut read) = (Lookahead::default(), Vec::new(), Vec::new(), 0u64);
             for head in 0..list.len() {
                 ahead.before(self, list, head)?;
@@ -333,14 +351,31 @@ impl Traverse {
             }
             Ok((found, read))
         };
-        let pieces: Vec<(Vec<T>, u64)> = if vertices.len() <= piece {
-            vec![read_piece(vertices)?]
+        let mut done: Vec<(usize, (Vec<T>, u64))> = if workers == 1 || pieces.len() <= 1 {
+            let mut reader = self.reader();
+            pieces.iter().enumerate().map(|(i, p)| Ok((i, read_piece(&mut reader, p)?))).collect::<Result<_, StoreError>>()?
         } else {
+            // each worker takes the next piece until none is left
             use rayon::prelude::*;
-            vertices.par_chunks(piece).map(read_piece).collect::<Result<_, _>>()?
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let per_worker: Vec<Vec<_>> = (0..workers)
+                .into_par_iter()
+                .map(|_| {
+                    let mut reader = self.reader();
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Relaxed);
+                        let Some(p) = pieces.get(i) else { return Ok(done) };
+                        done.push((i, read_piece(&mut reader, p)?));
+                    }
+                })
+                .collect::<Result<_, StoreError>>()?;
+            let mut all: Vec<_> = per_worker.into_iter().flatten().collect();
+            all.sort_unstable_by_key(|(i, _)| *i);
+            all
         };
-        let read = pieces.iter().map(|p| p.1).sum();
-        Ok((pieces.into_iter().map(|p| p.0).collect(), read))
+        let read = done.iter().map(|(_, p)| p.1).sum();
+        Ok((done.drain(..).map(|(_, p)| p.0).collect(), read))
     }
 
     /// Issue reads for the blocks of `upcoming` vertices, in order, until
@@ -552,6 +587,19 @@ impl Lookahead {
     }
 }
 
+/// Memory of the lists `threads` readers and the engine's own decode at
+/// once, the longest having `longest` entries: per reader the decoded list
+/// (8 bytes an entry), the bytes it was read from (at most 16 an entry, or
+/// a block's), the lists its decoder keeps (8 bytes an entry each) and,
+/// for weighted layouts, the weights, their bytes and their permutation.
+fn list_bytes(lay: &outcore_store::Layout, longest: u64, threads: usize) -> u64 {
+    let codec = lay.codec();
+    let weights = if lay.weights_path().is_some() { 4 + 4 + 8 + 8 } else { 0 };
+    let per_entry = 8 + 16 + 8 * codec.decoder_lists() + weights;
+    let block = if codec.blocked() { outcore_store::codec::BLOCK_TARGET_BYTES as u64 } else { 0 };
+    (threads as u64 + 1) * (longest.saturating_mul(per_entry) + block)
+}
+
 /// The first edge of every vertex, from `lay`'s degrees file (`path`), in
 /// one pass: the store's `arcs` bound the sequence, and the degrees must
 /// sum to exactly that.
@@ -612,12 +660,16 @@ struct FastDegrees {
 }
 
 impl FastDegrees {
-    /// Vertices of degree at least 65,535 (one pass over `ranges`, whose
-    /// entries give degrees by `degree(lo, hi)`).
-    fn hubs(ranges: &CompactIndex, degree: &dyn Fn(u64, u64) -> u64) -> u64 {
-        let mut hubs = 0u64;
-        ranges.for_each_range(|_, lo, hi| hubs += (degree(lo, hi) >= u16::MAX as u64) as u64);
-        hubs
+    /// Vertices of degree at least 65,535, and the largest degree (one
+    /// pass over `ranges`, whose entries give degrees by `degree(lo, hi)`).
+    fn hubs(ranges: &CompactIndex, degree: &dyn Fn(u64, u64) -> u64) -> (u64, u64) {
+        let (mut hubs, mut longest) = (0u64, 0u64);
+        ranges.for_each_range(|_, lo, hi| {
+            let d = degree(lo, hi);
+            hubs += (d >= u16::MAX as u64) as u64;
+            longest = longest.max(d);
+        });
+        (hubs, longest)
     }
 
     /// Bytes for the degrees of `vertices` vertices with `hubs` hubs.

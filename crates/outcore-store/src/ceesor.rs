@@ -72,6 +72,9 @@ impl Codec for Ceesor {
     fn encoder(&self) -> Box<dyn ListEncoder> {
         Box::new(Ceesor)
     }
+    fn decoder_lists(&self) -> u64 {
+        1
+    }
     fn decoder(&self) -> Box<dyn ListDecoder> {
         Box::new(CeesorDecoder { negative: Vec::new() })
     }

@@ -99,6 +99,11 @@ pub trait Codec: Send + Sync {
     fn encoder(&self) -> Box<dyn ListEncoder>;
     /// A stateful decoder (it may remember recently decoded lists).
     fn decoder(&self) -> Box<dyn ListDecoder>;
+    /// Lists a decoder may keep besides the one it returns (its memory:
+    /// at most this many of the longest list, 8 bytes an entry).
+    fn decoder_lists(&self) -> u64 {
+        0
+    }
     /// Whether weights are stored in another order than ascending neighbours.
     fn reorders_weights(&self) -> bool {
         false

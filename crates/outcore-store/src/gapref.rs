@@ -58,6 +58,10 @@ impl Codec for Gapref {
             spans: Vec::new(),
         })
     }
+    fn decoder_lists(&self) -> u64 {
+        // the recent lists and four scratch lists
+        SLOTS as u64 + 4
+    }
     fn decoder(&self) -> Box<dyn ListDecoder> {
         Box::new(GaprefDecoder {
             recent: vec![(u64::MAX, Vec::new()); SLOTS],

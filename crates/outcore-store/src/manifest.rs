@@ -161,6 +161,10 @@ pub struct LayoutRecord {
     /// vertex, first byte and xxh3-64 of its bytes; then (vertices, bytes, 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocks: Option<String>,
+    /// The most entries of one list (absent in stores written before it
+    /// was recorded: readers then find it by a pass over the degrees).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub longest_list: Option<u64>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -239,6 +239,17 @@ impl Layout {
         })
     }
 
+    /// The most entries of one list: as recorded, or (stores written
+    /// before it was recorded) by a pass over the degrees.
+    pub fn longest_list(&self) -> Result<u64, StoreError> {
+        if let Some(longest) = self.record.longest_list {
+            return Ok(longest);
+        }
+        let mut longest = 0;
+        self.for_each_degree(|_, d| longest = longest.max(d))?;
+        Ok(longest)
+    }
+
     /// Call `f(v, degree)` for every vertex, reading only the index (or the
     /// degrees file) when the layout has one.
     pub fn for_each_degree(&self, mut f: impl FnMut(u64, u64)) -> Result<(), StoreError> {

@@ -168,6 +168,8 @@ pub struct CsrWriter {
     list_weights: Vec<f32>,
     perm: Vec<usize>,
     arcs: u64,
+    /// The most entries of one list so far.
+    longest: u64,
     /// Encoded bits not yet written (the open block for blocked codecs).
     pending: BitWriter,
     written_bytes: u64,
@@ -237,6 +239,7 @@ impl CsrWriter {
             list_weights: Vec::new(),
             perm: Vec::new(),
             arcs: 0,
+            longest: 0,
             pending: BitWriter::new(),
             written_bytes: 0,
             block_first_vertex: 0,
@@ -312,6 +315,7 @@ impl CsrWriter {
         let Some(v) = self.current.take() else {
             return Ok(());
         };
+        self.longest = self.longest.max(self.neighbours.len() as u64);
         if self.codec.blocked() {
             if self.pending.len() as usize >= BLOCK_TARGET_BYTES * 8 && !self.neighbours.is_empty() {
                 self.close_block()?;
@@ -401,6 +405,7 @@ impl CsrWriter {
             weights: name(&self.weights, "weights"),
             degrees: self.starts.as_ref().map(|_| format!("{}.starts", self.name)),
             blocks: name(&self.blocks, "blocks"),
+            longest_list: Some(self.longest),
         })
     }
 

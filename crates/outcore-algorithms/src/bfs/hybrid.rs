@@ -24,7 +24,7 @@
 //! each, one block cache), and what they find is applied in id order;
 //! which parent a vertex gets does not depend on the number of threads.
 
-use super::top_down::{round_bytes, round_end};
+use super::top_down::{read_round, round_bytes, round_end};
 use super::{BfsTree, NONE};
 use crate::needs::MIN_CACHE_BLOCKS;
 use outcore_engines::Degrees;
@@ -445,6 +445,7 @@ pub fn hybrid_bfs(
     let mut direction = Direction::TopDown;
     let mut prev_size = 0usize;
     let mut stats = Vec::new();
+    let mut nbrs = Vec::new();
     let mut level = 0u32;
     let chunk_max = chunk_len(n);
     let mut chunk: Vec<u32> = Vec::with_capacity(chunk_max);
@@ -470,14 +471,16 @@ pub fn hybrid_bfs(
                     let mut at = 0;
                     while at < chunk.len() {
                         let end = round_end(out, &chunk, at, chunk.len());
-                        let parent = &tree.parent;
-                        let (pairs, _) = out.par_lists(&chunk[at..end], |v, list, pairs: &mut Vec<(u32, u32)>| {
-                            pairs.extend(list.iter().filter(|&&w| parent[w as usize] == NONE).map(|&w| (w as u32, v)));
-                        })?;
-                        for (w, v) in pairs.into_iter().flatten() {
+                        let (pairs, _) = read_round(out, &chunk[at..end], &tree.parent, &mut nbrs)?;
+                        let v0 = chunk[at];
+                        let mut apply = |w: u32, v: u32| {
                             if tree.parent[w as usize] == NONE {
                                 discover(&mut tree, &mut next, &mut found, w as u64, v, level + 1);
                             }
+                        };
+                        match pairs {
+                            Some(pairs) => pairs.into_iter().flatten().for_each(|(w, v)| apply(w, v)),
+                            None => nbrs.iter().for_each(|&w| apply(w as u32, v0)),
                         }
                         at = end;
                     }

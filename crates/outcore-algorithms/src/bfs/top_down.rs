@@ -20,7 +20,8 @@ use outcore_store::StoreError;
 /// its whole list).
 pub const ROUND_ARCS: u64 = 1 << 18;
 
-/// Memory of the pairs one round reports (8 bytes each, at most one per arc).
+/// Memory of the pairs one round of several lists reports (8 bytes each,
+/// at most one per arc).
 pub fn round_bytes(vertices: u64) -> u64 {
     8 * ROUND_ARCS.min(vertices)
 }
@@ -32,6 +33,7 @@ pub fn bfs(g: &mut Traverse, root: u64, budget: &Budget) -> Result<BfsTree, Stor
     tree.parent[root as usize] = root as u32;
     tree.level[root as usize] = 0;
     queue.push(root as u32);
+    let mut nbrs = Vec::new();
     let mut level_start = 0;
     while level_start < queue.len() {
         let level_end = queue.len();
@@ -41,17 +43,19 @@ pub fn bfs(g: &mut Traverse, root: u64, budget: &Budget) -> Result<BfsTree, Stor
         let mut at = level_start;
         while at < level_end {
             let end = round_end(g, &queue, at, level_end);
-            let parent = &tree.parent;
-            let (found, read) = g.par_lists(&queue[at..end], |v, list, found: &mut Vec<(u32, u32)>| {
-                found.extend(list.iter().filter(|&&w| parent[w as usize] == NONE).map(|&w| (w as u32, v)));
-            })?;
+            let (pairs, read) = read_round(g, &queue[at..end], &tree.parent, &mut nbrs)?;
             tree.arcs_scanned += read;
-            for (w, v) in found.into_iter().flatten() {
+            let v0 = queue[at];
+            let mut discover = |w: u32, v: u32| {
                 if tree.parent[w as usize] == NONE {
                     tree.parent[w as usize] = v;
                     tree.level[w as usize] = next;
                     queue.push(w);
                 }
+            };
+            match pairs {
+                Some(pairs) => pairs.into_iter().flatten().for_each(|(w, v)| discover(w, v)),
+                None => nbrs.iter().for_each(|&w| discover(w as u32, v0)),
             }
             at = end;
         }
@@ -59,6 +63,28 @@ pub fn bfs(g: &mut Traverse, root: u64, budget: &Budget) -> Result<BfsTree, Stor
     }
     tree.reached = queue.len() as u64;
     Ok(tree)
+}
+
+/// Read a round of a level (`round`, vertices in id order): the
+/// (neighbour, vertex) pairs whose neighbour was unvisited as the round
+/// began, in the order one thread visiting the round meets them, and the
+/// entries read. A round of one list is read whole into `nbrs` instead, and
+/// `None` says so (its pairs would take as much memory again).
+#[allow(clippy::type_complexity)]
+pub fn read_round(
+    g: &Traverse,
+    round: &[u32],
+    parent: &[u32],
+    nbrs: &mut Vec<u64>,
+) -> Result<(Option<Vec<Vec<(u32, u32)>>>, u64), StoreError> {
+    if let [v] = *round {
+        g.reader().neighbours(v as u64, nbrs)?;
+        return Ok((None, nbrs.len() as u64));
+    }
+    let (pairs, read) = g.par_lists(round, |v, list, pairs: &mut Vec<(u32, u32)>| {
+        pairs.extend(list.iter().filter(|&&w| parent[w as usize] == NONE).map(|&w| (w as u32, v)));
+    })?;
+    Ok((Some(pairs), read))
 }
 
 /// Where the round of `list[at..limit]` that starts at `at` ends: after
