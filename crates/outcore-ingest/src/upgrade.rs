@@ -3,7 +3,8 @@
 //! degrees file `NAME.starts` (issue 15 item 1). Only the indexes are read
 //! and written, a few bits a vertex instead of 64, so it takes seconds
 //! where a new import takes minutes; the adjacency, weights, blocks,
-//! tiles and hot columns stay as they are. The manifest is replaced last
+//! tiles and hot columns stay as they are. Each layout's longest list is
+//! recorded where the manifest lacks it. The manifest is replaced last
 //! and the old files removed after it, so an interrupted run leaves the
 //! store as it was.
 
@@ -19,10 +20,13 @@ pub struct Upgrade {
     pub layouts: Vec<String>,
     pub bytes_before: u64,
     pub bytes_after: u64,
+    /// Layouts whose longest list was recorded (stores written before the
+    /// manifest recorded it).
+    pub longest_recorded: Vec<String>,
 }
 
 /// Upgrade the store at `dir` to format version 2 (nothing to do for a
-/// store whose layouts are Elias-Fano already).
+/// store whose layouts are Elias-Fano already and record their longest list).
 pub fn upgrade(dir: &Path) -> Result<Upgrade> {
     // no reader has the store open while its layouts change
     let _lock = outcore_store::StoreLock::exclusive(dir)?;
@@ -50,7 +54,16 @@ pub fn upgrade(dir: &Path) -> Result<Upgrade> {
         manifest.layouts.insert(name.clone(), new);
         done.layouts.push(name.clone());
     }
-    if done.layouts.is_empty() {
+    // the longest list of each layout, for the traverse engine's budget
+    // (one pass over the degrees here instead of one per run)
+    for (name, record) in manifest.layouts.iter_mut() {
+        if record.longest_list.is_none() {
+            let longest = store.layout(name)?.longest_list()?;
+            record.longest_list = Some(longest);
+            done.longest_recorded.push(name.clone());
+        }
+    }
+    if done.layouts.is_empty() && done.longest_recorded.is_empty() {
         return Ok(done);
     }
     manifest.version = FORMAT_VERSION;

@@ -52,11 +52,18 @@ pub fn run(a: Args) -> Result<ExitCode> {
         Action::Upgrade { store } => {
             let t = std::time::Instant::now();
             let done = outcore_ingest::upgrade::upgrade(&store)?;
-            if done.layouts.is_empty() {
+            if done.layouts.is_empty() && done.longest_recorded.is_empty() {
                 println!(
                     "{}: already format version {} (Elias-Fano indexes): nothing to do",
                     store.display(),
                     outcore_store::FORMAT_VERSION
+                );
+            } else if done.layouts.is_empty() {
+                println!(
+                    "{}: recorded the longest list of layout {} in {:.2} s",
+                    store.display(),
+                    done.longest_recorded.join(", "),
+                    t.elapsed().as_secs_f64()
                 );
             } else {
                 println!(
