@@ -96,8 +96,10 @@ fn targets_count_only_the_paths_that_end_at_them() {
             };
             let (picked, targets) = (dense(&from), dense(&to));
             let budget = Budget::unlimited();
-            let mut t = Traverse::open(&st, "out", &budget, &TraverseOptions::default(), 0).unwrap();
-            let (semi, _) = bc_traverse(&mut t, &picked, Some(&targets), 1.0, &budget, &NoProgress).unwrap();
+            let t = Traverse::open(&st, "out", &budget, &TraverseOptions::default(), 0).unwrap();
+            // sources on one worker and on three (each its reader and sums)
+            let (one, _) = bc_traverse(&t, &picked, Some(&targets), 1.0, 1, &budget, &NoProgress).unwrap();
+            let (three, _) = bc_traverse(&t, &picked, Some(&targets), 1.0, 3, &budget, &NoProgress).unwrap();
             let mut e = sortreduce(&st, Access::Scan, 30);
             let file = bc_sortreduce(&mut e, if directed { "in" } else { "out" }, &picked, Some(&targets), 1.0, &NoProgress).unwrap();
             let mut external = Vec::new();
@@ -109,7 +111,8 @@ fn targets_count_only_the_paths_that_end_at_them() {
                 }
                 out
             };
-            close(&original(semi), &want, &format!("traverse, {what}"));
+            close(&original(one), &want, &format!("traverse, {what}"));
+            close(&original(three), &want, &format!("traverse, 3 workers, {what}"));
             close(&original(external), &want, &format!("sortreduce, {what}"));
         }
     }
@@ -165,8 +168,8 @@ fn engines(st: &Store, sources: &Sources, access: Access, batch: usize) -> (Vec<
     let budget = Budget::unlimited();
     let directed = st.manifest().directed;
     let (picked, scale, _) = pick_sources(st, sources).unwrap();
-    let mut g = Traverse::open(st, "out", &budget, &TraverseOptions::default(), 0).unwrap();
-    let (semi, _) = bc_traverse(&mut g, &picked, None, scale, &budget, &NoProgress).unwrap();
+    let g = Traverse::open(st, "out", &budget, &TraverseOptions::default(), 0).unwrap();
+    let (semi, _) = bc_traverse(&g, &picked, None, scale, 2, &budget, &NoProgress).unwrap();
     let mut e = sortreduce(st, access, batch);
     let file = bc_sortreduce(&mut e, if directed { "in" } else { "out" }, &picked, None, scale, &NoProgress).unwrap();
     let mut external = Vec::new();

@@ -177,8 +177,15 @@ impl Algorithm for Bc {
         cx.figure("scale", scale);
         match cx.engine() {
             Engine::Traverse => {
-                let mut g = Traverse::open(store, "out", cx.budget, &cx.options.traverse, state_bytes(n))?;
-                let (values, arcs) = bc_traverse(&mut g, &picked, targets.as_deref(), scale, cx.budget, cx.progress())?;
+                // sources in parallel where the budget has room for more than one worker's state
+                let spare = cx
+                    .budget
+                    .available()
+                    .saturating_sub(Traverse::min_bytes(store, "out", cx.options.traverse.block_bytes)? + state_bytes(n));
+                let workers = traverse::workers(n, picked.len(), spare, rayon::current_num_threads());
+                cx.figure("workers", workers);
+                let g = Traverse::open(store, "out", cx.budget, &cx.options.traverse, state_bytes(n) * workers as u64)?;
+                let (values, arcs) = bc_traverse(&g, &picked, targets.as_deref(), scale, workers, cx.budget, cx.progress())?;
                 let charge = cx.budget.reserve("BC values", n * 8)?;
                 cx.figure("arcs_read", arcs);
                 cx.figure("bytes_read", g.stats().cache.bytes_read);
