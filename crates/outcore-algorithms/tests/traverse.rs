@@ -316,6 +316,76 @@ fn sssp_equals_dijkstra_reference() {
     }
 }
 
+/// Delta-stepping reads each round's lists on every core: on the weighted
+/// real graph and a skewed weighted graph in three encodings (CEESOR
+/// stores weights in another order), with buckets far narrower than an
+/// edge, the default and wider than every path, on one thread and four,
+/// its distances are Dijkstra's bit for bit, every parent edge gives its
+/// vertex's distance exactly, and the parents are the same on any thread
+/// count. A negative weight is an error naming the edge.
+#[test]
+fn delta_stepping_equals_dijkstra_on_one_thread_and_on_four() {
+    use outcore_algorithms::sssp::delta::{sssp_delta, state_bytes};
+    use outcore_store::Encoding;
+    let dir = tempfile::tempdir().unwrap();
+    let edges = dir.path().join("skewed-weighted.wel");
+    let mut rng = outcore_io::SplitMix64(7);
+    let n = 50_000u64;
+    let mut text = String::new();
+    for _ in 0..250_000 {
+        let (a, b) = ((rng.next_u64() % n) & (rng.next_u64() % n), (rng.next_u64() % n) & (rng.next_u64() % n));
+        text.push_str(&format!("{a} {b} {}\n", (rng.next_u64() % 1000) as f64 / 100.0));
+    }
+    std::fs::write(&edges, text).unwrap();
+    let skewed = import(&edges, ImportOptions { directed: Some(true), weighted: true, ..Default::default() });
+    let mut stores = Vec::new();
+    for encoding in [Encoding::Gapref, Encoding::Ceesor] {
+        let out = dir.path().join(encoding.name());
+        let opts = RecodeOptions { encoding: Some(encoding), order: "none".into(), memory: 256 << 20, force: false, layouts: None };
+        recode(skewed.store.dir(), &out, None, &opts, &outcore_io::NoProgress).unwrap();
+        stores.push((encoding.name().to_string(), Store::open(&out).unwrap()));
+    }
+    let real: Vec<Case> = cases().into_iter().filter(|c| c.store.manifest().weighted).collect();
+    assert!(!real.is_empty());
+    let all = real.iter().map(|c| (c.name.clone(), &c.store)).chain(std::iter::once(("skewed raw32".to_string(), &skewed.store)));
+    for (name, store) in all.chain(stores.iter().map(|(name, st)| (format!("skewed {name}"), st))) {
+        let g = reference_graph(store);
+        let n = g.vertices();
+        let (budget, mut eng) = engine(store, "out", ("tiny", true), ShortestPaths::state_bytes(n) + state_bytes(n));
+        // root 0 of the skewed graph is its largest hub
+        let roots = if name.starts_with("skewed") { vec![0] } else { vec![0, n / 2] };
+        for root in roots {
+            let want = sssp(&mut eng, root, &budget).unwrap();
+            for delta in [Some(1e-3), None, Some(1e12)] {
+                let mut parents = Vec::new();
+                for threads in [1, 4] {
+                    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                    let (got, _) = pool.install(|| sssp_delta(&eng, root, delta, &budget)).unwrap();
+                    let what = format!("{name} root {root} delta {delta:?} {threads} threads");
+                    for v in 0..n as usize {
+                        assert_eq!(got.dist[v].to_bits(), want.dist[v].to_bits(), "{what}: distance of {v}");
+                        if got.dist[v].is_finite() && v as u64 != root {
+                            let p = got.parent[v] as u64;
+                            let i = g.neighbours(p).iter().position(|&x| x == v as u64).expect("parent edge exists");
+                            assert_eq!(got.dist[p as usize] + g.edge_weights(p).unwrap()[i] as f64, got.dist[v], "{what}: parent of {v}");
+                        }
+                    }
+                    assert_eq!(got.reached, want.reached, "{what}");
+                    parents.push(got.parent);
+                }
+                assert!(parents[0] == parents[1], "{name} root {root} delta {delta:?}: parents differ between 1 and 4 threads");
+            }
+        }
+    }
+    // a negative weight
+    let bad = dir.path().join("negative.wel");
+    std::fs::write(&bad, "0 1 1.0\n1 2 -0.5\n").unwrap();
+    let case = import(&bad, ImportOptions { directed: Some(true), weighted: true, ..Default::default() });
+    let (budget, eng) = engine(&case.store, "out", ("large", true), state_bytes(3));
+    let err = sssp_delta(&eng, 0, None, &budget).err().expect("a negative weight is an error").to_string();
+    assert!(err.contains("non-negative") && err.contains("-0.5"), "{err}");
+}
+
 #[test]
 fn wcc_equals_union_find_reference() {
     for case in cases() {

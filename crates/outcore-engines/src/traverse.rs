@@ -337,19 +337,46 @@ impl Traverse {
         vertices: &[u32],
         visit: impl Fn(u32, &[u64], &mut Vec<T>) + Sync,
     ) -> Result<(Vec<Vec<T>>, u64), StoreError> {
+        self.par_pieces(vertices, |reader, v, nbrs, _, found| {
+            reader.neighbours(v as u64, nbrs)?;
+            visit(v, nbrs, found);
+            Ok(())
+        })
+    }
+
+    /// [`Traverse::par_lists`] with each list's weights, in neighbour order.
+    pub fn par_weighted_lists<T: Send>(
+        &self,
+        vertices: &[u32],
+        visit: impl Fn(u32, &[u64], &[f32], &mut Vec<T>) + Sync,
+    ) -> Result<(Vec<Vec<T>>, u64), StoreError> {
+        self.par_pieces(vertices, |reader, v, nbrs, weights, found| {
+            reader.neighbours(v as u64, nbrs)?;
+            reader.weights(v as u64, weights)?;
+            visit(v, nbrs, weights, found);
+            Ok(())
+        })
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn par_pieces<T: Send>(
+        &self,
+        vertices: &[u32],
+        read: impl Fn(&mut Reader<'_>, u32, &mut Vec<u64>, &mut Vec<f32>, &mut Vec<T>) -> Result<(), StoreError> + Sync,
+    ) -> Result<(Vec<Vec<T>>, u64), StoreError> {
         // no more threads than the budget has readers for
         let workers = self.threads.min(rayon::current_num_threads()).max(1);
         let piece = if workers == 1 { vertices.len().max(1) } else { vertices.len().div_ceil(4 * workers).max(MIN_PIECE) };
         let pieces: Vec<&[u32]> = vertices.chunks(piece).collect();
         let read_piece = |reader: &mut Reader<'_>, list: &[u32]| -> Result<(Vec<T>, u64), StoreError> {
-            let (mut ahead, mut nbrs, mut found, mut read) = (Lookahead::default(), Vec::new(), Vec::new(), 0u64);
+            let mut ahead = Lookahead::default();
+            let (mut nbrs, mut weights, mut found, mut entries) = (Vec::new(), Vec::new(), Vec::new(), 0u64);
             for head in 0..list.len() {
                 ahead.before(self, list, head)?;
-                reader.neighbours(list[head] as u64, &mut nbrs)?;
-                read += nbrs.len() as u64;
-                visit(list[head], &nbrs, &mut found);
+                read(reader, list[head], &mut nbrs, &mut weights, &mut found)?;
+                entries += nbrs.len() as u64;
             }
-            Ok((found, read))
+            Ok((found, entries))
         };
         let mut done: Vec<(usize, (Vec<T>, u64))> = if workers == 1 || pieces.len() <= 1 {
             let mut reader = self.reader();

@@ -16,10 +16,20 @@ pub struct ShortestPaths {
     pub parent: Vec<u32>,
     pub reached: u64,
     pub arcs_scanned: u64,
+    /// Buckets settled (delta-stepping; 0 for Dijkstra).
+    pub buckets: u64,
     _charge: Reservation,
 }
 
 impl ShortestPaths {
+    pub(crate) fn from_parts(root: u64, dist: Vec<f64>, parent: Vec<u32>, reached: u64, arcs: u64, charge: Reservation) -> Self {
+        ShortestPaths { root, dist, parent, reached, arcs_scanned: arcs, buckets: 0, _charge: charge }
+    }
+
+    pub(crate) fn with_buckets(self, buckets: u64) -> Self {
+        ShortestPaths { buckets, ..self }
+    }
+
     /// Distances, parents, and the charge that holds them.
     pub fn into_parts(self) -> (Vec<f64>, Vec<u32>, Reservation) {
         (self.dist, self.parent, self._charge)
@@ -138,5 +148,5 @@ pub fn sssp(g: &mut Traverse, root: u64, budget: &Budget) -> Result<ShortestPath
             }
         }
     }
-    Ok(ShortestPaths { root, dist, parent, reached, arcs_scanned: arcs, _charge: charge })
+    Ok(ShortestPaths { root, dist, parent, reached, arcs_scanned: arcs, buckets: 0, _charge: charge })
 }

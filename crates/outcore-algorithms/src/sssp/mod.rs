@@ -2,10 +2,13 @@
 //! vertex's distance from the root (Graphalytics SSSP; infinity when
 //! unreachable) and a parent on a shortest path (Graph500 kernel 3).
 //!
-//! Versions: [`dijkstra`] (the traverse engine, run-ahead over the heap)
-//! and [`sortreduce`] (Bellman-Ford supersteps, distances on disk). The
-//! validator checks the Graph500 SSSP rules.
+//! Versions: [`dijkstra`] (the traverse engine, run-ahead over the heap,
+//! one thread), [`delta`] (delta-stepping on the traverse engine, every
+//! core: `--method delta-stepping`) and [`sortreduce`] (Bellman-Ford
+//! supersteps, distances on disk). The validator checks the Graph500 SSSP
+//! rules.
 
+pub mod delta;
 pub mod dijkstra;
 pub mod reference;
 pub mod sortreduce;
@@ -32,18 +35,36 @@ pub struct Sssp;
 pub struct Params {
     /// The root (an original id); default: a vertex of highest out-degree.
     pub root: Option<u64>,
+    /// Delta-stepping instead of Dijkstra on the traverse engine.
+    pub delta_stepping: bool,
+    /// Its bucket width (default: the mean weight of the root's edges).
+    pub delta: Option<f64>,
 }
 
 static INFO: Info = Info {
     name: "sssp",
     title: "SSSP",
     about: "Single-source shortest paths (Dijkstra with run-ahead, or Bellman-Ford on sort-reduce) on weighted stores",
-    params: &[ParamSpec {
-        name: "root",
-        kind: ParamKind::Vertex,
-        default: None,
-        help: "Root vertex (original id); default: a vertex of highest out-degree",
-    }],
+    params: &[
+        ParamSpec {
+            name: "root",
+            kind: ParamKind::Vertex,
+            default: None,
+            help: "Root vertex (original id); default: a vertex of highest out-degree",
+        },
+        ParamSpec {
+            name: "method",
+            kind: ParamKind::Choice(&["dijkstra", "delta-stepping"]),
+            default: Some("dijkstra"),
+            help: "Traverse engine: dijkstra (one thread, run-ahead over the heap) or delta-stepping (every core)",
+        },
+        ParamSpec {
+            name: "delta",
+            kind: ParamKind::Real,
+            default: None,
+            help: "Delta-stepping's bucket width (default: the mean weight of the root's edges)",
+        },
+    ],
     engines: &[Engine::Traverse, Engine::SortReduce],
     columns: &[
         ColumnSpec { name: "distance", kind: ValueKind::Real, compare: Compare::Relative(1e-9) },
@@ -59,18 +80,32 @@ impl Algorithm for Sssp {
     }
 
     fn parse(&self, a: &Args) -> Result<Params, StoreError> {
-        Ok(Params { root: a.opt("root")? })
+        let delta_stepping = a.choice("method", &["dijkstra", "delta-stepping"], "dijkstra")? == "delta-stepping";
+        let delta: Option<f64> = a.opt("delta")?;
+        if let Some(d) = delta.filter(|d| !(*d > 0.0 && d.is_finite())) {
+            return Err(StoreError::parameter("delta", format!("must be a positive number, not {d}")));
+        }
+        if delta.is_some() && !delta_stepping {
+            return Err(StoreError::parameter("delta", "is delta-stepping's bucket width: give --method delta-stepping too"));
+        }
+        Ok(Params { root: a.opt("root")?, delta_stepping, delta })
     }
 
-    fn support(&self, store: &Store, engine: Engine, _: &Params, opts: &RunOptions) -> Result<Support, StoreError> {
+    fn support(&self, store: &Store, engine: Engine, p: &Params, opts: &RunOptions) -> Result<Support, StoreError> {
         let n = store.vertices();
         Ok(match engine {
             Engine::Traverse => {
-                match needs::traverse(store, &["out"], ShortestPaths::state_bytes(n), opts, "distances, parents and heap, and the index")? {
+                let (state, what) = if p.delta_stepping {
+                    (delta::state_bytes(n), "distances, parents, rounds and bitmaps, and the index")
+                } else {
+                    (ShortestPaths::state_bytes(n), "distances, parents and heap, and the index")
+                };
+                match needs::traverse(store, &["out"], state, opts, what)? {
                     Support::Runs(need) => Support::Runs(need.with_weights(true)),
                     no => no,
                 }
             }
+            Engine::SortReduce if p.delta_stepping => Support::No("delta-stepping runs on the traverse engine".into()),
             Engine::SortReduce => match needs::sortreduce(store, &["out"], 16, opts)? {
                 Support::Runs(need) => Support::Runs(need.with_weights(true)),
                 no => no,
@@ -85,14 +120,24 @@ impl Algorithm for Sssp {
         let root = p.root.map(|r| cx.dense("root", r)).transpose()?;
         match cx.engine() {
             Engine::Traverse => {
-                let mut g = Traverse::open(store, "out", cx.budget, &cx.options.traverse, ShortestPaths::state_bytes(n))?;
+                let state = if p.delta_stepping { delta::state_bytes(n) } else { ShortestPaths::state_bytes(n) };
+                let mut g = Traverse::open(store, "out", cx.budget, &cx.options.traverse, state)?;
                 let root = match root {
                     Some(r) => r,
                     None => crate::sources::hub((0..n).map(|v| (v, g.degree(v))))
                         .ok_or_else(|| StoreError::invalid(store.dir(), "the store has no vertices"))?,
                 };
                 let t = Instant::now();
-                let sp = sssp(&mut g, root, cx.budget)?;
+                let sp = if p.delta_stepping {
+                    let (sp, delta) = delta::sssp_delta(&g, root, p.delta, cx.budget)?;
+                    cx.figure("method", "delta-stepping");
+                    cx.figure("delta", delta);
+                    cx.figure("buckets", sp.buckets);
+                    sp
+                } else {
+                    cx.figure("method", "dijkstra");
+                    sssp(&mut g, root, cx.budget)?
+                };
                 let seconds = t.elapsed().as_secs_f64();
                 cx.set_seconds(seconds);
                 cx.figure("root", store.ids()?.original(root)?);
