@@ -586,6 +586,9 @@ impl Shared {
     }
 }
 
+/// Vertices between two top-ups of a [`Lookahead`] that has some to spare.
+const TOP_UP: usize = 16;
+
 /// A run-ahead cursor over a list of vertices the algorithm will visit in
 /// order (a BFS queue or frontier): before each visit it prefetches the
 /// blocks of the vertices after it, never re-issuing what it already did.
@@ -595,14 +598,16 @@ pub struct Lookahead {
 }
 
 impl Lookahead {
-    /// Call before visiting `list[head]`.
+    /// Call before visiting `list[head]`. It tops the prefetches up every
+    /// [`TOP_UP`] vertices, or when they are about to run out: each top-up
+    /// takes the cache's lock, which the engine's other threads share.
     pub fn before(&mut self, g: &Traverse, list: &[u32], head: usize) -> Result<(), StoreError> {
         if !g.prefetching() {
             return Ok(());
         }
         self.ahead = self.ahead.max(head + 1);
         let end = list.len().min(head + g.max_ahead());
-        if self.ahead < end {
+        if self.ahead < end && (head.is_multiple_of(TOP_UP) || self.ahead <= head + TOP_UP) {
             self.ahead += g.run_ahead(list[self.ahead..end].iter().map(|&v| v as u64))?;
         }
         Ok(())
