@@ -38,6 +38,9 @@ pub struct Params {
     pub root: Option<u64>,
     /// Delta-stepping (the default) rather than Dijkstra on the traverse engine.
     pub delta_stepping: bool,
+    /// Whether `--method` or `--delta` was given (the sort-reduce engine,
+    /// which has neither, refuses them rather than ignore them).
+    pub method_given: bool,
     /// Its bucket width (default: the mean weight of the root's edges).
     pub delta: Option<f64>,
 }
@@ -90,7 +93,8 @@ impl Algorithm for Sssp {
         if delta.is_some() && !delta_stepping {
             return Err(StoreError::parameter("delta", "is delta-stepping's bucket width, and --method dijkstra has no buckets"));
         }
-        Ok(Params { root: a.opt("root")?, delta_stepping, delta })
+        let method_given = a.text("method").is_some() || delta.is_some();
+        Ok(Params { root: a.opt("root")?, delta_stepping, method_given, delta })
     }
 
     fn support(&self, store: &Store, engine: Engine, p: &Params, opts: &RunOptions) -> Result<Support, StoreError> {
@@ -107,7 +111,9 @@ impl Algorithm for Sssp {
                     no => no,
                 }
             }
-            Engine::SortReduce if p.delta_stepping => Support::No("delta-stepping runs on the traverse engine".into()),
+            Engine::SortReduce if p.method_given => {
+                Support::No("--method and --delta choose the traverse engine's version; sort-reduce runs Bellman-Ford".into())
+            }
             Engine::SortReduce => match needs::sortreduce(store, &["out"], 16, opts)? {
                 Support::Runs(need) => Support::Runs(need.with_weights(true)),
                 no => no,
