@@ -41,6 +41,14 @@ pub struct ParamSpec {
     pub help: &'static str,
 }
 
+/// The root of the single-source traversals (BFS, SSSP).
+pub const ROOT: ParamSpec = ParamSpec {
+    name: "root",
+    kind: ParamKind::Vertex,
+    default: None,
+    help: "Root vertex (original id); default: a vertex of highest out-degree",
+};
+
 /// Parameter values as text, by name (what a front end collected).
 #[derive(Clone, Debug, Default)]
 pub struct Args {

@@ -129,9 +129,6 @@ impl Reader<'_> {
     pub fn weights(&mut self, v: u64, out: &mut Vec<f32>) -> Result<(), StoreError> {
         self.g.shared.weights(&mut self.state, v, out)
     }
-    pub fn engine(&self) -> &Traverse {
-        self.g
-    }
 }
 
 /// The smallest cache the engine runs with.
@@ -611,11 +608,6 @@ impl Lookahead {
             self.ahead += g.run_ahead(list[self.ahead..end].iter().map(|&v| v as u64))?;
         }
         Ok(())
-    }
-
-    /// Start over at `at` (the list was reordered from there on).
-    pub fn reset(&mut self, at: usize) {
-        self.ahead = at;
     }
 }
 

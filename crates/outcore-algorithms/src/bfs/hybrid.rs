@@ -471,17 +471,12 @@ pub fn hybrid_bfs(
                     let mut at = 0;
                     while at < chunk.len() {
                         let end = round_end(out, &chunk, at, chunk.len());
-                        let (pairs, _) = read_round(out, &chunk[at..end], &tree.parent, &mut nbrs)?;
-                        let v0 = chunk[at];
-                        let mut apply = |w: u32, v: u32| {
+                        let (round, _) = read_round(out, &chunk[at..end], &tree.parent, &mut nbrs)?;
+                        round.for_each(&nbrs, |w, v| {
                             if tree.parent[w as usize] == NONE {
                                 discover(&mut tree, &mut next, &mut found, w as u64, v, level + 1);
                             }
-                        };
-                        match pairs {
-                            Some(pairs) => pairs.into_iter().flatten().for_each(|(w, v)| apply(w, v)),
-                            None => nbrs.iter().for_each(|&w| apply(w as u32, v0)),
-                        }
+                        });
                         at = end;
                     }
                 }

@@ -154,12 +154,7 @@ static INFO: Info = Info {
     title: "BFS",
     about: "Breadth-first search: levels and a parent tree (top-down or NETALX hybrid; or on tiles or sort-reduce)",
     params: &[
-        ParamSpec {
-            name: "root",
-            kind: ParamKind::Vertex,
-            default: None,
-            help: "Root vertex (original id); default: a vertex of highest out-degree",
-        },
+        crate::params::ROOT,
         ParamSpec {
             name: "direction",
             kind: ParamKind::Choice(&["auto", "top-down", "hybrid"]),

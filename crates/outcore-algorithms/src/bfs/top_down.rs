@@ -43,20 +43,15 @@ pub fn bfs(g: &mut Traverse, root: u64, budget: &Budget) -> Result<BfsTree, Stor
         let mut at = level_start;
         while at < level_end {
             let end = round_end(g, &queue, at, level_end);
-            let (pairs, read) = read_round(g, &queue[at..end], &tree.parent, &mut nbrs)?;
+            let (found, read) = read_round(g, &queue[at..end], &tree.parent, &mut nbrs)?;
             tree.arcs_scanned += read;
-            let v0 = queue[at];
-            let mut discover = |w: u32, v: u32| {
+            found.for_each(&nbrs, |w, v| {
                 if tree.parent[w as usize] == NONE {
                     tree.parent[w as usize] = v;
                     tree.level[w as usize] = next;
                     queue.push(w);
                 }
-            };
-            match pairs {
-                Some(pairs) => pairs.into_iter().flatten().for_each(|(w, v)| discover(w, v)),
-                None => nbrs.iter().for_each(|&w| discover(w as u32, v0)),
-            }
+            });
             at = end;
         }
         level_start = level_end;
@@ -65,26 +60,37 @@ pub fn bfs(g: &mut Traverse, root: u64, budget: &Budget) -> Result<BfsTree, Stor
     Ok(tree)
 }
 
+/// What [`read_round`] found: the pairs its readers reported, or, for a
+/// round of one list, that list in the caller's buffer (its pairs would
+/// take as much memory again).
+pub enum Found {
+    Pairs(Vec<Vec<(u32, u32)>>),
+    List(u32),
+}
+
+impl Found {
+    /// `f(neighbour, vertex)` for each pair, in the order one thread
+    /// visiting the round meets them; `nbrs` is the buffer [`read_round`] filled.
+    pub fn for_each(self, nbrs: &[u64], mut f: impl FnMut(u32, u32)) {
+        match self {
+            Found::Pairs(pairs) => pairs.into_iter().flatten().for_each(|(w, v)| f(w, v)),
+            Found::List(v) => nbrs.iter().for_each(|&w| f(w as u32, v)),
+        }
+    }
+}
+
 /// Read a round of a level (`round`, vertices in id order): the
 /// (neighbour, vertex) pairs whose neighbour was unvisited as the round
-/// began, in the order one thread visiting the round meets them, and the
-/// entries read. A round of one list is read whole into `nbrs` instead, and
-/// `None` says so (its pairs would take as much memory again).
-#[allow(clippy::type_complexity)]
-pub fn read_round(
-    g: &Traverse,
-    round: &[u32],
-    parent: &[u32],
-    nbrs: &mut Vec<u64>,
-) -> Result<(Option<Vec<Vec<(u32, u32)>>>, u64), StoreError> {
+/// began (a round of one list: all of it, into `nbrs`), and the entries read.
+pub fn read_round(g: &Traverse, round: &[u32], parent: &[u32], nbrs: &mut Vec<u64>) -> Result<(Found, u64), StoreError> {
     if let [v] = *round {
         g.reader().neighbours(v as u64, nbrs)?;
-        return Ok((None, nbrs.len() as u64));
+        return Ok((Found::List(v), nbrs.len() as u64));
     }
     let (pairs, read) = g.par_lists(round, |v, list, pairs: &mut Vec<(u32, u32)>| {
         pairs.extend(list.iter().filter(|&&w| parent[w as usize] == NONE).map(|&w| (w as u32, v)));
     })?;
-    Ok((Some(pairs), read))
+    Ok((Found::Pairs(pairs), read))
 }
 
 /// Where the round of `list[at..limit]` that starts at `at` ends: after
@@ -92,8 +98,12 @@ pub fn read_round(
 pub fn round_end(g: &Traverse, list: &[u32], at: usize, limit: usize) -> usize {
     let mut arcs = 0;
     let mut end = at;
-    while end < limit && (end == at || arcs + g.degree(list[end] as u64) <= ROUND_ARCS) {
-        arcs += g.degree(list[end] as u64);
+    while end < limit {
+        let degree = g.degree(list[end] as u64);
+        if end > at && arcs + degree > ROUND_ARCS {
+            break;
+        }
+        arcs += degree;
         end += 1;
     }
     end

@@ -48,14 +48,9 @@ pub struct Params {
 static INFO: Info = Info {
     name: "sssp",
     title: "SSSP",
-    about: "Single-source shortest paths (Dijkstra with run-ahead, or Bellman-Ford on sort-reduce) on weighted stores",
+    about: "Single-source shortest paths (delta-stepping on every core or Dijkstra with run-ahead, or Bellman-Ford on sort-reduce) on weighted stores",
     params: &[
-        ParamSpec {
-            name: "root",
-            kind: ParamKind::Vertex,
-            default: None,
-            help: "Root vertex (original id); default: a vertex of highest out-degree",
-        },
+        crate::params::ROOT,
         ParamSpec {
             name: "method",
             kind: ParamKind::Choice(&["dijkstra", "delta-stepping"]),
