@@ -124,6 +124,140 @@ impl Comm for Solo {
     }
 }
 
+/// Ranks as threads of one process ([`run_threads`]): every collective
+/// meets at a barrier, so the distributed code paths run at any number of
+/// ranks without MPI (the tests use it beside `mpirun`).
+pub struct Threads {
+    rank: usize,
+    shared: std::sync::Arc<Meeting>,
+    meter: Meter,
+}
+
+struct Meeting {
+    size: usize,
+    barrier: std::sync::Barrier,
+    /// `slots[from][to]`: what rank `from` left for rank `to`.
+    slots: std::sync::Mutex<Vec<Vec<Vec<u64>>>>,
+}
+
+/// Run `f` on `ranks` threads, each a rank of one job; results in rank order.
+pub fn run_threads<T: Send>(ranks: usize, f: impl Fn(&dyn Comm) -> T + Sync) -> Vec<T> {
+    let shared = std::sync::Arc::new(Meeting {
+        size: ranks,
+        barrier: std::sync::Barrier::new(ranks),
+        slots: std::sync::Mutex::new(vec![vec![Vec::new(); ranks]; ranks]),
+    });
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..ranks)
+            .map(|rank| {
+                let comm = Threads { rank, shared: shared.clone(), meter: Meter::default() };
+                let f = &f;
+                scope.spawn(move || f(&comm))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a rank's thread panicked")).collect()
+    })
+}
+
+impl Threads {
+    /// Leave `send[to]` for every rank, and take what every rank left for this one.
+    fn exchange(&self, send: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
+        let t = Instant::now();
+        self.shared.slots.lock().expect("no rank panicked")[self.rank] = send;
+        self.shared.barrier.wait();
+        let got: Vec<Vec<u64>> = {
+            let mut slots = self.shared.slots.lock().expect("no rank panicked");
+            (0..self.shared.size).map(|from| std::mem::take(&mut slots[from][self.rank])).collect()
+        };
+        self.shared.barrier.wait();
+        self.meter.waited(t);
+        got
+    }
+    fn gather_words(&self, x: &[u64]) -> Vec<Vec<u64>> {
+        self.exchange(vec![x.to_vec(); self.shared.size])
+    }
+}
+
+impl Comm for Threads {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+    fn size(&self) -> usize {
+        self.shared.size
+    }
+    fn sum(&self, x: &[u64]) -> Vec<u64> {
+        let all = self.gather_words(x);
+        (0..x.len()).map(|k| all.iter().map(|a| a[k]).sum()).collect()
+    }
+    fn max(&self, x: &[u64]) -> Vec<u64> {
+        let all = self.gather_words(x);
+        (0..x.len()).map(|k| all.iter().map(|a| a[k]).max().unwrap_or(0)).collect()
+    }
+    fn sum_f64(&self, x: f64) -> f64 {
+        // added in rank order on every rank, so every rank gets the same bits
+        self.gather_words(&[x.to_bits()]).iter().map(|a| f64::from_bits(a[0])).sum()
+    }
+    fn all_gather(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        let mut words = vec![bytes.len() as u64];
+        words.extend(bytes.chunks(8).map(|c| {
+            let mut b = [0u8; 8];
+            b[..c.len()].copy_from_slice(c);
+            u64::from_le_bytes(b)
+        }));
+        self.gather_words(&words).into_iter().map(|w| w[1..].iter().flat_map(|x| x.to_le_bytes()).take(w[0] as usize).collect()).collect()
+    }
+    fn broadcast(&self, root: usize, bytes: &[u8]) -> Vec<u8> {
+        self.all_gather(bytes).swap_remove(root)
+    }
+    fn all_to_all(&self, send: &[Vec<u64>]) -> Vec<Vec<u64>> {
+        for (to, v) in send.iter().enumerate() {
+            if to != self.rank && !v.is_empty() {
+                self.meter.sent(v.len() * 8);
+            }
+        }
+        let got = self.exchange(send.to_vec());
+        for (from, v) in got.iter().enumerate() {
+            if from != self.rank && !v.is_empty() {
+                self.meter.received(v.len() * 8);
+            }
+        }
+        got
+    }
+    fn round(&self, _: u64, chunks: &[Vec<Vec<u64>>], tail: &[u64], receive: &mut dyn FnMut(usize, &[u64])) -> Vec<Vec<u64>> {
+        // each rank's messages framed by length, then its tail
+        let framed: Vec<Vec<u64>> = chunks
+            .iter()
+            .map(|cs| {
+                let mut out = vec![cs.len() as u64];
+                for c in cs {
+                    out.push(c.len() as u64);
+                    out.extend_from_slice(c);
+                }
+                out.extend_from_slice(tail);
+                out
+            })
+            .collect();
+        let got = self.all_to_all(&framed);
+        let mut tails = Vec::with_capacity(got.len());
+        for (from, words) in got.iter().enumerate() {
+            let mut at = 1;
+            for _ in 0..words[0] {
+                let len = words[at] as usize;
+                receive(from, &words[at + 1..at + 1 + len]);
+                at += 1 + len;
+            }
+            tails.push(words[at..].to_vec());
+        }
+        tails
+    }
+    fn traffic(&self) -> Traffic {
+        self.meter.get()
+    }
+    fn transport(&self) -> &'static str {
+        "threads"
+    }
+}
+
 #[cfg(feature = "mpi")]
 pub use self::mpi_comm::MpiComm;
 

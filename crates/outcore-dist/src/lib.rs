@@ -4,7 +4,9 @@
 //! P) and keeps their out-edges in its own outcore dynamic store, on its
 //! own SSD. Updates reach owners through an asynchronous visitor queue;
 //! commits are atomic across ranks (two-phase); BFS and PageRank run
-//! across ranks on the live tables.
+//! across ranks on the live tables. Partitioned static stores (one
+//! ordinary store per rank) run BFS, PageRank, WCC and SSSP across ranks
+//! ([`statics`]), each rank out of core on its own part.
 //!
 //! The transport is a trait ([`comm::Comm`]): MPI with the `mpi` feature
 //! (Open MPI or any MPI that rsmpi builds against), or [`comm::Solo`], one
@@ -19,7 +21,9 @@ pub mod error;
 pub mod import;
 pub mod manifest;
 pub mod owner;
+pub mod part;
 pub mod partition;
+pub mod statics;
 
 pub use comm::{Comm, Solo};
 pub use dynamic::{agree, ApplyOptions, DistApplyReport, DistDynamic};

@@ -1,0 +1,388 @@
+//! A rank's part of a partitioned static store, opened for the distributed
+//! analytics of [`crate::statics`]: the 1D partitioning of Beamer, Buluc,
+//! Asanovic and Patterson, "Distributed Memory Breadth-First Search
+//! Revisited: Enabling Bottom-Up Search" (2013), section 4. Every rank owns
+//! the vertices that hash to it, and reads their out-lists from its own
+//! part, on its own disk, through the semi-external traverse engine (the
+//! Elias-Fano index and the block cache under the rank's `--memory`,
+//! RASP run-ahead).
+//!
+//! A part's store also lists the vertices its arcs reach on other ranks:
+//! its *ghosts*. At open every rank tells each owner which of the owner's
+//! vertices it holds as ghosts, and the owner answers with their places in
+//! its own numbering. After that an exchange carries values without ids,
+//! or with short positions: a push combines per ghost before sending
+//! (PageRank's sums, WCC's and SSSP's minima, BFS's parents), a pull
+//! brings the owners' values to every rank that holds a ghost of them, and
+//! a bitmap of owned vertices is gathered from every rank (BFS's
+//! bottom-up frontier).
+
+use crate::comm::Comm;
+use crate::dynamic::agree;
+use crate::error::{DistError, Result};
+use crate::manifest::part_dir;
+use crate::partition::{manifest_hash, PartitionManifest, FORMAT, MANIFEST, VERSION};
+use outcore_engines::traverse::{Traverse, TraverseOptions, TraverseStats};
+use outcore_io::{Budget, Reservation};
+use outcore_store::{Store, StoreError};
+use std::path::{Path, PathBuf};
+
+/// Bytes a part keeps per local vertex: original id, slot, owner.
+const BYTES_PER_VERTEX: u64 = 8 + 4 + 2;
+/// Bytes per owned vertex (its local id, and the search by original id)
+/// and per ghost (its place at its owner, and the owner's list of it).
+const BYTES_PER_OWNED: u64 = 4 + 12;
+const BYTES_PER_GHOST: u64 = 4 + 4 + 4;
+/// Largest `partition.json` read.
+const MAX_MANIFEST_BYTES: u64 = 16 << 20;
+
+pub struct Part<'c> {
+    comm: &'c dyn Comm,
+    pub dir: PathBuf,
+    pub manifest: PartitionManifest,
+    pub store: Store,
+    /// The part's out-lists (local ids), under the rank's budget.
+    pub graph: Traverse,
+    /// Original id of each local vertex (the part's dense ids).
+    pub original: Vec<u64>,
+    /// Local vertex: its owned index if this rank owns it, else its ghost index.
+    slot: Vec<u32>,
+    /// Local vertex: the rank that owns it.
+    owner_of: Vec<u16>,
+    /// Owned local vertices, ascending.
+    pub owned: Vec<u32>,
+    /// Owned indices by ascending original id (for lookups by id).
+    by_original: Vec<(u64, u32)>,
+    /// Ghosts in ghost-index order: grouped by owner, ascending within a group.
+    pub ghosts: Vec<u32>,
+    /// Ghost indices of each rank's group: `ghost_start[r]..ghost_start[r + 1]`.
+    ghost_start: Vec<usize>,
+    /// Each ghost's owned index at its owner.
+    remote: Vec<u32>,
+    /// Per rank q: owned indices of the vertices q holds as ghosts, in q's ghost order.
+    requested: Vec<Vec<u32>>,
+    /// Owned vertices of every rank (their global indices follow rank order).
+    pub owned_counts: Vec<u64>,
+    _charge: Reservation,
+}
+
+/// Where a vertex of the part lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    Owned(u32),
+    Ghost(u32),
+}
+
+fn corrupt(path: &Path, why: impl std::fmt::Display) -> DistError {
+    DistError::Corrupt(format!("{}: {why}", path.display()))
+}
+
+/// This rank's `partition.json`, checked against its part and rank.
+fn read_manifest(dir: &Path, rank: usize, ranks: usize) -> Result<PartitionManifest> {
+    let path = dir.join(MANIFEST);
+    let meta = std::fs::symlink_metadata(&path)
+        .map_err(|e| DistError::Usage(format!("{}: {e}: not a part of a partitioned store (the part of rank {rank})", path.display())))?;
+    if !meta.is_file() || meta.len() > MAX_MANIFEST_BYTES {
+        return Err(corrupt(&path, "not a partition manifest (a link, or larger than one)"));
+    }
+    let text = std::fs::read_to_string(&path).map_err(|e| corrupt(&path, e))?;
+    let m: PartitionManifest = serde_json::from_str(&text).map_err(|e| corrupt(&path, format!("not a partition manifest ({e})")))?;
+    if m.format != FORMAT || m.version != VERSION {
+        return Err(corrupt(&path, format!("format {} version {}, this outcore reads {FORMAT} version {VERSION}", m.format, m.version)));
+    }
+    if m.ranks != ranks {
+        return Err(DistError::Usage(format!("{}: the store has {} parts, this job {ranks} ranks", path.display(), m.ranks)));
+    }
+    if m.rank != rank || m.parts.len() != ranks || m.parts[rank].rank != rank {
+        return Err(corrupt(&path, format!("is the part of rank {}, opened as rank {rank}", m.rank)));
+    }
+    if manifest_hash(dir)? != m.parts[rank].manifest_xxh3 {
+        return Err(corrupt(dir, "its store is not the one the partition recorded (checksum mismatch)"));
+    }
+    Ok(m)
+}
+
+impl<'c> Part<'c> {
+    /// Open this rank's part at `pattern` (`{rank}` replaced), a
+    /// collective. The part's own tables are charged to `budget`, then
+    /// `keep(local vertices, ghosts, the graph's vertices)` bytes are left
+    /// for the algorithm's state, and the traverse engine's index and
+    /// cache take the rest.
+    pub fn open(comm: &'c dyn Comm, pattern: &str, budget: &Budget, keep: impl Fn(u64, u64, u64) -> u64) -> Result<Part<'c>> {
+        let (rank, ranks) = (comm.rank(), comm.size());
+        let opened = (|| {
+            let dir = part_dir(pattern, rank, ranks)?;
+            let manifest = read_manifest(&dir, rank, ranks)?;
+            let store = Store::open(&dir).map_err(|e| DistError::Ingest(e.into()))?;
+            if store.manifest().arcs != manifest.parts[rank].arcs {
+                return Err(corrupt(&dir, "holds another number of arcs than the partition recorded"));
+            }
+            Ok((dir, manifest, store))
+        })();
+        let (dir, manifest, store) = agree(comm, opened)?;
+        // every part of one partitioned store, rank 0's
+        let identity = serde_json::to_vec(&(&manifest.source, &manifest.parts)).expect("serializes");
+        let theirs = comm.broadcast(0, &identity);
+        agree(comm, if theirs == identity { Ok(()) } else { Err(corrupt(&dir, "is a part of another partitioned store than rank 0's")) })?;
+        let local = agree(comm, Self::tables(&store, &manifest, ranks, budget, &dir))?;
+        let (original, owner_of, charge) = local;
+        let n = original.len();
+        let mut slot = vec![0u32; n];
+        let mut owned = Vec::new();
+        let mut by_owner: Vec<Vec<u32>> = vec![Vec::new(); ranks];
+        for v in 0..n {
+            let r = owner_of[v] as usize;
+            if r == rank {
+                slot[v] = owned.len() as u32;
+                owned.push(v as u32);
+            } else {
+                by_owner[r].push(v as u32);
+            }
+        }
+        let mut ghost_start = vec![0usize; ranks + 1];
+        let mut ghosts = Vec::new();
+        for r in 0..ranks {
+            for &v in &by_owner[r] {
+                slot[v as usize] = ghosts.len() as u32;
+                ghosts.push(v);
+            }
+            ghost_start[r + 1] = ghosts.len();
+        }
+        drop(by_owner);
+        let mut by_original: Vec<(u64, u32)> = owned.iter().enumerate().map(|(i, &v)| (original[v as usize], i as u32)).collect();
+        by_original.sort_unstable();
+        // tell each owner which of its vertices this part reaches
+        let asks: Vec<Vec<u64>> =
+            (0..ranks).map(|r| ghosts[ghost_start[r]..ghost_start[r + 1]].iter().map(|&v| original[v as usize]).collect()).collect();
+        let asked = comm.all_to_all(&asks);
+        drop(asks);
+        let mut requested = Vec::with_capacity(ranks);
+        let mut missing = None;
+        for (q, ids) in asked.iter().enumerate() {
+            let mut list = Vec::with_capacity(ids.len());
+            for &id in ids {
+                match by_original.binary_search_by_key(&id, |p| p.0) {
+                    Ok(k) => list.push(by_original[k].1),
+                    Err(_) => {
+                        missing.get_or_insert((q, id));
+                        list.push(0);
+                    }
+                }
+            }
+            requested.push(list);
+        }
+        agree(
+            comm,
+            match missing {
+                None => Ok(()),
+                Some((q, id)) => Err(corrupt(&dir, format!("lacks vertex {id}, which the part of rank {q} reaches and this rank owns"))),
+            },
+        )?;
+        let answers: Vec<Vec<u64>> = requested.iter().map(|l| l.iter().map(|&i| i as u64).collect()).collect();
+        let remote: Vec<u32> = comm.all_to_all(&answers).into_iter().flatten().map(|i| i as u32).collect();
+        let owned_counts =
+            comm.all_gather(&(owned.len() as u64).to_le_bytes()).iter().map(|b| u64::from_le_bytes(b[..8].try_into().unwrap())).collect();
+        let graph = agree(
+            comm,
+            Traverse::open(&store, "out", budget, &TraverseOptions::default(), keep(n as u64, ghosts.len() as u64, manifest.vertices))
+                .map_err(|e| DistError::Ingest(e.into())),
+        )?;
+        Ok(Part {
+            comm,
+            dir,
+            manifest,
+            store,
+            graph,
+            original,
+            slot,
+            owner_of,
+            owned,
+            by_original,
+            ghosts,
+            ghost_start,
+            remote,
+            requested,
+            owned_counts,
+            _charge: charge,
+        })
+    }
+
+    /// The part's original ids and owners, charged to `budget`.
+    #[allow(clippy::type_complexity)]
+    fn tables(
+        store: &Store,
+        m: &PartitionManifest,
+        ranks: usize,
+        budget: &Budget,
+        dir: &Path,
+    ) -> Result<(Vec<u64>, Vec<u16>, Reservation)> {
+        let n = store.vertices();
+        if n >= u32::MAX as u64 {
+            return Err(corrupt(dir, format!("{n} vertices: a part holds fewer than 2^32")));
+        }
+        if ranks > u16::MAX as usize + 1 {
+            return Err(DistError::Usage(format!("{ranks} ranks: at most 65536")));
+        }
+        let bytes = n * (BYTES_PER_VERTEX + BYTES_PER_OWNED.max(BYTES_PER_GHOST));
+        let charge =
+            budget.reserve("the part's ids, owners and ghosts", bytes).map_err(|e| DistError::Ingest(StoreError::from(e).into()))?;
+        let mut original = Vec::with_capacity(n as usize);
+        let mut owner_of = Vec::with_capacity(n as usize);
+        let mut ids = store.ids().and_then(|i| i.stream()).map_err(|e| DistError::Ingest(e.into()))?;
+        while let Some(id) = ids.next_id().map_err(|e| DistError::Ingest(e.into()))? {
+            original.push(id);
+            owner_of.push(m.owner.rank_of(id, ranks) as u16);
+        }
+        if original.len() as u64 != n {
+            return Err(corrupt(dir, "its id map is shorter than its vertex count"));
+        }
+        Ok((original, owner_of, charge))
+    }
+
+    pub fn comm(&self) -> &'c dyn Comm {
+        self.comm
+    }
+    pub fn rank(&self) -> usize {
+        self.comm.rank()
+    }
+    /// Vertices of the whole graph.
+    pub fn vertices(&self) -> u64 {
+        self.owned_counts.iter().sum()
+    }
+    pub fn weighted(&self) -> bool {
+        self.manifest.weighted
+    }
+    pub fn directed(&self) -> bool {
+        self.manifest.directed
+    }
+    pub fn place(&self, v: u32) -> Place {
+        if self.owner_of[v as usize] as usize == self.comm.rank() {
+            Place::Owned(self.slot[v as usize])
+        } else {
+            Place::Ghost(self.slot[v as usize])
+        }
+    }
+    /// The original id of owned vertex `i`.
+    pub fn owned_id(&self, i: u32) -> u64 {
+        self.original[self.owned[i as usize] as usize]
+    }
+    /// The owned index of the vertex with original id `id`, if this rank owns it.
+    pub fn find_owned(&self, id: u64) -> Option<u32> {
+        self.by_original.binary_search_by_key(&id, |p| p.0).ok().map(|k| self.by_original[k].1)
+    }
+    /// The rank that owns original id `id`.
+    pub fn owner(&self, id: u64) -> usize {
+        self.manifest.owner.rank_of(id, self.comm.size())
+    }
+    pub fn ghost_count(&self) -> usize {
+        self.ghosts.len()
+    }
+    /// Ghost `g`'s owner and its owned index there.
+    pub fn ghost_home(&self, g: u32) -> (usize, u32) {
+        (self.owner_of[self.ghosts[g as usize] as usize] as usize, self.remote[g as usize])
+    }
+    pub fn stats(&self) -> TraverseStats {
+        self.graph.stats()
+    }
+
+    /// Every ghost's value to its owner, in ghost order (one all-to-all);
+    /// `apply(owned index, value)` for each value that arrives, sender by
+    /// sender in rank order.
+    pub fn push_all(&self, ghost_values: &[u64], mut apply: impl FnMut(u32, u64)) {
+        let p = self.comm.size();
+        let send: Vec<Vec<u64>> = (0..p).map(|r| ghost_values[self.ghost_start[r]..self.ghost_start[r + 1]].to_vec()).collect();
+        for (q, got) in self.comm.all_to_all(&send).into_iter().enumerate() {
+            for (&i, x) in self.requested[q].iter().zip(got) {
+                apply(i, x);
+            }
+        }
+    }
+
+    /// Some ghosts' values to their owners: `W` words each, a ghost at
+    /// most once; `apply(owned index, words)` for each that arrives.
+    pub fn push_some<const W: usize>(&self, entries: &[(u32, [u64; W])], mut apply: impl FnMut(u32, [u64; W])) {
+        let p = self.comm.size();
+        let mut send: Vec<Vec<u64>> = vec![Vec::new(); p];
+        for &(g, words) in entries {
+            let r = self.owner_of[self.ghosts[g as usize] as usize] as usize;
+            send[r].push((g as usize - self.ghost_start[r]) as u64);
+            send[r].extend_from_slice(&words);
+        }
+        for (q, got) in self.comm.all_to_all(&send).into_iter().enumerate() {
+            for e in got.chunks_exact(W + 1) {
+                apply(self.requested[q][e[0] as usize], e[1..].try_into().unwrap());
+            }
+        }
+    }
+
+    /// Every owned vertex's value (`value(owned index)`) to each rank that
+    /// holds it as a ghost: the values of this part's ghosts, in ghost order.
+    pub fn pull_all(&self, value: impl Fn(u32) -> u64) -> Vec<u64> {
+        let send: Vec<Vec<u64>> = self.requested.iter().map(|l| l.iter().map(|&i| value(i)).collect()).collect();
+        self.comm.all_to_all(&send).into_iter().flatten().collect()
+    }
+
+    /// Values of the owned vertices with original ids `ids`, asked of their
+    /// owners: `value(owned index)` on the owner; in the order of `ids`.
+    /// Every id must be a vertex.
+    pub fn ask(&self, ids: &[u64], value: impl Fn(u32) -> u64) -> Result<Vec<u64>> {
+        let p = self.comm.size();
+        let mut send: Vec<Vec<u64>> = vec![Vec::new(); p];
+        for &id in ids {
+            send[self.owner(id)].push(id);
+        }
+        let mut missing = None;
+        let answers: Vec<Vec<u64>> = self
+            .comm
+            .all_to_all(&send)
+            .into_iter()
+            .map(|asked| {
+                asked
+                    .into_iter()
+                    .map(|id| match self.find_owned(id) {
+                        Some(i) => value(i),
+                        None => {
+                            missing.get_or_insert(id);
+                            0
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        agree(
+            self.comm,
+            match missing {
+                None => Ok(()),
+                Some(id) => Err(corrupt(&self.dir, format!("lacks vertex {id}, which another rank asked of its owner"))),
+            },
+        )?;
+        let got = self.comm.all_to_all(&answers);
+        let mut at = vec![0usize; p];
+        Ok(ids
+            .iter()
+            .map(|&id| {
+                let r = self.owner(id);
+                at[r] += 1;
+                got[r][at[r] - 1]
+            })
+            .collect())
+    }
+
+    /// Every rank's bitmap of its owned vertices (bit i: owned index i), in rank order.
+    pub fn gather_bitmaps(&self, mine: &[u8]) -> Vec<Vec<u8>> {
+        self.comm.all_gather(mine)
+    }
+}
+
+/// A bitmap of `n` bits.
+pub fn bitmap(n: usize) -> Vec<u8> {
+    vec![0u8; n.div_ceil(8)]
+}
+#[inline]
+pub fn bit(map: &[u8], i: u32) -> bool {
+    map[(i / 8) as usize] >> (i % 8) & 1 == 1
+}
+#[inline]
+pub fn set_bit(map: &mut [u8], i: u32) {
+    map[(i / 8) as usize] |= 1 << (i % 8);
+}

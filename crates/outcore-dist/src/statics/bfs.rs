@@ -1,0 +1,211 @@
+//! Direction-optimizing BFS across ranks (Beamer, Buluc, Asanovic and
+//! Patterson, "Distributed Memory Breadth-First Search Revisited:
+//! Enabling Bottom-Up Search", 2013, sections 3-4), each rank reading its
+//! part through the traverse engine.
+//!
+//! - A top-down step reads the lists of the rank's frontier vertices. A
+//!   neighbour it owns is visited at once; for one owned elsewhere (a
+//!   ghost) it keeps the smallest parent found and, at the end of the
+//!   step, sends (ghost, parent) pairs to the owners (one all-to-all). A
+//!   ghost once sent is never sent again: its owner visited it then.
+//! - A bottom-up step (undirected graphs, where out- and in-neighbours are
+//!   the same lists) gathers every rank's frontier as a bitmap of its
+//!   owned vertices (an allgather), then reads the lists of the rank's
+//!   unvisited vertices and stops at the first neighbour in the frontier.
+//! - The switch is the paper's: to bottom-up when the frontier's arcs
+//!   pass the unvisited vertices' arcs / alpha, back to top-down when the
+//!   frontier, shrinking, falls below |V| / beta.
+//!
+//! A vertex's parent is a neighbour on the level above (Graph500's rule);
+//! levels equal the single-machine BFS exactly.
+
+use super::{for_each_list, RankFigures};
+use crate::error::Result;
+use crate::part::{bit, bitmap, set_bit, Part, Place};
+use outcore_algorithms::values::UNREACHED_U64 as UNREACHED;
+use std::time::Instant;
+
+/// Which steps a run may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    /// Top-down and bottom-up as the frontier asks (undirected graphs;
+    /// a directed graph runs top-down).
+    Hybrid,
+    TopDown,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct BfsOptions {
+    pub direction: Direction,
+    pub alpha: f64,
+    pub beta: f64,
+}
+
+impl Default for BfsOptions {
+    /// The paper's alpha 15 and beta 18 (section 3).
+    fn default() -> Self {
+        BfsOptions { direction: Direction::Hybrid, alpha: 15.0, beta: 18.0 }
+    }
+}
+
+/// One level.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Step {
+    pub level: u64,
+    pub bottom_up: bool,
+    /// Vertices in the frontier the step started from (all ranks).
+    pub frontier: u64,
+    pub seconds: f64,
+}
+
+pub struct DistBfs {
+    /// Per owned vertex: its level ([`UNREACHED`] if not reached) and its
+    /// parent's original id (its own id for the root, [`UNREACHED`] if not reached).
+    pub level: Vec<u64>,
+    pub parent: Vec<u64>,
+    /// Over all ranks.
+    pub reached: u64,
+    pub depth: u64,
+    /// Adjacency entries read, all ranks.
+    pub arcs_read: u64,
+    /// Input edges in the root's component (Graph500's nedge: an
+    /// undirected edge once), all ranks.
+    pub edges_traversed: u64,
+    pub steps: Vec<Step>,
+    pub figures: RankFigures,
+}
+
+/// Bytes of state per local vertex, per ghost and per vertex of the graph.
+pub fn state_bytes(local: u64, ghosts: u64, vertices: u64) -> u64 {
+    local * (8 + 8 + 4 + 4 + 1) + ghosts * (8 + 1 + 12) + vertices.div_ceil(8)
+}
+
+/// BFS from the vertex with original id `root`; None (on every rank) if it is not a vertex.
+pub fn bfs(part: &Part, root: u64, opts: &BfsOptions) -> Result<Option<DistBfs>> {
+    let start = Instant::now();
+    let comm = part.comm();
+    let before = comm.traffic();
+    let owned = part.owned.len();
+    let mut level = vec![UNREACHED; owned];
+    let mut parent = vec![UNREACHED; owned];
+    let mut frontier: Vec<u32> = Vec::new();
+    if let Some(i) = part.find_owned(root) {
+        level[i as usize] = 0;
+        parent[i as usize] = root;
+        frontier.push(i);
+    }
+    if comm.sum(&[frontier.len() as u64])[0] == 0 {
+        return Ok(None);
+    }
+    let n = part.vertices();
+    let degree = |i: u32| part.graph.degree(part.owned[i as usize] as u64);
+    let hybrid = opts.direction == Direction::Hybrid && !part.directed();
+    // ghosts sent to their owners (visited there by now), and this step's best parents
+    let mut sent = bitmap(part.ghost_count());
+    let mut ghost_parent = vec![UNREACHED; part.ghost_count()];
+    let mut unvisited_arcs: u64 = (0..owned as u32).map(degree).sum::<u64>() - frontier.iter().map(|&i| degree(i)).sum::<u64>();
+    let (mut depth, mut reached, mut read, mut bottom_up, mut last_frontier) = (0u64, 1u64, 0u64, false, 0u64);
+    let mut steps = Vec::new();
+    loop {
+        let t = Instant::now();
+        let frontier_arcs: u64 = frontier.iter().map(|&i| degree(i)).sum();
+        let g = comm.sum(&[frontier.len() as u64, frontier_arcs, unvisited_arcs]);
+        let (nf, mf, mu) = (g[0], g[1], g[2]);
+        if nf == 0 {
+            break;
+        }
+        if hybrid {
+            if !bottom_up && mf as f64 > mu as f64 / opts.alpha {
+                bottom_up = true;
+            } else if bottom_up && nf < last_frontier && (nf as f64) < n as f64 / opts.beta {
+                bottom_up = false;
+            }
+        }
+        last_frontier = nf;
+        let next_level = depth + 1;
+        let mut next: Vec<u32> = Vec::new();
+        if bottom_up {
+            let mut mine = bitmap(owned);
+            for &i in &frontier {
+                set_bit(&mut mine, i);
+            }
+            let all = part.gather_bitmaps(&mine);
+            let me = part.rank();
+            let in_frontier = |v: u32| match part.place(v) {
+                Place::Owned(i) => bit(&all[me], i),
+                Place::Ghost(g) => {
+                    let (r, i) = part.ghost_home(g);
+                    bit(&all[r], i)
+                }
+            };
+            let unvisited: Vec<u32> = (0..owned as u32).filter(|&i| level[i as usize] == UNREACHED).collect();
+            read += for_each_list(part, &unvisited, false, |i, nbrs, _| {
+                if let Some(&p) = nbrs.iter().find(|&&v| in_frontier(v as u32)) {
+                    level[i as usize] = next_level;
+                    parent[i as usize] = part.original[p as usize];
+                    next.push(i);
+                }
+            })
+            .map_err(|e| crate::error::DistError::Ingest(e.into()))?;
+        } else {
+            let mut proposed: Vec<u32> = Vec::new();
+            read += for_each_list(part, &frontier, false, |i, nbrs, _| {
+                let from = part.owned_id(i);
+                for &v in nbrs {
+                    match part.place(v as u32) {
+                        Place::Owned(j) => {
+                            let j = j as usize;
+                            if level[j] == UNREACHED {
+                                level[j] = next_level;
+                                parent[j] = from;
+                                next.push(j as u32);
+                            } else if level[j] == next_level && from < parent[j] {
+                                parent[j] = from;
+                            }
+                        }
+                        Place::Ghost(g) if !bit(&sent, g) => {
+                            if ghost_parent[g as usize] == UNREACHED {
+                                proposed.push(g);
+                            }
+                            ghost_parent[g as usize] = ghost_parent[g as usize].min(from);
+                        }
+                        Place::Ghost(_) => {}
+                    }
+                }
+            })
+            .map_err(|e| crate::error::DistError::Ingest(e.into()))?;
+            let entries: Vec<(u32, [u64; 1])> = proposed.iter().map(|&g| (g, [ghost_parent[g as usize]])).collect();
+            for &g in &proposed {
+                set_bit(&mut sent, g);
+                ghost_parent[g as usize] = UNREACHED;
+            }
+            part.push_some(&entries, |j, [from]| {
+                let j = j as usize;
+                if level[j] == UNREACHED {
+                    level[j] = next_level;
+                    parent[j] = from;
+                    next.push(j as u32);
+                } else if level[j] == next_level && from < parent[j] {
+                    parent[j] = from;
+                }
+            });
+        }
+        next.sort_unstable();
+        unvisited_arcs -= next.iter().map(|&i| degree(i)).sum::<u64>();
+        steps.push(Step { level: depth, bottom_up, frontier: nf, seconds: t.elapsed().as_secs_f64() });
+        frontier = next;
+        let found = comm.sum(&[frontier.len() as u64])[0];
+        if found > 0 {
+            depth = next_level;
+            reached += found;
+        }
+    }
+    // Graph500's nedge: the reached vertices' arcs (an undirected edge
+    // from both ends, so halved; a self loop is stored once)
+    let reached_arcs: u64 = (0..owned as u32).filter(|&i| level[i as usize] != UNREACHED).map(degree).sum();
+    let totals = comm.sum(&[read, reached_arcs]);
+    let edges_traversed = if part.directed() { totals[1] } else { totals[1] / 2 };
+    let figures = RankFigures::now(part, start, before);
+    Ok(Some(DistBfs { level, parent, reached, depth, arcs_read: totals[0], edges_traversed, steps, figures }))
+}

@@ -1,0 +1,84 @@
+//! Static analytics across ranks on a partitioned store (issue: beyond one
+//! machine, part 2): each rank reads its own part through the traverse
+//! engine under its own budget ([`crate::part::Part`]) and exchanges with
+//! the owners of the vertices its arcs reach. One file per algorithm:
+//! - [`bfs`]: direction-optimizing BFS (Beamer, Buluc, Asanovic and
+//!   Patterson 2013): top-down steps send (child, parent) to owners,
+//!   bottom-up steps gather the frontier as a bitmap and check each
+//!   unvisited vertex's neighbours locally;
+//! - [`pagerank`]: contributions pushed to owners each iteration, summed
+//!   per destination before sending;
+//! - [`wcc`]: label propagation (minimum original id) with a shortcutting
+//!   step that asks each label's owner for its label;
+//! - [`sssp`]: Bellman-Ford supersteps over the vertices whose distance
+//!   fell, proposals combined per destination (the minimum).
+//!
+//! Results are per owned vertex, with original ids, so that they equal the
+//! single-machine algorithms' (the tests compare them).
+
+pub mod bfs;
+pub mod pagerank;
+pub mod sssp;
+pub mod wcc;
+
+use crate::part::Part;
+use outcore_engines::traverse::Lookahead;
+use outcore_store::StoreError;
+
+/// What every distributed run reports, per rank.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct RankFigures {
+    pub rank: usize,
+    pub owned_vertices: u64,
+    pub ghosts: u64,
+    pub arcs: u64,
+    /// Seconds in the algorithm, and of those waiting for other ranks.
+    pub seconds: f64,
+    pub seconds_communicating: f64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    /// Bytes the traverse engine read from the part's files.
+    pub bytes_read: u64,
+    pub lists_read: u64,
+}
+
+impl RankFigures {
+    /// This rank's figures since `start` (traffic since `before`).
+    pub fn now(part: &Part, start: std::time::Instant, before: crate::comm::Traffic) -> RankFigures {
+        let t = part.comm().traffic();
+        let stats = part.stats();
+        RankFigures {
+            rank: part.rank(),
+            owned_vertices: part.owned.len() as u64,
+            ghosts: part.ghost_count() as u64,
+            arcs: part.graph.arcs(),
+            seconds: start.elapsed().as_secs_f64(),
+            seconds_communicating: t.wait_seconds - before.wait_seconds,
+            bytes_sent: t.bytes_sent - before.bytes_sent,
+            bytes_received: t.bytes_received - before.bytes_received,
+            bytes_read: stats.cache.bytes_read,
+            lists_read: stats.lists_read,
+        }
+    }
+}
+
+/// Visit the out-lists of the owned vertices `list` (owned indices) in
+/// order, on one reader that runs ahead: `visit(owned index, local
+/// neighbours, weights)` (weights empty unless asked for). Returns the
+/// entries read.
+pub fn for_each_list(part: &Part, list: &[u32], weights: bool, mut visit: impl FnMut(u32, &[u64], &[f32])) -> Result<u64, StoreError> {
+    let local: Vec<u32> = list.iter().map(|&i| part.owned[i as usize]).collect();
+    let mut reader = part.graph.reader();
+    let mut ahead = Lookahead::default();
+    let (mut nbrs, mut w, mut read) = (Vec::new(), Vec::new(), 0u64);
+    for head in 0..local.len() {
+        ahead.before(&part.graph, &local, head)?;
+        reader.neighbours(local[head] as u64, &mut nbrs)?;
+        if weights {
+            reader.weights(local[head] as u64, &mut w)?;
+        }
+        read += nbrs.len() as u64;
+        visit(list[head], &nbrs, &w);
+    }
+    Ok(read)
+}

@@ -1,0 +1,74 @@
+//! PageRank across ranks, with the single-machine semantics of
+//! `outcore_algorithms::pagerank` (Graphalytics: synchronous steps from
+//! 1/|V|, sinks' rank spread over every vertex, stopping by the same
+//! [`Schedule`]). Each iteration a rank reads its part's lists once, adds
+//! each owned vertex's share into its owned targets and into one sum per
+//! ghost, and sends the ghosts' sums to their owners in ghost order (one
+//! all-to-all, no ids: the combining per destination of the issue).
+
+use super::{for_each_list, RankFigures};
+use crate::error::{DistError, Result};
+use crate::part::{Part, Place};
+use outcore_algorithms::pagerank::Schedule;
+use std::time::Instant;
+
+pub struct DistPageRank {
+    /// Per owned vertex.
+    pub rank: Vec<f64>,
+    pub iterations: u32,
+    /// L1 change of the last iteration, all ranks.
+    pub delta: f64,
+    pub stopped_by: &'static str,
+    pub figures: RankFigures,
+}
+
+/// Bytes of state per local vertex and per ghost.
+pub fn state_bytes(local: u64, ghosts: u64) -> u64 {
+    local * (8 + 8 + 8 + 4) + ghosts * 8
+}
+
+pub fn pagerank(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
+    let start = Instant::now();
+    let comm = part.comm();
+    let before = comm.traffic();
+    let n = part.vertices();
+    let owned = part.owned.len();
+    let all: Vec<u32> = (0..owned as u32).collect();
+    let degree: Vec<u64> = all.iter().map(|&i| part.graph.degree(part.owned[i as usize] as u64)).collect();
+    let nf = n.max(1) as f64;
+    let d = schedule.damping;
+    let mut rank = vec![1.0 / nf; owned];
+    let (mut done, mut delta) = (0u32, f64::INFINITY);
+    let mut ghost_sum = vec![0.0f64; part.ghost_count()];
+    while done < schedule.iterations && n > 0 {
+        let sinks = comm.sum_f64((0..owned).filter(|&i| degree[i] == 0).map(|i| rank[i]).sum());
+        let base = (1.0 - d) / nf + d * sinks / nf;
+        let mut next = vec![0.0f64; owned];
+        ghost_sum.iter_mut().for_each(|x| *x = 0.0);
+        for_each_list(part, &all, false, |i, nbrs, _| {
+            let share = d * rank[i as usize] / degree[i as usize] as f64;
+            for &v in nbrs {
+                match part.place(v as u32) {
+                    Place::Owned(j) => next[j as usize] += share,
+                    Place::Ghost(g) => ghost_sum[g as usize] += share,
+                }
+            }
+        })
+        .map_err(|e| DistError::Ingest(e.into()))?;
+        let bits: Vec<u64> = ghost_sum.iter().map(|x| x.to_bits()).collect();
+        part.push_all(&bits, |j, x| next[j as usize] += f64::from_bits(x));
+        let mut change = 0.0;
+        for (r, x) in rank.iter_mut().zip(&next) {
+            let v = base + x;
+            change += (v - *r).abs();
+            *r = v;
+        }
+        delta = comm.sum_f64(change);
+        done += 1;
+        if schedule.tolerance.is_some_and(|t| delta < t) {
+            break;
+        }
+    }
+    let figures = RankFigures::now(part, start, before);
+    Ok(DistPageRank { rank, iterations: done, delta, stopped_by: schedule.stopped_by(delta), figures })
+}

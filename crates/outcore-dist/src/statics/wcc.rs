@@ -1,0 +1,111 @@
+//! Weakly connected components across ranks: label propagation with a
+//! shortcutting step. Every vertex starts labelled by its own original id
+//! and ends labelled by the smallest id of its component (so the
+//! partition equals the single-machine WCC's). Each iteration:
+//! 1. pull: each rank receives the labels of its ghosts from their owners;
+//! 2. propagate: for every owned vertex u, the smallest label among u and
+//!    its neighbours goes to u and to every neighbour whose label is
+//!    larger (a ghost's smallest offer is kept and sent to its owner, one
+//!    all-to-all), so an arc carries labels both ways, whatever its
+//!    direction;
+//! 3. shortcut: every vertex asks the owner of its label for that
+//!    vertex's label, and takes it if smaller (pointer jumping, which cuts
+//!    the iterations from the diameter towards its logarithm).
+//!
+//! It stops after an iteration in which no label fell on any rank: then
+//! both ends of every arc carry the same label.
+
+use super::{for_each_list, RankFigures};
+use crate::error::{DistError, Result};
+use crate::part::{Part, Place};
+use std::time::Instant;
+
+pub struct DistWcc {
+    /// Per owned vertex: the smallest original id of its component.
+    pub label: Vec<u64>,
+    pub iterations: u32,
+    pub components: u64,
+    pub figures: RankFigures,
+}
+
+/// Bytes of state per local vertex and per ghost.
+pub fn state_bytes(local: u64, ghosts: u64) -> u64 {
+    local * (8 + 4 + 16) + ghosts * (8 + 8 + 4)
+}
+
+pub fn wcc(part: &Part) -> Result<DistWcc> {
+    let start = Instant::now();
+    let comm = part.comm();
+    let before = comm.traffic();
+    let owned = part.owned.len();
+    let all: Vec<u32> = (0..owned as u32).collect();
+    let mut label: Vec<u64> = all.iter().map(|&i| part.owned_id(i)).collect();
+    let mut iterations = 0u32;
+    loop {
+        iterations += 1;
+        let mut fell = 0u64;
+        // 1. the ghosts' labels
+        let mut ghost_label = part.pull_all(|i| label[i as usize]);
+        let mut offered: Vec<u32> = Vec::new();
+        let mut offer = vec![u64::MAX; part.ghost_count()];
+        // 2. along every arc, both ways
+        for_each_list(part, &all, false, |i, nbrs, _| {
+            let i = i as usize;
+            let mut m = label[i];
+            for &v in nbrs {
+                m = m.min(match part.place(v as u32) {
+                    Place::Owned(j) => label[j as usize],
+                    Place::Ghost(g) => ghost_label[g as usize],
+                });
+            }
+            if m < label[i] {
+                label[i] = m;
+                fell += 1;
+            }
+            for &v in nbrs {
+                match part.place(v as u32) {
+                    Place::Owned(j) if m < label[j as usize] => {
+                        label[j as usize] = m;
+                        fell += 1;
+                    }
+                    Place::Ghost(g) if m < ghost_label[g as usize] => {
+                        if offer[g as usize] == u64::MAX {
+                            offered.push(g);
+                        }
+                        offer[g as usize] = offer[g as usize].min(m);
+                        ghost_label[g as usize] = m;
+                    }
+                    _ => {}
+                }
+            }
+        })
+        .map_err(|e| DistError::Ingest(e.into()))?;
+        let entries: Vec<(u32, [u64; 1])> = offered.iter().map(|&g| (g, [offer[g as usize]])).collect();
+        part.push_some(&entries, |j, [m]| {
+            if m < label[j as usize] {
+                label[j as usize] = m;
+                fell += 1;
+            }
+        });
+        // 3. the label's label
+        let mut asked: Vec<u64> = label.iter().enumerate().filter(|&(i, &l)| l != part.owned_id(i as u32)).map(|(_, &l)| l).collect();
+        asked.sort_unstable();
+        asked.dedup();
+        let answers = part.ask(&asked, |i| label[i as usize])?;
+        for l in label.iter_mut() {
+            if let Ok(k) = asked.binary_search(l) {
+                if answers[k] < *l {
+                    *l = answers[k];
+                    fell += 1;
+                }
+            }
+        }
+        if comm.sum(&[fell])[0] == 0 {
+            break;
+        }
+    }
+    let roots = all.iter().filter(|&&i| label[i as usize] == part.owned_id(i)).count() as u64;
+    let components = comm.sum(&[roots])[0];
+    let figures = RankFigures::now(part, start, before);
+    Ok(DistWcc { label, iterations, components, figures })
+}

@@ -1,0 +1,196 @@
+//! BFS, PageRank, WCC and SSSP across ranks on partitioned stores, at 1 to
+//! 4 ranks (ranks as threads: `comm::run_threads`; `tests/mpi.rs` runs the
+//! same through `mpirun`), against the in-memory references of
+//! `outcore-algorithms` on the unpartitioned store: BFS levels exactly and
+//! every parent a neighbour on the level above (Graph500's rules),
+//! PageRank within 1e-9 and after the same number of iterations, WCC the
+//! same partition, SSSP distances to f32 precision with every parent's
+//! distance plus its arc's weight equal to the child's.
+
+use outcore_algorithms::pagerank::{reference::pagerank_until, Params};
+use outcore_algorithms::{bfs::reference::bfs_levels, sssp::reference::sssp as sssp_reference, wcc::reference::wcc as wcc_reference};
+use outcore_algorithms::{values::UNREACHED_U64 as UNREACHED, MemGraph};
+use outcore_dist::comm::{run_threads, Comm};
+use outcore_dist::part::Part;
+use outcore_dist::partition::partition;
+use outcore_dist::statics::{bfs, pagerank, sssp, wcc};
+use outcore_ingest::import::{import_file, ImportOptions};
+use outcore_io::Budget;
+use outcore_store::Store;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+struct Graph {
+    g: MemGraph,
+    original: Vec<u64>,
+    dense: HashMap<u64, u64>,
+}
+
+fn load(input: &Path, dir: &Path, directed: Option<bool>, weighted: bool) -> (PathBuf, Graph) {
+    let path = dir.join("source");
+    import_file(input, &path, &ImportOptions { directed, weighted, ..Default::default() }, &outcore_io::NoProgress).unwrap();
+    let store = Store::open(&path).unwrap();
+    let g = MemGraph::load(&store, "out", &Budget::unlimited()).unwrap();
+    let ids = store.id_map(&Budget::unlimited()).unwrap();
+    let original: Vec<u64> = (0..store.vertices()).map(|v| ids.original(v)).collect();
+    let dense = original.iter().enumerate().map(|(d, &o)| (o, d as u64)).collect();
+    (path, Graph { g, original, dense })
+}
+
+/// Every rank's (original id, values) pairs, merged; each vertex once.
+fn merged<T: Clone>(per_rank: Vec<Vec<(u64, T)>>, n: usize) -> HashMap<u64, T> {
+    let mut all = HashMap::new();
+    for (id, x) in per_rank.into_iter().flatten() {
+        assert!(all.insert(id, x).is_none(), "vertex {id} reported by two ranks");
+    }
+    assert_eq!(all.len(), n, "every vertex reported once");
+    all
+}
+
+fn open<'c>(comm: &'c dyn Comm, pattern: &str) -> Part<'c> {
+    // small: the engine's cache is a few blocks, so lists are read and evicted
+    Part::open(comm, pattern, &Budget::new(24 << 20), |local, ghosts, vertices| {
+        bfs::state_bytes(local, ghosts, vertices) + sssp::state_bytes(local, ghosts)
+    })
+    .unwrap()
+}
+
+fn check_bfs(gr: &Graph, pattern: &str, ranks: usize, root: u64, opts: &bfs::BfsOptions) {
+    let per_rank = run_threads(ranks, |comm| {
+        let part = open(comm, pattern);
+        let r = bfs::bfs(&part, root, opts).unwrap().expect("the root is a vertex");
+        (0..part.owned.len() as u32).map(|i| (part.owned_id(i), (r.level[i as usize], r.parent[i as usize]))).collect::<Vec<_>>()
+    });
+    let got = merged(per_rank, gr.original.len());
+    let want = bfs_levels(&gr.g, gr.dense[&root]);
+    for (d, &o) in gr.original.iter().enumerate() {
+        let (level, parent) = got[&o];
+        assert_eq!(level, want[d], "level of {o} from {root} at {ranks} ranks ({opts:?})");
+        if level == UNREACHED {
+            assert_eq!(parent, UNREACHED);
+        } else if level == 0 {
+            assert_eq!(parent, o);
+        } else {
+            let p = gr.dense[&parent];
+            assert_eq!(want[p as usize] + 1, level, "parent {parent} of {o} is not on the level above");
+            assert!(gr.g.neighbours(p).contains(&(d as u64)), "parent {parent} of {o} is not its neighbour");
+        }
+    }
+}
+
+fn check_pagerank(gr: &Graph, pattern: &str, ranks: usize, params: Params) {
+    let schedule = params.schedule(gr.original.len() as u64);
+    let per_rank = run_threads(ranks, |comm| {
+        let part = open(comm, pattern);
+        let r = pagerank::pagerank(&part, &schedule).unwrap();
+        (0..part.owned.len() as u32).map(|i| (part.owned_id(i), (r.rank[i as usize], r.iterations))).collect::<Vec<_>>()
+    });
+    let got = merged(per_rank, gr.original.len());
+    let (want, iterations, _) = pagerank_until(&gr.g, schedule.damping, schedule.iterations, schedule.tolerance);
+    for (d, &o) in gr.original.iter().enumerate() {
+        let (x, its) = got[&o];
+        assert_eq!(its, iterations, "PageRank iterations at {ranks} ranks ({params:?})");
+        assert!((x - want[d]).abs() < 1e-9, "PageRank of {o} at {ranks} ranks: {x} against {}", want[d]);
+    }
+}
+
+fn check_wcc(gr: &Graph, pattern: &str, ranks: usize) {
+    let per_rank = run_threads(ranks, |comm| {
+        let part = open(comm, pattern);
+        let r = wcc::wcc(&part).unwrap();
+        (0..part.owned.len() as u32).map(|i| (part.owned_id(i), (r.label[i as usize], r.components))).collect::<Vec<_>>()
+    });
+    let got = merged(per_rank, gr.original.len());
+    let want = wcc_reference(&gr.g);
+    // the reference's components, each named by its smallest original id
+    let mut smallest: HashMap<u64, u64> = HashMap::new();
+    for (d, &o) in gr.original.iter().enumerate() {
+        let e = smallest.entry(want[d]).or_insert(o);
+        *e = (*e).min(o);
+    }
+    for (d, &o) in gr.original.iter().enumerate() {
+        assert_eq!(got[&o].0, smallest[&want[d]], "component of {o} at {ranks} ranks");
+        assert_eq!(got[&o].1, smallest.len() as u64, "components at {ranks} ranks");
+    }
+}
+
+fn check_sssp(gr: &Graph, pattern: &str, ranks: usize, root: u64) {
+    let per_rank = run_threads(ranks, |comm| {
+        let part = open(comm, pattern);
+        let r = sssp::sssp(&part, root).unwrap().expect("the root is a vertex");
+        (0..part.owned.len() as u32).map(|i| (part.owned_id(i), (r.distance[i as usize], r.parent[i as usize]))).collect::<Vec<_>>()
+    });
+    let got = merged(per_rank, gr.original.len());
+    let want = sssp_reference(&gr.g, gr.dense[&root]);
+    let weights = gr.g.weights.as_ref().expect("weighted");
+    for (d, &o) in gr.original.iter().enumerate() {
+        let (x, parent) = got[&o];
+        if want[d].is_infinite() {
+            assert!(x.is_infinite() && parent == UNREACHED, "{o} is unreachable from {root}");
+            continue;
+        }
+        assert!((x - want[d]).abs() <= 1e-6 * want[d].max(1.0), "distance of {o} from {root} at {ranks} ranks: {x} against {}", want[d]);
+        if o == root {
+            assert_eq!(parent, root);
+            continue;
+        }
+        let p = gr.dense[&parent] as usize;
+        let (start, end) = (gr.g.offsets[p] as usize, gr.g.offsets[p + 1] as usize);
+        let arc = (start..end).filter(|&k| gr.g.targets[k] == d as u64).map(|k| weights[k] as f64).fold(f64::INFINITY, f64::min);
+        assert!(arc.is_finite(), "parent {parent} of {o} is not its neighbour");
+        assert!((got[&parent].0 + arc - x).abs() <= 1e-6 * x.max(1.0), "parent {parent} of {o} is not on a shortest path");
+    }
+}
+
+/// The first vertex with an out-arc, the middle one, the last one (original ids).
+fn roots(gr: &Graph) -> Vec<u64> {
+    let n = gr.original.len() as u64;
+    let first = (0..n).find(|&v| gr.g.degree(v) > 0).unwrap();
+    vec![gr.original[first as usize], gr.original[(n / 2) as usize], gr.original[(n - 1) as usize]]
+}
+
+fn parts(source: &Path, dir: &Path, ranks: usize) -> String {
+    let pattern = dir.join(format!("p{ranks}/part-{{rank}}")).display().to_string();
+    partition(source, &pattern, ranks, 64 << 20, false, &outcore_io::NoProgress).unwrap();
+    pattern
+}
+
+#[test]
+fn unweighted_graphs_at_one_to_four_ranks_equal_the_references() {
+    let shared = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data/real");
+    for (file, directed) in [("CA-GrQc.txt", false), ("wiki-Vote.txt", true)] {
+        let dir = tempfile::tempdir().unwrap();
+        let (source, gr) = load(&shared.join(file), dir.path(), Some(directed), false);
+        for ranks in [1, 2, 4] {
+            let pattern = parts(&source, dir.path(), ranks);
+            for root in roots(&gr) {
+                check_bfs(&gr, &pattern, ranks, root, &bfs::BfsOptions::default());
+            }
+            // top-down only, and a hybrid that switches at every chance
+            let root = roots(&gr)[0];
+            check_bfs(&gr, &pattern, ranks, root, &bfs::BfsOptions { direction: bfs::Direction::TopDown, ..Default::default() });
+            check_bfs(&gr, &pattern, ranks, root, &bfs::BfsOptions { alpha: 1e6, beta: 1.0, ..Default::default() });
+            check_pagerank(&gr, &pattern, ranks, Params::default());
+            check_pagerank(&gr, &pattern, ranks, Params { damping: 0.5, iterations: Some(7), tolerance: None });
+            check_wcc(&gr, &pattern, ranks);
+        }
+    }
+}
+
+#[test]
+fn weighted_graphs_at_one_to_four_ranks_equal_the_references() {
+    let shared = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data/graphalytics/evlp");
+    for name in ["example-directed", "example-undirected"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (source, gr) = load(&shared.join(format!("{name}.properties")), dir.path(), None, true);
+        for ranks in [1, 2, 3, 4] {
+            let pattern = parts(&source, dir.path(), ranks);
+            for root in roots(&gr) {
+                check_sssp(&gr, &pattern, ranks, root);
+                check_bfs(&gr, &pattern, ranks, root, &bfs::BfsOptions::default());
+            }
+            check_pagerank(&gr, &pattern, ranks, Params { damping: 0.99, iterations: Some(30), tolerance: None });
+            check_wcc(&gr, &pattern, ranks);
+        }
+    }
+}
