@@ -444,3 +444,195 @@ fn the_distributed_import_gives_the_parts_partition_cuts_from_a_single_machine_i
     let err = fails(2, &["import", bad.to_str().unwrap(), "-o", &format!("{}/bad/part-{{rank}}", dir.path().display()), "--block", "4K"]);
     assert!(err.contains("bad.el:2001:"), "{err}");
 }
+
+/// `key = value` lines of a Graphalytics properties file.
+fn properties(path: &Path) -> BTreeMap<String, String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect()
+}
+
+/// Each line of `path` as (vertex, value), with the line count checked first.
+fn values(path: &Path, n: usize) -> BTreeMap<u64, String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert_eq!(text.lines().count(), n, "{}: a line per vertex", path.display());
+    let map = read_pairs(path);
+    assert_eq!(map.len(), n, "{}: every vertex once", path.display());
+    map
+}
+
+fn real(x: &str) -> f64 {
+    if x == "infinity" {
+        f64::INFINITY
+    } else {
+        x.parse().unwrap()
+    }
+}
+
+/// Graphalytics' validation rules: BFS levels exactly, PageRank within
+/// 1e-4 relative, WCC up to relabelling, SSSP within 1e-6 relative and
+/// infinity where unreachable.
+fn graphalytics_equal(algorithm: &str, got: &BTreeMap<u64, String>, want: &BTreeMap<u64, String>, what: &str) {
+    assert_eq!(got.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>(), "{what}: the same vertices");
+    let mut relabel: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+    for (v, w) in want {
+        let g = &got[v];
+        match algorithm {
+            "BFS" => assert_eq!(g, w, "{what}: vertex {v}"),
+            "PR" => assert!((real(g) - real(w)).abs() <= 1e-4 * real(w).abs(), "{what}: vertex {v}: {g} against {w}"),
+            "SSSP" => {
+                let (g, w) = (real(g), real(w));
+                assert!(g == w || (g - w).abs() <= 1e-6 * w.abs().max(1.0), "{what}: vertex {v}: {g} against {w}")
+            }
+            "WCC" => {
+                assert_eq!(*relabel.entry(w).or_insert(g), g.as_str(), "{what}: vertex {v} split from its component");
+                assert_eq!(*seen.entry(g).or_insert(w), w.as_str(), "{what}: vertex {v} merged with another component");
+            }
+            _ => unreachable!(),
+        }
+    }
+}
+
+#[test]
+fn static_analytics_across_ranks_pass_the_graphalytics_oracles_and_equal_one_rank() {
+    let shared = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data/graphalytics/evlp");
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("example-directed", &["BFS", "PR", "SSSP", "WCC"][..]),
+        ("example-undirected", &["BFS", "PR", "SSSP", "WCC"][..]),
+        ("test-bfs-directed", &["BFS"][..]),
+        ("test-bfs-undirected", &["BFS"][..]),
+        ("test-wcc-directed", &["WCC"][..]),
+        ("test-wcc-undirected", &["WCC"][..]),
+    ];
+    for (name, algorithms) in cases {
+        let input = shared.join(format!("{name}.properties"));
+        let props = properties(&input);
+        let prop = |key: &str| props.get(&format!("graph.{name}.{key}")).cloned();
+        let weighted = prop("edge-properties.names").is_some();
+        let source = dir.path().join(name);
+        let opts = outcore_ingest::import::ImportOptions { weighted, ..Default::default() };
+        outcore_ingest::import::import_file(&input, &source, &opts, &outcore_io::NoProgress).unwrap();
+        let n = outcore_store::Store::open(&source).unwrap().vertices() as usize;
+        for ranks in [1, 2, 4] {
+            let pattern = dir.path().join(format!("{name}-{ranks}/part-{{rank}}")).display().to_string();
+            outcore_dist::partition::partition(&source, &pattern, ranks, 64 << 20, false, &outcore_io::NoProgress).unwrap();
+            for &algorithm in algorithms {
+                let out = dir.path().join(format!("{name}-{ranks}-{algorithm}.txt")).display().to_string();
+                let mut args: Vec<String> = vec![pattern.clone(), "--output".into(), out.clone(), "--memory".into(), "32M".into()];
+                let command = match algorithm {
+                    "BFS" => {
+                        args.extend(["--root".into(), prop("bfs.source-vertex").unwrap()]);
+                        "bfs"
+                    }
+                    "PR" => {
+                        args.extend(["--damping".into(), prop("pr.damping-factor").unwrap()]);
+                        args.extend(["--iterations".into(), prop("pr.num-iterations").unwrap()]);
+                        "pagerank"
+                    }
+                    "SSSP" => {
+                        args.extend(["--root".into(), prop("sssp.source-vertex").unwrap()]);
+                        "sssp"
+                    }
+                    _ => "wcc",
+                };
+                let mut all = vec![command];
+                all.extend(args.iter().map(String::as_str));
+                run(ranks, &all);
+                let got = values(Path::new(&out), n);
+                let want = values(&shared.join(format!("{name}-{algorithm}")), n);
+                graphalytics_equal(algorithm, &got, &want, &format!("{name} {algorithm} at {ranks} ranks"));
+            }
+        }
+    }
+}
+
+#[test]
+fn static_analytics_on_a_real_graph_equal_at_one_two_and_four_ranks() {
+    // CA-GrQc undirected: the hybrid BFS takes bottom-up steps; PageRank to
+    // convergence; per-rank output files; --json's figures per rank
+    let shared = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data/real/CA-GrQc.txt");
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("grqc");
+    let opts = outcore_ingest::import::ImportOptions { directed: Some(false), ..Default::default() };
+    outcore_ingest::import::import_file(&shared, &source, &opts, &outcore_io::NoProgress).unwrap();
+    let n = outcore_store::Store::open(&source).unwrap().vertices() as usize;
+    let mut first: BTreeMap<&str, BTreeMap<u64, String>> = BTreeMap::new();
+    for ranks in [1, 2, 4] {
+        let pattern = dir.path().join(format!("p{ranks}/part-{{rank}}")).display().to_string();
+        outcore_dist::partition::partition(&source, &pattern, ranks, 64 << 20, false, &outcore_io::NoProgress).unwrap();
+        for (command, extra) in [("bfs", &["--root", "3466"][..]), ("pagerank", &[][..]), ("wcc", &[][..])] {
+            let out = dir.path().join(format!("{command}-{ranks}-{{rank}}.txt")).display().to_string();
+            let mut args = vec![command, pattern.as_str(), "--output", out.as_str(), "--json", "--memory", "24M"];
+            args.extend(extra);
+            let printed = run(ranks, &args);
+            let report: serde_json::Value = serde_json::from_slice(&printed.stdout).unwrap();
+            let per_rank = report["per_rank"].as_array().unwrap();
+            assert_eq!(per_rank.len(), ranks, "{command}: a figure set per rank");
+            if ranks > 1 {
+                assert!(per_rank.iter().all(|r| r["bytes_sent"].as_u64().unwrap() > 0), "{command}: every rank sent");
+            }
+            if command == "bfs" {
+                let steps = report["steps"].as_array().unwrap();
+                assert!(steps.iter().any(|s| s["bottom_up"] == true), "the hybrid BFS took a bottom-up step");
+            }
+            // the ranks' files together: every vertex once
+            let mut union = BTreeMap::new();
+            for r in 0..ranks {
+                for (v, x) in read_pairs(Path::new(&out.replace("{rank}", &r.to_string()))) {
+                    assert!(union.insert(v, x).is_none(), "{command}: vertex {v} in two ranks' files");
+                }
+            }
+            assert_eq!(union.len(), n, "{command}: every vertex in some rank's file");
+            match first.get(command) {
+                None => {
+                    first.insert(command, union);
+                }
+                Some(one) => {
+                    let algorithm = match command {
+                        "bfs" => "BFS",
+                        "pagerank" => "PR",
+                        _ => "WCC",
+                    };
+                    graphalytics_equal(algorithm, &union, one, &format!("{command} at {ranks} ranks against 1"));
+                    if command == "pagerank" {
+                        for (v, x) in &union {
+                            assert!((real(x) - real(&one[v])).abs() < 1e-9, "PageRank of {v} at {ranks} ranks");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // one rank equals the single-machine references (tests/statics.rs checks 1-4 ranks in one process too)
+    let store = outcore_store::Store::open(&source).unwrap();
+    let g = outcore_algorithms::MemGraph::load(&store, "out", &outcore_io::Budget::unlimited()).unwrap();
+    let ids = store.id_map(&outcore_io::Budget::unlimited()).unwrap();
+    let levels = outcore_algorithms::bfs::reference::bfs_levels(&g, ids.dense(3466).unwrap());
+    for (d, &l) in levels.iter().enumerate() {
+        let want = if l == u64::MAX { i64::MAX.to_string() } else { l.to_string() };
+        assert_eq!(first["bfs"][&ids.original(d as u64)], want, "level of {}", ids.original(d as u64));
+    }
+}
+
+#[test]
+fn static_commands_refuse_wrong_rank_counts_and_unknown_roots() {
+    let shared = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data/real/CA-GrQc.txt");
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("grqc");
+    outcore_ingest::import::import_file(&shared, &source, &Default::default(), &outcore_io::NoProgress).unwrap();
+    let pattern = dir.path().join("p/part-{rank}").display().to_string();
+    outcore_dist::partition::partition(&source, &pattern, 2, 64 << 20, false, &outcore_io::NoProgress).unwrap();
+    let err = fails(4, &["wcc", &pattern]);
+    assert!(err.contains("the store has 2 parts, this job 4 ranks"), "{err}");
+    let err = fails(2, &["bfs", &pattern, "--root", "999999999"]);
+    assert!(err.contains("root 999999999 is not a vertex"), "{err}");
+    let err = fails(2, &["sssp", &pattern, "--root", "3466"]);
+    assert!(err.contains("SSSP needs weights"), "{err}");
+    let err = fails(2, &["wcc", &pattern, "--memory", "64K"]);
+    assert!(err.contains("budget") || err.contains("memory"), "{err}");
+}

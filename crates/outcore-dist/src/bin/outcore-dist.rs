@@ -4,13 +4,18 @@
 
 use anyhow::{bail, Result};
 use clap::Parser;
+use outcore_algorithms::pagerank::Params as PageRankParams;
+use outcore_algorithms::values::UNREACHED_U64;
 use outcore_dist::analytics::{self, gather_pairs};
 use outcore_dist::coloring;
 use outcore_dist::comm::{Comm, MpiComm};
 use outcore_dist::dynamic::{agree, ApplyOptions, DistDynamic};
 use outcore_dist::error::DistError;
+use outcore_dist::part::Part;
+use outcore_dist::statics::{bfs, pagerank, sssp, wcc, RankFigures};
 use outcore_dynamic::store::{StoreOptions, DEFAULT_THRESHOLD};
 use outcore_dynamic::updates::StreamFormat;
+use outcore_io::Budget;
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
@@ -31,6 +36,73 @@ enum Top {
     Dynamic(Cmd),
     /// Import plain-text edge lists into a partitioned static store: every rank reads its blocks, each owner sorts its share.
     Import(ImportArgs),
+    /// BFS on a partitioned static store: direction-optimizing (Beamer et al. 2013), each rank reading its part out of core.
+    Bfs(StaticBfsArgs),
+    /// PageRank on a partitioned static store (the single-machine semantics and stopping rule).
+    Pagerank(StaticPageRankArgs),
+    /// Weakly connected components on a partitioned static store: label propagation with shortcutting.
+    Wcc(StaticArgs),
+    /// Shortest paths on a weighted partitioned static store: Bellman-Ford supersteps.
+    Sssp(StaticSsspArgs),
+}
+
+/// A partitioned static store and what every static command takes.
+#[derive(clap::Args)]
+struct StaticArgs {
+    /// The parts (from `outcore partition` or `outcore-dist import`): a path with {rank} in it.
+    parts: String,
+    /// Memory budget per rank, page cache included: the part's tables, the algorithm's state, the traverse engine's index and cache.
+    #[arg(long, default_value = "1G", value_parser = outcore_io::parse_size)]
+    memory: u64,
+    #[command(flatten)]
+    out: OutputFlags,
+}
+
+#[derive(clap::Args)]
+struct StaticBfsArgs {
+    #[command(flatten)]
+    common: StaticArgs,
+    /// The root (an original id).
+    #[arg(long)]
+    root: u64,
+    /// hybrid (direction-optimizing; a directed graph runs top-down) or top-down.
+    #[arg(long, default_value = "hybrid")]
+    direction: String,
+    /// Switch to bottom-up when the frontier's arcs pass the unvisited arcs / alpha.
+    #[arg(long, default_value_t = 15.0)]
+    alpha: f64,
+    /// Switch back to top-down when the frontier falls below |V| / beta.
+    #[arg(long, default_value_t = 18.0)]
+    beta: f64,
+    /// What --output writes: level or parent.
+    #[arg(long, default_value = "level")]
+    values: String,
+}
+
+#[derive(clap::Args)]
+struct StaticPageRankArgs {
+    #[command(flatten)]
+    common: StaticArgs,
+    #[arg(long, default_value_t = 0.85)]
+    damping: f64,
+    /// Run exactly N iterations (Graphalytics); with --tolerance, at most N (default: until converged, at most 1000).
+    #[arg(long)]
+    iterations: Option<u32>,
+    /// Stop once an iteration changes the ranks by less than this (L1; default |V| x 1e-6 when --iterations is not given).
+    #[arg(long)]
+    tolerance: Option<f64>,
+}
+
+#[derive(clap::Args)]
+struct StaticSsspArgs {
+    #[command(flatten)]
+    common: StaticArgs,
+    /// The root (an original id).
+    #[arg(long)]
+    root: u64,
+    /// What --output writes: distance or parent.
+    #[arg(long, default_value = "distance")]
+    values: String,
 }
 
 #[derive(clap::Args)]
@@ -241,6 +313,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Top::Dynamic(cmd) => run(&comm, cmd),
         Top::Import(a) => import(&comm, a),
+        Top::Bfs(a) => static_bfs(&comm, a),
+        Top::Pagerank(a) => static_pagerank(&comm, a),
+        Top::Wcc(a) => static_wcc(&comm, a),
+        Top::Sssp(a) => static_sssp(&comm, a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -673,4 +749,134 @@ fn pagerank(comm: &MpiComm, a: PageRankArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Open this rank's part of a partitioned static store under `--memory`,
+/// leaving `keep(local, ghosts, vertices)` bytes for the algorithm.
+fn open_part<'c>(comm: &'c MpiComm, a: &StaticArgs, keep: impl Fn(u64, u64, u64) -> u64) -> Result<(Part<'c>, Budget)> {
+    let budget = Budget::new(a.memory);
+    let part = Part::open(comm, &a.parts, &budget, keep)?;
+    Ok((part, budget))
+}
+
+/// Rank 0 prints the summary, or with --json the summary and every rank's figures.
+fn report(comm: &MpiComm, a: &StaticArgs, figures: &RankFigures, summary: serde_json::Value, line: String) -> Result<()> {
+    let all = comm.all_gather(serde_json::to_string(figures)?.as_bytes());
+    if comm.rank() == 0 {
+        if a.out.json {
+            let ranks: Vec<serde_json::Value> = all.iter().map(|b| serde_json::from_slice(b)).collect::<Result<_, _>>()?;
+            let mut summary = summary;
+            summary["ranks"] = json!(comm.size());
+            summary["per_rank"] = json!(ranks);
+            println!("{}", serde_json::to_string_pretty(&summary)?);
+        } else {
+            let sent: u64 = all.iter().filter_map(|b| serde_json::from_slice::<serde_json::Value>(b).ok()?["bytes_sent"].as_u64()).sum();
+            println!("{line} on {} ranks ({} sent between ranks)", comm.size(), outcore_io::format_bytes(sent));
+        }
+    }
+    Ok(())
+}
+
+fn pick(values: &str, names: &[&str]) -> Result<usize> {
+    names.iter().position(|n| *n == values).ok_or_else(|| anyhow::anyhow!("--values {values}: one of {}", names.join(", ")))
+}
+
+fn static_bfs(comm: &MpiComm, a: StaticBfsArgs) -> Result<()> {
+    let direction = match a.direction.as_str() {
+        "hybrid" => bfs::Direction::Hybrid,
+        "top-down" => bfs::Direction::TopDown,
+        other => bail!("--direction {other}: hybrid or top-down"),
+    };
+    if !(a.alpha > 0.0 && a.beta > 0.0) {
+        bail!("--alpha and --beta must be positive");
+    }
+    let column = pick(&a.values, &["level", "parent"])?;
+    let (part, _budget) = open_part(comm, &a.common, bfs::state_bytes)?;
+    let opts = bfs::BfsOptions { direction, alpha: a.alpha, beta: a.beta };
+    let Some(r) = bfs::bfs(&part, a.root, &opts)? else { bail!("{}: root {} is not a vertex of the store", a.common.parts, a.root) };
+    let pairs: Vec<(u64, u64)> =
+        (0..part.owned.len()).map(|i| (part.owned_id(i as u32), if column == 0 { r.level[i] } else { r.parent[i] })).collect();
+    write_output(comm, &a.common.out, &a.common.parts, pairs, |x, out| match (column, x == UNREACHED_U64) {
+        (0, true) => write!(out, "{}", i64::MAX).unwrap(),
+        (_, true) => out.extend_from_slice(b"-1"),
+        _ => write!(out, "{x}").unwrap(),
+    })?;
+    let secs = r.figures.seconds;
+    let teps = r.edges_traversed as f64 / secs.max(1e-9);
+    let summary = json!({"root": a.root, "reached": r.reached, "vertices": part.vertices(), "depth": r.depth, "arcs_read": r.arcs_read,
+        "edges_traversed": r.edges_traversed, "teps": teps, "seconds": secs, "steps": r.steps});
+    let bottom_up = r.steps.iter().filter(|s| s.bottom_up).count();
+    let line = format!(
+        "BFS from {}: reached {} of {} vertices, depth {}, {} steps ({bottom_up} bottom-up), {} edges in {secs:.2} s ({:.3e} TEPS)",
+        a.root,
+        r.reached,
+        part.vertices(),
+        r.depth,
+        r.steps.len(),
+        r.edges_traversed,
+        teps
+    );
+    report(comm, &a.common, &r.figures, summary, line)
+}
+
+fn static_pagerank(comm: &MpiComm, a: StaticPageRankArgs) -> Result<()> {
+    if !(0.0..=1.0).contains(&a.damping) {
+        bail!("--damping {}: between 0 and 1", a.damping);
+    }
+    if a.tolerance.is_some_and(|t| t.is_nan() || t <= 0.0) {
+        bail!("--tolerance must be positive");
+    }
+    let (part, _budget) = open_part(comm, &a.common, |local, ghosts, _| pagerank::state_bytes(local, ghosts))?;
+    let params = PageRankParams { damping: a.damping, iterations: a.iterations, tolerance: a.tolerance };
+    let schedule = params.schedule(part.vertices());
+    let r = pagerank::pagerank(&part, &schedule)?;
+    let pairs: Vec<(u64, u64)> = (0..part.owned.len()).map(|i| (part.owned_id(i as u32), r.rank[i].to_bits())).collect();
+    write_output(comm, &a.common.out, &a.common.parts, pairs, |x, out| outcore::graphalytics_float(f64::from_bits(x), out))?;
+    let secs = r.figures.seconds;
+    let summary = json!({"vertices": part.vertices(), "damping": a.damping, "iterations": r.iterations, "delta": r.delta,
+        "stopped_by": r.stopped_by, "seconds": secs});
+    let line = format!(
+        "PageRank: {} iterations on {} vertices ({}, last L1 change {:.3e}) in {secs:.2} s",
+        r.iterations,
+        part.vertices(),
+        r.stopped_by,
+        r.delta
+    );
+    report(comm, &a.common, &r.figures, summary, line)
+}
+
+fn static_wcc(comm: &MpiComm, a: StaticArgs) -> Result<()> {
+    let (part, _budget) = open_part(comm, &a, |local, ghosts, _| wcc::state_bytes(local, ghosts))?;
+    let r = wcc::wcc(&part)?;
+    let pairs: Vec<(u64, u64)> = (0..part.owned.len()).map(|i| (part.owned_id(i as u32), r.label[i])).collect();
+    write_output(comm, &a.out, &a.parts, pairs, |x, out| write!(out, "{x}").unwrap())?;
+    let secs = r.figures.seconds;
+    let summary = json!({"vertices": part.vertices(), "components": r.components, "iterations": r.iterations, "seconds": secs});
+    let line = format!("WCC: {} components of {} vertices, {} iterations in {secs:.2} s", r.components, part.vertices(), r.iterations);
+    report(comm, &a, &r.figures, summary, line)
+}
+
+fn static_sssp(comm: &MpiComm, a: StaticSsspArgs) -> Result<()> {
+    let column = pick(&a.values, &["distance", "parent"])?;
+    let (part, _budget) = open_part(comm, &a.common, |local, ghosts, _| sssp::state_bytes(local, ghosts))?;
+    let Some(r) = sssp::sssp(&part, a.root)? else { bail!("{}: root {} is not a vertex of the store", a.common.parts, a.root) };
+    let pairs: Vec<(u64, u64)> =
+        (0..part.owned.len()).map(|i| (part.owned_id(i as u32), if column == 0 { r.distance[i].to_bits() } else { r.parent[i] })).collect();
+    write_output(comm, &a.common.out, &a.common.parts, pairs, |x, out| match column {
+        0 => outcore::graphalytics_float(f64::from_bits(x), out),
+        _ if x == UNREACHED_U64 => out.extend_from_slice(b"-1"),
+        _ => write!(out, "{x}").unwrap(),
+    })?;
+    let secs = r.figures.seconds;
+    let summary = json!({"root": a.root, "reached": r.reached, "vertices": part.vertices(), "supersteps": r.supersteps,
+        "arcs_relaxed": r.arcs_relaxed, "seconds": secs});
+    let line = format!(
+        "SSSP from {}: reached {} of {} vertices, {} supersteps, {} arcs relaxed in {secs:.2} s",
+        a.root,
+        r.reached,
+        part.vertices(),
+        r.supersteps,
+        r.arcs_relaxed
+    );
+    report(comm, &a.common, &r.figures, summary, line)
 }
