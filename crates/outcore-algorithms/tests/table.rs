@@ -23,8 +23,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Small segments, pools, intervals and batches: every engine reads,
-/// evicts, cuts and merges more than once even on small graphs.
-fn options(engine: Engine, n: u64) -> RunOptions {
+/// evicts, cuts and merges more than once even on small graphs (sort-reduce
+/// batches of 500 updates, or a sixteenth of the arcs on larger graphs:
+/// then 16 runs an iteration, still merged at fan-in 3 in three levels).
+fn options(engine: Engine, n: u64, arcs: u64) -> RunOptions {
     RunOptions {
         stream: StreamOptions {
             segment_bytes: Some(16 << 10),
@@ -32,7 +34,12 @@ fn options(engine: Engine, n: u64) -> RunOptions {
             ..Default::default()
         },
         interval: IntervalOptions { max_interval_values: Some((n / 4).max(4)), ..Default::default() },
-        sortreduce: SortReduceOptions { max_batch_updates: Some(500), max_fan_in: Some(3), lookup_threads: 2, ..Default::default() },
+        sortreduce: SortReduceOptions {
+            max_batch_updates: Some((arcs as usize / 16).max(500)),
+            max_fan_in: Some(3),
+            lookup_threads: 2,
+            ..Default::default()
+        },
         ..on(engine)
     }
 }
@@ -51,8 +58,9 @@ fn args(alg: &dyn Registered) -> Args {
 /// with the same parameters: damping 0.5 and 0.99, several tolerances,
 /// other CDLP iteration counts, BFS (top-down and hybrid) and SSSP from
 /// several roots, another
-/// BC sample. `roots` are original ids of vertices of the graph.
-fn other_args(alg: &dyn Registered, roots: &[u64]) -> Vec<Args> {
+/// BC sample. `roots` are original ids of vertices of the graph, which has
+/// `arcs` arcs.
+fn other_args(alg: &dyn Registered, roots: &[u64], arcs: u64) -> Vec<Args> {
     let from = |name: &str| roots.iter().map(|&r| Args::new().with(name, r)).collect();
     match alg.info().name {
         "pagerank" => vec![
@@ -83,8 +91,9 @@ fn other_args(alg: &dyn Registered, roots: &[u64]) -> Vec<Args> {
             sets
         }
         "bc" => vec![Args::new().with("sources", 3).with("seed", 11)],
-        // forward lists in many parts: one pass over all of them per part
-        "triangles" | "lcc" => vec![Args::new().with("part_entries", 1), Args::new().with("part_entries", 700)],
+        // forward lists in many parts (one entry each on the small graphs,
+        // a few dozen on the real ones): one pass over all of them per part
+        "triangles" | "lcc" => vec![Args::new().with("part_entries", (arcs / 32).max(1)), Args::new().with("part_entries", 700)],
         // colouring rounds to the end, or until a few arcs are left to Tarjan
         "scc" => vec![Args::new().with("in_memory_arcs", 0), Args::new().with("in_memory_arcs", 50)],
         _ => Vec::new(),
@@ -300,7 +309,7 @@ fn every_algorithm_on_every_engine_and_encoding_equals_its_reference() {
                 let info = alg.info();
                 let mut sets = vec![args(alg)];
                 if matches!(encoding, Encoding::Raw32 | Encoding::Gapref) {
-                    sets.extend(other_args(alg, &roots(&st, &g)));
+                    sets.extend(other_args(alg, &roots(&st, &g), st.manifest().arcs));
                 }
                 for a in sets {
                     let want = match alg.reference(&st, &g, &a) {
@@ -311,7 +320,7 @@ fn every_algorithm_on_every_engine_and_encoding_equals_its_reference() {
                     };
                     for &engine in info.engines {
                         let what = format!("{} on {engine} ({file}, {}, {a:?})", info.name, encoding.name());
-                        let mut run = match alg.run(&st, &a, &options(engine, n)) {
+                        let mut run = match alg.run(&st, &a, &options(engine, n, st.manifest().arcs)) {
                             Ok(r) => r,
                             // combinations the algorithm declines, or weights it lacks
                             Err(Error::Unsupported { .. }) | Err(Error::Store(StoreError::NoWeights { .. })) => continue,

@@ -18,6 +18,7 @@ pub mod coloring;
 pub mod comm;
 pub mod dynamic;
 pub mod error;
+pub mod graph500;
 pub mod import;
 pub mod manifest;
 pub mod owner;

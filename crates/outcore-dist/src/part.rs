@@ -109,9 +109,15 @@ impl<'c> Part<'c> {
     /// for the algorithm's state, and the traverse engine's index and
     /// cache take the rest.
     pub fn open(comm: &'c dyn Comm, pattern: &str, budget: &Budget, keep: impl Fn(u64, u64, u64) -> u64) -> Result<Part<'c>> {
+        let dir = part_dir(pattern, comm.rank(), comm.size());
+        Self::open_at(comm, dir, budget, keep)
+    }
+
+    /// [`Part::open`] with this rank's directory given (or why it is not).
+    pub fn open_at(comm: &'c dyn Comm, dir: Result<PathBuf>, budget: &Budget, keep: impl Fn(u64, u64, u64) -> u64) -> Result<Part<'c>> {
         let (rank, ranks) = (comm.rank(), comm.size());
         let opened = (|| {
-            let dir = part_dir(pattern, rank, ranks)?;
+            let dir = dir?;
             let manifest = read_manifest(&dir, rank, ranks)?;
             let store = Store::open(&dir).map_err(|e| DistError::Ingest(e.into()))?;
             if store.manifest().arcs != manifest.parts[rank].arcs {

@@ -194,3 +194,70 @@ fn weighted_graphs_at_one_to_four_ranks_equal_the_references() {
         }
     }
 }
+
+#[test]
+fn graph500_across_one_to_four_ranks_validates_and_measures_what_one_machine_does() {
+    // the single-machine benchmark from the same generator, seed and roots: its nedge per root
+    let one = outcore::graph500::run(
+        &outcore::graph500::Options { scale: 11, roots: 8, memory: 256 << 20, ..Default::default() },
+        &outcore_io::NoProgress,
+    )
+    .unwrap();
+    for ranks in [1, 2, 4] {
+        let opts = outcore_dist::graph500::Graph500Options { scale: 11, edge_factor: 16, roots: 8, seed: 1, memory: 64 << 20, sssp: true };
+        let outcomes = run_threads(ranks, |comm| outcore_dist::graph500::run(comm, &opts).unwrap());
+        for r in &outcomes {
+            assert_eq!(r.roots, 8);
+            assert_eq!(r.vertices, 1 << 11);
+            // every input edge is kept, both arcs of each
+            assert_eq!(r.arcs, 2 * 16 << 11, "arcs at {ranks} ranks");
+            assert_eq!(r.bfs.nedges, one.bfs.nedges, "Graph500 nedge per root at {ranks} ranks");
+            let sp = r.sssp.as_ref().unwrap();
+            assert_eq!(sp.times.len(), 8);
+            assert_eq!(sp.nedges, r.bfs.nedges);
+            assert!(r.bfs.times.iter().all(|&t| t > 0.0) && r.construction_seconds > 0.0 && r.generation_seconds > 0.0);
+            if ranks > 1 {
+                assert!(r.construction_bytes_sent > 0 && r.bfs_bytes_sent > 0);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_validators_fail_damaged_results() {
+    let shared = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data/graphalytics/evlp/example-undirected.properties");
+    let dir = tempfile::tempdir().unwrap();
+    let (source, gr) = load(&shared, dir.path(), None, true);
+    let pattern = parts(&source, dir.path(), 2);
+    let root = roots(&gr)[0];
+    let verdicts = run_threads(2, |comm| {
+        let part = open(comm, &pattern);
+        let mut b = bfs::bfs(&part, root, &Default::default()).unwrap().unwrap();
+        let mut s = sssp::sssp(&part, root).unwrap().unwrap();
+        let mut verdicts = vec![
+            outcore_dist::statics::validate::validate_bfs(&part, root, &b).unwrap().is_ok(),
+            outcore_dist::statics::validate::validate_sssp(&part, root, &s).unwrap().is_ok(),
+        ];
+        // rank 1 damages one reached vertex that is not the root: a level, then a parent, then a distance
+        let damage = |level: &[u64]| (0..level.len()).find(|&i| level[i] != UNREACHED && level[i] > 0);
+        let at = if comm.rank() == 1 { damage(&b.level) } else { None };
+        if let Some(i) = at {
+            b.level[i] += 1;
+        }
+        verdicts.push(outcore_dist::statics::validate::validate_bfs(&part, root, &b).unwrap().is_ok());
+        if let Some(i) = at {
+            b.level[i] -= 1;
+            b.parent[i] = part.owned_id(i as u32);
+        }
+        verdicts.push(outcore_dist::statics::validate::validate_bfs(&part, root, &b).unwrap().is_ok());
+        if let Some(i) = at {
+            s.distance[i] *= 0.5;
+        }
+        verdicts.push(outcore_dist::statics::validate::validate_sssp(&part, root, &s).unwrap().is_ok());
+        (verdicts, at.is_some())
+    });
+    assert!(verdicts[1].1, "rank 1 had a vertex to damage");
+    for (v, _) in &verdicts {
+        assert_eq!(v, &vec![true, true, false, false, false], "every rank agrees: correct results pass, damaged ones fail");
+    }
+}

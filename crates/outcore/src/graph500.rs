@@ -209,6 +209,105 @@ pub fn run(opts: &Options, progress: &dyn Progress) -> Result<Outcome, Error> {
     })
 }
 
+/// The head of the reference code's output: what ran, and where.
+pub struct Block {
+    /// 2^scale vertices.
+    pub scale: u32,
+    /// Edges generated per vertex.
+    pub edge_factor: u64,
+    /// Roots searched.
+    pub roots: usize,
+    /// Generating the edge list.
+    pub generation_seconds: f64,
+    /// MPI processes (1 on one machine).
+    pub processes: usize,
+    /// Kernel 1.
+    pub construction_seconds: f64,
+}
+
+impl Block {
+    /// The statistics block as the reference implementation prints it
+    /// (`label:` padded to 32 columns, C's `%g`), kernel 2 and, if run, kernel 3.
+    pub fn text(&self, bfs: &Kernel, sssp: Option<&Kernel>) -> String {
+        let mut out = String::new();
+        let mut line = |label: &str, value: String| out.push_str(&format!("{:<32}{value}\n", format!("{label}:")));
+        line("SCALE", self.scale.to_string());
+        line("edgefactor", self.edge_factor.to_string());
+        line("NBFS", self.roots.to_string());
+        line("graph_generation", fmt_g(self.generation_seconds, 6));
+        line("num_mpi_processes", self.processes.to_string());
+        line("construction_time", fmt_g(self.construction_seconds, 6));
+        kernel_lines("bfs", bfs, &mut line);
+        if let Some(sp) = sssp {
+            kernel_lines("sssp", sp, &mut line);
+        }
+        out
+    }
+}
+
+fn kernel_lines(kernel: &str, k: &Kernel, line: &mut impl FnMut(&str, String)) {
+    let quartiles = |st: &Statistics| {
+        [
+            ("min", st.min),
+            ("firstquartile", st.first_quartile),
+            ("median", st.median),
+            ("thirdquartile", st.third_quartile),
+            ("max", st.max),
+        ]
+    };
+    let t = k.time();
+    for (name, x) in quartiles(&t).into_iter().chain([("mean", t.mean), ("stddev", t.stddev)]) {
+        line(&format!("{kernel}  {name}_time"), fmt_g(x, 6));
+    }
+    let e = k.nedge();
+    for (name, x) in quartiles(&e).into_iter().chain([("mean", e.mean), ("stddev", e.stddev)]) {
+        line(&format!("{name}_nedge"), fmt_g(x, 11));
+    }
+    let p = k.teps();
+    for (name, x) in quartiles(&p).into_iter().chain([("harmonic_mean", p.harmonic_mean), ("harmonic_stddev", p.harmonic_stddev)]) {
+        line(&format!("{kernel}  {name}_TEPS"), fmt_g(x, 6));
+    }
+    let v = k.validate();
+    for (name, x) in quartiles(&v).into_iter().chain([("mean", v.mean), ("stddev", v.stddev)]) {
+        line(&format!("{kernel}  {name}_validate"), fmt_g(x, 6));
+    }
+}
+
+/// C's `%.{digits}g`.
+fn fmt_g(x: f64, digits: usize) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let exp = x.abs().log10().floor() as i32;
+    let text = if exp < -4 || exp >= digits as i32 {
+        let s = format!("{:.*e}", digits - 1, x);
+        let (m, e) = s.split_once('e').unwrap();
+        let m = if m.contains('.') { m.trim_end_matches('0').trim_end_matches('.') } else { m };
+        let e: i32 = e.parse().unwrap();
+        format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+    } else {
+        let s = format!("{:.*}", (digits as i32 - 1 - exp).max(0) as usize, x);
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    };
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn percent_g_like_c() {
+        assert_eq!(super::fmt_g(0.000123456789, 6), "0.000123457");
+        assert_eq!(super::fmt_g(1.5e-5, 6), "1.5e-05");
+        assert_eq!(super::fmt_g(142873000.0, 6), "1.42873e+08");
+        assert_eq!(super::fmt_g(213578.0, 11), "213578");
+        assert_eq!(super::fmt_g(2.5, 6), "2.5");
+    }
+}
+
 /// The generated edge list: 12-byte records (source, target as u32 and the
 /// weight as f32, little-endian) in chunks that hold whole records.
 mod edge_list {

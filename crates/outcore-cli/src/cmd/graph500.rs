@@ -5,18 +5,6 @@ use anyhow::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn percent_g_like_c() {
-        assert_eq!(super::fmt_g(0.000123456789, 6), "0.000123457");
-        assert_eq!(super::fmt_g(1.5e-5, 6), "1.5e-05");
-        assert_eq!(super::fmt_g(142873000.0, 6), "1.42873e+08");
-        assert_eq!(super::fmt_g(213578.0, 11), "213578");
-        assert_eq!(super::fmt_g(2.5, 6), "2.5");
-    }
-}
-
 #[derive(clap::Args)]
 pub struct Args {
     /// 2^scale vertices (Graph500 sizes: toy 26, mini 29, small 32).
@@ -48,61 +36,6 @@ pub struct Args {
     pub prefetch: String,
 }
 
-/// C's `%.{digits}g`.
-fn fmt_g(x: f64, digits: usize) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return format!("{x}");
-    }
-    let exp = x.abs().log10().floor() as i32;
-    let text = if exp < -4 || exp >= digits as i32 {
-        let s = format!("{:.*e}", digits - 1, x);
-        let (m, e) = s.split_once('e').unwrap();
-        let m = if m.contains('.') { m.trim_end_matches('0').trim_end_matches('.') } else { m };
-        let e: i32 = e.parse().unwrap();
-        format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
-    } else {
-        let s = format!("{:.*}", (digits as i32 - 1 - exp).max(0) as usize, x);
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            s
-        }
-    };
-    text
-}
-
-fn line(label: &str, value: String) {
-    println!("{:<32}{value}", format!("{label}:"));
-}
-
-fn print_stats(kernel: &str, k: &outcore::graph500::Kernel) {
-    let quartiles = |st: &outcore_algorithms::graph500::Statistics| {
-        [
-            ("min", st.min),
-            ("firstquartile", st.first_quartile),
-            ("median", st.median),
-            ("thirdquartile", st.third_quartile),
-            ("max", st.max),
-        ]
-    };
-    let t = k.time();
-    for (name, x) in quartiles(&t).into_iter().chain([("mean", t.mean), ("stddev", t.stddev)]) {
-        line(&format!("{kernel}  {name}_time"), fmt_g(x, 6));
-    }
-    let e = k.nedge();
-    for (name, x) in quartiles(&e).into_iter().chain([("mean", e.mean), ("stddev", e.stddev)]) {
-        line(&format!("{name}_nedge"), fmt_g(x, 11));
-    }
-    let p = k.teps();
-    for (name, x) in quartiles(&p).into_iter().chain([("harmonic_mean", p.harmonic_mean), ("harmonic_stddev", p.harmonic_stddev)]) {
-        line(&format!("{kernel}  {name}_TEPS"), fmt_g(x, 6));
-    }
-    let v = k.validate();
-    for (name, x) in quartiles(&v).into_iter().chain([("mean", v.mean), ("stddev", v.stddev)]) {
-        line(&format!("{kernel}  {name}_validate"), fmt_g(x, 6));
-    }
-}
-
 pub fn run(a: Args) -> Result<ExitCode> {
     let opts = outcore::graph500::Options {
         scale: a.scale,
@@ -121,16 +54,15 @@ pub fn run(a: Args) -> Result<ExitCode> {
     };
     let bars = crate::progress::Bars::new(false);
     let r = outcore::graph500::run(&opts, &bars)?;
-    line("SCALE", a.scale.to_string());
-    line("edgefactor", a.edge_factor.to_string());
-    line("NBFS", r.roots.to_string());
-    line("graph_generation", fmt_g(r.generation_seconds, 6));
-    line("num_mpi_processes", "1".into());
-    line("construction_time", fmt_g(r.construction_seconds, 6));
-    print_stats("bfs", &r.bfs);
-    if let Some(sp) = &r.sssp {
-        print_stats("sssp", sp);
-    }
+    let block = outcore::graph500::Block {
+        scale: a.scale,
+        edge_factor: a.edge_factor,
+        roots: r.roots,
+        generation_seconds: r.generation_seconds,
+        processes: 1,
+        construction_seconds: r.construction_seconds,
+    };
+    print!("{}", block.text(&r.bfs, r.sssp.as_ref()));
     println!(
         "# outcore: traverse engine, {} I/O, prefetch {}, {} in-memory neighbours per vertex, cache {} (hit rate {:.1}%), budget {}, peak RSS {}",
         r.io_backend,

@@ -19,6 +19,7 @@
 pub mod bfs;
 pub mod pagerank;
 pub mod sssp;
+pub mod validate;
 pub mod wcc;
 
 use crate::part::Part;
