@@ -331,7 +331,13 @@ mod mpi_comm {
             let mut lens = vec![0i32; p];
             self.world.all_gather_into(&len, &mut lens[..]);
             let displs = Self::counts_and_displs(&lens);
-            let mut all = vec![0u8; lens.iter().map(|&l| l as usize).sum()];
+            let total: usize = lens.iter().map(|&l| l as usize).sum();
+            if total == 0 {
+                // Open MPI refuses an all-gather of nothing at all (MPI_ERR_ARG)
+                self.meter.waited(t);
+                return vec![Vec::new(); p];
+            }
+            let mut all = vec![0u8; total];
             {
                 let mut part = PartitionMut::new(&mut all[..], &lens[..], &displs[..]);
                 self.world.all_gather_varcount_into(bytes, &mut part);

@@ -636,3 +636,20 @@ fn static_commands_refuse_wrong_rank_counts_and_unknown_roots() {
     let err = fails(2, &["wcc", &pattern, "--memory", "64K"]);
     assert!(err.contains("budget") || err.contains("memory"), "{err}");
 }
+
+#[test]
+fn graph500_at_scale_12_validates_on_four_ranks() {
+    let out = run(4, &["graph500", "--scale", "12", "--roots", "16", "--memory", "64M"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let field = |name: &str| -> f64 {
+        let line = text.lines().find(|l| l.starts_with(&format!("{name}:"))).unwrap_or_else(|| panic!("no {name} in\n{text}"));
+        line.split_whitespace().last().unwrap().parse().unwrap()
+    };
+    assert_eq!(field("SCALE"), 12.0);
+    assert_eq!(field("NBFS"), 16.0);
+    assert_eq!(field("num_mpi_processes"), 4.0);
+    // the spec's nedge: input edges in the root's component, at most all 16 x 2^12 of them
+    assert!(field("max_nedge") <= (16u64 << 12) as f64 && field("min_nedge") > 0.0, "{text}");
+    assert!(field("bfs  harmonic_mean_TEPS") > 0.0 && field("sssp  harmonic_mean_TEPS") > 0.0, "{text}");
+    assert!(text.contains("all 16 BFS and SSSP results passed the five validation rules"), "{text}");
+}

@@ -44,6 +44,31 @@ enum Top {
     Wcc(StaticArgs),
     /// Shortest paths on a weighted partitioned static store: Bellman-Ford supersteps.
     Sssp(StaticSsspArgs),
+    /// The Graph500 benchmark across ranks: distributed generation and construction, BFS and SSSP kernels, the five validation rules.
+    Graph500(Graph500Args),
+}
+
+#[derive(clap::Args)]
+struct Graph500Args {
+    /// 2^scale vertices.
+    #[arg(long)]
+    scale: u32,
+    /// Edges generated per vertex.
+    #[arg(long, default_value_t = 16)]
+    edge_factor: u64,
+    /// Search roots (distinct, of degree >= 1).
+    #[arg(long, default_value_t = 64)]
+    roots: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Memory budget per rank, page cache included.
+    #[arg(long, default_value = "1G", value_parser = outcore_io::parse_size)]
+    memory: u64,
+    /// Skip kernel 3 (SSSP).
+    #[arg(long)]
+    no_sssp: bool,
+    #[arg(long)]
+    json: bool,
 }
 
 /// A partitioned static store and what every static command takes.
@@ -317,6 +342,7 @@ fn main() -> ExitCode {
         Top::Pagerank(a) => static_pagerank(&comm, a),
         Top::Wcc(a) => static_wcc(&comm, a),
         Top::Sssp(a) => static_sssp(&comm, a),
+        Top::Graph500(a) => graph500(&comm, a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -879,4 +905,47 @@ fn static_sssp(comm: &MpiComm, a: StaticSsspArgs) -> Result<()> {
         r.arcs_relaxed
     );
     report(comm, &a.common, &r.figures, summary, line)
+}
+
+fn graph500(comm: &MpiComm, a: Graph500Args) -> Result<()> {
+    let opts = outcore_dist::graph500::Graph500Options {
+        scale: a.scale,
+        edge_factor: a.edge_factor,
+        roots: a.roots,
+        seed: a.seed,
+        memory: a.memory,
+        sssp: !a.no_sssp,
+    };
+    let r = outcore_dist::graph500::run(comm, &opts)?;
+    if comm.rank() == 0 {
+        let block = outcore::graph500::Block {
+            scale: a.scale,
+            edge_factor: a.edge_factor,
+            roots: r.roots,
+            generation_seconds: r.generation_seconds,
+            processes: comm.size(),
+            construction_seconds: r.construction_seconds,
+        };
+        if a.json {
+            let kernel = |k: &outcore::graph500::Kernel| json!({"times": k.times, "nedges": k.nedges, "validation": k.validation, "teps_harmonic_mean": k.teps().harmonic_mean});
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&json!({"scale": a.scale, "edge_factor": a.edge_factor, "ranks": comm.size(),
+                    "roots": r.roots, "vertices": r.vertices, "arcs": r.arcs, "generation_seconds": r.generation_seconds,
+                    "construction_seconds": r.construction_seconds, "construction_bytes_sent": r.construction_bytes_sent,
+                    "bfs_bytes_sent": r.bfs_bytes_sent, "bfs": kernel(&r.bfs), "sssp": r.sssp.as_ref().map(kernel)}))?
+            );
+        } else {
+            print!("{}", block.text(&r.bfs, r.sssp.as_ref()));
+            println!(
+                "# outcore-dist: {} ranks, {} per rank; {} sent between ranks building the parts, {} in the searches",
+                comm.size(),
+                outcore_io::format_bytes(a.memory),
+                outcore_io::format_bytes(r.construction_bytes_sent),
+                outcore_io::format_bytes(r.bfs_bytes_sent)
+            );
+            println!("# all {} BFS{} results passed the five validation rules", r.roots, if a.no_sssp { "" } else { " and SSSP" });
+        }
+    }
+    Ok(())
 }
