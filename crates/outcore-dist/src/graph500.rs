@@ -253,7 +253,7 @@ fn pick_roots(part: &Part, n: u64, count: usize, key: u64) -> Result<Vec<u64>> {
     while roots.len() < want {
         let candidates: Vec<u64> = (i..i + 256).map(|k| outcore_io::hash::splitmix64(key ^ k) % n).collect();
         i += 256;
-        let degrees = part.ask(&candidates, &degree)?;
+        let degrees = part.ask(&candidates, degree)?;
         for (&v, &d) in candidates.iter().zip(&degrees) {
             if roots.len() < want && d > 0 && seen.insert(v) {
                 roots.push(v);
