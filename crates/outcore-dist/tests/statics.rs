@@ -210,7 +210,7 @@ fn graph500_across_one_to_four_ranks_validates_and_measures_what_one_machine_doe
             assert_eq!(r.roots, 8);
             assert_eq!(r.vertices, 1 << 11);
             // every input edge is kept, both arcs of each
-            assert_eq!(r.arcs, 2 * 16 << 11, "arcs at {ranks} ranks");
+            assert_eq!(r.arcs, (2 * 16) << 11, "arcs at {ranks} ranks");
             assert_eq!(r.bfs.nedges, one.bfs.nedges, "Graph500 nedge per root at {ranks} ranks");
             let sp = r.sssp.as_ref().unwrap();
             assert_eq!(sp.times.len(), 8);
