@@ -288,9 +288,25 @@ fn algorithms() -> Vec<&'static dyn Registered> {
     ALGORITHMS.iter().copied().filter(|a| wanted.is_empty() || wanted.contains(&a.info().name)).collect()
 }
 
+/// The table's first half (its other test runs the rest): the two run
+/// side by side, so the suite waits for the longer half only.
+const FIRST_HALF: &[&str] = &["pagerank", "cdlp", "bc", "triangles", "kcore", "scc"];
+
 #[test]
-fn every_algorithm_on_every_engine_and_encoding_equals_its_reference() {
-    let algorithms = algorithms();
+fn pagerank_cdlp_bc_triangles_kcore_and_scc_on_every_engine_and_encoding_equal_their_references() {
+    table(algorithms().into_iter().filter(|a| FIRST_HALF.contains(&a.info().name)).collect());
+}
+
+#[test]
+fn the_other_algorithms_on_every_engine_and_encoding_equal_their_references() {
+    table(algorithms().into_iter().filter(|a| !FIRST_HALF.contains(&a.info().name)).collect());
+}
+
+fn table(algorithms: Vec<&'static dyn Registered>) {
+    if algorithms.is_empty() {
+        // OUTCORE_TABLE_ONLY named none of this half
+        return;
+    }
     let cases: [(&str, Option<bool>, bool); 5] = [
         ("graphalytics/evlp/example-directed.properties", None, true),
         ("graphalytics/evlp/example-undirected.properties", None, true),
