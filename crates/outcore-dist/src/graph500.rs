@@ -26,7 +26,7 @@ use outcore_ingest::error::IngestError;
 use outcore_ingest::formats::{Declared, EdgeSink, SinkError};
 use outcore_ingest::generate::{Generator, Kronecker};
 use outcore_ingest::import::{import_from, ImportOptions, SelfLoops};
-use outcore_io::{Budget, SeqReader, SeqWriter};
+use outcore_io::{SeqReader, SeqWriter};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -194,7 +194,7 @@ pub fn run(comm: &dyn Comm, opts: &Graph500Options) -> Result<Graph500Outcome> {
     let report = agree(comm, import_from(&source, &part_dir, &import_opts, provenance, &outcore_io::NoProgress).map_err(DistError::from))?;
     drop(std::fs::remove_file(&list));
     crate::import::write_manifests(comm, &part_dir, report.vertices, report.edges, false, opts.sssp, "graph500 kronecker")?;
-    let budget = Budget::new(opts.memory);
+    let (budget, _baseline) = agree(comm, crate::part::rank_budget(opts.memory))?;
     let part = Part::open_at(comm, Ok(part_dir.clone()), &budget, |local, ghosts, vertices| {
         bfs::state_bytes(local, ghosts, vertices).max(if opts.sssp { sssp::state_bytes(local, ghosts) } else { 0 }) + local * 16
     })?;

@@ -66,6 +66,22 @@ pub struct Part<'c> {
     _charge: Reservation,
 }
 
+/// What a rank keeps besides its budget's charges: MPI's message buffers
+/// and shared-memory segments (Open MPI's vader), beyond the process's
+/// resident size when the budget opens.
+const MPI_SLACK: u64 = 16 << 20;
+
+/// A rank's budget: `memory`, with the process as it stands (program, MPI
+/// initialised) and [`MPI_SLACK`] charged first.
+pub fn rank_budget(memory: u64) -> Result<(Budget, Reservation)> {
+    let budget = Budget::new(memory);
+    let baseline = outcore_io::peak_rss_bytes().unwrap_or(0).max(outcore_io::PROCESS_BASELINE) + MPI_SLACK;
+    let charge = budget
+        .reserve("the process, MPI's buffers and shared memory", baseline)
+        .map_err(|e| DistError::Usage(format!("--memory: {e}")))?;
+    Ok((budget, charge))
+}
+
 /// Where a vertex of the part lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Place {

@@ -15,7 +15,7 @@ use outcore_dist::part::Part;
 use outcore_dist::statics::{bfs, pagerank, sssp, wcc, RankFigures};
 use outcore_dynamic::store::{StoreOptions, DEFAULT_THRESHOLD};
 use outcore_dynamic::updates::StreamFormat;
-use outcore_io::Budget;
+use outcore_io::{Budget, Reservation};
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
@@ -779,9 +779,9 @@ fn pagerank(comm: &MpiComm, a: PageRankArgs) -> Result<()> {
 
 /// Open this rank's part of a partitioned static store under `--memory`,
 /// leaving `keep(local, ghosts, vertices)` bytes for the algorithm.
-fn open_part<'c>(comm: &'c MpiComm, a: &StaticArgs, keep: impl Fn(u64, u64, u64) -> u64) -> Result<(Part<'c>, Budget)> {
-    let budget = Budget::new(a.memory);
-    let part = Part::open(comm, &a.parts, &budget, keep)?;
+fn open_part<'c>(comm: &'c MpiComm, a: &StaticArgs, keep: impl Fn(u64, u64, u64) -> u64) -> Result<(Part<'c>, (Budget, Reservation))> {
+    let budget = agree(comm, outcore_dist::part::rank_budget(a.memory))?;
+    let part = Part::open(comm, &a.parts, &budget.0, keep)?;
     Ok((part, budget))
 }
 

@@ -76,9 +76,13 @@ pub struct DistBfs {
     pub figures: RankFigures,
 }
 
-/// Bytes of state per local vertex, per ghost and per vertex of the graph.
+/// Bytes of state per local vertex, per ghost and per vertex of the graph:
+/// levels, parents, frontiers, the unvisited list and the reader's copy of
+/// it; per ghost its best parent, whether it was sent, and an exchange of
+/// (position, parent) pairs (the caller's, the transport's flat copy, and
+/// as much received); the gathered frontier bitmaps.
 pub fn state_bytes(local: u64, ghosts: u64, vertices: u64) -> u64 {
-    local * (8 + 8 + 4 + 4 + 1) + ghosts * (8 + 1 + 12) + vertices.div_ceil(8)
+    local * (8 + 8 + 4 + 4 + 4 + 4 + 1) + ghosts * (8 + 1 + 4 + 16 + 4 * 16) + vertices.div_ceil(8) * 2
 }
 
 /// BFS from the vertex with original id `root`; None (on every rank) if it is not a vertex.

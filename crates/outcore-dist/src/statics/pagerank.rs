@@ -22,9 +22,11 @@ pub struct DistPageRank {
     pub figures: RankFigures,
 }
 
-/// Bytes of state per local vertex and per ghost.
+/// Bytes of state per local vertex and per ghost: ranks, next ranks,
+/// degrees, the vertex list and the reader's copy of it; per ghost its sum
+/// and the exchange (the caller's copy, the transport's, as much received).
 pub fn state_bytes(local: u64, ghosts: u64) -> u64 {
-    local * (8 + 8 + 8 + 4) + ghosts * 8
+    local * (8 + 8 + 8 + 4 + 4) + ghosts * (8 + 4 * 8)
 }
 
 pub fn pagerank(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {

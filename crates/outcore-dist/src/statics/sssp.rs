@@ -27,9 +27,11 @@ pub struct DistSssp {
     pub figures: RankFigures,
 }
 
-/// Bytes of state per local vertex and per ghost.
+/// Bytes of state per local vertex and per ghost: distances, parents,
+/// the active lists and the reader's copy; per ghost the distance sent,
+/// the best offer, and the exchange of (position, distance, parent).
 pub fn state_bytes(local: u64, ghosts: u64) -> u64 {
-    local * (8 + 8 + 4 + 4 + 1) + ghosts * (8 + 8 + 4 + 24)
+    local * (8 + 8 + 4 + 4 + 4 + 1) + ghosts * (8 + 16 + 4 + 24 + 4 * 24)
 }
 
 /// From the vertex with original id `root`; None (on every rank) if it is not a vertex.
