@@ -82,6 +82,34 @@ pub fn rank_budget(memory: u64) -> Result<(Budget, Reservation)> {
     Ok((budget, charge))
 }
 
+/// Where the part's vertices live, for threads (a [`Part`] holds the
+/// job's transport, which stays on one thread).
+#[derive(Clone, Copy)]
+pub struct Places<'a> {
+    rank: usize,
+    slot: &'a [u32],
+    owner_of: &'a [u16],
+    remote: &'a [u32],
+    ghosts: &'a [u32],
+    pub original: &'a [u64],
+}
+
+impl Places<'_> {
+    #[inline]
+    pub fn place(&self, v: u32) -> Place {
+        if self.owner_of[v as usize] as usize == self.rank {
+            Place::Owned(self.slot[v as usize])
+        } else {
+            Place::Ghost(self.slot[v as usize])
+        }
+    }
+    /// Ghost `g`'s owner and its owned index there.
+    #[inline]
+    pub fn ghost_home(&self, g: u32) -> (usize, u32) {
+        (self.owner_of[self.ghosts[g as usize] as usize] as usize, self.remote[g as usize])
+    }
+}
+
 /// Where a vertex of the part lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Place {
@@ -278,10 +306,17 @@ impl<'c> Part<'c> {
         self.manifest.directed
     }
     pub fn place(&self, v: u32) -> Place {
-        if self.owner_of[v as usize] as usize == self.comm.rank() {
-            Place::Owned(self.slot[v as usize])
-        } else {
-            Place::Ghost(self.slot[v as usize])
+        self.places().place(v)
+    }
+    /// [`Part::place`] and [`Part::ghost_home`] for other threads.
+    pub fn places(&self) -> Places<'_> {
+        Places {
+            rank: self.comm.rank(),
+            slot: &self.slot,
+            owner_of: &self.owner_of,
+            remote: &self.remote,
+            ghosts: &self.ghosts,
+            original: &self.original,
         }
     }
     /// The original id of owned vertex `i`.

@@ -204,7 +204,7 @@ fn graph500_across_one_to_four_ranks_validates_and_measures_what_one_machine_doe
     )
     .unwrap();
     for ranks in [1, 2, 4] {
-        let opts = outcore_dist::graph500::Graph500Options { scale: 11, edge_factor: 16, roots: 8, seed: 1, memory: 64 << 20, sssp: true };
+        let opts = outcore_dist::graph500::Graph500Options { scale: 11, edge_factor: 16, roots: 8, seed: 1, memory: 256 << 20, sssp: true };
         let outcomes = run_threads(ranks, |comm| outcore_dist::graph500::run(comm, &opts).unwrap());
         for r in &outcomes {
             assert_eq!(r.roots, 8);

@@ -136,22 +136,32 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions) -> Result<Option<DistBfs>>
             }
             let all = part.gather_bitmaps(&mine);
             let me = part.rank();
-            let in_frontier = |v: u32| match part.place(v) {
+            let places = part.places();
+            let in_frontier = |v: u32| match places.place(v) {
                 Place::Owned(i) => bit(&all[me], i),
                 Place::Ghost(g) => {
-                    let (r, i) = part.ghost_home(g);
+                    let (r, i) = places.ghost_home(g);
                     bit(&all[r], i)
                 }
             };
-            let unvisited: Vec<u32> = (0..owned as u32).filter(|&i| level[i as usize] == UNREACHED).collect();
-            read += for_each_list(part, &unvisited, false, |i, nbrs, _| {
-                if let Some(&p) = nbrs.iter().find(|&&v| in_frontier(v as u32)) {
-                    level[i as usize] = next_level;
-                    parent[i as usize] = part.original[p as usize];
-                    next.push(i);
-                }
-            })
-            .map_err(|e| crate::error::DistError::Ingest(e.into()))?;
+            // every core reads the unvisited vertices' lists; each stops at
+            // its first neighbour in the frontier
+            let unvisited: Vec<u32> = (0..owned).filter(|&i| level[i] == UNREACHED).map(|i| part.owned[i]).collect();
+            let (found, entries) = part
+                .graph
+                .par_lists(&unvisited, |v, nbrs, out| {
+                    if let Some(&p) = nbrs.iter().find(|&&t| in_frontier(t as u32)) {
+                        out.push((v, places.original[p as usize]));
+                    }
+                })
+                .map_err(|e| crate::error::DistError::Ingest(e.into()))?;
+            read += entries;
+            for (v, p) in found.into_iter().flatten() {
+                let Place::Owned(i) = places.place(v) else { unreachable!("an unvisited vertex is owned") };
+                level[i as usize] = next_level;
+                parent[i as usize] = p;
+                next.push(i);
+            }
         } else {
             let mut proposed: Vec<u32> = Vec::new();
             read += for_each_list(part, &frontier, false, |i, nbrs, _| {
