@@ -76,9 +76,8 @@ const MPI_SLACK: u64 = 16 << 20;
 pub fn rank_budget(memory: u64) -> Result<(Budget, Reservation)> {
     let budget = Budget::new(memory);
     let baseline = outcore_io::peak_rss_bytes().unwrap_or(0).max(outcore_io::PROCESS_BASELINE) + MPI_SLACK;
-    let charge = budget
-        .reserve("the process, MPI's buffers and shared memory", baseline)
-        .map_err(|e| DistError::Usage(format!("--memory: {e}")))?;
+    let charge =
+        budget.reserve("the process, MPI's buffers and shared memory", baseline).map_err(|e| DistError::Usage(format!("--memory: {e}")))?;
     Ok((budget, charge))
 }
 
