@@ -261,3 +261,21 @@ fn the_validators_fail_damaged_results() {
         assert_eq!(v, &vec![true, true, false, false, false], "every rank agrees: correct results pass, damaged ones fail");
     }
 }
+
+#[test]
+fn sssp_refuses_a_negative_weight_on_every_rank() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("neg.wel");
+    std::fs::write(&input, "1 2 1.0\n2 3 -2.0\n3 1 0.5\n4 5 1.0\n").unwrap();
+    let source = dir.path().join("source");
+    let opts = ImportOptions { directed: Some(true), weighted: true, ..Default::default() };
+    import_file(&input, &source, &opts, &outcore_io::NoProgress).unwrap();
+    let pattern = parts(&source, dir.path(), 2);
+    let errors = run_threads(2, |comm| match sssp::sssp(&open(comm, &pattern), 1) {
+        Ok(_) => String::new(),
+        Err(e) => e.to_string(),
+    });
+    // the rank that read the edge names it; the other says which rank stopped the job
+    assert!(errors.iter().any(|e| e.contains("weights must be non-negative for SSSP, and edge 2 -> 3 has weight -2")), "{errors:?}");
+    assert!(errors.iter().all(|e| !e.is_empty()), "{errors:?}");
+}

@@ -10,6 +10,7 @@
 //! vertex's.
 
 use super::{for_each_list, RankFigures};
+use crate::dynamic::agree;
 use crate::error::{DistError, Result};
 use crate::part::{Part, Place};
 use outcore_algorithms::values::UNREACHED_U64 as UNREACHED;
@@ -62,9 +63,15 @@ pub fn sssp(part: &Part, root: u64) -> Result<Option<DistSssp>> {
         supersteps += 1;
         let mut next: Vec<u32> = Vec::new();
         let mut offered: Vec<u32> = Vec::new();
+        let mut negative: Option<String> = None;
         for_each_list(part, &active, true, |i, nbrs, weights| {
             let (du, from) = (distance[i as usize], part.owned_id(i));
             for (&v, &w) in nbrs.iter().zip(weights) {
+                // (Bellman-Ford would not end on a negative cycle)
+                if !(w >= 0.0) {
+                    negative.get_or_insert_with(|| format!("edge {from} -> {} has weight {w}", part.original[v as usize]));
+                    continue;
+                }
                 let d = du + w as f64;
                 match part.place(v as u32) {
                     Place::Owned(j) => {
@@ -92,6 +99,13 @@ pub fn sssp(part: &Part, root: u64) -> Result<Option<DistSssp>> {
         })
         .map(|read| relaxed += read)
         .map_err(|e| DistError::Ingest(e.into()))?;
+        agree(
+            comm,
+            match negative {
+                None => Ok(()),
+                Some(why) => Err(DistError::Usage(format!("{}: weights must be non-negative for SSSP, and {why}", part.dir.display()))),
+            },
+        )?;
         let entries: Vec<(u32, [u64; 2])> = offered
             .iter()
             .map(|&g| {
