@@ -68,7 +68,7 @@ pub fn sssp(part: &Part, root: u64) -> Result<Option<DistSssp>> {
             let (du, from) = (distance[i as usize], part.owned_id(i));
             for (&v, &w) in nbrs.iter().zip(weights) {
                 // (Bellman-Ford would not end on a negative cycle)
-                if !(w >= 0.0) {
+                if w.is_nan() || w < 0.0 {
                     negative.get_or_insert_with(|| format!("edge {from} -> {} has weight {w}", part.original[v as usize]));
                     continue;
                 }
