@@ -85,6 +85,19 @@ pub fn state_bytes(local: u64, ghosts: u64, vertices: u64) -> u64 {
     local * (8 + 8 + 4 + 4 + 4 + 4 + 1) + ghosts * (8 + 1 + 4 + 16 + 4 * 16) + vertices.div_ceil(8) * 2
 }
 
+/// Owned vertex `j` found from `from` in a top-down step to `next_level`:
+/// visited now, or, found again in the same step, given the smaller parent.
+fn reach(level: &mut [u64], parent: &mut [u64], next: &mut Vec<u32>, j: u32, from: u64, next_level: u64) {
+    let j = j as usize;
+    if level[j] == UNREACHED {
+        level[j] = next_level;
+        parent[j] = from;
+        next.push(j as u32);
+    } else if level[j] == next_level && from < parent[j] {
+        parent[j] = from;
+    }
+}
+
 /// BFS from the vertex with original id `root`; None (on every rank) if it is not a vertex.
 pub fn bfs(part: &Part, root: u64, opts: &BfsOptions) -> Result<Option<DistBfs>> {
     let start = Instant::now();
@@ -168,16 +181,7 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions) -> Result<Option<DistBfs>>
                 let from = part.owned_id(i);
                 for &v in nbrs {
                     match part.place(v as u32) {
-                        Place::Owned(j) => {
-                            let j = j as usize;
-                            if level[j] == UNREACHED {
-                                level[j] = next_level;
-                                parent[j] = from;
-                                next.push(j as u32);
-                            } else if level[j] == next_level && from < parent[j] {
-                                parent[j] = from;
-                            }
-                        }
+                        Place::Owned(j) => reach(&mut level, &mut parent, &mut next, j, from, next_level),
                         Place::Ghost(g) if !bit(&sent, g) => {
                             if ghost_parent[g as usize] == UNREACHED {
                                 proposed.push(g);
@@ -194,16 +198,7 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions) -> Result<Option<DistBfs>>
                 set_bit(&mut sent, g);
                 ghost_parent[g as usize] = UNREACHED;
             }
-            part.push_some(&entries, |j, [from]| {
-                let j = j as usize;
-                if level[j] == UNREACHED {
-                    level[j] = next_level;
-                    parent[j] = from;
-                    next.push(j as u32);
-                } else if level[j] == next_level && from < parent[j] {
-                    parent[j] = from;
-                }
-            });
+            part.push_some(&entries, |j, [from]| reach(&mut level, &mut parent, &mut next, j, from, next_level));
         }
         next.sort_unstable();
         unvisited_arcs -= next.iter().map(|&i| degree(i)).sum::<u64>();
