@@ -19,7 +19,7 @@
 //! A vertex's parent is a neighbour on the level above (Graph500's rule);
 //! levels equal the single-machine BFS exactly.
 
-use super::RankFigures;
+use super::{par_rounds, RankFigures, ROUND_ARCS, ROUND_BYTES};
 use crate::error::Result;
 use crate::part::{bit, bitmap, set_bit, Part, Place};
 use outcore_algorithms::values::UNREACHED_U64 as UNREACHED;
@@ -82,12 +82,8 @@ pub struct DistBfs {
 /// (position, parent) pairs (the caller's, the transport's flat copy, and
 /// as much received); the gathered frontier bitmaps; a top-down round's pairs.
 pub fn state_bytes(local: u64, ghosts: u64, vertices: u64) -> u64 {
-    local * (8 + 8 + 4 + 4 + 4 + 4 + 1) + ghosts * (8 + 1 + 4 + 16 + 4 * 16) + vertices.div_ceil(8) * 2 + ROUND_ARCS * 16
+    local * (8 + 8 + 4 + 4 + 4 + 4 + 1) + ghosts * (8 + 1 + 4 + 16 + 4 * 16) + vertices.div_ceil(8) * 2 + ROUND_ARCS * ROUND_BYTES
 }
-
-/// Arcs a top-down round reads at most: its (vertex, parent) pairs take
-/// at most 16 bytes each.
-const ROUND_ARCS: u64 = 1 << 18;
 
 /// Owned vertex `j` found from `from` in a top-down step to `next_level`:
 /// visited now, or, found again in the same step, given the smaller parent.
@@ -180,49 +176,39 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions) -> Result<Option<DistBfs>>
                 next.push(i);
             }
         } else {
-            // every core reads the frontier's lists, a round of at most
-            // ROUND_ARCS arcs at a time; what they find is applied here,
-            // in frontier order
+            // every core reads the frontier's lists; what they find is
+            // applied here, in frontier order
             let places = part.places();
-            let local: Vec<u32> = frontier.iter().map(|&i| part.owned[i as usize]).collect();
             let mut proposed: Vec<u32> = Vec::new();
-            let mut at = 0;
-            while at < local.len() {
-                let (mut end, mut arcs) = (at, 0u64);
-                while end < local.len() && (end == at || arcs + part.graph.degree(local[end] as u64) <= ROUND_ARCS) {
-                    arcs += part.graph.degree(local[end] as u64);
-                    end += 1;
-                }
-                let (seen, shipped) = (&level, &sent);
-                let (found, entries) = part
-                    .graph
-                    .par_lists(&local[at..end], |v, nbrs, out| {
-                        let from = places.original[v as usize];
-                        for &t in nbrs {
-                            let new = match places.place(t as u32) {
-                                Place::Owned(j) => seen[j as usize] == UNREACHED || seen[j as usize] == next_level,
-                                Place::Ghost(g) => !bit(shipped, g),
-                            };
-                            if new {
-                                out.push((t as u32, from));
-                            }
-                        }
-                    })
-                    .map_err(|e| crate::error::DistError::Ingest(e.into()))?;
-                read += entries;
-                for (t, from) in found.into_iter().flatten() {
-                    match places.place(t) {
-                        Place::Owned(j) => reach(&mut level, &mut parent, &mut next, j, from, next_level),
-                        Place::Ghost(g) => {
-                            if ghost_parent[g as usize] == UNREACHED {
-                                proposed.push(g);
-                            }
-                            ghost_parent[g as usize] = ghost_parent[g as usize].min(from);
+            let (owned_local, shipped) = (&part.owned[..], &sent);
+            read += par_rounds(
+                part,
+                &frontier,
+                false,
+                |i, nbrs, _, out| {
+                    let from = places.original[owned_local[i as usize] as usize];
+                    for &t in nbrs {
+                        // (an owned vertex already visited is passed over by `reach`)
+                        let new = match places.place(t as u32) {
+                            Place::Owned(_) => true,
+                            Place::Ghost(g) => !bit(shipped, g),
+                        };
+                        if new {
+                            out.push((t as u32, from));
                         }
                     }
-                }
-                at = end;
-            }
+                },
+                |(t, from)| match places.place(t) {
+                    Place::Owned(j) => reach(&mut level, &mut parent, &mut next, j, from, next_level),
+                    Place::Ghost(g) => {
+                        if ghost_parent[g as usize] == UNREACHED {
+                            proposed.push(g);
+                        }
+                        ghost_parent[g as usize] = ghost_parent[g as usize].min(from);
+                    }
+                },
+            )
+            .map_err(|e| crate::error::DistError::Ingest(e.into()))?;
             let entries: Vec<(u32, [u64; 1])> = proposed.iter().map(|&g| (g, [ghost_parent[g as usize]])).collect();
             for &g in &proposed {
                 set_bit(&mut sent, g);

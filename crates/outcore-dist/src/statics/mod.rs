@@ -22,9 +22,55 @@ pub mod sssp;
 pub mod validate;
 pub mod wcc;
 
-use crate::part::Part;
+use crate::part::{Part, Place};
 use outcore_engines::traverse::Lookahead;
 use outcore_store::StoreError;
+
+/// Arcs a round of [`par_rounds`] reads at most; what its visits emit is
+/// charged by each algorithm at [`ROUND_BYTES`] an arc.
+pub const ROUND_ARCS: u64 = 1 << 18;
+/// Bytes an arc's output may take in a round: the largest item emitted
+/// (16 bytes: BFS's (vertex, parent), SSSP's (source, target, weight)
+/// with padding), twice (emitted per piece, then handed over).
+pub const ROUND_BYTES: u64 = 32;
+
+/// Read the lists of the owned vertices `list` (owned indices) on every
+/// core, in rounds of at most [`ROUND_ARCS`] arcs: `visit(owned index,
+/// local neighbours, weights, out)` runs on any thread and may only read
+/// shared state; `apply` then takes what the round's visits emitted, in
+/// the order of `list`, so that the result is what one thread would have
+/// found. Returns the entries read.
+pub fn par_rounds<T: Send>(
+    part: &Part,
+    list: &[u32],
+    weights: bool,
+    visit: impl Fn(u32, &[u64], &[f32], &mut Vec<T>) + Sync,
+    mut apply: impl FnMut(T),
+) -> Result<u64, StoreError> {
+    let places = part.places();
+    let owned = |v: u32| match places.place(v) {
+        Place::Owned(i) => i,
+        Place::Ghost(_) => unreachable!("only owned vertices have lists in a part"),
+    };
+    let local: Vec<u32> = list.iter().map(|&i| part.owned[i as usize]).collect();
+    let (mut at, mut read) = (0, 0u64);
+    while at < local.len() {
+        let (mut end, mut arcs) = (at, 0u64);
+        while end < local.len() && (end == at || arcs + part.graph.degree(local[end] as u64) <= ROUND_ARCS) {
+            arcs += part.graph.degree(local[end] as u64);
+            end += 1;
+        }
+        let (found, entries) = if weights {
+            part.graph.par_weighted_lists(&local[at..end], |v, nbrs, w, out| visit(owned(v), nbrs, w, out))?
+        } else {
+            part.graph.par_lists(&local[at..end], |v, nbrs, out| visit(owned(v), nbrs, &[], out))?
+        };
+        read += entries;
+        found.into_iter().flatten().for_each(&mut apply);
+        at = end;
+    }
+    Ok(read)
+}
 
 /// What every distributed run reports, per rank.
 #[derive(Clone, Debug, Default, serde::Serialize)]

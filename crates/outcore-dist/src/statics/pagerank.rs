@@ -6,7 +6,7 @@
 //! ghost, and sends the ghosts' sums to their owners in ghost order (one
 //! all-to-all, no ids: the combining per destination of the issue).
 
-use super::{for_each_list, RankFigures};
+use super::{par_rounds, RankFigures, ROUND_ARCS, ROUND_BYTES};
 use crate::error::{DistError, Result};
 use crate::part::{Part, Place};
 use outcore_algorithms::pagerank::Schedule;
@@ -23,10 +23,11 @@ pub struct DistPageRank {
 }
 
 /// Bytes of state per local vertex and per ghost: ranks, next ranks,
-/// degrees, the vertex list and the reader's copy of it; per ghost its sum
-/// and the exchange (the caller's copy, the transport's, as much received).
+/// shares, degrees, the vertex list and the readers' copy of it; per ghost
+/// its sum and the exchange (the caller's copy, the transport's, as much
+/// received); a round of (target, source) pairs.
 pub fn state_bytes(local: u64, ghosts: u64) -> u64 {
-    local * (8 + 8 + 8 + 4 + 4) + ghosts * (8 + 4 * 8)
+    local * (8 + 8 + 8 + 8 + 4 + 4) + ghosts * (8 + 4 * 8) + ROUND_ARCS * ROUND_BYTES
 }
 
 pub fn pagerank(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
@@ -47,15 +48,19 @@ pub fn pagerank(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
         let base = (1.0 - d) / nf + d * sinks / nf;
         let mut next = vec![0.0f64; owned];
         ghost_sum.iter_mut().for_each(|x| *x = 0.0);
-        for_each_list(part, &all, false, |i, nbrs, _| {
-            let share = d * rank[i as usize] / degree[i as usize] as f64;
-            for &v in nbrs {
-                match part.place(v as u32) {
-                    Place::Owned(j) => next[j as usize] += share,
-                    Place::Ghost(g) => ghost_sum[g as usize] += share,
-                }
-            }
-        })
+        let share: Vec<f64> = (0..owned).map(|i| if degree[i] > 0 { d * rank[i] / degree[i] as f64 } else { 0.0 }).collect();
+        // every core reads lists; the sums are added here, in list order
+        let places = part.places();
+        par_rounds(
+            part,
+            &all,
+            false,
+            |i, nbrs, _, out| out.extend(nbrs.iter().map(|&v| (v as u32, i))),
+            |(v, i)| match places.place(v) {
+                Place::Owned(j) => next[j as usize] += share[i as usize],
+                Place::Ghost(g) => ghost_sum[g as usize] += share[i as usize],
+            },
+        )
         .map_err(|e| DistError::Ingest(e.into()))?;
         let bits: Vec<u64> = ghost_sum.iter().map(|x| x.to_bits()).collect();
         part.push_all(&bits, |j, x| next[j as usize] += f64::from_bits(x));

@@ -9,7 +9,7 @@
 //! parent is a neighbour whose distance plus the arc's weight is the
 //! vertex's.
 
-use super::{for_each_list, RankFigures};
+use super::{par_rounds, RankFigures, ROUND_ARCS, ROUND_BYTES};
 use crate::dynamic::agree;
 use crate::error::{DistError, Result};
 use crate::part::{Part, Place};
@@ -30,9 +30,10 @@ pub struct DistSssp {
 
 /// Bytes of state per local vertex and per ghost: distances, parents,
 /// the active lists and the reader's copy; per ghost the distance sent,
-/// the best offer, and the exchange of (position, distance, parent).
+/// the best offer, and the exchange of (position, distance, parent); a
+/// round of weighted arcs.
 pub fn state_bytes(local: u64, ghosts: u64) -> u64 {
-    local * (8 + 8 + 4 + 4 + 4 + 1) + ghosts * (8 + 16 + 4 + 24 + 4 * 24)
+    local * (8 + 8 + 4 + 4 + 4 + 1) + ghosts * (8 + 16 + 4 + 24 + 4 * 24) + ROUND_ARCS * ROUND_BYTES
 }
 
 /// From the vertex with original id `root`; None (on every rank) if it is not a vertex.
@@ -64,16 +65,22 @@ pub fn sssp(part: &Part, root: u64) -> Result<Option<DistSssp>> {
         let mut next: Vec<u32> = Vec::new();
         let mut offered: Vec<u32> = Vec::new();
         let mut negative: Option<String> = None;
-        for_each_list(part, &active, true, |i, nbrs, weights| {
-            let (du, from) = (distance[i as usize], part.owned_id(i));
-            for (&v, &w) in nbrs.iter().zip(weights) {
+        // every core reads the active lists; the arcs are relaxed here, in list order
+        let places = part.places();
+        relaxed += par_rounds(
+            part,
+            &active,
+            true,
+            |i, nbrs, weights, out| out.extend(nbrs.iter().zip(weights).map(|(&v, &w)| (i, v as u32, w))),
+            |(i, v, w)| {
+                let from = places.original[part.owned[i as usize] as usize];
                 // (Bellman-Ford would not end on a negative cycle)
                 if w.is_nan() || w < 0.0 {
-                    negative.get_or_insert_with(|| format!("edge {from} -> {} has weight {w}", part.original[v as usize]));
-                    continue;
+                    negative.get_or_insert_with(|| format!("edge {from} -> {} has weight {w}", places.original[v as usize]));
+                    return;
                 }
-                let d = du + w as f64;
-                match part.place(v as u32) {
+                let d = distance[i as usize] + w as f64;
+                match places.place(v) {
                     Place::Owned(j) => {
                         let j = j as usize;
                         if d < distance[j] {
@@ -95,9 +102,8 @@ pub fn sssp(part: &Part, root: u64) -> Result<Option<DistSssp>> {
                         }
                     }
                 }
-            }
-        })
-        .map(|read| relaxed += read)
+            },
+        )
         .map_err(|e| DistError::Ingest(e.into()))?;
         agree(
             comm,

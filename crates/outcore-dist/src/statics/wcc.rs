@@ -3,11 +3,10 @@
 //! and ends labelled by the smallest id of its component (so the
 //! partition equals the single-machine WCC's). Each iteration:
 //! 1. pull: each rank receives the labels of its ghosts from their owners;
-//! 2. propagate: for every owned vertex u, the smallest label among u and
-//!    its neighbours goes to u and to every neighbour whose label is
-//!    larger (a ghost's smallest offer is kept and sent to its owner, one
-//!    all-to-all), so an arc carries labels both ways, whatever its
-//!    direction;
+//! 2. propagate: along every arc of the part, in list order, the smaller
+//!    label of its two ends goes to the other end (a ghost's smallest
+//!    offer is kept and sent to its owner, one all-to-all), so an arc
+//!    carries labels both ways, whatever its direction;
 //! 3. shortcut: every vertex asks the owner of its label for that
 //!    vertex's label, and takes it if smaller (pointer jumping, which cuts
 //!    the iterations from the diameter towards its logarithm).
@@ -15,7 +14,7 @@
 //! It stops after an iteration in which no label fell on any rank: then
 //! both ends of every arc carry the same label.
 
-use super::{for_each_list, RankFigures};
+use super::{par_rounds, RankFigures, ROUND_ARCS, ROUND_BYTES};
 use crate::error::{DistError, Result};
 use crate::part::{Part, Place};
 use std::time::Instant;
@@ -31,9 +30,9 @@ pub struct DistWcc {
 /// Bytes of state per local vertex and per ghost: labels, the vertex list
 /// and the reader's copy, and the shortcut's questions and answers (with
 /// the transport's copies); per ghost its label, its offer, and the
-/// exchanges of both.
+/// exchanges of both; a round of arcs.
 pub fn state_bytes(local: u64, ghosts: u64) -> u64 {
-    local * (8 + 4 + 4 + 8 * 5) + ghosts * (8 + 8 + 4 + 16 + 4 * 16)
+    local * (8 + 4 + 4 + 8 * 5) + ghosts * (8 + 8 + 4 + 16 + 4 * 16) + ROUND_ARCS * ROUND_BYTES
 }
 
 pub fn wcc(part: &Part) -> Result<DistWcc> {
@@ -51,37 +50,41 @@ pub fn wcc(part: &Part) -> Result<DistWcc> {
         let mut ghost_label = part.pull_all(|i| label[i as usize]);
         let mut offered: Vec<u32> = Vec::new();
         let mut offer = vec![u64::MAX; part.ghost_count()];
-        // 2. along every arc, both ways
-        for_each_list(part, &all, false, |i, nbrs, _| {
-            let i = i as usize;
-            let mut m = label[i];
-            for &v in nbrs {
-                m = m.min(match part.place(v as u32) {
+        // 2. along every arc, both ways: every core reads lists, the arcs
+        // are applied here, in list order
+        let places = part.places();
+        par_rounds(
+            part,
+            &all,
+            false,
+            |i, nbrs, _, out| out.extend(nbrs.iter().map(|&v| (i, v as u32))),
+            |(i, v)| {
+                let i = i as usize;
+                let there = match places.place(v) {
                     Place::Owned(j) => label[j as usize],
                     Place::Ghost(g) => ghost_label[g as usize],
-                });
-            }
-            if m < label[i] {
-                label[i] = m;
-                fell += 1;
-            }
-            for &v in nbrs {
-                match part.place(v as u32) {
-                    Place::Owned(j) if m < label[j as usize] => {
-                        label[j as usize] = m;
-                        fell += 1;
-                    }
-                    Place::Ghost(g) if m < ghost_label[g as usize] => {
-                        if offer[g as usize] == u64::MAX {
-                            offered.push(g);
+                };
+                if there < label[i] {
+                    label[i] = there;
+                    fell += 1;
+                } else if label[i] < there {
+                    let m = label[i];
+                    match places.place(v) {
+                        Place::Owned(j) => {
+                            label[j as usize] = m;
+                            fell += 1;
                         }
-                        offer[g as usize] = offer[g as usize].min(m);
-                        ghost_label[g as usize] = m;
+                        Place::Ghost(g) => {
+                            if offer[g as usize] == u64::MAX {
+                                offered.push(g);
+                            }
+                            offer[g as usize] = m;
+                            ghost_label[g as usize] = m;
+                        }
                     }
-                    _ => {}
                 }
-            }
-        })
+            },
+        )
         .map_err(|e| DistError::Ingest(e.into()))?;
         let entries: Vec<(u32, [u64; 1])> = offered.iter().map(|&g| (g, [offer[g as usize]])).collect();
         part.push_some(&entries, |j, [m]| {
