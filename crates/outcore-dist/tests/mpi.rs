@@ -523,7 +523,7 @@ fn static_analytics_across_ranks_pass_the_graphalytics_oracles_and_equal_one_ran
             outcore_dist::partition::partition(&source, &pattern, ranks, 64 << 20, false, &outcore_io::NoProgress).unwrap();
             for &algorithm in algorithms {
                 let out = dir.path().join(format!("{name}-{ranks}-{algorithm}.txt")).display().to_string();
-                let mut args: Vec<String> = vec![pattern.clone(), "--output".into(), out.clone(), "--memory".into(), "32M".into()];
+                let mut args: Vec<String> = vec![pattern.clone(), "--output".into(), out.clone(), "--memory".into(), "96M".into()];
                 let command = match algorithm {
                     "BFS" => {
                         args.extend(["--root".into(), prop("bfs.source-vertex").unwrap()]);
@@ -567,7 +567,7 @@ fn static_analytics_on_a_real_graph_equal_at_one_two_and_four_ranks() {
         outcore_dist::partition::partition(&source, &pattern, ranks, 64 << 20, false, &outcore_io::NoProgress).unwrap();
         for (command, extra) in [("bfs", &["--root", "3466"][..]), ("pagerank", &[][..]), ("wcc", &[][..])] {
             let out = dir.path().join(format!("{command}-{ranks}-{{rank}}.txt")).display().to_string();
-            let mut args = vec![command, pattern.as_str(), "--output", out.as_str(), "--json", "--memory", "24M"];
+            let mut args = vec![command, pattern.as_str(), "--output", out.as_str(), "--json", "--memory", "96M"];
             args.extend(extra);
             let printed = run(ranks, &args);
             let report: serde_json::Value = serde_json::from_slice(&printed.stdout).unwrap();
@@ -639,7 +639,7 @@ fn static_commands_refuse_wrong_rank_counts_and_unknown_roots() {
 
 #[test]
 fn graph500_at_scale_12_validates_on_four_ranks() {
-    let out = run(4, &["graph500", "--scale", "12", "--roots", "16", "--memory", "64M"]);
+    let out = run(4, &["graph500", "--scale", "12", "--roots", "16", "--memory", "128M"]);
     let text = String::from_utf8_lossy(&out.stdout);
     let field = |name: &str| -> f64 {
         let line = text.lines().find(|l| l.starts_with(&format!("{name}:"))).unwrap_or_else(|| panic!("no {name} in\n{text}"));
