@@ -30,8 +30,8 @@ use std::path::{Path, PathBuf};
 /// Bytes a part keeps per local vertex: original id, slot, owner.
 const BYTES_PER_VERTEX: u64 = 8 + 4 + 2;
 /// Bytes per owned vertex (its local id, and the search by original id)
-/// and per ghost (its place at its owner, and the owner's list of it).
-const BYTES_PER_OWNED: u64 = 4 + 12;
+/// and per ghost (its index, its place at its owner, and the owner's list of it).
+const BYTES_PER_OWNED: u64 = 4 + 16;
 const BYTES_PER_GHOST: u64 = 4 + 4 + 4;
 /// Largest `partition.json` read.
 const MAX_MANIFEST_BYTES: u64 = 16 << 20;
@@ -173,7 +173,7 @@ impl<'c> Part<'c> {
         let identity = serde_json::to_vec(&(&manifest.source, &manifest.parts)).expect("serializes");
         let theirs = comm.broadcast(0, &identity);
         agree(comm, if theirs == identity { Ok(()) } else { Err(corrupt(&dir, "is a part of another partitioned store than rank 0's")) })?;
-        let local = agree(comm, Self::tables(&store, &manifest, ranks, budget, &dir))?;
+        let local = agree(comm, Self::tables(&store, &manifest, (rank, ranks), budget, &keep, &dir))?;
         let (original, owner_of, charge) = local;
         let n = original.len();
         let mut slot = vec![0u32; n];
@@ -261,8 +261,9 @@ impl<'c> Part<'c> {
     fn tables(
         store: &Store,
         m: &PartitionManifest,
-        ranks: usize,
+        (rank, ranks): (usize, usize),
         budget: &Budget,
+        keep: &dyn Fn(u64, u64, u64) -> u64,
         dir: &Path,
     ) -> Result<(Vec<u64>, Vec<u16>, Reservation)> {
         let n = store.vertices();
@@ -272,9 +273,8 @@ impl<'c> Part<'c> {
         if ranks > u16::MAX as usize + 1 {
             return Err(DistError::Usage(format!("{ranks} ranks: at most 65536")));
         }
-        let bytes = n * (BYTES_PER_VERTEX + BYTES_PER_OWNED.max(BYTES_PER_GHOST));
-        let charge =
-            budget.reserve("the part's ids, owners and ghosts", bytes).map_err(|e| DistError::Ingest(StoreError::from(e).into()))?;
+        // every charge of the run at once, so that a budget too small
+        // names the whole of what would work, not one stage's share
         let mut original = Vec::with_capacity(n as usize);
         let mut owner_of = Vec::with_capacity(n as usize);
         let mut ids = store.ids().and_then(|i| i.stream()).map_err(|e| DistError::Ingest(e.into()))?;
@@ -285,6 +285,27 @@ impl<'c> Part<'c> {
         if original.len() as u64 != n {
             return Err(corrupt(dir, "its id map is shorter than its vertex count"));
         }
+        let owned = owner_of.iter().filter(|&&r| r as usize == rank).count() as u64;
+        let ghosts = n - owned;
+        let tables = n * BYTES_PER_VERTEX + owned * BYTES_PER_OWNED + ghosts * BYTES_PER_GHOST;
+        let state = keep(n, ghosts, m.vertices);
+        let engine = Traverse::min_bytes(store, "out", TraverseOptions::default().block_bytes).map_err(|e| DistError::Ingest(e.into()))?;
+        let need = budget.used() + tables + state + engine;
+        if need > budget.total() {
+            let f = outcore_io::format_bytes;
+            return Err(DistError::Usage(format!(
+                "{}: memory budget {} too small: the process and MPI ({}), the part's tables ({}), the algorithm's state ({}) and the traverse engine's index and smallest cache ({}); the smallest budget that would work is {}",
+                dir.display(),
+                f(budget.total()),
+                f(budget.used()),
+                f(tables),
+                f(state),
+                f(engine),
+                f(need.div_ceil(1 << 20) << 20)
+            )));
+        }
+        let charge =
+            budget.reserve("the part's ids, owners and ghosts", tables).map_err(|e| DistError::Ingest(StoreError::from(e).into()))?;
         Ok((original, owner_of, charge))
     }
 
