@@ -294,14 +294,14 @@ impl<'c> Part<'c> {
         if need > budget.total() {
             let f = outcore_io::format_bytes;
             return Err(DistError::Usage(format!(
-                "{}: memory budget {} too small: the process and MPI ({}), the part's tables ({}), the algorithm's state ({}) and the traverse engine's index and smallest cache ({}); the smallest budget that would work is {}",
+                "{}: memory budget {} too small: the process and MPI ({}), the part's tables ({}), the algorithm's state ({}) and the traverse engine's index and smallest cache ({}); the smallest budget that would work is {} MiB",
                 dir.display(),
                 f(budget.total()),
                 f(budget.used()),
                 f(tables),
                 f(state),
                 f(engine),
-                f(need.div_ceil(1 << 20) << 20)
+                need.div_ceil(1 << 20)
             )));
         }
         let charge =
