@@ -159,22 +159,23 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions) -> Result<Option<DistBfs>>
             };
             // every core reads the unvisited vertices' lists; each stops at
             // its first neighbour in the frontier
-            let unvisited: Vec<u32> = (0..owned).filter(|&i| level[i] == UNREACHED).map(|i| part.owned[i]).collect();
-            let (found, entries) = part
-                .graph
-                .par_lists(&unvisited, |v, nbrs, out| {
+            let unvisited: Vec<u32> = (0..owned as u32).filter(|&i| level[i as usize] == UNREACHED).collect();
+            read += par_rounds(
+                part,
+                &unvisited,
+                false,
+                |i, nbrs, _, out| {
                     if let Some(&p) = nbrs.iter().find(|&&t| in_frontier(t as u32)) {
-                        out.push((v, places.original[p as usize]));
+                        out.push((i, places.original[p as usize]));
                     }
-                })
-                .map_err(|e| crate::error::DistError::Ingest(e.into()))?;
-            read += entries;
-            for (v, p) in found.into_iter().flatten() {
-                let Place::Owned(i) = places.place(v) else { unreachable!("an unvisited vertex is owned") };
-                level[i as usize] = next_level;
-                parent[i as usize] = p;
-                next.push(i);
-            }
+                },
+                |(i, p)| {
+                    level[i as usize] = next_level;
+                    parent[i as usize] = p;
+                    next.push(i);
+                },
+            )
+            .map_err(|e| crate::error::DistError::Ingest(e.into()))?;
         } else {
             // every core reads the frontier's lists; what they find is
             // applied here, in frontier order
