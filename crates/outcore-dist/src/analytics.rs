@@ -5,7 +5,6 @@
 //! Results equal the single-machine store's (`outcore dynamic bfs`,
 //! `pagerank`): the tests compare them.
 
-use crate::comm::Comm;
 use crate::dynamic::DistDynamic;
 use outcore_algorithms::dynamic::{IdMap, VertexIndex};
 use outcore_algorithms::values::UNREACHED_U64 as UNREACHED;
@@ -135,22 +134,4 @@ pub fn pagerank(d: &DistDynamic, damping: f64, iterations: u32) -> DistPageRank 
         }
     }
     DistPageRank { owned, rank, vertices: n }
-}
-
-/// Every rank's `(id, value)` pairs, merged in id order on rank 0 (an
-/// output of every vertex: O(V) on rank 0; each rank's own file avoids it).
-pub fn gather_pairs(comm: &dyn Comm, pairs: &[(u64, u64)]) -> Vec<(u64, u64)> {
-    let bytes: Vec<u8> = pairs.iter().flat_map(|&(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat()).collect();
-    let all = comm.all_gather(&bytes);
-    if comm.rank() != 0 {
-        return Vec::new();
-    }
-    let mut out: Vec<(u64, u64)> = all
-        .iter()
-        .flat_map(|b| {
-            b.chunks_exact(16).map(|c| (u64::from_le_bytes(c[..8].try_into().unwrap()), u64::from_le_bytes(c[8..].try_into().unwrap())))
-        })
-        .collect();
-    out.sort_unstable();
-    out
 }

@@ -21,6 +21,7 @@ pub mod error;
 pub mod graph500;
 pub mod import;
 pub mod manifest;
+pub mod output;
 pub mod owner;
 pub mod part;
 pub mod partition;

@@ -279,17 +279,7 @@ fn a_rank_killed_during_apply_stops_the_job_and_every_rank_reopens_at_the_last_g
         assert!(start.elapsed() < Duration::from_secs(120), "no second commit in two minutes");
         std::thread::sleep(Duration::from_millis(20));
     }
-    // rank 1: the outcore-dist process whose MPI rank is 1
-    let victim = std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .find(|pid| {
-            let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-            String::from_utf8_lossy(&cmd).contains(&pattern) && env.split(|&b| b == 0).any(|v| v == b"OMPI_COMM_WORLD_RANK=1")
-        })
-        .expect("rank 1 is running");
+    let victim = rank_process(&pattern, 1).expect("rank 1 is running");
     let killed = Instant::now();
     unsafe_free_kill(victim);
     let status = job.wait().unwrap();
@@ -312,6 +302,54 @@ fn a_rank_killed_during_apply_stops_the_job_and_every_rank_reopens_at_the_last_g
     single.apply(&updates[..committed]).unwrap();
     let stores: Vec<DynamicStore> = parts(&pattern, 2).iter().map(|p| DynamicStore::open(p).unwrap()).collect();
     assert!(contents(&stores.iter().collect::<Vec<_>>()) == contents(&[&single]), "the reopened store is not the committed prefix");
+}
+
+/// The outcore-dist process of MPI rank `rank` whose command line names `pattern`.
+fn rank_process(pattern: &str, rank: usize) -> Option<u32> {
+    let wanted = format!("OMPI_COMM_WORLD_RANK={rank}");
+    std::fs::read_dir("/proc").unwrap().flatten().filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok()).find(|pid| {
+        let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        String::from_utf8_lossy(&cmd).contains(pattern) && env.split(|&b| b == 0).any(|v| v == wanted.as_bytes())
+    })
+}
+
+#[test]
+fn a_rank_killed_during_a_static_run_stops_every_rank_and_leaves_no_output() {
+    let shared = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data/real/CA-GrQc.txt");
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("grqc");
+    outcore_ingest::import::import_file(&shared, &source, &Default::default(), &outcore_io::NoProgress).unwrap();
+    let pattern = dir.path().join("p/part-{rank}").display().to_string();
+    outcore_dist::partition::partition(&source, &pattern, 2, 64 << 20, false, &outcore_io::NoProgress).unwrap();
+    let out = dir.path().join("ranks.txt");
+    // a million iterations: still running when rank 1 is killed
+    let args = ["pagerank", &pattern, "--iterations", "1000000", "--output", out.to_str().unwrap(), "--memory", "96M"];
+    let mut job = mpirun(2, &args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let start = Instant::now();
+    let victim = loop {
+        if let Some(pid) = rank_process(&pattern, 1) {
+            break pid;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "rank 1 did not start in a minute");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // past opening the part: the ranks are iterating
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(job.try_wait().unwrap().is_none(), "the job ended before the kill");
+    let killed = Instant::now();
+    unsafe_free_kill(victim);
+    let status = job.wait().unwrap();
+    let waited = killed.elapsed();
+    let mut err = String::new();
+    std::io::Read::read_to_string(job.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(!status.success(), "the job went on without rank 1");
+    assert!(waited < Duration::from_secs(30), "the job took {waited:?} to stop");
+    assert!(err.contains("rank 1") && err.contains("signal 9"), "mpirun names the lost rank: {err}");
+    assert!(rank_process(&pattern, 0).is_none(), "rank 0 outlived the job");
+    // nothing under the output's name; the parts are as they were
+    assert!(!out.exists(), "an output file after a failed run");
+    run(2, &["wcc", &pattern, "--memory", "96M"]);
 }
 
 /// SIGKILL through kill(1): the test needs no unsafe code of its own.
@@ -588,6 +626,19 @@ fn static_analytics_on_a_real_graph_equal_at_one_two_and_four_ranks() {
                 }
             }
             assert_eq!(union.len(), n, "{command}: every vertex in some rank's file");
+            if command == "wcc" {
+                // one file: the ranks' files (each ascending) one after the other
+                let one = dir.path().join(format!("wcc-{ranks}.txt")).display().to_string();
+                run(ranks, &["wcc", &pattern, "--output", &one, "--memory", "96M"]);
+                let mut concatenated = String::new();
+                for r in 0..ranks {
+                    let text = std::fs::read_to_string(out.replace("{rank}", &r.to_string())).unwrap();
+                    let ids: Vec<u64> = text.lines().map(|l| l.split(' ').next().unwrap().parse().unwrap()).collect();
+                    assert!(ids.windows(2).all(|w| w[0] < w[1]), "rank {r}'s file ascends");
+                    concatenated.push_str(&text);
+                }
+                assert!(std::fs::read_to_string(&one).unwrap() == concatenated, "the single file is the ranks' lines in rank order");
+            }
             match first.get(command) {
                 None => {
                     first.insert(command, union);

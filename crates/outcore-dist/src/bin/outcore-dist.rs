@@ -6,7 +6,7 @@ use anyhow::{bail, Result};
 use clap::Parser;
 use outcore_algorithms::pagerank::Params as PageRankParams;
 use outcore_algorithms::values::UNREACHED_U64;
-use outcore_dist::analytics::{self, gather_pairs};
+use outcore_dist::analytics;
 use outcore_dist::coloring;
 use outcore_dist::comm::{Comm, MpiComm};
 use outcore_dist::dynamic::{agree, ApplyOptions, DistDynamic};
@@ -228,7 +228,7 @@ struct ColorArgs {
     /// Check after every round of updates that the colouring is proper (asks every edge's other end).
     #[arg(long)]
     check: bool,
-    /// Write `vertex colour` lines: a path with {rank} writes one file per rank; without, rank 0 gathers (- for standard output).
+    /// Write `vertex colour` lines: a path with {rank} writes one file per rank; without, one file in rank order (- for rank 0's standard output).
     #[arg(long)]
     output: Option<String>,
     /// Replace existing output files.
@@ -297,7 +297,7 @@ struct SnapshotArgs {
 
 #[derive(clap::Args)]
 struct OutputFlags {
-    /// Write `vertex value` lines: a path with {rank} writes one file per rank (its vertices); without, rank 0 gathers every vertex (- for standard output).
+    /// Write `vertex value` lines: a path with {rank} writes one file per rank (its vertices); without, one file that rank 0 writes in rank order (- for its standard output).
     #[arg(long)]
     output: Option<String>,
     /// Replace existing output files.
@@ -697,20 +697,10 @@ fn color(comm: &MpiComm, a: ColorArgs) -> Result<()> {
     Ok(())
 }
 
-/// Write `id value` lines: per rank with {rank} in the path, else gathered on rank 0.
+/// Write `id value` lines: per rank with {rank} in the path, else one file in rank order.
 fn write_output(comm: &MpiComm, flags: &OutputFlags, store: &str, pairs: Vec<(u64, u64)>, value: impl Fn(u64, &mut Vec<u8>)) -> Result<()> {
     let Some(path) = &flags.output else { return Ok(()) };
-    let per_rank = path.contains("{rank}");
-    let pairs = if per_rank { pairs } else { gather_pairs(comm, &pairs) };
-    let written = if per_rank || comm.rank() == 0 {
-        let target = PathBuf::from(path.replace("{rank}", &comm.rank().to_string()));
-        let store_dir = PathBuf::from(store.replace("{rank}", &comm.rank().to_string()));
-        outcore::output::write_id_values(&target, flags.force, &[&store_dir], pairs.iter().map(|p| p.0), |i, line| value(pairs[i].1, line))
-            .map_err(DistError::from)
-    } else {
-        Ok(())
-    };
-    agree(comm, written)?;
+    outcore_dist::output::write_pairs(comm, path, flags.force, store, pairs, value)?;
     Ok(())
 }
 
