@@ -29,9 +29,10 @@ use std::path::{Path, PathBuf};
 
 /// Bytes a part keeps per local vertex: original id, slot, owner.
 const BYTES_PER_VERTEX: u64 = 8 + 4 + 2;
-/// Bytes per owned vertex (its local id, and the search by original id)
+/// Bytes per owned vertex (its local id; a search by original id is a
+/// search of these, as a part's local ids ascend with the original ids)
 /// and per ghost (its index, its place at its owner, and the owner's list of it).
-const BYTES_PER_OWNED: u64 = 4 + 16;
+const BYTES_PER_OWNED: u64 = 4;
 const BYTES_PER_GHOST: u64 = 4 + 4 + 4;
 /// Largest `partition.json` read.
 const MAX_MANIFEST_BYTES: u64 = 16 << 20;
@@ -51,8 +52,6 @@ pub struct Part<'c> {
     owner_of: Vec<u16>,
     /// Owned local vertices, ascending.
     pub owned: Vec<u32>,
-    /// Owned indices by ascending original id (for lookups by id).
-    by_original: Vec<(u64, u32)>,
     /// Ghosts in ghost-index order: grouped by owner, ascending within a group.
     pub ghosts: Vec<u32>,
     /// Ghost indices of each rank's group: `ghost_start[r]..ghost_start[r + 1]`.
@@ -114,6 +113,12 @@ impl Places<'_> {
 pub enum Place {
     Owned(u32),
     Ghost(u32),
+}
+
+/// The owned index of original id `id`: a search of `owned`, whose
+/// original ids ascend with the local ids.
+fn find_owned(original: &[u64], owned: &[u32], id: u64) -> Option<u32> {
+    owned.binary_search_by_key(&id, |&v| original[v as usize]).ok().map(|k| k as u32)
 }
 
 fn corrupt(path: &Path, why: impl std::fmt::Display) -> DistError {
@@ -198,8 +203,7 @@ impl<'c> Part<'c> {
             ghost_start[r + 1] = ghosts.len();
         }
         drop(by_owner);
-        let mut by_original: Vec<(u64, u32)> = owned.iter().enumerate().map(|(i, &v)| (original[v as usize], i as u32)).collect();
-        by_original.sort_unstable();
+        let find = |id: u64| find_owned(&original, &owned, id);
         // tell each owner which of its vertices this part reaches
         let asks: Vec<Vec<u64>> =
             (0..ranks).map(|r| ghosts[ghost_start[r]..ghost_start[r + 1]].iter().map(|&v| original[v as usize]).collect()).collect();
@@ -210,9 +214,9 @@ impl<'c> Part<'c> {
         for (q, ids) in asked.iter().enumerate() {
             let mut list = Vec::with_capacity(ids.len());
             for &id in ids {
-                match by_original.binary_search_by_key(&id, |p| p.0) {
-                    Ok(k) => list.push(by_original[k].1),
-                    Err(_) => {
+                match find(id) {
+                    Some(i) => list.push(i),
+                    None => {
                         missing.get_or_insert((q, id));
                         list.push(0);
                     }
@@ -246,7 +250,6 @@ impl<'c> Part<'c> {
             slot,
             owner_of,
             owned,
-            by_original,
             ghosts,
             ghost_start,
             remote,
@@ -279,6 +282,11 @@ impl<'c> Part<'c> {
         let mut owner_of = Vec::with_capacity(n as usize);
         let mut ids = store.ids().and_then(|i| i.stream()).map_err(|e| DistError::Ingest(e.into()))?;
         while let Some(id) = ids.next_id().map_err(|e| DistError::Ingest(e.into()))? {
+            if original.last().is_some_and(|&last| last >= id) {
+                // an import numbers vertices in ascending original id; a
+                // part renumbered since is not the one the partition wrote
+                return Err(corrupt(dir, format!("its id map does not ascend (vertex {} after {})", id, original.last().unwrap())));
+            }
             original.push(id);
             owner_of.push(m.owner.rank_of(id, ranks) as u16);
         }
@@ -301,7 +309,9 @@ impl<'c> Part<'c> {
                 f(tables),
                 f(state),
                 f(engine),
-                need.div_ceil(1 << 20)
+                // rounded up, with a MiB for the process's own growth
+                // (its resident size when the budget opens varies by run)
+                need.div_ceil(1 << 20) + 1
             )));
         }
         let charge =
@@ -345,7 +355,7 @@ impl<'c> Part<'c> {
     }
     /// The owned index of the vertex with original id `id`, if this rank owns it.
     pub fn find_owned(&self, id: u64) -> Option<u32> {
-        self.by_original.binary_search_by_key(&id, |p| p.0).ok().map(|k| self.by_original[k].1)
+        find_owned(&self.original, &self.owned, id)
     }
     /// The rank that owns original id `id`.
     pub fn owner(&self, id: u64) -> usize {

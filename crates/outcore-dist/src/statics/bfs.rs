@@ -77,12 +77,11 @@ pub struct DistBfs {
 }
 
 /// Bytes of state per local vertex, per ghost and per vertex of the graph:
-/// levels, parents, frontiers, the unvisited list and the reader's copy of
-/// it; per ghost its best parent, whether it was sent, and an exchange of
+/// levels, parents, frontiers and the unvisited list; per ghost its best parent, whether it was sent, and an exchange of
 /// (position, parent) pairs (the caller's, the transport's flat copy, and
 /// as much received); the gathered frontier bitmaps; a top-down round's pairs.
 pub fn state_bytes(local: u64, ghosts: u64, vertices: u64) -> u64 {
-    local * (8 + 8 + 4 + 4 + 4 + 4 + 1) + ghosts * (8 + 1 + 4 + 16 + 4 * 16) + vertices.div_ceil(8) * 2 + ROUND_ARCS * ROUND_BYTES
+    local * (8 + 8 + 4 + 4 + 4 + 1) + ghosts * (8 + 1 + 4 + 16 + 4 * 16) + vertices.div_ceil(8) * 2 + ROUND_ARCS * ROUND_BYTES
 }
 
 /// Owned vertex `j` found from `from` in a top-down step to `next_level`:

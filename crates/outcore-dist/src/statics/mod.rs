@@ -26,13 +26,14 @@ use crate::part::{Part, Place};
 use outcore_engines::traverse::Lookahead;
 use outcore_store::StoreError;
 
-/// Arcs a round of [`par_rounds`] reads at most; what its visits emit is
-/// charged by each algorithm at [`ROUND_BYTES`] an arc.
+/// Arcs (and vertices) a round of [`par_rounds`] reads at most; what its
+/// visits emit is charged by each algorithm at [`ROUND_BYTES`] an arc.
 pub const ROUND_ARCS: u64 = 1 << 18;
 /// Bytes an arc's output may take in a round: the largest item emitted
 /// (16 bytes: BFS's (vertex, parent), SSSP's (source, target, weight)
-/// with padding), twice (emitted per piece, then handed over).
-pub const ROUND_BYTES: u64 = 32;
+/// with padding), twice (emitted per piece, then handed over); and the
+/// round's vertices in local ids (4 bytes, at most one an arc).
+pub const ROUND_BYTES: u64 = 32 + 4;
 
 /// Read the lists of the owned vertices `list` (owned indices) on every
 /// core, in rounds of at most [`ROUND_ARCS`] arcs: `visit(owned index,
@@ -52,18 +53,25 @@ pub fn par_rounds<T: Send>(
         Place::Owned(i) => i,
         Place::Ghost(_) => unreachable!("only owned vertices have lists in a part"),
     };
-    let local: Vec<u32> = list.iter().map(|&i| part.owned[i as usize]).collect();
+    // the round's vertices in local ids (a round at a time, not the whole list)
+    let mut local: Vec<u32> = Vec::new();
     let (mut at, mut read) = (0, 0u64);
-    while at < local.len() {
+    while at < list.len() {
+        local.clear();
         let (mut end, mut arcs) = (at, 0u64);
-        while end < local.len() && (end == at || arcs + part.graph.degree(local[end] as u64) <= ROUND_ARCS) {
-            arcs += part.graph.degree(local[end] as u64);
+        while end < list.len()
+            && (end == at
+                || (arcs + part.graph.degree(part.owned[list[end] as usize] as u64) <= ROUND_ARCS && end - at < ROUND_ARCS as usize))
+        {
+            let v = part.owned[list[end] as usize];
+            arcs += part.graph.degree(v as u64);
+            local.push(v);
             end += 1;
         }
         let (found, entries) = if weights {
-            part.graph.par_weighted_lists(&local[at..end], |v, nbrs, w, out| visit(owned(v), nbrs, w, out))?
+            part.graph.par_weighted_lists(&local, |v, nbrs, w, out| visit(owned(v), nbrs, w, out))?
         } else {
-            part.graph.par_lists(&local[at..end], |v, nbrs, out| visit(owned(v), nbrs, &[], out))?
+            part.graph.par_lists(&local, |v, nbrs, out| visit(owned(v), nbrs, &[], out))?
         };
         read += entries;
         found.into_iter().flatten().for_each(&mut apply);

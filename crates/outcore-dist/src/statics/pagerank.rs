@@ -23,11 +23,11 @@ pub struct DistPageRank {
 }
 
 /// Bytes of state per local vertex and per ghost: ranks, next ranks,
-/// shares, degrees, the vertex list and the readers' copy of it; per ghost
+/// shares, degrees and the vertex list; per ghost
 /// its sum and the exchange (the caller's copy, the transport's, as much
 /// received); a round of (target, source) pairs.
 pub fn state_bytes(local: u64, ghosts: u64) -> u64 {
-    local * (8 + 8 + 8 + 8 + 4 + 4) + ghosts * (8 + 4 * 8) + ROUND_ARCS * ROUND_BYTES
+    local * (8 + 8 + 8 + 8 + 4) + ghosts * (8 + 4 * 8) + ROUND_ARCS * ROUND_BYTES
 }
 
 pub fn pagerank(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {

@@ -29,11 +29,11 @@ pub struct DistSssp {
 }
 
 /// Bytes of state per local vertex and per ghost: distances, parents,
-/// the active lists and the reader's copy; per ghost the distance sent,
+/// the active lists; per ghost the distance sent,
 /// the best offer, and the exchange of (position, distance, parent); a
 /// round of weighted arcs.
 pub fn state_bytes(local: u64, ghosts: u64) -> u64 {
-    local * (8 + 8 + 4 + 4 + 4 + 1) + ghosts * (8 + 16 + 4 + 24 + 4 * 24) + ROUND_ARCS * ROUND_BYTES
+    local * (8 + 8 + 4 + 4 + 1) + ghosts * (8 + 16 + 4 + 24 + 4 * 24) + ROUND_ARCS * ROUND_BYTES
 }
 
 /// From the vertex with original id `root`; None (on every rank) if it is not a vertex.

@@ -27,12 +27,12 @@ pub struct DistWcc {
     pub figures: RankFigures,
 }
 
-/// Bytes of state per local vertex and per ghost: labels, the vertex list
-/// and the reader's copy, and the shortcut's questions and answers (with
+/// Bytes of state per local vertex and per ghost: labels, the vertex list,
+/// and the shortcut's questions and answers (with
 /// the transport's copies); per ghost its label, its offer, and the
 /// exchanges of both; a round of arcs.
 pub fn state_bytes(local: u64, ghosts: u64) -> u64 {
-    local * (8 + 4 + 4 + 8 * 5) + ghosts * (8 + 8 + 4 + 16 + 4 * 16) + ROUND_ARCS * ROUND_BYTES
+    local * (8 + 4 + 8 * 5) + ghosts * (8 + 8 + 4 + 16 + 4 * 16) + ROUND_ARCS * ROUND_BYTES
 }
 
 pub fn wcc(part: &Part) -> Result<DistWcc> {
