@@ -195,9 +195,12 @@ pub fn run(comm: &dyn Comm, opts: &Graph500Options) -> Result<Graph500Outcome> {
     drop(std::fs::remove_file(&list));
     crate::import::write_manifests(comm, &part_dir, report.vertices, report.edges, false, opts.sssp, "graph500 kronecker")?;
     let (budget, _baseline) = agree(comm, crate::part::rank_budget(opts.memory))?;
-    let part = Part::open_at(comm, Ok(part_dir.clone()), &budget, |local, ghosts, vertices| {
+    let keep = |local, ghosts, vertices| {
         bfs::state_bytes(local, ghosts, vertices).max(if opts.sssp { sssp::state_bytes(local, ghosts) } else { 0 }) + local * 16
-    })?;
+    };
+    let part = Part::open_at(comm, Ok(part_dir.clone()), &budget, keep, bfs::HOT_SHARE)?;
+    let state = keep(part.original.len() as u64, part.ghost_count() as u64, n);
+    let hot = agree(comm, bfs::hot_lists(&part, &budget, state))?;
     let construction_seconds = slowest(comm, t.elapsed().as_secs_f64());
     let construction_bytes_sent = comm.sum(&[comm.traffic().bytes_sent - before.bytes_sent])[0];
 
@@ -207,7 +210,7 @@ pub fn run(comm: &dyn Comm, opts: &Graph500Options) -> Result<Graph500Outcome> {
     let before = comm.traffic();
     for &root in &roots {
         let t = Instant::now();
-        let r = bfs::bfs(&part, root, &bfs::BfsOptions::default())?.expect("a root of degree >= 1 is a vertex");
+        let r = bfs::bfs(&part, root, &bfs::BfsOptions::default(), hot.as_ref())?.expect("a root of degree >= 1 is a vertex");
         k2.times.push(slowest(comm, t.elapsed().as_secs_f64()));
         let t = Instant::now();
         if let Err(why) = validate::validate_bfs(&part, root, &r)? {

@@ -157,12 +157,32 @@ impl<'c> Part<'c> {
     /// for the algorithm's state, and the traverse engine's index and
     /// cache take the rest.
     pub fn open(comm: &'c dyn Comm, pattern: &str, budget: &Budget, keep: impl Fn(u64, u64, u64) -> u64) -> Result<Part<'c>> {
-        let dir = part_dir(pattern, comm.rank(), comm.size());
-        Self::open_at(comm, dir, budget, keep)
+        Self::open_sharing(comm, pattern, budget, keep, 0.0)
     }
 
-    /// [`Part::open`] with this rank's directory given (or why it is not).
-    pub fn open_at(comm: &'c dyn Comm, dir: Result<PathBuf>, budget: &Budget, keep: impl Fn(u64, u64, u64) -> u64) -> Result<Part<'c>> {
+    /// [`Part::open`], with the fraction `spare` of what the budget leaves
+    /// beyond the tables, the state and the engine's smallest opening kept
+    /// out of the engine's cache too, for what the algorithm builds when
+    /// there is room (BFS's hot lists).
+    pub fn open_sharing(
+        comm: &'c dyn Comm,
+        pattern: &str,
+        budget: &Budget,
+        keep: impl Fn(u64, u64, u64) -> u64,
+        spare: f64,
+    ) -> Result<Part<'c>> {
+        let dir = part_dir(pattern, comm.rank(), comm.size());
+        Self::open_at(comm, dir, budget, keep, spare)
+    }
+
+    /// [`Part::open_sharing`] with this rank's directory given (or why it is not).
+    pub fn open_at(
+        comm: &'c dyn Comm,
+        dir: Result<PathBuf>,
+        budget: &Budget,
+        keep: impl Fn(u64, u64, u64) -> u64,
+        spare: f64,
+    ) -> Result<Part<'c>> {
         let (rank, ranks) = (comm.rank(), comm.size());
         let opened = (|| {
             let dir = dir?;
@@ -235,11 +255,13 @@ impl<'c> Part<'c> {
         let remote: Vec<u32> = comm.all_to_all(&answers).into_iter().flatten().map(|i| i as u32).collect();
         let owned_counts =
             comm.all_gather(&(owned.len() as u64).to_le_bytes()).iter().map(|b| u64::from_le_bytes(b[..8].try_into().unwrap())).collect();
-        let graph = agree(
-            comm,
-            Traverse::open(&store, "out", budget, &TraverseOptions::default(), keep(n as u64, ghosts.len() as u64, manifest.vertices))
-                .map_err(|e| DistError::Ingest(e.into())),
-        )?;
+        let opened = (|| {
+            let state = keep(n as u64, ghosts.len() as u64, manifest.vertices);
+            let smallest = Traverse::min_bytes(&store, "out", TraverseOptions::default().block_bytes)?;
+            let spared = (budget.available().saturating_sub(state + smallest) as f64 * spare.clamp(0.0, 1.0)) as u64;
+            Traverse::open(&store, "out", budget, &TraverseOptions::default(), state + spared)
+        })();
+        let graph = agree(comm, opened.map_err(|e| DistError::Ingest(e.into())))?;
         Ok(Part {
             comm,
             dir,

@@ -7,6 +7,7 @@
 //! same partition, SSSP distances to f32 precision with every parent's
 //! distance plus its arc's weight equal to the child's.
 
+use outcore_algorithms::bfs::HotLists;
 use outcore_algorithms::pagerank::{reference::pagerank_until, Params};
 use outcore_algorithms::{bfs::reference::bfs_levels, sssp::reference::sssp as sssp_reference, wcc::reference::wcc as wcc_reference};
 use outcore_algorithms::{values::UNREACHED_U64 as UNREACHED, MemGraph};
@@ -56,16 +57,37 @@ fn open<'c>(comm: &'c dyn Comm, pattern: &str) -> Part<'c> {
 }
 
 fn check_bfs(gr: &Graph, pattern: &str, ranks: usize, root: u64, opts: &bfs::BfsOptions) {
+    check_bfs_hot(gr, pattern, ranks, root, opts, None)
+}
+
+/// With hot lists: `Some(0)` as many columns as a 64 MiB budget allows
+/// (`bfs::hot_lists`, which must give some), `Some(k)` exactly k.
+fn check_bfs_hot(gr: &Graph, pattern: &str, ranks: usize, root: u64, opts: &bfs::BfsOptions, hot_k: Option<u32>) {
     let per_rank = run_threads(ranks, |comm| {
-        let part = open(comm, pattern);
-        let r = bfs::bfs(&part, root, opts).unwrap().expect("the root is a vertex");
+        let budget = Budget::new(64 << 20);
+        let keep = |local, ghosts, vertices| bfs::state_bytes(local, ghosts, vertices);
+        let part = match hot_k {
+            None => open(comm, pattern),
+            Some(_) => Part::open_sharing(comm, pattern, &budget, keep, bfs::HOT_SHARE).unwrap(),
+        };
+        let hot = match hot_k {
+            None => None,
+            Some(0) => {
+                let state = keep(part.original.len() as u64, part.ghost_count() as u64, part.vertices());
+                let hot = bfs::hot_lists(&part, &budget, state).unwrap().expect("a column fits");
+                assert!(hot.k >= 2, "the budget's share holds several columns");
+                Some(hot)
+            }
+            Some(k) => Some(HotLists::build(&part.store, "out", &part.graph, k, &budget, String::new()).unwrap()),
+        };
+        let r = bfs::bfs(&part, root, opts, hot.as_ref()).unwrap().expect("the root is a vertex");
         (0..part.owned.len() as u32).map(|i| (part.owned_id(i), (r.level[i as usize], r.parent[i as usize]))).collect::<Vec<_>>()
     });
     let got = merged(per_rank, gr.original.len());
     let want = bfs_levels(&gr.g, gr.dense[&root]);
     for (d, &o) in gr.original.iter().enumerate() {
         let (level, parent) = got[&o];
-        assert_eq!(level, want[d], "level of {o} from {root} at {ranks} ranks ({opts:?})");
+        assert_eq!(level, want[d], "level of {o} from {root} at {ranks} ranks ({opts:?}, hot lists {hot_k:?})");
         if level == UNREACHED {
             assert_eq!(parent, UNREACHED);
         } else if level == 0 {
@@ -165,6 +187,11 @@ fn unweighted_graphs_at_one_to_four_ranks_equal_the_references() {
             let pattern = parts(&source, dir.path(), ranks);
             for root in roots(&gr) {
                 check_bfs(&gr, &pattern, ranks, root, &bfs::BfsOptions::default());
+                if !directed {
+                    // bottom-up steps settled from hot lists: all that fit, or two a vertex
+                    check_bfs_hot(&gr, &pattern, ranks, root, &bfs::BfsOptions::default(), Some(0));
+                    check_bfs_hot(&gr, &pattern, ranks, root, &bfs::BfsOptions::default(), Some(2));
+                }
             }
             // top-down only, and a hybrid that switches at every chance
             let root = roots(&gr)[0];
@@ -232,7 +259,7 @@ fn the_validators_fail_damaged_results() {
     let root = roots(&gr)[0];
     let verdicts = run_threads(2, |comm| {
         let part = open(comm, &pattern);
-        let mut b = bfs::bfs(&part, root, &Default::default()).unwrap().unwrap();
+        let mut b = bfs::bfs(&part, root, &Default::default(), None).unwrap().unwrap();
         let mut s = sssp::sssp(&part, root).unwrap().unwrap();
         let mut verdicts = vec![
             outcore_dist::statics::validate::validate_bfs(&part, root, &b).unwrap().is_ok(),

@@ -768,10 +768,16 @@ fn pagerank(comm: &MpiComm, a: PageRankArgs) -> Result<()> {
 }
 
 /// Open this rank's part of a partitioned static store under `--memory`,
-/// leaving `keep(local, ghosts, vertices)` bytes for the algorithm.
-fn open_part<'c>(comm: &'c MpiComm, a: &StaticArgs, keep: impl Fn(u64, u64, u64) -> u64) -> Result<(Part<'c>, (Budget, Reservation))> {
+/// leaving `keep(local, ghosts, vertices)` bytes for the algorithm, and
+/// the fraction `spare` of the rest for what it builds where there is room.
+fn open_part<'c>(
+    comm: &'c MpiComm,
+    a: &StaticArgs,
+    keep: impl Fn(u64, u64, u64) -> u64,
+    spare: f64,
+) -> Result<(Part<'c>, (Budget, Reservation))> {
     let budget = agree(comm, outcore_dist::part::rank_budget(a.memory))?;
-    let part = Part::open(comm, &a.parts, &budget.0, keep)?;
+    let part = Part::open_sharing(comm, &a.parts, &budget.0, keep, spare)?;
     Ok((part, budget))
 }
 
@@ -807,9 +813,17 @@ fn static_bfs(comm: &MpiComm, a: StaticBfsArgs) -> Result<()> {
         bail!("--alpha and --beta must be positive");
     }
     let column = pick(&a.values, &["level", "parent"])?;
-    let (part, _budget) = open_part(comm, &a.common, bfs::state_bytes)?;
+    let (part, budget) = open_part(comm, &a.common, bfs::state_bytes, bfs::HOT_SHARE)?;
+    let state = bfs::state_bytes(part.original.len() as u64, part.ghost_count() as u64, part.vertices());
+    let t = Instant::now();
+    let hot = agree(comm, bfs::hot_lists(&part, &budget.0, state))?;
+    // each rank's k, and the slowest rank's build
+    let hot_columns: Vec<u8> = comm.all_gather(&[hot.as_ref().map_or(0, |h| h.k as u8)]).into_iter().flatten().collect();
+    let hot_seconds = comm.max(&[t.elapsed().as_micros() as u64])[0] as f64 / 1e6;
     let opts = bfs::BfsOptions { direction, alpha: a.alpha, beta: a.beta };
-    let Some(r) = bfs::bfs(&part, a.root, &opts)? else { bail!("{}: root {} is not a vertex of the store", a.common.parts, a.root) };
+    let Some(r) = bfs::bfs(&part, a.root, &opts, hot.as_ref())? else {
+        bail!("{}: root {} is not a vertex of the store", a.common.parts, a.root)
+    };
     let pairs: Vec<(u64, u64)> =
         (0..part.owned.len()).map(|i| (part.owned_id(i as u32), if column == 0 { r.level[i] } else { r.parent[i] })).collect();
     write_output(comm, &a.common.out, &a.common.parts, pairs, |x, out| match (column, x == UNREACHED_U64) {
@@ -820,6 +834,7 @@ fn static_bfs(comm: &MpiComm, a: StaticBfsArgs) -> Result<()> {
     let secs = r.figures.seconds;
     let teps = r.edges_traversed as f64 / secs.max(1e-9);
     let summary = json!({"root": a.root, "reached": r.reached, "vertices": part.vertices(), "depth": r.depth, "arcs_read": r.arcs_read,
+        "hot_columns": hot_columns, "hot_seconds": hot_seconds,
         "edges_traversed": r.edges_traversed, "teps": teps, "seconds": secs, "steps": r.steps});
     let bottom_up = r.steps.iter().filter(|s| s.bottom_up).count();
     let line = format!(
@@ -842,7 +857,7 @@ fn static_pagerank(comm: &MpiComm, a: StaticPageRankArgs) -> Result<()> {
     if a.tolerance.is_some_and(|t| t.is_nan() || t <= 0.0) {
         bail!("--tolerance must be positive");
     }
-    let (part, _budget) = open_part(comm, &a.common, |local, ghosts, _| pagerank::state_bytes(local, ghosts))?;
+    let (part, _budget) = open_part(comm, &a.common, |local, ghosts, _| pagerank::state_bytes(local, ghosts), 0.0)?;
     let params = PageRankParams { damping: a.damping, iterations: a.iterations, tolerance: a.tolerance };
     let schedule = params.schedule(part.vertices());
     let r = pagerank::pagerank(&part, &schedule)?;
@@ -862,7 +877,7 @@ fn static_pagerank(comm: &MpiComm, a: StaticPageRankArgs) -> Result<()> {
 }
 
 fn static_wcc(comm: &MpiComm, a: StaticArgs) -> Result<()> {
-    let (part, _budget) = open_part(comm, &a, |local, ghosts, _| wcc::state_bytes(local, ghosts))?;
+    let (part, _budget) = open_part(comm, &a, |local, ghosts, _| wcc::state_bytes(local, ghosts), 0.0)?;
     let r = wcc::wcc(&part)?;
     let pairs: Vec<(u64, u64)> = (0..part.owned.len()).map(|i| (part.owned_id(i as u32), r.label[i])).collect();
     write_output(comm, &a.out, &a.parts, pairs, |x, out| write!(out, "{x}").unwrap())?;
@@ -874,7 +889,7 @@ fn static_wcc(comm: &MpiComm, a: StaticArgs) -> Result<()> {
 
 fn static_sssp(comm: &MpiComm, a: StaticSsspArgs) -> Result<()> {
     let column = pick(&a.values, &["distance", "parent"])?;
-    let (part, _budget) = open_part(comm, &a.common, |local, ghosts, _| sssp::state_bytes(local, ghosts))?;
+    let (part, _budget) = open_part(comm, &a.common, |local, ghosts, _| sssp::state_bytes(local, ghosts), 0.0)?;
     let Some(r) = sssp::sssp(&part, a.root)? else { bail!("{}: root {} is not a vertex of the store", a.common.parts, a.root) };
     let pairs: Vec<(u64, u64)> =
         (0..part.owned.len()).map(|i| (part.owned_id(i as u32), if column == 0 { r.distance[i].to_bits() } else { r.parent[i] })).collect();

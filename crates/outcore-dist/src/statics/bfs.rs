@@ -10,8 +10,11 @@
 //!   ghost once sent is never sent again: its owner visited it then.
 //! - A bottom-up step (undirected graphs, where out- and in-neighbours are
 //!   the same lists) gathers every rank's frontier as a bitmap of its
-//!   owned vertices (an allgather), then reads the lists of the rank's
-//!   unvisited vertices and stops at the first neighbour in the frontier.
+//!   owned vertices (an allgather), then checks each unvisited vertex's
+//!   hot list in memory (NETALX, Iwabuchi's thesis chapter 3: its k
+//!   neighbours of highest degree, built by one scan of the part at open,
+//!   as many as the budget allows) and reads the lists of those it does
+//!   not settle, stopping at the first neighbour in the frontier.
 //! - The switch is the paper's: to bottom-up when the frontier's arcs
 //!   pass the unvisited vertices' arcs / alpha, back to top-down when the
 //!   frontier, shrinking, falls below |V| / beta.
@@ -22,8 +25,34 @@
 use super::{par_rounds, RankFigures, ROUND_ARCS, ROUND_BYTES};
 use crate::error::Result;
 use crate::part::{bit, bitmap, set_bit, Part, Place};
+use outcore_algorithms::bfs::HotLists;
 use outcore_algorithms::values::UNREACHED_U64 as UNREACHED;
+use outcore_io::Budget;
 use std::time::Instant;
+
+/// The share of what a rank's budget leaves (beyond its tables, the state
+/// and the engine's smallest opening) that goes to hot lists; the cache
+/// takes the rest (the single machine's split, `HybridEngines::open`).
+pub const HOT_SHARE: f64 = 0.5;
+
+/// Hot lists for the bottom-up steps of an undirected part opened with
+/// [`HOT_SHARE`] spared: the k highest-degree neighbours of every local
+/// vertex (degrees in the part: a ghost, whose list is its owner's, ranks
+/// last), k as large as the budget beyond `state` allows, built by one
+/// sequential scan of the part. None for a directed part (top-down only)
+/// or when not one column fits.
+pub fn hot_lists(part: &Part, budget: &Budget, state: u64) -> Result<Option<HotLists>> {
+    if part.directed() {
+        return Ok(None);
+    }
+    let k = HotLists::choose_k(&part.graph, budget.available().saturating_sub(state));
+    if k == 0 {
+        return Ok(None);
+    }
+    let why = "a part's hot lists are built at open".to_string();
+    let hot = HotLists::build(&part.store, "out", &part.graph, k, budget, why).map_err(|e| crate::error::DistError::Ingest(e.into()))?;
+    Ok(Some(hot))
+}
 
 /// Which steps a run may take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -98,7 +127,8 @@ fn reach(level: &mut [u64], parent: &mut [u64], next: &mut Vec<u32>, j: u32, fro
 }
 
 /// BFS from the vertex with original id `root`; None (on every rank) if it is not a vertex.
-pub fn bfs(part: &Part, root: u64, opts: &BfsOptions) -> Result<Option<DistBfs>> {
+/// `hot` (from [`hot_lists`]) settles bottom-up vertices without reading their lists.
+pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) -> Result<Option<DistBfs>> {
     let start = Instant::now();
     let comm = part.comm();
     let before = comm.traffic();
@@ -156,12 +186,42 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions) -> Result<Option<DistBfs>>
                     bit(&all[r], i)
                 }
             };
-            // every core reads the unvisited vertices' lists; each stops at
+            // the hot lists first, in memory; every core then reads the
+            // lists of the vertices they did not settle, each stopping at
             // its first neighbour in the frontier
-            let unvisited: Vec<u32> = (0..owned as u32).filter(|&i| level[i as usize] == UNREACHED).collect();
+            let unsettled: Vec<u32> = match hot {
+                Some(hot) => {
+                    let k = hot.k as usize;
+                    let mut cursor = vec![0usize; k];
+                    let mut unsettled = Vec::new();
+                    for u in 0..part.original.len() as u32 {
+                        let degree = part.graph.degree(u as u64);
+                        let d = (degree as usize).min(k);
+                        if let Place::Owned(i) = places.place(u) {
+                            if level[i as usize] == UNREACHED {
+                                match (0..d).map(|j| hot.column(j)[cursor[j]]).find(|&t| in_frontier(t)) {
+                                    Some(t) => {
+                                        level[i as usize] = next_level;
+                                        parent[i as usize] = places.original[t as usize];
+                                        next.push(i);
+                                    }
+                                    // a list no longer than k is all in memory
+                                    None if degree > k as u64 => unsettled.push(i),
+                                    None => {}
+                                }
+                            }
+                        }
+                        for c in &mut cursor[..d] {
+                            *c += 1;
+                        }
+                    }
+                    unsettled
+                }
+                None => (0..owned as u32).filter(|&i| level[i as usize] == UNREACHED).collect(),
+            };
             read += par_rounds(
                 part,
-                &unvisited,
+                &unsettled,
                 false,
                 |i, nbrs, _, out| {
                     if let Some(&p) = nbrs.iter().find(|&&t| in_frontier(t as u32)) {
