@@ -217,6 +217,22 @@ impl HotLists {
     /// Build k columns by one sequential scan of `layout` (the in-edges);
     /// `g` gives degrees; the origin records `why_not_stored` and the time.
     pub fn build(store: &Store, layout: &str, g: &Traverse, k: u32, budget: &Budget, why_not_stored: String) -> Result<Self, StoreError> {
+        let degrees = g.degrees();
+        Self::build_ranked_by(store, layout, g, k, budget, why_not_stored, &|u| degrees.degree(u))
+    }
+
+    /// [`HotLists::build`], ranking the neighbours by `rank_degree` rather
+    /// than by their degrees in `g` (a distributed part ranks a vertex
+    /// owned elsewhere by its degree at its owner).
+    pub fn build_ranked_by(
+        store: &Store,
+        layout: &str,
+        g: &Traverse,
+        k: u32,
+        budget: &Budget,
+        why_not_stored: String,
+        rank_degree: &(dyn Fn(u64) -> u64 + Sync),
+    ) -> Result<Self, StoreError> {
         let started = std::time::Instant::now();
         let bytes: u64 = column_entries(g, k as usize).iter().map(|e| e * 4).sum::<u64>() + cursor_bytes(g.vertices(), k as u64);
         let charge = budget.reserve("hybrid BFS in-memory neighbours", bytes)?;
@@ -228,16 +244,15 @@ impl HotLists {
             }
             Ok(())
         };
-        let degrees = g.degrees();
         // the lists read by one thread and ranked on every core, where the
         // budget has room for the batches
         match budget.reserve("hot lists: batches of lists ranked in parallel", HotBatches::BYTES) {
-            Ok(_batches) => HotBatches::rank(scan, k as usize, &|u| degrees.degree(u), |_| Ok(()), &mut emit)?,
+            Ok(_batches) => HotBatches::rank(scan, k as usize, &|u| rank_degree(u), |_| Ok(()), &mut emit)?,
             Err(_) => {
                 let mut ranked = Vec::new();
                 let mut ids = Vec::new();
                 while let Some((_, nbrs, _)) = scan.next_list()? {
-                    outcore_store::hot::hottest(nbrs, |u| degrees.degree(u), nbrs.len().min(k as usize), &mut ranked);
+                    outcore_store::hot::hottest(nbrs, |u| rank_degree(u), nbrs.len().min(k as usize), &mut ranked);
                     ids.clear();
                     ids.extend(ranked.iter().map(|&(_, u)| u));
                     emit(&ids)?;

@@ -12,7 +12,8 @@
 //!   the same lists) gathers every rank's frontier as a bitmap of its
 //!   owned vertices (an allgather), then checks each unvisited vertex's
 //!   hot list in memory (NETALX, Iwabuchi's thesis chapter 3: its k
-//!   neighbours of highest degree, built by one scan of the part at open,
+//!   neighbours of highest degree in the whole graph, built by one scan of
+//!   the part at open,
 //!   as many as the budget allows) and reads the lists of those it does
 //!   not settle, stopping at the first neighbour in the frontier.
 //! - The switch is the paper's: to bottom-up when the frontier's arcs
@@ -37,20 +38,37 @@ pub const HOT_SHARE: f64 = 0.5;
 
 /// Hot lists for the bottom-up steps of an undirected part opened with
 /// [`HOT_SHARE`] spared: the k highest-degree neighbours of every local
-/// vertex (degrees in the part: a ghost, whose list is its owner's, ranks
-/// last), k as large as the budget beyond `state` allows, built by one
+/// vertex (a ghost ranked by its degree at its owner, asked of the owners
+/// first), k as large as the budget beyond `state` allows, built by one
 /// sequential scan of the part. None for a directed part (top-down only)
-/// or when not one column fits.
+/// or when not one column fits. A collective.
 pub fn hot_lists(part: &Part, budget: &Budget, state: u64) -> Result<Option<HotLists>> {
     if part.directed() {
         return Ok(None);
     }
+    let ghost_degree = part.pull_all(|i| part.graph.degree(part.owned[i as usize] as u64));
     let k = HotLists::choose_k(&part.graph, budget.available().saturating_sub(state));
     if k == 0 {
         return Ok(None);
     }
+    // every local vertex's degree in the whole graph, for the ranking: in
+    // the state's room (not yet in use), charged while the lists are built
+    let n = part.original.len() as u64;
+    let _ranking = budget
+        .reserve("hot lists: the degrees they are ranked by", 4 * n + 8 * ghost_degree.len() as u64)
+        .map_err(|e| crate::error::DistError::Ingest(outcore_store::StoreError::from(e).into()))?;
+    let places = part.places();
+    let degree: Vec<u32> = (0..part.original.len() as u32)
+        .map(|u| match places.place(u) {
+            Place::Owned(_) => part.graph.degree(u as u64),
+            Place::Ghost(g) => ghost_degree[g as usize],
+        })
+        .map(|d| d.min(u32::MAX as u64) as u32)
+        .collect();
+    drop(ghost_degree);
     let why = "a part's hot lists are built at open".to_string();
-    let hot = HotLists::build(&part.store, "out", &part.graph, k, budget, why).map_err(|e| crate::error::DistError::Ingest(e.into()))?;
+    let hot = HotLists::build_ranked_by(&part.store, "out", &part.graph, k, budget, why, &|u| degree[u as usize] as u64)
+        .map_err(|e| crate::error::DistError::Ingest(e.into()))?;
     Ok(Some(hot))
 }
 
