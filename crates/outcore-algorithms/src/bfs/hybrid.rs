@@ -252,7 +252,7 @@ impl HotLists {
                 let mut ranked = Vec::new();
                 let mut ids = Vec::new();
                 while let Some((_, nbrs, _)) = scan.next_list()? {
-                    outcore_store::hot::hottest(nbrs, |u| rank_degree(u), nbrs.len().min(k as usize), &mut ranked);
+                    outcore_store::hot::hottest(nbrs, rank_degree, nbrs.len().min(k as usize), &mut ranked);
                     ids.clear();
                     ids.extend(ranked.iter().map(|&(_, u)| u));
                     emit(&ids)?;
