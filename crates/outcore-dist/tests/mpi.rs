@@ -280,15 +280,7 @@ fn a_rank_killed_during_apply_stops_the_job_and_every_rank_reopens_at_the_last_g
         std::thread::sleep(Duration::from_millis(20));
     }
     let victim = rank_process(&pattern, 1).expect("rank 1 is running");
-    let killed = Instant::now();
-    unsafe_free_kill(victim);
-    let status = job.wait().unwrap();
-    let waited = killed.elapsed();
-    let mut err = String::new();
-    std::io::Read::read_to_string(job.stderr.as_mut().unwrap(), &mut err).unwrap();
-    assert!(!status.success(), "the job went on without rank 1");
-    assert!(waited < Duration::from_secs(30), "the job took {waited:?} to stop");
-    assert!(err.contains("rank 1") && err.contains("signal 9"), "mpirun names the lost rank: {err}");
+    kill_rank_and_expect_the_job_to_stop(&mut job, victim);
     // reopening decides any half-done commit; every rank is at rank 0's
     let stats = run(2, &["dynamic", "stats", &pattern, "--json", "--check"]);
     let v: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
@@ -337,6 +329,16 @@ fn a_rank_killed_during_a_static_run_stops_every_rank_and_leaves_no_output() {
     // past opening the part: the ranks are iterating
     std::thread::sleep(Duration::from_millis(1500));
     assert!(job.try_wait().unwrap().is_none(), "the job ended before the kill");
+    kill_rank_and_expect_the_job_to_stop(&mut job, victim);
+    assert!(rank_process(&pattern, 0).is_none(), "rank 0 outlived the job");
+    // nothing under the output's name; the parts are as they were
+    assert!(!out.exists(), "an output file after a failed run");
+    run(2, &["wcc", &pattern, "--memory", "96M"]);
+}
+
+/// SIGKILL rank 1 (process `victim`) of `job`: the job must fail within
+/// 30 seconds, and mpirun must name the lost rank.
+fn kill_rank_and_expect_the_job_to_stop(job: &mut std::process::Child, victim: u32) {
     let killed = Instant::now();
     unsafe_free_kill(victim);
     let status = job.wait().unwrap();
@@ -346,10 +348,6 @@ fn a_rank_killed_during_a_static_run_stops_every_rank_and_leaves_no_output() {
     assert!(!status.success(), "the job went on without rank 1");
     assert!(waited < Duration::from_secs(30), "the job took {waited:?} to stop");
     assert!(err.contains("rank 1") && err.contains("signal 9"), "mpirun names the lost rank: {err}");
-    assert!(rank_process(&pattern, 0).is_none(), "rank 0 outlived the job");
-    // nothing under the output's name; the parts are as they were
-    assert!(!out.exists(), "an output file after a failed run");
-    run(2, &["wcc", &pattern, "--memory", "96M"]);
 }
 
 /// SIGKILL through kill(1): the test needs no unsafe code of its own.

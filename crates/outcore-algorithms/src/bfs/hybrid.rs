@@ -234,9 +234,12 @@ impl HotLists {
         rank_degree: &(dyn Fn(u64) -> u64 + Sync),
     ) -> Result<Self, StoreError> {
         let started = std::time::Instant::now();
-        let bytes: u64 = column_entries(g, k as usize).iter().map(|e| e * 4).sum::<u64>() + cursor_bytes(g.vertices(), k as u64);
+        let entries = column_entries(g, k as usize);
+        let bytes: u64 = entries.iter().map(|e| e * 4).sum::<u64>() + cursor_bytes(g.vertices(), k as u64);
         let charge = budget.reserve("hybrid BFS in-memory neighbours", bytes)?;
-        let mut columns: Vec<Vec<u32>> = vec![Vec::new(); k as usize];
+        // each column at its exact size: grown by doubling, it would hold
+        // up to twice its entries (three times while it moves)
+        let mut columns: Vec<Vec<u32>> = entries.iter().map(|&e| Vec::with_capacity(e as usize)).collect();
         let mut scan = store.layout(layout)?.scan()?;
         let mut emit = |ranked: &[u32]| -> Result<(), StoreError> {
             for (column, &u) in columns.iter_mut().zip(ranked) {
