@@ -331,3 +331,52 @@ fn pagerank_asks_for_twenty_bytes_a_vertex() {
         Support::No(why) => panic!("the scan declined: {why}"),
     }
 }
+
+/// WCC asks for what it holds, by engine and method (README "Memory"):
+/// on the scan, Afforest's 32-bit parents, a bit a vertex and its link
+/// buffer of 2^17 pairs, reading `out` (and `in` on a directed store), or
+/// union-find's 32-bit parents, reading `out`, when Afforest cannot run
+/// (a directed store without `in`) or is not asked for; Afforest asked for
+/// where it cannot run is declined; on tiles, a 64-bit label a vertex
+/// beyond what the tiles' pass itself needs.
+#[test]
+fn wcc_asks_for_its_parents_or_labels() {
+    use outcore_algorithms::plan::Support;
+    use outcore_algorithms::run::Algorithm;
+    let method = |m: &str| Wcc.parse(&outcore_algorithms::params::Args::new().with("method", m)).unwrap();
+    let need = |st: &Store, engine: Engine, m: &str| match Wcc.support(st, engine, &method(m), &RunOptions::default()).unwrap() {
+        Support::Runs(need) => need,
+        Support::No(why) => panic!("{engine:?} declined WCC ({m}): {why}"),
+    };
+    let scan_buffers = 16u64 << 20;
+    let (_undirected_dir, undirected) = store(&shared().join("real/CA-GrQc.txt"), Some(false), false, 6);
+    let (_directed_dir, directed) = store(&shared().join("real/wiki-Vote.txt"), Some(true), false, 6);
+    for (st, layouts) in [(&undirected, vec!["out"]), (&directed, vec!["out", "in"])] {
+        let n = st.vertices();
+        let afforest = 4 * n + n.div_ceil(64) * 8 + (1 << 17) * 8;
+        for m in ["auto", "afforest"] {
+            let got = need(st, Engine::Traverse, m);
+            assert_eq!((got.min_bytes, &got.layouts), (afforest + scan_buffers, &layouts), "Afforest ({m}): {}", got.what);
+        }
+        let got = need(st, Engine::Traverse, "union-find");
+        assert_eq!((got.min_bytes, &got.layouts[..]), (4 * n + scan_buffers, &["out"][..]), "union-find: {}", got.what);
+        // on tiles: the label array on top of the pass's own needs
+        let pass = match outcore_algorithms::needs::tiles(st, Engine::Stream, 0, false, "") {
+            Support::Runs(need) => need.min_bytes,
+            Support::No(why) => panic!("tiles: {why}"),
+        };
+        assert_eq!(need(st, Engine::Stream, "auto").min_bytes, pass + 8 * n, "labels on tiles");
+    }
+    // a directed store without `in`: union-find unless Afforest is asked for by name
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s");
+    import_file(&shared().join("real/wiki-Vote.txt"), &path, &ImportOptions { directed: Some(true), ..Default::default() }, &NoProgress)
+        .unwrap();
+    let bare = Store::open(&path).unwrap();
+    let got = need(&bare, Engine::Traverse, "auto");
+    assert_eq!((got.min_bytes, &got.layouts[..]), (4 * bare.vertices() + scan_buffers, &["out"][..]), "auto without in: {}", got.what);
+    match Wcc.support(&bare, Engine::Traverse, &method("afforest"), &RunOptions::default()).unwrap() {
+        Support::No(why) => assert!(why.contains("`in` layout"), "{why}"),
+        Support::Runs(need) => panic!("Afforest asked for without `in` ran: {}", need.what),
+    }
+}
