@@ -13,9 +13,9 @@
 //!   owned vertices (an allgather), then checks each unvisited vertex's
 //!   hot list in memory (NETALX, Iwabuchi's thesis chapter 3: its k
 //!   neighbours of highest degree in the whole graph, built by one scan of
-//!   the part at open,
-//!   as many as the budget allows) and reads the lists of those it does
-//!   not settle, stopping at the first neighbour in the frontier.
+//!   the part at open, k as large as the budget allows) and reads the
+//!   lists of those it does not settle, stopping at the first neighbour in
+//!   the frontier.
 //! - The switch is the paper's: to bottom-up when the frontier's arcs
 //!   pass the unvisited vertices' arcs / alpha, back to top-down when the
 //!   frontier, shrinking, falls below |V| / beta.
@@ -124,9 +124,10 @@ pub struct DistBfs {
 }
 
 /// Bytes of state per local vertex, per ghost and per vertex of the graph:
-/// levels, parents, frontiers and the unvisited list; per ghost its best parent, whether it was sent, and an exchange of
-/// (position, parent) pairs (the caller's, the transport's flat copy, and
-/// as much received); the gathered frontier bitmaps; a top-down round's pairs.
+/// levels, parents, frontiers and the unvisited list; per ghost its best
+/// parent, whether it was sent, and an exchange of (position, parent)
+/// pairs (the caller's, the transport's flat copy, and as much received);
+/// the gathered frontier bitmaps; a top-down round's pairs.
 pub fn state_bytes(local: u64, ghosts: u64, vertices: u64) -> u64 {
     local * (8 + 8 + 4 + 4 + 4 + 1) + ghosts * (8 + 1 + 4 + 16 + 4 * 16) + vertices.div_ceil(8) * 2 + ROUND_ARCS * ROUND_BYTES
 }
