@@ -124,6 +124,24 @@ impl Comm for Solo {
     }
 }
 
+/// Append `bytes` to `words` as a length word, then the bytes in
+/// little-endian words (the last one padded with zeros): how bytes travel
+/// through a collective that carries words.
+pub(crate) fn push_bytes(words: &mut Vec<u64>, bytes: &[u8]) {
+    words.push(bytes.len() as u64);
+    words.extend(bytes.chunks(8).map(|c| {
+        let mut b = [0u8; 8];
+        b[..c.len()].copy_from_slice(c);
+        u64::from_le_bytes(b)
+    }));
+}
+
+/// The bytes [`push_bytes`] packed at the start of `words` (none if empty).
+pub(crate) fn bytes_of(words: &[u64]) -> Vec<u8> {
+    let Some((&len, rest)) = words.split_first() else { return Vec::new() };
+    rest.iter().flat_map(|w| w.to_le_bytes()).take(len as usize).collect()
+}
+
 /// Ranks as threads of one process ([`run_threads`]): every collective
 /// meets at a barrier, so the distributed code paths run at any number of
 /// ranks without MPI (the tests use it beside `mpirun`).
@@ -198,13 +216,9 @@ impl Comm for Threads {
         self.gather_words(&[x.to_bits()]).iter().map(|a| f64::from_bits(a[0])).sum()
     }
     fn all_gather(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
-        let mut words = vec![bytes.len() as u64];
-        words.extend(bytes.chunks(8).map(|c| {
-            let mut b = [0u8; 8];
-            b[..c.len()].copy_from_slice(c);
-            u64::from_le_bytes(b)
-        }));
-        self.gather_words(&words).into_iter().map(|w| w[1..].iter().flat_map(|x| x.to_le_bytes()).take(w[0] as usize).collect()).collect()
+        let mut words = Vec::new();
+        push_bytes(&mut words, bytes);
+        self.gather_words(&words).iter().map(|w| bytes_of(w)).collect()
     }
     fn broadcast(&self, root: usize, bytes: &[u8]) -> Vec<u8> {
         self.all_gather(bytes).swap_remove(root)

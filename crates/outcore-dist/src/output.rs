@@ -7,7 +7,7 @@
 //! under its name only once complete; a job that dies leaves at most the
 //! `.partial` file it was writing.
 
-use crate::comm::Comm;
+use crate::comm::{self, Comm};
 use crate::dynamic::agree;
 use crate::error::{DistError, Result};
 use std::io::Write;
@@ -134,16 +134,11 @@ fn stream_to_rank_0<F: Fn(u64, &mut Vec<u8>)>(
     failed.map_or(Ok(()), Err)
 }
 
-/// `more`, the chunk's length in bytes, then its bytes in little-endian words.
+/// `more`, then the chunk as [`comm::push_bytes`] packs it.
 fn pack(more: u64, chunk: &[u8]) -> Vec<u64> {
     let mut words = Vec::with_capacity(2 + chunk.len().div_ceil(8));
     words.push(more);
-    words.push(chunk.len() as u64);
-    words.extend(chunk.chunks(8).map(|c| {
-        let mut b = [0u8; 8];
-        b[..c.len()].copy_from_slice(c);
-        u64::from_le_bytes(b)
-    }));
+    comm::push_bytes(&mut words, chunk);
     words
 }
 
@@ -154,8 +149,7 @@ fn with_more(mut packed: Vec<u64>, more: u64) -> Vec<u64> {
 
 /// The bytes a [`pack`] carries (none in a message with only the flag).
 fn unpack(words: &[u64]) -> Vec<u8> {
-    let Some(&len) = words.get(1) else { return Vec::new() };
-    words[2..].iter().flat_map(|w| w.to_le_bytes()).take(len as usize).collect()
+    words.get(1..).map_or_else(Vec::new, comm::bytes_of)
 }
 
 #[cfg(test)]

@@ -306,14 +306,21 @@ fn rank_process(pattern: &str, rank: usize) -> Option<u32> {
     })
 }
 
+/// CA-GrQc imported as it is (directed) into `dir` and cut in two parts;
+/// the parts' path pattern.
+fn grqc_in_two_parts(dir: &Path) -> String {
+    let shared = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data/real/CA-GrQc.txt");
+    let source = dir.join("grqc");
+    outcore_ingest::import::import_file(&shared, &source, &Default::default(), &outcore_io::NoProgress).unwrap();
+    let pattern = dir.join("p/part-{rank}").display().to_string();
+    outcore_dist::partition::partition(&source, &pattern, 2, 64 << 20, false, &outcore_io::NoProgress).unwrap();
+    pattern
+}
+
 #[test]
 fn a_rank_killed_during_a_static_run_stops_every_rank_and_leaves_no_output() {
-    let shared = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data/real/CA-GrQc.txt");
     let dir = tempfile::tempdir().unwrap();
-    let source = dir.path().join("grqc");
-    outcore_ingest::import::import_file(&shared, &source, &Default::default(), &outcore_io::NoProgress).unwrap();
-    let pattern = dir.path().join("p/part-{rank}").display().to_string();
-    outcore_dist::partition::partition(&source, &pattern, 2, 64 << 20, false, &outcore_io::NoProgress).unwrap();
+    let pattern = grqc_in_two_parts(dir.path());
     let out = dir.path().join("ranks.txt");
     // a million iterations: still running when rank 1 is killed
     let args = ["pagerank", &pattern, "--iterations", "1000000", "--output", out.to_str().unwrap(), "--memory", "96M"];
@@ -670,12 +677,8 @@ fn static_analytics_on_a_real_graph_equal_at_one_two_and_four_ranks() {
 
 #[test]
 fn static_commands_refuse_wrong_rank_counts_and_unknown_roots() {
-    let shared = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data/real/CA-GrQc.txt");
     let dir = tempfile::tempdir().unwrap();
-    let source = dir.path().join("grqc");
-    outcore_ingest::import::import_file(&shared, &source, &Default::default(), &outcore_io::NoProgress).unwrap();
-    let pattern = dir.path().join("p/part-{rank}").display().to_string();
-    outcore_dist::partition::partition(&source, &pattern, 2, 64 << 20, false, &outcore_io::NoProgress).unwrap();
+    let pattern = grqc_in_two_parts(dir.path());
     let err = fails(4, &["wcc", &pattern]);
     assert!(err.contains("the store has 2 parts, this job 4 ranks"), "{err}");
     let err = fails(2, &["bfs", &pattern, "--root", "999999999"]);

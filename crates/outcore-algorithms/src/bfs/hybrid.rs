@@ -49,6 +49,20 @@ pub struct HotLists {
     _charge: Reservation,
 }
 
+/// One vertex's in-memory neighbours during [`HotLists::walk_block`].
+pub struct HotRow<'a> {
+    columns: &'a [Vec<u32>],
+    at: &'a [usize],
+}
+
+impl HotRow<'_> {
+    /// The hottest neighbour that satisfies `wanted`.
+    #[inline]
+    pub fn find(&self, mut wanted: impl FnMut(u32) -> bool) -> Option<u32> {
+        self.columns.iter().zip(self.at).map(|(column, &i)| column[i]).find(|&u| wanted(u))
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "from", rename_all = "snake_case")]
 pub enum HotOrigin {
@@ -137,6 +151,26 @@ impl HotLists {
     /// than j, in vertex order.
     pub fn column(&self, j: usize) -> &[u32] {
         &self.columns[j]
+    }
+
+    /// Walk block `b` of [`SWEEP_BLOCK`] vertices (its first `len`), in
+    /// vertex order, from the block's stored cursors: `visit(i, degree,
+    /// row)` for its i-th vertex, `row` its in-memory neighbours (the
+    /// first min(degree, k)), hottest first.
+    /// `degree` must give the degrees the lists were built from. Blocks
+    /// are independent: a sweep walks them on every core.
+    pub fn walk_block(&self, b: usize, len: usize, degree: impl Fn(u64) -> u64, mut visit: impl FnMut(usize, u64, HotRow<'_>)) {
+        let k = self.k as usize;
+        let first = b as u64 * SWEEP_BLOCK;
+        let mut at: Vec<usize> = self.cursors[b * k..(b + 1) * k].iter().map(|&c| c as usize).collect();
+        for i in 0..len {
+            let d = degree(first + i as u64);
+            let kk = d.min(k as u64) as usize;
+            visit(i, d, HotRow { columns: &self.columns[..kk], at: &at[..kk] });
+            for cursor in &mut at[..kk] {
+                *cursor += 1;
+            }
+        }
     }
 
     /// The stored hot layout's first columns that fit `bytes`, if the store
@@ -398,30 +432,30 @@ fn sweep_in_memory(
         .enumerate()
         .map(|(i, (((parents, levels), words), candidates))| {
             let b = first_block + i;
-            let first = b as u64 * SWEEP_BLOCK;
-            let mut at: Vec<usize> = hot.cursors[b * k..(b + 1) * k].iter().map(|&c| c as usize).collect();
             candidates.clear();
             let mut found = 0;
-            for i in 0..parents.len() {
-                let w = first + i as u64;
-                let deg = degrees.degree(w);
-                let kk = deg.min(k as u64) as usize;
-                if parents[i] == NONE {
-                    match (0..kk).map(|j| hot.columns[j][at[j]]).find(|&u| frontier.get(u as u64)) {
+            let first = b as u64 * SWEEP_BLOCK;
+            hot.walk_block(
+                b,
+                parents.len(),
+                |v| degrees.degree(v),
+                |i, degree, row| {
+                    if parents[i] != NONE {
+                        return;
+                    }
+                    match row.find(|u| frontier.get(u as u64)) {
                         Some(u) => {
                             parents[i] = u;
                             levels[i] = level;
                             words[i / 64] |= 1 << (i % 64);
                             found += 1;
                         }
-                        None if deg > kk as u64 => candidates.push(w as u32),
+                        // a list no longer than k is all in memory
+                        None if degree > k as u64 => candidates.push((first + i as u64) as u32),
                         None => {}
                     }
-                }
-                for cursor in &mut at[..kk] {
-                    *cursor += 1;
-                }
-            }
+                },
+            );
             found
         })
         .sum()

@@ -26,9 +26,11 @@
 use super::{par_rounds, RankFigures, ROUND_ARCS, ROUND_BYTES};
 use crate::error::Result;
 use crate::part::{bit, bitmap, set_bit, Part, Place};
+use outcore_algorithms::bfs::hybrid::SWEEP_BLOCK;
 use outcore_algorithms::bfs::HotLists;
 use outcore_algorithms::values::UNREACHED_U64 as UNREACHED;
 use outcore_io::Budget;
+use rayon::prelude::*;
 use std::time::Instant;
 
 /// The share of what a rank's budget leaves (beyond its tables, the state
@@ -39,15 +41,21 @@ pub const HOT_SHARE: f64 = 0.5;
 /// Hot lists for the bottom-up steps of an undirected part opened with
 /// [`HOT_SHARE`] spared: the k highest-degree neighbours of every local
 /// vertex (a ghost ranked by its degree at its owner, asked of the owners
-/// first), k as large as the budget beyond `state` allows, built by one
-/// sequential scan of the part. None for a directed part (top-down only)
-/// or when not one column fits. A collective.
+/// first, when any rank has room for a column), k as large as the budget
+/// beyond `state` allows, built by one sequential scan of the part. None
+/// for a directed part (top-down only) or when not one column fits. A
+/// collective.
 pub fn hot_lists(part: &Part, budget: &Budget, state: u64) -> Result<Option<HotLists>> {
     if part.directed() {
         return Ok(None);
     }
-    let ghost_degree = part.pull_all(|i| part.graph.degree(part.owned[i as usize] as u64));
     let k = HotLists::choose_k(&part.graph, budget.available().saturating_sub(state));
+    // the ghosts' degrees are a collective: asked for only when some rank
+    // has room for a column, and then by every rank
+    if part.comm().max(&[k as u64])[0] == 0 {
+        return Ok(None);
+    }
+    let ghost_degree = part.pull_all(|i| part.graph.degree(part.owned[i as usize] as u64));
     if k == 0 {
         return Ok(None);
     }
@@ -145,6 +153,85 @@ fn reach(level: &mut [u64], parent: &mut [u64], next: &mut Vec<u32>, j: u32, fro
     }
 }
 
+/// The in-memory part of a bottom-up step (NETALX): each unvisited owned
+/// vertex whose hot list holds a frontier vertex takes the hottest such
+/// as parent (pushed on `next`, in owned order); those left whose lists
+/// are longer than k are returned, in owned order, to be read. A block of
+/// [`SWEEP_BLOCK`] local vertices per task, on every core: owned indices
+/// ascend with local ids, so each block's owned vertices are one range of
+/// `level` and `parent`. Vertices to read are marked [`PENDING`] in `level`
+/// meanwhile, so that the sweep needs no list of its own.
+fn sweep_hot_lists(
+    part: &Part,
+    hot: &HotLists,
+    in_frontier: &(impl Fn(u32) -> bool + Sync),
+    level: &mut [u64],
+    parent: &mut [u64],
+    next: &mut Vec<u32>,
+    next_level: u64,
+) -> Vec<u32> {
+    let places = part.places();
+    let local = part.original.len();
+    let block = SWEEP_BLOCK as usize;
+    let bounds: Vec<usize> = (0..=local.div_ceil(block)).map(|b| part.owned.partition_point(|&u| (u as usize) < b * block)).collect();
+    let mut chunks = Vec::with_capacity(bounds.len().saturating_sub(1));
+    let (mut levels, mut parents) = (&mut level[..], &mut parent[..]);
+    for w in bounds.windows(2) {
+        let (l, rest_l) = std::mem::take(&mut levels).split_at_mut(w[1] - w[0]);
+        let (p, rest_p) = std::mem::take(&mut parents).split_at_mut(w[1] - w[0]);
+        (levels, parents) = (rest_l, rest_p);
+        chunks.push((l, p));
+    }
+    let (k, graph) = (hot.k as u64, &part.graph);
+    let pending: usize = chunks
+        .into_par_iter()
+        .enumerate()
+        .map(|(b, (levels, parents))| {
+            let first = b * block;
+            let mut pending = 0;
+            hot.walk_block(
+                b,
+                block.min(local - first),
+                |u| graph.degree(u),
+                |i, degree, row| {
+                    let Place::Owned(j) = places.place((first + i) as u32) else { return };
+                    let j = j as usize - bounds[b];
+                    if levels[j] != UNREACHED {
+                        return;
+                    }
+                    match row.find(in_frontier) {
+                        Some(t) => {
+                            levels[j] = next_level;
+                            parents[j] = places.original[t as usize];
+                        }
+                        // a list no longer than k is all in memory
+                        None if degree > k => {
+                            levels[j] = PENDING;
+                            pending += 1;
+                        }
+                        None => {}
+                    }
+                },
+            );
+            pending
+        })
+        .sum();
+    let mut unsettled = Vec::with_capacity(pending);
+    for (j, l) in level.iter_mut().enumerate() {
+        if *l == next_level {
+            next.push(j as u32);
+        } else if *l == PENDING {
+            *l = UNREACHED;
+            unsettled.push(j as u32);
+        }
+    }
+    unsettled
+}
+
+/// An unvisited vertex whose list a bottom-up step still has to read
+/// (held in `level` only during [`sweep_hot_lists`]).
+const PENDING: u64 = UNREACHED - 1;
+
 /// BFS from the vertex with original id `root`; None (on every rank) if it is not a vertex.
 /// `hot` (from [`hot_lists`]) settles bottom-up vertices without reading their lists.
 pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) -> Result<Option<DistBfs>> {
@@ -209,33 +296,7 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
             // lists of the vertices they did not settle, each stopping at
             // its first neighbour in the frontier
             let unsettled: Vec<u32> = match hot {
-                Some(hot) => {
-                    let k = hot.k as usize;
-                    let mut cursor = vec![0usize; k];
-                    let mut unsettled = Vec::new();
-                    for u in 0..part.original.len() as u32 {
-                        let degree = part.graph.degree(u as u64);
-                        let d = (degree as usize).min(k);
-                        if let Place::Owned(i) = places.place(u) {
-                            if level[i as usize] == UNREACHED {
-                                match (0..d).map(|j| hot.column(j)[cursor[j]]).find(|&t| in_frontier(t)) {
-                                    Some(t) => {
-                                        level[i as usize] = next_level;
-                                        parent[i as usize] = places.original[t as usize];
-                                        next.push(i);
-                                    }
-                                    // a list no longer than k is all in memory
-                                    None if degree > k as u64 => unsettled.push(i),
-                                    None => {}
-                                }
-                            }
-                        }
-                        for c in &mut cursor[..d] {
-                            *c += 1;
-                        }
-                    }
-                    unsettled
-                }
+                Some(hot) => sweep_hot_lists(part, hot, &in_frontier, &mut level, &mut parent, &mut next, next_level),
                 None => (0..owned as u32).filter(|&i| level[i as usize] == UNREACHED).collect(),
             };
             read += par_rounds(
