@@ -65,13 +65,16 @@ pub fn state_bytes(n: u64) -> u64 {
     n * 4 + n.div_ceil(64) * 8 + LINK_BUFFER as u64 * 8
 }
 
-/// About what sampling from a hot layout reads: the source layout's
-/// degrees (its index, or its degrees file) and two columns of at most a
-/// u32 a vertex each.
+/// At most what sampling from a hot layout would read: the file the
+/// source layout's degrees come from (its degrees file, or its index) and
+/// two columns of at most a u32 a vertex each (a column holds one only
+/// for the vertices whose lists are longer than its rank).
 pub fn hot_sampling_bytes(store: &Store) -> u64 {
     let n = store.vertices();
-    let source = outcore_store::hot::source_layout(store.manifest().directed);
-    let degrees = store.manifest().layouts.get(source).map_or((n + 1) * 8, |r| if r.degrees.is_some() { n * 4 } else { (n + 1) * 8 });
+    let manifest = store.manifest();
+    let source = outcore_store::hot::source_layout(manifest.directed);
+    let degrees =
+        manifest.layouts.get(source).and_then(|r| manifest.files.get(r.degrees.as_ref().unwrap_or(&r.index))).map_or(0, |f| f.bytes);
     degrees + NEIGHBOUR_ROUNDS as u64 * n * 4
 }
 

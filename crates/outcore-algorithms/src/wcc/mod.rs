@@ -129,7 +129,7 @@ impl Algorithm for Wcc {
                             cx.figure(
                                 "hot_layout_would_save",
                                 format!(
-                                    "sampling from the hot layout would read about {} (degrees and two columns) instead of scanning {}: outcore layout add STORE hot",
+                                    "sampling from the hot layout would read at most {} (degrees and two columns) instead of scanning {}: outcore layout add STORE hot",
                                     outcore_io::format_bytes(hot_bytes),
                                     outcore_io::format_bytes(bytes)
                                 ),
