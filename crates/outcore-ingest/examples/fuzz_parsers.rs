@@ -12,8 +12,6 @@
 //!
 //!   cargo run --release -p outcore-ingest --example fuzz_parsers -- [INPUTS per target] [OUT] [TARGET...]
 
-use outcore_ingest::formats;
-use outcore_ingest::{import_file, ImportOptions, NoProgress};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -24,7 +22,7 @@ mod mutate;
 #[path = "fuzz/seeds.rs"]
 mod seeds;
 use mutate::{mutate, panic_text, Findings, Rng};
-use seeds::{targets, Bounded, Target};
+use seeds::{targets, Target};
 
 /// Heap bytes live now and the most since the last reset.
 static LIVE: AtomicUsize = AtomicUsize::new(0);
@@ -67,20 +65,7 @@ fn run_one(target: &Target, dir: &Path, import: bool) -> Option<Finding> {
     PEAK.store(base, Ordering::Relaxed);
     let start = Instant::now();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let mut sink = Bounded { edges: 0 };
-        let _ = formats::parse(&path, target.format, &target.opts, &mut sink, &mut |_, _, _| {});
-        if import {
-            let store = dir.join("store");
-            let opts = ImportOptions {
-                format: Some(target.format),
-                weighted: target.opts.weighted,
-                memory: 64 << 20,
-                force: true,
-                ..Default::default()
-            };
-            let _ = import_file(&path, &store, &opts, &NoProgress);
-            let _ = std::fs::remove_dir_all(&store);
-        }
+        seeds::exercise(target, &path, &dir.join("store"), import);
     }));
     let seconds = start.elapsed().as_secs_f64();
     let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);

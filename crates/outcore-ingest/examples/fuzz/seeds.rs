@@ -5,7 +5,8 @@
 //! and gzip / zstd of text), and a sink that reads at most a million edges.
 #![allow(dead_code)]
 
-use outcore_ingest::formats::{Declared, EdgeSink, Format, ParseOptions, SinkError, SinkResult};
+use outcore_ingest::formats::{self, Declared, EdgeSink, Format, ParseOptions, SinkError, SinkResult};
+use outcore_ingest::{import_file, ImportOptions, NoProgress};
 use std::io::Write;
 use std::path::Path;
 
@@ -107,4 +108,24 @@ pub fn targets(shared: &Path) -> Vec<Target> {
         plain("gzip", "g.txt.gz", gzip(text.as_bytes()), Format::Text, false),
         plain("zstd", "g.txt.zst", zst, Format::Text, false),
     ]
+}
+
+/// What both fuzzers do with an input at `path`: parse it into a
+/// [`Bounded`] sink and, when `import`, import it whole under a 64 MiB
+/// budget into `store` (removed after). Errors are the expected outcome
+/// of most inputs; only a panic, a hang or a greedy allocation is a finding.
+pub fn exercise(target: &Target, path: &Path, store: &Path, import: bool) {
+    let mut sink = Bounded { edges: 0 };
+    let _ = formats::parse(path, target.format, &target.opts, &mut sink, &mut |_, _, _| {});
+    if import {
+        let opts = ImportOptions {
+            format: Some(target.format),
+            weighted: target.opts.weighted,
+            memory: 64 << 20,
+            force: true,
+            ..Default::default()
+        };
+        let _ = import_file(path, store, &opts, &NoProgress);
+        let _ = std::fs::remove_dir_all(store);
+    }
 }

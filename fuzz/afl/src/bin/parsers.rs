@@ -11,7 +11,6 @@
 //!   parsers seeds DIR     write each target's seed into DIR/TARGET/
 //!   parsers TARGET        run under afl-fuzz (reads inputs from AFL)
 
-use outcore_ingest::{formats, import_file, ImportOptions, NoProgress};
 use std::path::Path;
 
 #[path = "../../../../crates/outcore-ingest/examples/fuzz/seeds.rs"]
@@ -44,19 +43,7 @@ fn main() {
             let store = work.path().join("store");
             afl::fuzz!(|data: &[u8]| {
                 std::fs::write(&path, data).unwrap();
-                let mut sink = seeds::Bounded { edges: 0 };
-                let _ = formats::parse(&path, target.format, &target.opts, &mut sink, &mut |_, _, _| {});
-                if data.first().is_some_and(|b| b % 16 == 0) {
-                    let opts = ImportOptions {
-                        format: Some(target.format),
-                        weighted: target.opts.weighted,
-                        memory: 64 << 20,
-                        force: true,
-                        ..Default::default()
-                    };
-                    let _ = import_file(&path, &store, &opts, &NoProgress);
-                    let _ = std::fs::remove_dir_all(&store);
-                }
+                seeds::exercise(target, &path, &store, data.first().is_some_and(|b| b % 16 == 0));
             });
         }
         None => {
