@@ -392,11 +392,11 @@ fn afforest_charges_what_it_holds_and_finds_the_largest_component_as_its_giant()
         [("CA-GrQc", false, false), ("CA-GrQc", false, true), ("wiki-Vote", true, false), ("wiki-Vote", true, true)]
     {
         let (dir, without) = store(&shared().join(format!("real/{input}.txt")), Some(directed), false, 6);
+        // what the report says sampling from the hot layout would read
+        let said = afforest::hot_sampling_bytes(&without);
+        drop(without);
         if hot {
-            // what the report said sampling from the hot layout would read,
             // against the files it then reads
-            let said = afforest::hot_sampling_bytes(&without);
-            drop(without);
             outcore_ingest::hot::add_hot(&dir.path().join("s"), 2, 1 << 30, &NoProgress).unwrap();
             let st = Store::open(&dir.path().join("s")).unwrap();
             let m = st.manifest();
@@ -409,8 +409,6 @@ fn afforest_charges_what_it_holds_and_finds_the_largest_component_as_its_giant()
                 "{input}: said {said}, reads {degrees} + {columns} (at most {})",
                 degrees + 8 * n
             );
-        } else {
-            drop(without);
         }
         let st = Store::open(&dir.path().join("s")).unwrap();
         let what = format!("{input}, hot layout {hot}");
