@@ -136,6 +136,7 @@ fn write_minimal(w: &mut BitWriter, z: u64, n: u128) {
 /// after every code without a branch (F. Giesen, "Reading bits in far too
 /// many ways", variant 4): the load of the next word does not wait for the
 /// code being decoded, so a code costs a few shifts on the critical path.
+#[derive(Clone)]
 pub struct BitReader<'a> {
     bytes: &'a [u8],
     /// Bits consumed, from the start of `bytes`.
@@ -333,28 +334,56 @@ impl<'a> BitReader<'a> {
         }
         Ok(((1u64 << n) | self.read(n as u32)?) - 1)
     }
-    /// Boldi-Vigna zeta_k of `x + 1`. For k >= 2 the interval of a code
-    /// with h leading zeros, [2^hk, 2^(h+1)k), holds n = 2^hk (2^k - 1)
-    /// values, so its minimal binary code has s = (h+1) k bits and its
-    /// first m = 2^s - n = 2^hk values take s - 1: a code of at most 56
-    /// bits is decoded from one peek with shifts alone.
+    /// Run `body` on a copy of this reader, then continue from where the
+    /// copy stopped. A loop that calls only the `try_` fast paths on the
+    /// copy keeps the buffer and position in registers (the reader itself
+    /// lives in memory once a slow path has borrowed it).
+    #[inline(always)]
+    pub fn in_registers<T>(&mut self, body: impl FnOnce(&mut BitReader<'a>) -> T) -> T {
+        let mut local = self.clone();
+        let out = body(&mut local);
+        *self = local;
+        out
+    }
+
+    /// Boldi-Vigna zeta_k of `x + 1`.
     #[inline(always)]
     pub fn read_zeta0(&mut self, k: u32) -> Result<u64, &'static str> {
+        match self.try_zeta0(k) {
+            Some(x) => Ok(x),
+            None => self.read_zeta0_by_parts(k),
+        }
+    }
+    /// The fast path of [`read_zeta0`](Self::read_zeta0): for k >= 2 the
+    /// interval of a code with h leading zeros, [2^hk, 2^(h+1)k), holds
+    /// n = 2^hk (2^k - 1) values, so its minimal binary code has
+    /// s = (h+1) k bits and its first m = 2^s - n = 2^hk values take
+    /// s - 1: a code of at most 56 bits is decoded from one peek with
+    /// shifts alone. `None` (and nothing consumed) for a longer code or one
+    /// cut by the end of the stream.
+    ///
+    /// The first s - 1 bits y of the minimal binary code reach m = 2^hk
+    /// exactly when their top k - 1 bits are not all zero, so the code's
+    /// length, which the next code waits for, is found from the k - 1 bits
+    /// after the unary part with one fixed shift; its value is not waited
+    /// for.
+    #[inline(always)]
+    pub fn try_zeta0(&mut self, k: u32) -> Option<u64> {
         let word = self.peek();
         let h = word.leading_zeros();
         if (2..=28).contains(&k) && h < 28 && (h + 1) * (k + 1) <= 56 {
             let s = (h + 1) * k;
-            let m = 1u64 << (h * k);
             let rest = word << (h + 1);
             // branch-free: which length a code has is a coin toss
-            let long = (rest >> (65 - s) >= m) as u32;
-            let len = s - 1 + long;
-            let z = (rest >> (64 - len)) - (m & (long as u64).wrapping_neg());
-            if self.take_peeked(h + 1 + len) {
-                return Ok(m + z - 1);
+            let long = (rest >> (65 - k) != 0) as u32;
+            let binary = s - 1 + long;
+            let m = 1u64 << (h * k);
+            let z = (rest >> (64 - binary)) - (m & (long as u64).wrapping_neg());
+            if self.take_peeked(h + 1 + binary) {
+                return Some(m + z - 1);
             }
         }
-        self.read_zeta0_by_parts(k)
+        None
     }
     #[cold]
     #[inline(never)]

@@ -234,6 +234,38 @@ fn merge(a: &[u64], b: &[u64], out: &mut Vec<u64>) -> Result<(), &'static str> {
     Ok(())
 }
 
+/// The residuals after the first, to the end of the list: zeta_3 gaps, each
+/// id the last plus the gap plus one, below `vertices`. Most of a random
+/// graph's bits are here, so the codes that fit one peek are decoded in a
+/// loop over a copy of the reader held in registers; a longer code drops
+/// to the general path for itself alone.
+fn read_residual_gaps(bits: &mut BitReader, mut x: u64, vertices: u64, out: &mut Vec<u64>) -> Result<(), String> {
+    loop {
+        let long_code = bits.in_registers(|r| {
+            while !r.only_padding_left() {
+                let Some(gap) = r.try_zeta0(ZETA_K) else { return Ok(true) };
+                // a fast code is below 2^56: gap + 1 cannot overflow
+                match x.checked_add(gap + 1) {
+                    Some(next) if next < vertices => x = next,
+                    _ => return Err(format!("impossible code: residual {x} + {gap} + 1 outside the graph")),
+                }
+                out.push(x);
+            }
+            Ok(false)
+        })?;
+        if !long_code {
+            return Ok(());
+        }
+        let gap = bits.read_zeta0(ZETA_K)?;
+        x = x
+            .checked_add(gap)
+            .and_then(|y| y.checked_add(1))
+            .filter(|&y| y < vertices)
+            .ok_or_else(|| format!("impossible code: residual {x} + {gap} + 1 outside the graph"))?;
+        out.push(x);
+    }
+}
+
 impl GaprefDecoder {
     fn decode_into_slot(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, depth: u8) -> Result<(), String> {
         let slot = (vertex % SLOTS as u64) as usize;
@@ -302,20 +334,12 @@ impl GaprefDecoder {
             residuals.clear();
             if !bits.only_padding_left() {
                 let first = vertex as i128 + unzigzag(bits.read_zeta0(ZETA_K)?);
-                let mut x = u64::try_from(first)
+                let x = u64::try_from(first)
                     .ok()
                     .filter(|&x| x < src.vertices)
                     .ok_or_else(|| format!("impossible code: residual {first} outside the graph"))?;
                 residuals.push(x);
-                while !bits.only_padding_left() {
-                    let gap = bits.read_zeta0(ZETA_K)?;
-                    x = x
-                        .checked_add(gap)
-                        .and_then(|y| y.checked_add(1))
-                        .filter(|&y| y < src.vertices)
-                        .ok_or_else(|| format!("impossible code: residual {x} + {gap} + 1 outside the graph"))?;
-                    residuals.push(x);
-                }
+                read_residual_gaps(&mut bits, x, src.vertices, residuals)?;
             }
             if !alone {
                 if self.copied.is_empty() {
