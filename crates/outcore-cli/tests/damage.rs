@@ -177,7 +177,8 @@ fn put_u32(path: &Path, at: u64, value: u32) {
 fn ef_entries(path: &Path) -> Vec<u64> {
     let bytes = std::fs::read(path).unwrap();
     let count = u64::from_le_bytes(bytes[8..16].try_into().unwrap());
-    let mut cursor = outcore_store::ef::EfCursor::open(path, count).unwrap();
+    let flag = u64::from_le_bytes(bytes[32..40].try_into().unwrap());
+    let mut cursor = outcore_store::ef::EfCursor::open(path, count, flag).unwrap();
     (0..count).map(|i| cursor.entry(i).unwrap()).collect()
 }
 

@@ -78,13 +78,18 @@ impl EfHeader {
 
     /// Parse and check a header read from `path` (a file of `file_bytes`
     /// bytes that must hold `entries` entries).
-    fn parse(path: &Path, w: &[u64], file_bytes: u64, entries: u64) -> Result<Self, StoreError> {
+    /// The flag mask must be `flag`, the reader's codec's: a damaged one
+    /// would set some other bit in every flagged entry.
+    fn parse(path: &Path, w: &[u64], file_bytes: u64, entries: u64, flag: u64) -> Result<Self, StoreError> {
         let bad = |why: String| Err(StoreError::invalid(path, why));
         if w[0] != EF_MAGIC {
             return bad("is not an Elias-Fano index (bad magic number)".into());
         }
         if w[1] != entries {
             return bad(format!("holds {} entries, expected {entries}", w[1]));
+        }
+        if w[4] != flag {
+            return bad(format!("has flag mask {:#x}, expected {flag:#x} (corrupt header)", w[4]));
         }
         if w[3] >= 64 || w[5] & !w[4] != w[2] {
             return bad(format!("has a malformed header (low width {}, last entry {} against the largest {})", w[3], w[5], w[2]));
@@ -272,8 +277,9 @@ pub struct EfCursor {
 }
 
 impl EfCursor {
-    /// Open `path`, which must hold `entries` entries.
-    pub fn open(path: &Path, entries: u64) -> Result<Self, StoreError> {
+    /// Open `path`, which must hold `entries` entries with flag mask
+    /// `flag` (the codec's flag bits for an index, 0 for edge starts).
+    pub fn open(path: &Path, entries: u64, flag: u64) -> Result<Self, StoreError> {
         let mut header_window = Window::open_paged(path)?;
         let file_bytes = header_window.len();
         if file_bytes < HEADER_WORDS * 8 {
@@ -281,7 +287,7 @@ impl EfCursor {
         }
         let words: Vec<u64> =
             header_window.range(0, HEADER_WORDS * 8)?.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
-        let header = EfHeader::parse(path, &words, file_bytes, entries)?;
+        let header = EfHeader::parse(path, &words, file_bytes, entries, flag)?;
         let low_start = HEADER_WORDS * 8;
         let high_start = low_start + header.low_words * 8;
         let flags_start = high_start + header.high_words * 8;
@@ -434,8 +440,8 @@ impl EfCursor {
                 count = 0;
             }
         }
-        // positions between were not checked: the next one is checked against 0
-        self.previous_position = 0;
+        // the positions skipped were not decoded, but entries never
+        // decrease: the next one is still checked against the last read
         Ok(())
     }
 
@@ -531,15 +537,15 @@ mod tests {
             let entries = index_of(&lengths, flag);
             let dir = tempfile::tempdir().unwrap();
             let path = write(dir.path(), &entries, flag);
-            let mut all = EfCursor::open(&path, entries.len() as u64).unwrap();
+            let mut all = EfCursor::open(&path, entries.len() as u64, flag).unwrap();
             for (i, &x) in entries.iter().enumerate() {
                 prop_assert_eq!(all.entry(i as u64).unwrap(), x);
                 prop_assert_eq!(all.entry(i as u64).unwrap(), x, "asked twice");
             }
             let mut whole = Vec::new();
-            EfCursor::open(&path, entries.len() as u64).unwrap().for_each(|x| { whole.push(x); Ok(()) }).unwrap();
+            EfCursor::open(&path, entries.len() as u64, flag).unwrap().for_each(|x| { whole.push(x); Ok(()) }).unwrap();
             prop_assert_eq!(&whole, &entries);
-            let mut some = EfCursor::open(&path, entries.len() as u64).unwrap();
+            let mut some = EfCursor::open(&path, entries.len() as u64, flag).unwrap();
             for i in (stride / 2..entries.len()).step_by(stride) {
                 prop_assert_eq!(some.entry(i as u64).unwrap(), entries[i]);
             }
@@ -551,16 +557,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let entries: Vec<u64> = (0..1000u64).map(|i| i * 37).collect();
         let path = write(dir.path(), &entries, 0);
-        let err = EfCursor::open(&path, 999).err().unwrap().to_string();
+        let err = EfCursor::open(&path, 999, 0).err().unwrap().to_string();
         assert!(err.contains("x.ef") && err.contains("holds 1000 entries, expected 999"), "{err}");
-        let mut c = EfCursor::open(&path, 1000).unwrap();
+        let mut c = EfCursor::open(&path, 1000, 0).unwrap();
         assert_eq!(c.entry(10).unwrap(), 370);
         let err = c.entry(5).err().unwrap().to_string();
         assert!(err.contains("reads go forward"), "{err}");
         // a truncated file
         let bytes = std::fs::read(&path).unwrap();
         std::fs::write(&path, &bytes[..bytes.len() - 8]).unwrap();
-        let err = EfCursor::open(&path, 1000).err().unwrap().to_string();
+        let err = EfCursor::open(&path, 1000, 0).err().unwrap().to_string();
         assert!(err.contains("truncated"), "{err}");
         // upper bits cleared: the entries run out
         let mut cleared = bytes.clone();
@@ -569,7 +575,7 @@ mod tests {
             *b = 0;
         }
         std::fs::write(&path, &cleared).unwrap();
-        let mut c = EfCursor::open(&path, 1000).unwrap();
+        let mut c = EfCursor::open(&path, 1000, 0).unwrap();
         let err = c.entry(0).err().unwrap().to_string();
         assert!(err.contains("upper bits end before entry 0"), "{err}");
         // the last entry's low bits flipped: it disagrees with the header (a
@@ -579,15 +585,44 @@ mod tests {
         let bit = 999 * 5 + 3;
         flipped[HEADER_WORDS as usize * 8 + bit / 8] ^= 1 << (bit % 8);
         std::fs::write(&path, &flipped).unwrap();
-        let mut c = EfCursor::open(&path, 1000).unwrap();
+        let mut c = EfCursor::open(&path, 1000, 0).unwrap();
         assert_eq!(c.entry(998).unwrap(), entries[998]);
         let err = c.entry(999).err().unwrap().to_string();
         assert!(err.contains("corrupt index"), "{err}");
+        // a flag mask other than the reader's
+        let err = EfCursor::open(&path, 1000, 1 << 63).err().unwrap().to_string();
+        assert!(err.contains("flag mask 0x0, expected 0x8000000000000000"), "{err}");
         // the magic number
         let mut magic = bytes;
         magic[0] ^= 1;
         std::fs::write(&path, &magic).unwrap();
-        let err = EfCursor::open(&path, 1000).err().unwrap().to_string();
+        let err = EfCursor::open(&path, 1000, 0).err().unwrap().to_string();
         assert!(err.contains("bad magic"), "{err}");
+    }
+
+    /// Found by the ef-file fuzzer: a lookup that skips entries checked
+    /// the next one against 0, so an entry whose low bits were damaged
+    /// could read below one read before the skip.
+    #[test]
+    fn an_entry_below_one_read_before_a_skip_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        // groups of four consecutive positions: entries 8..12 share their upper bits
+        let entries: Vec<u64> = (0..1000u64).map(|i| (i / 4) * 148 + i % 4).collect();
+        let path = write(dir.path(), &entries, 0);
+        let header = EfHeader::plan(1000, *entries.last().unwrap(), 0, *entries.last().unwrap());
+        let l = header.low_width as usize;
+        assert_eq!(l, 5);
+        let mut c = EfCursor::open(&path, 1000, 0).unwrap();
+        assert_eq!((c.entry(9).unwrap(), c.entry(11).unwrap()), (297, 299));
+        // entry 11's low bits cleared: 288, below entry 9's 297
+        let mut bytes = std::fs::read(&path).unwrap();
+        for bit in 11 * l..12 * l {
+            bytes[HEADER_WORDS as usize * 8 + bit / 8] &= !(1 << (bit % 8));
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        let mut c = EfCursor::open(&path, 1000, 0).unwrap();
+        assert_eq!(c.entry(9).unwrap(), 297);
+        let err = c.entry(11).err().unwrap().to_string();
+        assert!(err.contains("entry 11 is 288") && err.contains("corrupt index"), "{err}");
     }
 }

@@ -151,6 +151,10 @@ impl Layout {
     pub fn codec(&self) -> &'static dyn Codec {
         self.codec
     }
+    /// The flag bits the codec keeps in index entries (CEESOR's self loop).
+    pub fn index_flag(&self) -> u64 {
+        !self.codec.position(u64::MAX)
+    }
     pub fn index_path(&self) -> PathBuf {
         self.dir.join(&self.record.index)
     }
@@ -204,7 +208,7 @@ impl Layout {
             let p = self.degrees_path().ok_or_else(|| StoreError::invalid(&self.dir, "a blocked layout without a degrees file"))?;
             scan.degrees = Some(match self.record.index_format {
                 IndexFormat::U64 => EdgeStarts::Degrees(Window::open_paged(&p)?),
-                IndexFormat::EliasFano => EdgeStarts::EliasFano(Box::new(EfCursor::open(&p, self.vertices + 1)?)),
+                IndexFormat::EliasFano => EdgeStarts::EliasFano(Box::new(EfCursor::open(&p, self.vertices + 1, 0)?)),
             });
         }
         scan.paged = true;
@@ -268,7 +272,9 @@ impl Layout {
     fn index_entries_with(&self, open: fn(&Path) -> Result<Window, StoreError>) -> Result<IndexEntries, StoreError> {
         Ok(match self.record.index_format {
             IndexFormat::U64 => IndexEntries::Words(open(&self.index_path())?),
-            IndexFormat::EliasFano => IndexEntries::EliasFano(Box::new(EfCursor::open(&self.index_path(), self.vertices + 1)?)),
+            IndexFormat::EliasFano => {
+                IndexEntries::EliasFano(Box::new(EfCursor::open(&self.index_path(), self.vertices + 1, self.index_flag())?))
+            }
         })
     }
 
@@ -318,7 +324,7 @@ impl Layout {
                 }
                 window.u64_at(self.vertices * 8)
             }
-            IndexFormat::EliasFano => Ok(EfCursor::open(&path, self.vertices + 1)?.header().last),
+            IndexFormat::EliasFano => Ok(EfCursor::open(&path, self.vertices + 1, self.index_flag())?.header().last),
         }
     }
 
@@ -329,7 +335,7 @@ impl Layout {
         let Some(p) = self.degrees_path() else { return Ok(None) };
         Ok(Some(match self.record.index_format {
             IndexFormat::U64 => EdgeStarts::Degrees(Window::open(&p)?),
-            IndexFormat::EliasFano => EdgeStarts::EliasFano(Box::new(EfCursor::open(&p, self.vertices + 1)?)),
+            IndexFormat::EliasFano => EdgeStarts::EliasFano(Box::new(EfCursor::open(&p, self.vertices + 1, 0)?)),
         }))
     }
 
