@@ -360,7 +360,8 @@ impl<'c> Part<'c> {
     pub fn place(&self, v: u32) -> Place {
         self.places().place(v)
     }
-    /// [`Part::place`] and [`Part::ghost_home`] for other threads.
+    /// [`Part::place`] for other threads, and each ghost's home
+    /// ([`Places::ghost_home`]).
     pub fn places(&self) -> Places<'_> {
         Places {
             rank: self.comm.rank(),
@@ -385,10 +386,6 @@ impl<'c> Part<'c> {
     }
     pub fn ghost_count(&self) -> usize {
         self.ghosts.len()
-    }
-    /// Ghost `g`'s owner and its owned index there.
-    pub fn ghost_home(&self, g: u32) -> (usize, u32) {
-        (self.owner_of[self.ghosts[g as usize] as usize] as usize, self.remote[g as usize])
     }
     pub fn stats(&self) -> TraverseStats {
         self.graph.stats()
