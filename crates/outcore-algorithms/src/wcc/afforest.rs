@@ -231,3 +231,19 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
     let labels: Vec<u32> = parent.into_iter().map(AtomicU32::into_inner).collect();
     Ok((labels, charge, stats))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The giant is the root sampled most often, not the smallest root
+    /// sampled: a small component under root 0 and a large one under
+    /// root 10 (a compressed forest, every parent a root).
+    #[test]
+    fn the_giant_is_the_most_frequent_root_not_the_smallest() {
+        let parent: Vec<AtomicU32> = (0..5000u32).map(|v| AtomicU32::new(if v < 10 { 0 } else { 10 })).collect();
+        assert_eq!(giant(&parent), 10);
+        let parent: Vec<AtomicU32> = (0..5000u32).map(|v| AtomicU32::new(if v < 4990 { 0 } else { 4990 })).collect();
+        assert_eq!(giant(&parent), 0);
+    }
+}
