@@ -749,7 +749,7 @@ impl std::hash::Hasher for SpreadHasher {
 /// and the mask of the codec's flag bits. An index of the wrong length is
 /// an error.
 fn last_entry(lay: &outcore_store::Layout) -> Result<(u64, u64), StoreError> {
-    Ok((lay.last_index_entry()?, !lay.codec().position(u64::MAX)))
+    Ok((lay.last_index_entry()?, lay.index_flag()))
 }
 
 /// The index of `lay`, loaded (positions never decrease: [`CompactIndex`]

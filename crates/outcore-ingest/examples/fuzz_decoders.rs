@@ -8,7 +8,7 @@
 //!
 //!   cargo run --release -p outcore-ingest --example fuzz_decoders -- [INPUTS per target] [OUT] [TARGET...]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[path = "fuzz/mutate.rs"]
 mod mutate;
@@ -103,7 +103,7 @@ fn main() {
     Findings::header();
     let mut total = 0;
     for name in decoders::TARGETS.into_iter().filter(|n| want(n)) {
-        let target = decoders::setup(name, Path::new(&shared), work.path());
+        let target = decoders::setup(name, &shared, work.path());
         let mut rng = Rng(rng_seed(name));
         let mut findings = Findings::new(name, &out);
         for i in 0..inputs {

@@ -241,14 +241,10 @@ fn merge(a: &[u64], b: &[u64], out: &mut Vec<u64>) -> Result<(), &'static str> {
 /// to the general path for itself alone.
 fn read_residual_gaps(bits: &mut BitReader, mut x: u64, vertices: u64, out: &mut Vec<u64>) -> Result<(), String> {
     loop {
-        let long_code = bits.in_registers(|r| {
+        let long_code = bits.in_registers(|r| -> Result<bool, String> {
             while !r.only_padding_left() {
                 let Some(gap) = r.try_zeta0(ZETA_K) else { return Ok(true) };
-                // a fast code is below 2^56: gap + 1 cannot overflow
-                match x.checked_add(gap + 1) {
-                    Some(next) if next < vertices => x = next,
-                    _ => return Err(format!("impossible code: residual {x} + {gap} + 1 outside the graph")),
-                }
+                x = next_residual(x, gap, vertices)?;
                 out.push(x);
             }
             Ok(false)
@@ -256,14 +252,18 @@ fn read_residual_gaps(bits: &mut BitReader, mut x: u64, vertices: u64, out: &mut
         if !long_code {
             return Ok(());
         }
-        let gap = bits.read_zeta0(ZETA_K)?;
-        x = x
-            .checked_add(gap)
-            .and_then(|y| y.checked_add(1))
-            .filter(|&y| y < vertices)
-            .ok_or_else(|| format!("impossible code: residual {x} + {gap} + 1 outside the graph"))?;
+        x = next_residual(x, bits.read_zeta0(ZETA_K)?, vertices)?;
         out.push(x);
     }
+}
+
+/// The residual after `x` with `gap`: x + gap + 1, below `vertices`.
+#[inline(always)]
+fn next_residual(x: u64, gap: u64, vertices: u64) -> Result<u64, String> {
+    x.checked_add(gap)
+        .and_then(|y| y.checked_add(1))
+        .filter(|&y| y < vertices)
+        .ok_or_else(|| format!("impossible code: residual {x} + {gap} + 1 outside the graph"))
 }
 
 impl GaprefDecoder {

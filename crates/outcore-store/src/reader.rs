@@ -288,7 +288,7 @@ impl Layout {
         use crate::ef::{write_ef, EfHeader};
         let n = self.vertices;
         let last = self.last_index_entry()?;
-        let flag = !self.codec.position(u64::MAX);
+        let flag = self.index_flag();
         let mut record = self.record.clone();
         let mut files = Vec::new();
         let index_name = format!("{name}.ef");

@@ -81,7 +81,7 @@ pub fn setup(name: &str, shared: &Path, work: &Path) -> Target {
             let st = Store::open(&store).unwrap();
             let lay = st.layout("out").unwrap();
             let file = std::fs::read(lay.index_path()).unwrap();
-            let flag = !lay.codec().position(u64::MAX);
+            let flag = lay.index_flag();
             Target::EfFile { file, entries: st.vertices() + 1, flag, path: work.join("fuzz.ef") }
         }
         _ => panic!("no decoder target {name}; the targets are {}", TARGETS.join(", ")),
