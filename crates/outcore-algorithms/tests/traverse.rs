@@ -437,6 +437,17 @@ fn afforest_sampling_from_the_hot_layout() {
             assert_eq!(stats.sampled_from, "hot", "{name}");
             assert!(got.iter().map(|&x| x as u64).eq(want.iter().copied()), "{name} with {columns} hot columns");
         }
+        // columns of an older generation of the source layout are not
+        // sampled: the lists are, by a scan
+        let path = dir.join("manifest.json");
+        let mut m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        m["hot"]["source_xxh3"] = serde_json::json!("0000000000000000");
+        std::fs::write(&path, serde_json::to_string(&m).unwrap()).unwrap();
+        let store = Store::open(&dir).unwrap();
+        let budget = Budget::new(afforest::state_bytes(store.vertices()) + (8 << 20));
+        let (got, _, stats) = afforest::wcc_charged(&store, &budget).unwrap();
+        assert_eq!(stats.sampled_from, "scan", "{name}: stale hot columns sampled");
+        assert!(got.iter().map(|&x| x as u64).eq(want.iter().copied()), "{name} with stale hot columns");
         drop(keep);
     }
 }

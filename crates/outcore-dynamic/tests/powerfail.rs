@@ -98,6 +98,7 @@ enum DirOp {
 }
 
 /// The file system as the process sees it, with what is not yet durable.
+#[derive(Clone)]
 struct Model {
     disk: Disk,
     live: BTreeMap<String, usize>,
@@ -266,6 +267,9 @@ fn write_sparse(path: &Path, data: &[u8]) {
     }
 }
 
+/// Threads replaying crash points (each takes every other point).
+const REPLAY_THREADS: usize = 2;
+
 #[test]
 fn every_power_failure_reopens_at_the_last_commit_or_the_one_being_made() {
     let points = env("OUTCORE_POWERFAIL_POINTS", 60);
@@ -344,54 +348,79 @@ fn every_power_failure_reopens_at_the_last_commit_or_the_one_being_made() {
     };
     at.retain(|&k| k <= n);
 
-    let mut model = start;
-    let (mut done, mut in_commit) = (first, false);
-    let mut next = 0;
-    let (mut replays, mut at_previous, mut at_made) = (0u64, 0u64, 0u64);
-    let mut crash_rng = Rng(0xdead_beef_cafe_f00d);
-    for &k in &at {
-        while next < k {
-            model.step(&events[next]);
-            if let Event::Mark(m) = &events[next] {
-                if m == "commit-start" {
-                    in_commit = true;
-                } else {
-                    done = m.strip_prefix("commit ").unwrap().parse().unwrap();
-                    in_commit = false;
+    // The crash points are replayed on two threads, each stepping its own
+    // copy of the model through the events to every other point.
+    let replay = |worker: usize| -> (u64, u64, u64) {
+        let mut model = start.clone();
+        let (mut done, mut in_commit) = (first, false);
+        let mut next = 0;
+        let (mut replays, mut at_previous, mut at_made) = (0u64, 0u64, 0u64);
+        let mut crash_rng = Rng(0xdead_beef_cafe_f00d ^ worker as u64);
+        for &k in at.iter().skip(worker).step_by(REPLAY_THREADS) {
+            while next < k {
+                model.step(&events[next]);
+                if let Event::Mark(m) = &events[next] {
+                    if m == "commit-start" {
+                        in_commit = true;
+                    } else {
+                        done = m.strip_prefix("commit ").unwrap().parse().unwrap();
+                        in_commit = false;
+                    }
                 }
+                next += 1;
             }
-            next += 1;
+            for variant in 0..variants {
+                let crashed = tmp.path().join(format!("crash-{k}-{variant}"));
+                model.crash_into(&crashed, variant, &mut crash_rng);
+                let what = format!("power failure before event {k} of {n} ({:?}), file system variant {variant}", events.get(k).map(short));
+                let mut store = DynamicStore::open(&crashed).unwrap_or_else(|e| panic!("{what}: the store does not open: {e}"));
+                store.check().unwrap_or_else(|e| panic!("{what}: check fails: {e}"));
+                let epoch = store.epoch();
+                assert!(
+                    epoch == done || (in_commit && epoch == done + 1),
+                    "{what}: reopened at commit {epoch}; the last commit made was {done}{}",
+                    if in_commit { " and the next was being made" } else { "" }
+                );
+                assert!(
+                    content(&store) == expected[&epoch],
+                    "{what}: reopened at commit {epoch} but its contents differ from that commit's"
+                );
+                if epoch == done {
+                    at_previous += 1;
+                } else {
+                    at_made += 1;
+                }
+                // The reopened store takes updates and commits again.
+                if variant == 0 {
+                    let mut more = inserted.clone();
+                    store.apply(&round(&mut crash_rng, 2000, ids, &mut more)).unwrap();
+                    store.commit().unwrap();
+                    store.check().unwrap_or_else(|e| panic!("{what}: check fails after a commit on the reopened store: {e}"));
+                }
+                drop(store);
+                std::fs::remove_dir_all(&crashed).unwrap();
+                replays += 1;
+            }
         }
-        for variant in 0..variants {
-            let replay = tmp.path().join(format!("crash-{k}-{variant}"));
-            model.crash_into(&replay, variant, &mut crash_rng);
-            let what = format!("power failure before event {k} of {n} ({:?}), file system variant {variant}", events.get(k).map(short));
-            let mut store = DynamicStore::open(&replay).unwrap_or_else(|e| panic!("{what}: the store does not open: {e}"));
-            store.check().unwrap_or_else(|e| panic!("{what}: check fails: {e}"));
-            let epoch = store.epoch();
-            assert!(
-                epoch == done || (in_commit && epoch == done + 1),
-                "{what}: reopened at commit {epoch}; the last commit made was {done}{}",
-                if in_commit { " and the next was being made" } else { "" }
-            );
-            assert!(content(&store) == expected[&epoch], "{what}: reopened at commit {epoch} but its contents differ from that commit's");
-            if epoch == done {
-                at_previous += 1;
-            } else {
-                at_made += 1;
-            }
-            // The reopened store takes updates and commits again.
-            if variant == 0 {
-                let mut more = inserted.clone();
-                store.apply(&round(&mut crash_rng, 2000, ids, &mut more)).unwrap();
-                store.commit().unwrap();
-                store.check().unwrap_or_else(|e| panic!("{what}: check fails after a commit on the reopened store: {e}"));
-            }
-            drop(store);
-            std::fs::remove_dir_all(&replay).unwrap();
-            replays += 1;
+        (replays, at_previous, at_made)
+    };
+    let (mut replays, mut at_previous, mut at_made) = (0u64, 0u64, 0u64);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..REPLAY_THREADS)
+            .map(|w| {
+                let replay = &replay;
+                scope.spawn(move || replay(w))
+            })
+            .collect();
+        for worker in workers {
+            // a failed replay's panic message is the test's
+            let (r, p, m) = worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            replays += r;
+            at_previous += p;
+            at_made += m;
         }
-    }
+    });
+    assert_eq!(replays, at.len() as u64 * variants, "every crash point replayed once per variant");
     eprintln!(
         "powerfail: {n} events ({writes} writes, {syncs} syncs), {} crash points x {variants} variants = {replays} replays: \
          {at_previous} at the last commit, {at_made} at the commit being made; all consistent",
