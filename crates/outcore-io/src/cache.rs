@@ -355,6 +355,10 @@ impl BlockCache {
                         checks.verify_block(handle, cb)?;
                     }
                 } else {
+                    // random reads need checks: the background readers start
+                    for background in &self.background {
+                        background.resume();
+                    }
                     // and with a buffer for it, its pages then come from the cache
                     self.referenced[f] = true;
                     self.verify_and_install(file, cb)?;
@@ -376,8 +380,10 @@ impl BlockCache {
     }
 
     /// Check the cached files ahead of the reads: a background reader per
-    /// registered file checks its blocks in file order, and a block a read
-    /// reaches first is read whole into a buffer, checked, and its pages
+    /// registered file, started by the first read that finds a block
+    /// unchecked, checks the blocks nothing has checked yet (from the end
+    /// of the file back), and a block a read reaches first is read whole
+    /// into a buffer, checked, and its pages
     /// put in the cache. Without this, such a block is checked by a read of
     /// its own in small pieces. Costs [`BlockCache::check_ahead_bytes`].
     pub fn check_ahead(&mut self) {
@@ -498,10 +504,13 @@ mod tests {
         drop(cache);
         let checks = crate::verify::checks_for_path(&path).unwrap();
         let started = std::time::Instant::now();
-        while !(0..3).all(|b| checks.is_verified(b)) {
-            // a fresh cache's background reader checks the rest
+        while let Some(b) = (0..3).find(|&b| !checks.is_verified(b)) {
+            // a fresh cache's background reader, started by a read of an
+            // unchecked block, checks the rest
             let mut cache = BlockCache::new(std::slice::from_ref(&path), 4096, 512, 4, false).unwrap();
             cache.check_ahead();
+            let page = b as usize * 256;
+            assert_eq!(cache.get(0, b * 256).unwrap(), &data[page * 4096..(page + 1) * 4096]);
             std::thread::sleep(std::time::Duration::from_millis(20));
             assert!(started.elapsed().as_secs() < 60, "the background check did not finish");
         }

@@ -271,49 +271,103 @@ impl FileChecks {
     }
 }
 
-/// Bytes of memory a [`Background`] check of one file takes (its reader's two chunks).
-pub const BACKGROUND_BYTES: u64 = 2 * BACKGROUND_CHUNK as u64;
+/// Bytes of memory a [`Background`] check of one file takes (a block's buffer).
+pub const BACKGROUND_BYTES: u64 = BACKGROUND_CHUNK as u64;
 const BACKGROUND_CHUNK: usize = 1 << 20;
 
-/// A thread that reads a registered file from start to end so that its
-/// blocks are checked ahead of random reads that would otherwise check each
-/// one on the spot (a whole block read where a page was asked for). It
-/// stops at the end of the file, at the first damaged block (which the
-/// reader that asks for it then reports), or when dropped.
+/// A thread that checks a registered file's blocks from end to start, so
+/// that they are checked ahead of random reads that would otherwise check
+/// each one on the spot (a whole block read where a page was asked for).
+/// It waits for [`Background::resume`], which a reader calls when its
+/// first random read finds a block unchecked: a scan before that (hot
+/// lists built by a scan) checks the blocks as it reads them, and the
+/// thread then finds nothing left to do. It reads only the blocks no
+/// reader of this process has checked yet, so a block a random read
+/// reached first is not read again. It stops at the start of the file, at
+/// the first damaged block (which the reader that asks for it then
+/// reports), or when dropped.
 pub struct Background {
     stop: Arc<std::sync::atomic::AtomicBool>,
+    go: Arc<std::sync::atomic::AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Background {
-    /// Start checking `path` unless every block of it is checked already.
-    pub fn start(path: &Path, checks: &FileChecks) -> Option<Background> {
+    /// A thread ready to check `path` (once resumed), unless every block of
+    /// it is checked already.
+    pub fn start(path: &Path, checks: &Arc<FileChecks>) -> Option<Background> {
         if (0..checks.blocks()).all(|b| checks.is_verified(b)) {
             return None;
         }
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (flag, path) = (stop.clone(), path.to_path_buf());
+        let go = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (flag, start, path, checks) = (stop.clone(), go.clone(), path.to_path_buf(), checks.clone());
         let thread = std::thread::Builder::new()
             .name("outcore-verify".into())
             .spawn(move || {
-                // the reader's own thread checks each block as it arrives
-                let Ok(mut reader) = crate::SeqReader::open(&path, BACKGROUND_CHUNK) else { return };
-                while !flag.load(Ordering::Relaxed) {
-                    match reader.next_chunk() {
-                        Ok(Some(_)) => {}
-                        _ => return,
+                while !start.load(Ordering::Acquire) {
+                    if flag.load(Ordering::Acquire) {
+                        return;
+                    }
+                    std::thread::park();
+                }
+                let mut opts = std::fs::OpenOptions::new();
+                opts.read(true);
+                let Ok((file, _)) = crate::open_maybe_direct(&path, &opts) else { return };
+                // a file changed since it was registered is not this one: its readers report it
+                if file.metadata().map_or(true, |m| identity(&m).1 != checks.version) {
+                    return;
+                }
+                let mut buf = (checks.block_bytes() <= BACKGROUND_CHUNK as u64).then(|| AlignedBuf::new(BACKGROUND_CHUNK, DIRECT_ALIGN));
+                // from the end back: the random reads that need these
+                // checks (sweeps in id order) go from the start forward,
+                // so the two meet once instead of reading the same blocks
+                // side by side
+                for b in (0..checks.blocks()).rev() {
+                    if flag.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    if checks.is_verified(b) {
+                        continue;
+                    }
+                    // one read of the whole block where it fits the buffer, else in pieces
+                    let checked = match &mut buf {
+                        Some(buf) => checks.read_block(&file, b, buf).map(|_| ()),
+                        None => checks.verify_block(&file, b),
+                    };
+                    if checked.is_err() {
+                        return;
                     }
                 }
             })
             .ok()?;
-        Some(Background { stop, thread: Some(thread) })
+        Some(Background { stop, go, thread: Some(thread) })
+    }
+
+    /// Let the thread start checking (at once if it is already running).
+    pub fn resume(&self) {
+        if !self.go.swap(true, Ordering::AcqRel) {
+            if let Some(t) = &self.thread {
+                t.thread().unpark();
+            }
+        }
+    }
+
+    /// Wait until the thread has checked the whole file (or stopped at a damaged block).
+    #[cfg(test)]
+    fn finish(mut self) {
+        self.resume();
+        if let Some(t) = self.thread.take() {
+            t.join().unwrap();
+        }
     }
 }
 
 impl Drop for Background {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        self.stop.store(true, Ordering::Release);
         if let Some(t) = self.thread.take() {
+            t.thread().unpark();
             let _ = t.join();
         }
     }
@@ -401,5 +455,34 @@ mod tests {
         std::fs::File::options().append(true).open(&path).unwrap().write_all(b"more").unwrap();
         assert!(checks_for_path(&path).is_none());
         assert_eq!(read_all(&path, 4096).unwrap().len(), 100_004);
+    }
+
+    #[test]
+    fn the_background_check_reads_what_no_reader_has_checked_and_stops_at_damage() {
+        let d = tempfile::tempdir().unwrap();
+        // blocks of 64 KiB, and of 2 MiB (beyond the background's buffer: checked in pieces)
+        for (name, block, len) in [("f", 64u64 << 10, 300_000), ("g", 2 << 20, 5_000_000)] {
+            let path = file_of(d.path(), name, len);
+            register_now(&path, block);
+            let c = checks_for_path(&path).unwrap();
+            c.verify_block(&File::open(&path).unwrap(), 1).unwrap();
+            // nothing is read until it is resumed
+            let background = Background::start(&path, &c).unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert_eq!((0..c.blocks()).filter(|&b| c.is_verified(b)).count(), 1, "{name}: checked before resumed");
+            background.finish();
+            assert!((0..c.blocks()).all(|b| c.is_verified(b)), "{name}");
+            // nothing left to check: no thread
+            assert!(Background::start(&path, &c).is_none(), "{name}");
+        }
+        // a damaged block stops it there: the blocks after it are checked, it and those before are not
+        let path = file_of(d.path(), "h", 300_000);
+        let h = hash_file_blocks(&path, 64 << 10).unwrap();
+        flip(&path, 140_000);
+        register(&path, &std::fs::symlink_metadata(&path).unwrap(), 64 << 10, h.blocks);
+        let c = checks_for_path(&path).unwrap();
+        Background::start(&path, &c).unwrap().finish();
+        assert!(c.is_verified(3) && c.is_verified(4), "blocks after the damage");
+        assert!(!c.is_verified(0) && !c.is_verified(1) && !c.is_verified(2), "the damaged block and those before it");
     }
 }
