@@ -216,7 +216,11 @@ impl Traverse {
         )?);
         // checking the files ahead of the reads, where the budget has room
         // for it beside the smallest cache (README "Every read is checked")
-        let ahead_bytes = BlockCache::check_ahead_bytes(&files);
+        // (a compressed layout's blocks are checked one by one against its
+        // block table as they are decoded: the cache leaves its adjacency
+        // file to that, which reads no more than the lists need)
+        let self_checked = usize::from(blocks.is_some());
+        let ahead_bytes = BlockCache::check_ahead_bytes(&files[self_checked..]);
         let ahead = ahead_bytes > 0 && budget.available() >= keep + (MIN_FRAMES * block) as u64 + 2 * ahead_bytes;
         if ahead {
             charges.push(budget.reserve("checking the files ahead of the reads", ahead_bytes)?);
@@ -250,6 +254,9 @@ impl Traverse {
         let frames = useful.min(affordable);
         let cache_charge = budget.reserve("block cache", (frames * block) as u64)?;
         let mut cache = BlockCache::new(&files, block, frames, opts.depth, opts.force_pread)?;
+        if blocks.is_some() {
+            cache.checked_by_caller(ADJACENCY);
+        }
         if ahead {
             cache.check_ahead();
         }

@@ -127,6 +127,15 @@ impl BlockCache {
         })
     }
 
+    /// Leave `file` to the caller's checks: it checks every byte of it that
+    /// it uses against checksums of its own, at a finer grain than the
+    /// registered blocks (a compressed layout's block table), so the cache
+    /// neither checks that file's registered blocks nor has a background
+    /// reader check them. Call before [`BlockCache::check_ahead`].
+    pub fn checked_by_caller(&mut self, file: u32) {
+        self.checks[file as usize] = None;
+    }
+
     pub fn block_size(&self) -> usize {
         self.block
     }
