@@ -194,6 +194,44 @@ fn weighted_spmv_uses_the_tile_weights() {
     }
 }
 
+/// SpMV on the scan asks for x and y (f64 each), 16 bytes a vertex,
+/// beside the scan's 16 MiB of buffers (README "Memory").
+#[test]
+fn spmv_asks_for_sixteen_bytes_a_vertex() {
+    use outcore_algorithms::plan::Support;
+    use outcore_algorithms::run::Algorithm;
+    let (_dir, st) = store(&shared().join("real/wiki-Vote.txt"), Some(true), false, 6);
+    let n = st.vertices();
+    let p = Spmv.parse(&outcore_algorithms::params::Args::new()).unwrap();
+    match Spmv.support(&st, Engine::Traverse, &p, &RunOptions::default()).unwrap() {
+        Support::Runs(need) => assert_eq!(need.min_bytes, 16 * n + (16 << 20), "{}", need.what),
+        Support::No(why) => panic!("the scan declined: {why}"),
+    }
+}
+
+/// A vector file is read into a dense vector in the store's order, zeros
+/// where it is silent, and charged 8 bytes a vertex.
+#[test]
+fn spmv_vector_files_are_read_in_dense_order_and_charged() {
+    let (d, st) = store(&shared().join("graphalytics/evlp/example-directed.properties"), None, true, 1);
+    let n = st.vertices();
+    let ids = st.id_map(&Budget::unlimited()).unwrap();
+    let path = d.path().join("x.txt");
+    // every other vertex, by original id, with a comment and a blank line
+    let mut text = String::from("# x\n\n");
+    for v in (0..n).step_by(2) {
+        text += &format!("{} {}\n", ids.original(v), v as f64 + 0.5);
+    }
+    std::fs::write(&path, text).unwrap();
+    let budget = Budget::new(n * 8);
+    let (x, charge) = spmv::read_vector(&st, &budget, &path).unwrap();
+    assert_eq!(x, (0..n).map(|v| if v % 2 == 0 { v as f64 + 0.5 } else { 0.0 }).collect::<Vec<_>>());
+    assert_eq!(budget.used(), n * 8, "the vector's charge");
+    drop(charge);
+    let err = spmv::read_vector(&st, &Budget::new(n * 8 - 1), &path).err().expect("a vector beyond the budget").to_string();
+    assert!(err.contains("SpMV input vector"), "{err}");
+}
+
 #[test]
 fn missing_layouts_small_budgets_and_bad_options_are_errors() {
     let dir = tempfile::tempdir().unwrap();

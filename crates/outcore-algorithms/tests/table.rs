@@ -152,6 +152,12 @@ fn check_counters(alg: &dyn Registered, st: &Store, g: &MemGraph, a: &Args, run:
             }
         }
         "cdlp" => assert_eq!(number("iterations"), a.get("iterations", 0u32).unwrap() as f64, "{what}: iterations"),
+        "spmv" => {
+            // x and y (f64 each) held in memory by the tile and scan versions
+            if matches!(report.engine, Engine::Memory | Engine::Stream | Engine::Traverse) {
+                assert!(report.budget_peak_bytes >= 16 * n, "{what}: charged {} bytes for {n} vertices", report.budget_peak_bytes);
+            }
+        }
         "wcc" => {
             // components counted by a plain breadth-first search of the
             // in-memory graph, direction ignored
