@@ -230,6 +230,20 @@ fn spmv_vector_files_are_read_in_dense_order_and_charged() {
     drop(charge);
     let err = spmv::read_vector(&st, &Budget::new(n * 8 - 1), &path).err().expect("a vector beyond the budget").to_string();
     assert!(err.contains("SpMV input vector"), "{err}");
+    // the `vector` parameter names the file: y is A^T x for that x
+    use outcore_algorithms::run::Algorithm;
+    let p = Spmv.parse(&outcore_algorithms::params::Args::new().with("vector", path.to_str().unwrap())).unwrap();
+    let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
+    let want = spmv::reference::spmv(&g, &x);
+    let got = f64s(&run(&Spmv, &st, &p, &on(Engine::Traverse)), "y");
+    assert_eq!(got.len(), want.len());
+    assert!(got.iter().zip(&want).all(|(a, b)| (a - b).abs() <= 1e-9 * b.abs().max(1.0)), "{got:?} against {want:?}");
+    assert_ne!(want, spmv::reference::spmv(&g, &vec![1.0; n as usize]), "x is not all ones in effect");
+    // a vertex the store lacks is an error naming its line
+    let absent = (0..).find(|&v| ids.dense(v).is_none()).unwrap();
+    std::fs::write(&path, format!("# x\n{} 1\n\n{absent} 2.5\n", ids.original(0))).unwrap();
+    let err = spmv::read_vector(&st, &Budget::unlimited(), &path).err().expect("an absent vertex").to_string();
+    assert!(err.contains(&format!("line 4: no such vertex in the store: {absent}")), "{err}");
 }
 
 #[test]
