@@ -244,6 +244,12 @@ fn spmv_vector_files_are_read_in_dense_order_and_charged() {
     std::fs::write(&path, format!("# x\n{} 1\n\n{absent} 2.5\n", ids.original(0))).unwrap();
     let err = spmv::read_vector(&st, &Budget::unlimited(), &path).err().expect("an absent vertex").to_string();
     assert!(err.contains(&format!("line 4: no such vertex in the store: {absent}")), "{err}");
+    // a dense x of the wrong length is refused before any product
+    for engine in [Engine::Traverse, Engine::Memory] {
+        let short = spmv::Params { x: Vector::Dense(Arc::new(vec![1.0; n as usize - 1])) };
+        let err = execute(&Spmv, &st, &short, &on(engine)).err().expect("a short x").to_string();
+        assert!(err.contains(&format!("has {} entries for {n} vertices", n - 1)), "{engine:?}: {err}");
+    }
 }
 
 #[test]
