@@ -153,6 +153,12 @@ fn check_counters(alg: &dyn Registered, st: &Store, g: &MemGraph, a: &Args, run:
         }
         "cdlp" => assert_eq!(number("iterations"), a.get("iterations", 0u32).unwrap() as f64, "{what}: iterations"),
         "spmv" => {
+            // the norm of y, from the reference's y (x all ones, the table's parameters)
+            let y = outcore_algorithms::spmv::reference::spmv(g, &vec![1.0; n as usize]);
+            let norm = y.iter().map(|y| y * y).sum::<f64>().sqrt();
+            let got = number("y_l2_norm");
+            assert!((got - norm).abs() <= 1e-9 * norm.max(1.0), "{what}: |y| {got}, reference {norm}");
+            assert_eq!(number("iterations"), 1.0, "{what}: iterations");
             // x and y (f64 each) held in memory by the tile and scan versions
             if matches!(report.engine, Engine::Memory | Engine::Stream | Engine::Traverse) {
                 assert!(report.budget_peak_bytes >= 16 * n, "{what}: charged {} bytes for {n} vertices", report.budget_peak_bytes);
