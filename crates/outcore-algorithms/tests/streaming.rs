@@ -228,7 +228,8 @@ fn spmv_vector_files_are_read_in_dense_order_and_charged() {
     assert_eq!(x, (0..n).map(|v| if v % 2 == 0 { v as f64 + 0.5 } else { 0.0 }).collect::<Vec<_>>());
     assert_eq!(budget.used(), n * 8, "the vector's charge");
     drop(charge);
-    let err = spmv::read_vector(&st, &Budget::new(n * 8 - 1), &path).err().expect("a vector beyond the budget").to_string();
+    let Err(err) = spmv::read_vector(&st, &Budget::new(n * 8 - 1), &path) else { panic!("a vector beyond the budget was read") };
+    let err = err.to_string();
     assert!(err.contains("SpMV input vector"), "{err}");
     // the `vector` parameter names the file: y is A^T x for that x
     use outcore_algorithms::run::Algorithm;
@@ -242,12 +243,14 @@ fn spmv_vector_files_are_read_in_dense_order_and_charged() {
     // a vertex the store lacks is an error naming its line
     let absent = (0..).find(|&v| ids.dense(v).is_none()).unwrap();
     std::fs::write(&path, format!("# x\n{} 1\n\n{absent} 2.5\n", ids.original(0))).unwrap();
-    let err = spmv::read_vector(&st, &Budget::unlimited(), &path).err().expect("an absent vertex").to_string();
+    let Err(err) = spmv::read_vector(&st, &Budget::unlimited(), &path) else { panic!("an absent vertex was read") };
+    let err = err.to_string();
     assert!(err.contains(&format!("line 4: no such vertex in the store: {absent}")), "{err}");
     // a dense x of the wrong length is refused before any product
     for engine in [Engine::Traverse, Engine::Memory] {
         let short = spmv::Params { x: Vector::Dense(Arc::new(vec![1.0; n as usize - 1])) };
-        let err = execute(&Spmv, &st, &short, &on(engine)).err().expect("a short x").to_string();
+        let Err(err) = execute(&Spmv, &st, &short, &on(engine)) else { panic!("{engine:?}: a short x was taken") };
+        let err = err.to_string();
         assert!(err.contains(&format!("has {} entries for {n} vertices", n - 1)), "{engine:?}: {err}");
     }
 }
