@@ -194,19 +194,24 @@ fn weighted_spmv_uses_the_tile_weights() {
     }
 }
 
+/// What `alg` (default parameters) asks for on the traverse engine's scan
+/// of directed wiki-Vote, what it says it is for, and the vertex count.
+fn scan_need<A: outcore_algorithms::run::Algorithm>(alg: &A) -> (u64, String, u64) {
+    use outcore_algorithms::plan::Support;
+    let (_dir, st) = store(&shared().join("real/wiki-Vote.txt"), Some(true), false, 6);
+    let p = alg.parse(&outcore_algorithms::params::Args::new()).unwrap();
+    match alg.support(&st, Engine::Traverse, &p, &RunOptions::default()).unwrap() {
+        Support::Runs(need) => (need.min_bytes, need.what, st.vertices()),
+        Support::No(why) => panic!("the scan declined: {why}"),
+    }
+}
+
 /// SpMV on the scan asks for x and y (f64 each), 16 bytes a vertex,
 /// beside the scan's 16 MiB of buffers (README "Memory").
 #[test]
 fn spmv_asks_for_sixteen_bytes_a_vertex() {
-    use outcore_algorithms::plan::Support;
-    use outcore_algorithms::run::Algorithm;
-    let (_dir, st) = store(&shared().join("real/wiki-Vote.txt"), Some(true), false, 6);
-    let n = st.vertices();
-    let p = Spmv.parse(&outcore_algorithms::params::Args::new()).unwrap();
-    match Spmv.support(&st, Engine::Traverse, &p, &RunOptions::default()).unwrap() {
-        Support::Runs(need) => assert_eq!(need.min_bytes, 16 * n + (16 << 20), "{}", need.what),
-        Support::No(why) => panic!("the scan declined: {why}"),
-    }
+    let (need, what, n) = scan_need(&Spmv);
+    assert_eq!(need, 16 * n + (16 << 20), "{what}");
 }
 
 /// A vector file is read into a dense vector in the store's order, zeros
@@ -382,15 +387,8 @@ fn stream_byte_counters_equal_the_tile_files() {
 /// the scan's 16 MiB of buffers (README "Memory").
 #[test]
 fn pagerank_asks_for_twenty_bytes_a_vertex() {
-    use outcore_algorithms::plan::Support;
-    use outcore_algorithms::run::Algorithm;
-    let (_dir, st) = store(&shared().join("real/wiki-Vote.txt"), Some(true), false, 6);
-    let n = st.vertices();
-    let p = PageRank.parse(&outcore_algorithms::params::Args::new()).unwrap();
-    match PageRank.support(&st, Engine::Traverse, &p, &RunOptions::default()).unwrap() {
-        Support::Runs(need) => assert_eq!(need.min_bytes, 20 * n + (16 << 20), "{}", need.what),
-        Support::No(why) => panic!("the scan declined: {why}"),
-    }
+    let (need, what, n) = scan_need(&PageRank);
+    assert_eq!(need, 20 * n + (16 << 20), "{what}");
 }
 
 /// WCC asks for what it holds, by engine and method (README "Memory"):
