@@ -297,3 +297,63 @@ fn corrupt_blocks_are_reported_not_decoded() {
         g.neighbours(other, &mut out).unwrap();
     }
 }
+
+/// A raw layout keeps the checksum of every 4 KiB page of its adjacency
+/// (and weights) beside it: a traversal checks each page it reads against
+/// it, so a damaged page fails the reads of that page alone (the file's
+/// 1 MiB checksum blocks would fail every read of the block), and reading
+/// one list checks no page it did not read.
+#[test]
+fn raw_layouts_check_random_reads_page_by_page() {
+    use std::os::unix::fs::FileExt;
+    let dir = tempfile::tempdir().unwrap();
+    let weighted = import_raw(&evlp().join("example-directed.properties"), None, true, dir.path());
+    let m = Manifest::read(&weighted).unwrap();
+    for (name, layout) in &m.layouts {
+        assert_eq!(layout.adjacency_pages.as_deref(), Some(&*format!("{name}.adj.pages")));
+        assert_eq!(layout.weights_pages.as_deref(), Some(&*format!("{name}.weights.pages")));
+    }
+    std::fs::create_dir(dir.path().join("w")).unwrap();
+    let raw = import_raw(&shared().join("real/wiki-Vote.txt"), Some(true), false, &dir.path().join("w"));
+    let st = Store::open(&raw).unwrap();
+    let lay = st.layout("out").unwrap();
+    assert_eq!(lay.record().weights_pages, None);
+    let adj = lay.adjacency_path();
+    let data = std::fs::read(&adj).unwrap();
+    let pages: Vec<u8> = data.chunks(4096).flat_map(|p| outcore_io::verify::block_hash(p).to_le_bytes()).collect();
+    assert_eq!(std::fs::read(raw.join("out.adj.pages")).unwrap(), pages);
+    assert!(data.len() > 60 * 4096 && data.len() < 1 << 20, "one checksum block, many pages");
+
+    // each list's bytes, from a scan
+    let mut ranges = Vec::new();
+    let mut scan = lay.scan().unwrap();
+    let mut at = 0u64;
+    while let Some((v, targets, _)) = scan.next_list().unwrap() {
+        ranges.push((v, at, at + 4 * targets.len() as u64));
+        at += 4 * targets.len() as u64;
+    }
+    drop(scan);
+    let inside = |page: u64| ranges.iter().copied().find(|&(_, lo, hi)| lo >= page * 4096 && hi <= (page + 1) * 4096 && hi > lo).unwrap();
+    let (damaged, lo, _) = inside(40);
+    let (sound, slo, shi) = inside(20);
+    // damage page 40 in place
+    let f = std::fs::OpenOptions::new().write(true).open(&adj).unwrap();
+    f.write_all_at(&[data[lo as usize] ^ 0x20], lo).unwrap();
+    drop(f);
+
+    let st = Store::open(&raw).unwrap();
+    let budget = Budget::new(64 << 20);
+    let opts = TraverseOptions { prefetch: false, ..Default::default() };
+    let mut g = Traverse::open(&st, "out", &budget, &opts, 0).unwrap();
+    let mut out = Vec::new();
+    g.neighbours(sound, &mut out).unwrap();
+    assert_eq!(out.len() as u64, (shi - slo) / 4);
+    let checks = outcore_io::verify::checks_for_path(&adj).unwrap();
+    assert_eq!(checks.block_bytes(), 4096);
+    let checked: Vec<u64> = (0..checks.blocks()).filter(|&b| checks.is_verified(b)).collect();
+    assert_eq!(checked, [20], "reading one list checks its page only");
+    let err = g.neighbours(damaged, &mut out).unwrap_err().to_string();
+    assert!(err.contains(&format!("out.adj: verify: checksum mismatch in block 40 (bytes {}..{})", 40 * 4096, 41 * 4096)), "{err}");
+    // the page checksums' memory is charged
+    assert!(budget.used() >= pages.len() as u64);
+}

@@ -137,12 +137,16 @@ const MIN_FRAMES: usize = 64;
 impl Traverse {
     /// The smallest budget that opening `layout` of `store` takes besides
     /// the algorithm's state: the vertex index (and, for compressed
-    /// encodings, the edge starts and block table) and a cache of the
+    /// encodings, the edge starts and block table; the page checksums, where
+    /// the layout has them) and a cache of the
     /// minimum 64 blocks.
     pub fn min_bytes(store: &Store, layout: &str, block_bytes: usize) -> Result<u64, StoreError> {
         let lay = store.layout(layout)?;
         let mut bytes = Self::index_bytes(store, layout)? + (MIN_FRAMES * block_bytes) as u64;
         bytes += list_bytes(&lay, lay.longest_list()?, rayon::current_num_threads());
+        if outcore_io::verify::verification_enabled() {
+            bytes += lay.page_sums_bytes();
+        }
         if let Some(p) = lay.blocks_path() {
             let b = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
             bytes += b + b / 24;
@@ -182,7 +186,10 @@ impl Traverse {
         if let Some(w) = lay.weights_path() {
             files.push(w);
         }
-        let mut charges = Vec::new();
+        // random reads checked a page at a time where the layout has page
+        // checksums (README "Every read is checked"); before the cache
+        // and the checking ahead below look up how each file is checked
+        let mut charges = lay.check_by_pages(budget)?;
         let edge_starts = match lay.degrees_path() {
             Some(path) => Some(edge_starts(&lay, &path, store.manifest().arcs, budget)?),
             None => None,
@@ -220,7 +227,7 @@ impl Traverse {
         // block table as they are decoded: the cache leaves its adjacency
         // file to that, which reads no more than the lists need)
         let self_checked = usize::from(blocks.is_some());
-        let ahead_bytes = BlockCache::check_ahead_bytes(&files[self_checked..]);
+        let ahead_bytes = BlockCache::check_ahead_bytes(&files[self_checked..], block);
         let ahead = ahead_bytes > 0 && budget.available() >= keep + (MIN_FRAMES * block) as u64 + 2 * ahead_bytes;
         if ahead {
             charges.push(budget.reserve("checking the files ahead of the reads", ahead_bytes)?);

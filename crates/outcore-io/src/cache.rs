@@ -357,7 +357,18 @@ impl BlockCache {
         }
         if let Some((checks, handle)) = &self.checks[file as usize] {
             let (lo, hi) = (b * self.block as u64, b * self.block as u64 + self.valid[f].max(1) as u64);
-            if let Some(cb) = (checks.block_of(lo)..=checks.block_of(hi - 1)).find(|&cb| !checks.is_verified(cb)) {
+            if checks.block_bytes() <= self.block as u64 {
+                // checksum blocks no larger than a frame (page checksums):
+                // checked from the frame itself, with no read of their own
+                let frame = &self.slab[f * self.block..f * self.block + self.valid[f] as usize];
+                for cb in checks.block_of(lo)..=checks.block_of(hi - 1) {
+                    if !checks.is_verified(cb) {
+                        let (start, end) = checks.block_range(cb);
+                        let (from, to) = ((start - lo) as usize, ((end - lo) as usize).min(frame.len()));
+                        checks.check_block(cb, &frame[from.min(to)..to])?;
+                    }
+                }
+            } else if let Some(cb) = (checks.block_of(lo)..=checks.block_of(hi - 1)).find(|&cb| !checks.is_verified(cb)) {
                 // the first use of a checksum block in this process reads and checks it whole
                 if !self.ahead {
                     for cb in cb..=checks.block_of(hi - 1) {
@@ -380,10 +391,14 @@ impl BlockCache {
     }
 
     /// Bytes [`BlockCache::check_ahead`] takes beside the frames for
-    /// `files`: a buffer of the largest checksum block of the registered
-    /// ones, and a reader per registered file (0 if none is registered).
-    pub fn check_ahead_bytes(files: &[PathBuf]) -> u64 {
-        let checks: Vec<_> = files.iter().filter_map(|p| crate::verify::checks_for_path(p)).collect();
+    /// `files` in a cache of `block`-byte frames: a buffer of the largest
+    /// checksum block of the registered ones, and a reader per registered
+    /// file (0 if none is registered, or if every registered file has
+    /// checksum blocks no larger than a frame: those are checked from the
+    /// frames as they are read).
+    pub fn check_ahead_bytes(files: &[PathBuf], block: usize) -> u64 {
+        let checks: Vec<_> =
+            files.iter().filter_map(|p| crate::verify::checks_for_path(p)).filter(|c| c.block_bytes() > block as u64).collect();
         let largest = checks.iter().map(|c| c.block_bytes()).max().unwrap_or(0);
         largest + checks.len() as u64 * crate::verify::BACKGROUND_BYTES
     }
@@ -401,7 +416,8 @@ impl BlockCache {
             .paths
             .iter()
             .zip(&self.checks)
-            .filter_map(|(p, c)| c.as_ref().and_then(|(c, _)| crate::verify::Background::start(p, c)))
+            .filter_map(|(p, c)| c.as_ref().filter(|(c, _)| c.block_bytes() > self.block as u64).map(|(c, _)| (p, c)))
+            .filter_map(|(p, c)| crate::verify::Background::start(p, c))
             .collect();
     }
 
@@ -498,7 +514,7 @@ mod tests {
         let (_d, path, data) = file_with(3 << 20);
         let hashes = crate::hash_file_blocks(&path, 1 << 20).unwrap();
         crate::verify::register(&path, &std::fs::symlink_metadata(&path).unwrap(), 1 << 20, hashes.blocks.clone());
-        assert_eq!(BlockCache::check_ahead_bytes(std::slice::from_ref(&path)), (1 << 20) + crate::verify::BACKGROUND_BYTES);
+        assert_eq!(BlockCache::check_ahead_bytes(std::slice::from_ref(&path), 4096), (1 << 20) + crate::verify::BACKGROUND_BYTES);
         let mut cache = BlockCache::new(std::slice::from_ref(&path), 4096, 512, 4, false).unwrap();
         cache.check_ahead();
         assert_eq!(cache.get(0, 5).unwrap(), &data[5 * 4096..6 * 4096]);
@@ -538,6 +554,39 @@ mod tests {
         assert!(err.contains("checksum mismatch in block 2 (bytes 2097152..3145728)"), "{err}");
         let mut out = Vec::new();
         assert!(cache.read_range(0, (2 << 20) - 10, (2 << 20) + 10, &mut out).is_err());
+    }
+
+    #[test]
+    fn files_with_page_checksums_are_checked_from_the_pages_read() {
+        let (_d, path, data) = file_with((3 << 20) + 1000);
+        let pages: Vec<u64> = data.chunks(4096).map(crate::verify::block_hash).collect();
+        crate::verify::register(&path, &std::fs::symlink_metadata(&path).unwrap(), 4096, pages.clone());
+        // nothing to check ahead: each page is checked as it is read
+        assert_eq!(BlockCache::check_ahead_bytes(std::slice::from_ref(&path), 4096), 0);
+        let mut cache = BlockCache::new(std::slice::from_ref(&path), 4096, 64, 4, false).unwrap();
+        cache.check_ahead();
+        assert!(cache.background.is_empty());
+        assert_eq!(cache.get(0, 300).unwrap(), &data[300 * 4096..301 * 4096]);
+        assert_eq!(cache.get(0, 768).unwrap(), &data[768 * 4096..]);
+        // the pages read, and nothing else, were read and checked
+        assert_eq!(cache.stats.bytes_read, 4096 + 1000);
+        let checks = crate::verify::checks_for_path(&path).unwrap();
+        let checked: Vec<u64> = (0..checks.blocks()).filter(|&b| checks.is_verified(b)).collect();
+        assert_eq!(checked, [300, 768]);
+        drop(cache);
+        // a damaged page is reported with its own byte range, the others still read
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.write_all_at(&[data[500 * 4096 + 9] ^ 4], 500 * 4096 + 9).unwrap();
+        crate::verify::register(&path, &std::fs::symlink_metadata(&path).unwrap(), 4096, pages);
+        let mut cache = BlockCache::new(std::slice::from_ref(&path), 4096, 64, 4, false).unwrap();
+        assert_eq!(cache.get(0, 499).unwrap(), &data[499 * 4096..500 * 4096]);
+        let err = cache.get(0, 500).unwrap_err().to_string();
+        assert!(err.contains("checksum mismatch in block 500 (bytes 2048000..2052096)"), "{err}");
+        // a cache of larger frames checks every page of a frame
+        let mut wide = BlockCache::new(std::slice::from_ref(&path), 16384, 16, 4, false).unwrap();
+        assert_eq!(wide.get(0, 2).unwrap(), &data[2 * 16384..3 * 16384]);
+        assert!(wide.get(0, 125).unwrap_err().to_string().contains("checksum mismatch in block 500"));
     }
 
     #[test]

@@ -14,6 +14,7 @@ use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 /// Alignment of offsets, lengths and buffers for O_DIRECT.
 pub const DIRECT_ALIGN: usize = 4096;
@@ -58,7 +59,7 @@ pub fn read_full_at(file: &File, page: &mut AlignedBuf, want: usize, offset: u64
 
 /// What the writer thread hands back: the file, whether it is O_DIRECT,
 /// the block hashes, and the bytes written.
-type WriterEnd = (File, bool, BlockHasher, u64);
+type WriterEnd = (File, bool, BlockHasher, u64, Option<PageSummer>);
 
 /// Reads a whole file sequentially in chunks, one chunk ahead.
 pub struct SeqReader {
@@ -303,6 +304,9 @@ pub struct WriteSummary {
     pub path: PathBuf,
     pub bytes: u64,
     pub hashes: BlockHashes,
+    /// The page checksum file written beside it
+    /// ([`SeqWriter::create_with_page_sums`]), if any.
+    pub page_sums: Option<Box<WriteSummary>>,
 }
 
 /// Writes a file sequentially; a background thread writes and hashes full
@@ -322,6 +326,21 @@ pub struct SeqWriter {
 impl SeqWriter {
     /// Create (or truncate) `path`; memory used is three chunks of `chunk_bytes`.
     pub fn create(path: &Path, chunk_bytes: usize, block_bytes: u64) -> Result<Self, IoError> {
+        Self::create_inner(path, chunk_bytes, block_bytes, None)
+    }
+
+    /// [`SeqWriter::create`], and beside it the file `sums` (created or
+    /// truncated) of the xxh3-64 of every [`PAGE_BYTES`] page of `path`,
+    /// u64 LE each (one, of no bytes, for an empty file): checksums that a
+    /// random reader checks a page against without reading the rest of a
+    /// checksum block (README "Every read is checked"). Costs a chunk of
+    /// 64 KiB beside this writer's three.
+    pub fn create_with_page_sums(path: &Path, chunk_bytes: usize, block_bytes: u64, sums: &Path) -> Result<Self, IoError> {
+        let side = SeqWriter::create(sums, 64 << 10, block_bytes)?;
+        Self::create_inner(path, chunk_bytes, block_bytes, Some(PageSummer { side, page: Xxh3::new(), in_page: 0 }))
+    }
+
+    fn create_inner(path: &Path, chunk_bytes: usize, block_bytes: u64, pages: Option<PageSummer>) -> Result<Self, IoError> {
         let mut opts = OpenOptions::new();
         opts.write(true).create(true).truncate(true);
         let (file, direct) = open_maybe_direct(path, &opts).ctx(path, "create")?;
@@ -330,7 +349,7 @@ impl SeqWriter {
         let (empty_tx, empty_rx) = sync_channel(2);
         empty_tx.send(Ok(AlignedBuf::new(chunk, DIRECT_ALIGN))).unwrap();
         let thread_path = path.to_path_buf();
-        let thread = std::thread::spawn(move || write_behind(file, direct, thread_path, block_bytes, full_rx, empty_tx));
+        let thread = std::thread::spawn(move || write_behind(file, direct, thread_path, block_bytes, pages, full_rx, empty_tx));
         Ok(SeqWriter {
             path: path.to_path_buf(),
             chunk,
@@ -409,7 +428,7 @@ impl SeqWriter {
             return Err(self.thread_error());
         }
         self.full = None;
-        let (file, _direct, hasher, bytes) = match self.thread.take().unwrap().join() {
+        let (file, _direct, hasher, bytes, pages) = match self.thread.take().unwrap().join() {
             Ok(r) => r?,
             Err(_) => return Err(IoError::new(&self.path, "write", io::Error::other("writer thread panicked"))),
         };
@@ -417,7 +436,53 @@ impl SeqWriter {
         if self.durable {
             file.sync_all().ctx(&self.path, "fsync")?;
         }
-        Ok(WriteSummary { path: self.path.clone(), bytes, hashes: hasher.finish() })
+        let page_sums = match pages {
+            Some(p) => Some(Box::new(p.finish(bytes)?)),
+            None => None,
+        };
+        Ok(WriteSummary { path: self.path.clone(), bytes, hashes: hasher.finish(), page_sums })
+    }
+}
+
+/// Bytes of a page that [`SeqWriter::create_with_page_sums`] checksums:
+/// the traverse engine's cache block, the unit of a random read.
+pub const PAGE_BYTES: usize = 4096;
+
+/// Hashes the pages of the bytes fed to it, in order, into its side file.
+struct PageSummer {
+    side: SeqWriter,
+    /// The open page's hash state, `in_page` bytes in.
+    page: Xxh3,
+    in_page: usize,
+}
+
+impl PageSummer {
+    fn update(&mut self, mut data: &[u8]) -> Result<(), IoError> {
+        while !data.is_empty() {
+            if self.in_page == 0 && data.len() >= PAGE_BYTES {
+                self.side.write_bytes(&xxh3_64(&data[..PAGE_BYTES]).to_le_bytes())?;
+                data = &data[PAGE_BYTES..];
+                continue;
+            }
+            let take = (PAGE_BYTES - self.in_page).min(data.len());
+            self.page.update(&data[..take]);
+            self.in_page += take;
+            data = &data[take..];
+            if self.in_page == PAGE_BYTES {
+                self.side.write_bytes(&self.page.digest().to_le_bytes())?;
+                self.page.reset();
+                self.in_page = 0;
+            }
+        }
+        Ok(())
+    }
+
+    /// The last short page's hash (or the empty file's), then the side file's summary.
+    fn finish(mut self, bytes: u64) -> Result<WriteSummary, IoError> {
+        if self.in_page > 0 || bytes == 0 {
+            self.side.write_bytes(&self.page.digest().to_le_bytes())?;
+        }
+        self.side.finish()
     }
 }
 
@@ -426,14 +491,18 @@ fn write_behind(
     direct: bool,
     path: PathBuf,
     block_bytes: u64,
+    mut pages: Option<PageSummer>,
     full: Receiver<AlignedBuf>,
     empty: SyncSender<Result<AlignedBuf, IoError>>,
-) -> Result<(File, bool, BlockHasher, u64), IoError> {
+) -> Result<WriterEnd, IoError> {
     let mut hasher = BlockHasher::new(block_bytes);
     let mut offset = 0u64;
     while let Ok(mut buf) = full.recv() {
         let len = buf.len();
         hasher.update(&buf);
+        if let Some(p) = &mut pages {
+            p.update(&buf)?;
+        }
         // O_DIRECT needs whole aligned blocks: pad the tail, truncate later.
         let write_len = if direct { len.div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN } else { len };
         if write_len > len {
@@ -470,7 +539,7 @@ fn write_behind(
             break;
         }
     }
-    Ok((file, direct, hasher, offset))
+    Ok((file, direct, hasher, offset, pages))
 }
 
 impl Write for SeqWriter {
@@ -497,7 +566,32 @@ impl Drop for SeqWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use xxhash_rust::xxh3::xxh3_64;
+
+    #[test]
+    fn page_sums_hold_the_hash_of_every_page() {
+        let dir = tempfile::tempdir().unwrap();
+        for len in [0usize, 1, 4096, 4097, 3 * 4096 + 1000, 70_000] {
+            let (path, sums) = (dir.path().join("f"), dir.path().join("f.pages"));
+            let data: Vec<u8> = (0..len).map(|i| (i * 131 % 253) as u8).collect();
+            // a chunk that is not a multiple of a page, pieces of odd sizes
+            let mut w = SeqWriter::create_with_page_sums(&path, 3 * 4096, 1 << 20, &sums).unwrap();
+            for piece in data.chunks(777) {
+                w.write_bytes(piece).unwrap();
+            }
+            let summary = w.finish().unwrap();
+            assert_eq!(std::fs::read(&path).unwrap(), data);
+            let want: Vec<u8> = if len == 0 {
+                xxh3_64(&[]).to_le_bytes().to_vec()
+            } else {
+                data.chunks(PAGE_BYTES).flat_map(|p| xxh3_64(p).to_le_bytes()).collect()
+            };
+            assert_eq!(std::fs::read(&sums).unwrap(), want, "{len} bytes");
+            let side = summary.page_sums.expect("the page checksum file's summary");
+            assert_eq!((side.path.as_path(), side.bytes, side.hashes.file), (sums.as_path(), want.len() as u64, xxh3_64(&want)));
+        }
+        let plain = SeqWriter::create(&dir.path().join("g"), 4096, 1 << 20).unwrap();
+        assert!(plain.finish().unwrap().page_sums.is_none());
+    }
 
     #[test]
     fn write_then_read_round_trips_with_unaligned_tail() {

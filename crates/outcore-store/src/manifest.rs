@@ -124,7 +124,17 @@ pub struct TilesRecord {
 impl LayoutRecord {
     /// Every file of the layout.
     pub fn files(&self) -> impl Iterator<Item = &String> {
-        [Some(&self.index), Some(&self.adjacency), self.weights.as_ref(), self.degrees.as_ref(), self.blocks.as_ref()].into_iter().flatten()
+        [
+            Some(&self.index),
+            Some(&self.adjacency),
+            self.weights.as_ref(),
+            self.degrees.as_ref(),
+            self.blocks.as_ref(),
+            self.adjacency_pages.as_ref(),
+            self.weights_pages.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
     }
 }
 
@@ -165,6 +175,16 @@ pub struct LayoutRecord {
     /// was recorded: readers then find it by a pass over the degrees).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub longest_list: Option<u64>,
+    /// Page checksums of a raw layout's adjacency: the xxh3-64 of every
+    /// 4 KiB page, u64 LE each, so that a random read is checked against
+    /// the page it read rather than a whole checksum block (absent in
+    /// stores written before them, and in compressed layouts, whose block
+    /// table checks each block it decodes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjacency_pages: Option<String>,
+    /// Page checksums of the weights, as for the adjacency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights_pages: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -335,6 +355,15 @@ impl Manifest {
             }
             if let Some(w) = &r.weights {
                 expect(w, &format!("the weights of layout {layout}"), self.arcs, 4)?;
+            }
+            for (file, pages, what) in
+                [(Some(&r.adjacency), &r.adjacency_pages, "adjacency"), (r.weights.as_ref(), &r.weights_pages, "weights")]
+            {
+                if let Some(p) = pages {
+                    let file = file.ok_or_else(|| bad(format!("layout {layout} has page checksums {p} of weights it does not have")))?;
+                    let count = size(file, &format!("the {what} of layout {layout}"))?.div_ceil(outcore_io::PAGE_BYTES as u64).max(1);
+                    expect(p, &format!("the page checksums of the {what} of layout {layout}"), count, 8)?;
+                }
             }
         }
         if self.id_map != "identity" {

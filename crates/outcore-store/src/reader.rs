@@ -171,6 +171,53 @@ impl Layout {
     pub fn blocks_path(&self) -> Option<PathBuf> {
         self.record.blocks.as_ref().map(|w| self.dir.join(w))
     }
+
+    /// The layout's files that have page checksums beside them, each with
+    /// its page checksum file ([`LayoutRecord::adjacency_pages`]).
+    pub fn page_sum_files(&self) -> Vec<(PathBuf, PathBuf)> {
+        [(Some(&self.record.adjacency), &self.record.adjacency_pages), (self.record.weights.as_ref(), &self.record.weights_pages)]
+            .into_iter()
+            .filter_map(|(file, pages)| Some((self.dir.join(file?), self.dir.join(pages.as_ref()?))))
+            .collect()
+    }
+
+    /// Bytes [`Layout::check_by_pages`] charges: 8 bytes and a bit per 4 KiB page.
+    pub fn page_sums_bytes(&self) -> u64 {
+        self.page_sum_files().iter().map(|(_, sums)| std::fs::metadata(sums).map_or(0, |m| m.len() + m.len() / 64)).sum()
+    }
+
+    /// Have every later read of this process check the files that have page
+    /// checksums a 4 KiB page at a time, against those checksums (read
+    /// here, themselves checked against the manifest), instead of a whole
+    /// checksum block at a time: a random read of a page then reads no
+    /// more than that page. Charges [`Layout::page_sums_bytes`] to
+    /// `budget`; does nothing when checking is off.
+    pub fn check_by_pages(&self, budget: &Budget) -> Result<Vec<outcore_io::Reservation>, StoreError> {
+        if !outcore_io::verify::verification_enabled() {
+            return Ok(Vec::new());
+        }
+        let mut charges = Vec::new();
+        for (file, sums) in self.page_sum_files() {
+            let meta = std::fs::symlink_metadata(&file).ctx(&file, "stat")?;
+            let pages = meta.len().div_ceil(outcore_io::PAGE_BYTES as u64).max(1);
+            let have = std::fs::metadata(&sums).ctx(&sums, "stat")?.len();
+            if have != pages * 8 {
+                return Err(StoreError::invalid(
+                    &sums,
+                    format!("holds {have} bytes; the {pages} pages of {} need {} (store damaged)", file.display(), pages * 8),
+                ));
+            }
+            let name = file.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            charges.push(budget.reserve(&format!("the page checksums of {name}"), have + have / 64)?);
+            let mut hashes = Vec::with_capacity(pages as usize);
+            let mut reader = SeqReader::open(&sums, 64 << 10)?;
+            while let Some(chunk) = reader.next_chunk()? {
+                hashes.extend(chunk.chunks_exact(8).map(|h| u64::from_le_bytes(h.try_into().unwrap())));
+            }
+            outcore_io::verify::register(&file, &meta, outcore_io::PAGE_BYTES as u64, hashes);
+        }
+        Ok(charges)
+    }
     pub fn vertices(&self) -> u64 {
         self.vertices
     }

@@ -55,18 +55,28 @@ impl StoreWriter {
         Ok(SeqWriter::create(&self.staging.join(name), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?)
     }
 
-    /// Finish a file made by [`StoreWriter::file`] and record its checksums.
+    /// A new file of the store with its page checksums beside it, in
+    /// [`page_sums_name`]`(name)`.
+    pub fn file_with_page_sums(&self, name: &str) -> Result<SeqWriter, StoreError> {
+        let (path, sums) = (self.staging.join(name), self.staging.join(&page_sums_name(name)));
+        Ok(SeqWriter::create_with_page_sums(&path, STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES, &sums)?)
+    }
+
+    /// Finish a file made by [`StoreWriter::file`] and record its checksums
+    /// (and its page checksum file's).
     pub fn finish_file(&mut self, writer: SeqWriter) -> Result<WriteSummary, StoreError> {
-        let name = writer.path().file_name().unwrap().to_string_lossy().into_owned();
         let summary = writer.finish()?;
-        self.files.insert(name, FileRecord::from_hashes(&summary.hashes));
+        self.record(&summary);
         Ok(summary)
     }
 
-    /// Record a file written into the staging directory by other means.
+    /// Record a file written into the staging directory by other means
+    /// (and its page checksum file, if it has one).
     pub fn record(&mut self, summary: &WriteSummary) {
-        let name = summary.path.file_name().unwrap().to_string_lossy().into_owned();
-        self.files.insert(name, FileRecord::from_hashes(&summary.hashes));
+        for s in std::iter::once(summary).chain(summary.page_sums.as_deref()) {
+            let name = s.path.file_name().unwrap().to_string_lossy().into_owned();
+            self.files.insert(name, FileRecord::from_hashes(&s.hashes));
+        }
     }
 
     /// Write the manifest (atomically), then move the store into place,
@@ -137,7 +147,13 @@ fn sync_dir(dir: &Path) -> Result<(), StoreError> {
 
 /// The suffixes of the files a CSR layout `NAME` may have, its scratch
 /// files included (`NAME.SUFFIX`): what a killed layout build can leave.
-pub const LAYOUT_FILE_SUFFIXES: &[&str] = &["index", "ef", "entries", "adj", "weights", "degrees", "starts", "starts.entries", "blocks"];
+pub const LAYOUT_FILE_SUFFIXES: &[&str] =
+    &["index", "ef", "entries", "adj", "weights", "degrees", "starts", "starts.entries", "blocks", "adj.pages", "weights.pages"];
+
+/// The page checksum file of the store file `name` ([`SeqWriter::create_with_page_sums`]).
+pub fn page_sums_name(name: &str) -> String {
+    format!("{name}.pages")
+}
 
 /// Writes one CSR layout from edges arriving sorted by (source, target).
 ///
@@ -181,22 +197,31 @@ const RAW_FLUSH_BYTES: usize = 1 << 20;
 
 impl CsrWriter {
     pub fn new(store: &StoreWriter, name: &str, encoding: Encoding, vertices: u64, weighted: bool) -> Result<Self, StoreError> {
-        Self::create(store.target(), store.staging_dir(), |f| store.file(f), name, encoding, vertices, weighted)
+        let file = |f: &str, page_sums: bool| if page_sums { store.file_with_page_sums(f) } else { store.file(f) };
+        Self::create(store.target(), store.staging_dir(), file, name, encoding, vertices, weighted)
     }
 
     /// A layout written straight into `dir` (adding a layout to an existing
     /// store; the caller publishes it with the manifest).
     pub fn create_in(dir: &Path, name: &str, encoding: Encoding, vertices: u64, weighted: bool) -> Result<Self, StoreError> {
-        let file =
-            |f: &str| -> Result<SeqWriter, StoreError> { Ok(SeqWriter::create(&dir.join(f), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?) };
+        let file = |f: &str, page_sums: bool| -> Result<SeqWriter, StoreError> {
+            let path = dir.join(f);
+            Ok(match page_sums {
+                true => SeqWriter::create_with_page_sums(&path, STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES, &dir.join(page_sums_name(f)))?,
+                false => SeqWriter::create(&path, STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES)?,
+            })
+        };
         Self::create(dir, dir, file, name, encoding, vertices, weighted)
     }
 
+    /// `file(name, page_sums)` creates a file of the layout, with page
+    /// checksums beside it when asked: the files a traversal reads at
+    /// random (a raw adjacency, the weights) have them.
     #[allow(clippy::too_many_arguments)]
     fn create(
         target: &Path,
         dir: &Path,
-        file: impl Fn(&str) -> Result<SeqWriter, StoreError>,
+        file: impl Fn(&str, bool) -> Result<SeqWriter, StoreError>,
         name: &str,
         encoding: Encoding,
         vertices: u64,
@@ -221,9 +246,10 @@ impl CsrWriter {
             encoder: codec.encoder(),
             vertices,
             index: Some(scratch(&format!("{name}.entries"))?),
-            index_ef: file(&format!("{name}.ef"))?,
-            adjacency: file(&format!("{name}.adj"))?,
-            weights: if weighted { Some(file(&format!("{name}.weights"))?) } else { None },
+            index_ef: file(&format!("{name}.ef"), false)?,
+            // a blocked codec's block table checks what its readers decode
+            adjacency: file(&format!("{name}.adj"), !codec.blocked())?,
+            weights: if weighted { Some(file(&format!("{name}.weights"), true)?) } else { None },
             starts_entries: if degrees_apart {
                 let mut starts = scratch(&format!("{name}.starts.entries"))?;
                 starts.write_bytes(&0u64.to_le_bytes())?;
@@ -231,8 +257,8 @@ impl CsrWriter {
             } else {
                 None
             },
-            starts: if degrees_apart { Some(file(&format!("{name}.starts"))?) } else { None },
-            blocks: if codec.blocked() { Some(file(&format!("{name}.blocks"))?) } else { None },
+            starts: if degrees_apart { Some(file(&format!("{name}.starts"), false)?) } else { None },
+            blocks: if codec.blocked() { Some(file(&format!("{name}.blocks"), false)?) } else { None },
             next_vertex: 0,
             current: None,
             neighbours: Vec::new(),
@@ -366,8 +392,12 @@ impl CsrWriter {
         writers.push(self.index_ef);
         writers.push(self.adjacency);
         for w in writers {
-            let name = w.path().file_name().unwrap().to_string_lossy().into_owned();
-            files.push((name, w.finish()?));
+            let summary = w.finish()?;
+            if let Some(pages) = &summary.page_sums {
+                files.push((pages.path.file_name().unwrap().to_string_lossy().into_owned(), (**pages).clone()));
+            }
+            let name = summary.path.file_name().unwrap().to_string_lossy().into_owned();
+            files.push((name, summary));
         }
         Ok((record, self.arcs, files))
     }
@@ -406,6 +436,8 @@ impl CsrWriter {
             degrees: self.starts.as_ref().map(|_| format!("{}.starts", self.name)),
             blocks: name(&self.blocks, "blocks"),
             longest_list: Some(self.longest),
+            adjacency_pages: (!self.codec.blocked()).then(|| page_sums_name(&format!("{}.adj", self.name))),
+            weights_pages: self.weights.as_ref().map(|_| page_sums_name(&format!("{}.weights", self.name))),
         })
     }
 
