@@ -230,6 +230,18 @@ impl Plan {
     }
 }
 
+/// What a raw layout written before page checksums costs the traverse
+/// engine, and how to get them (empty when every raw layout has them).
+fn page_checksums_advice(store: &Store) -> String {
+    let lacking = store.manifest().layouts.values().any(|l| l.blocks.is_none() && l.adjacency_pages.is_none());
+    if !lacking || !outcore_io::verify::verification_enabled() {
+        return String::new();
+    }
+    "; the store has no page checksums (written before them), so its random reads are checked a whole 1 MiB block at a time: \
+     `outcore recode STORE -o COPY` writes a copy that has them, whose searches read no more than their lists"
+        .to_string()
+}
+
 /// Choose the engine for the algorithm `info` describes on `store` with
 /// what `budget` has left. `info.engines` lists the versions it has, in
 /// the order `auto` tries them; `support` says what each needs.
@@ -407,6 +419,9 @@ pub fn plan(
     );
     if !skipped.is_empty() {
         reason.push_str(&format!(" (before it: {})", skipped.join("; ")));
+    }
+    if engine == Engine::Traverse {
+        reason.push_str(&page_checksums_advice(store));
     }
     Ok(Plan {
         algorithm: algorithm.into(),
