@@ -107,6 +107,7 @@ fn main() {
         let mut rng = Rng(rng_seed(name));
         let mut findings = Findings::new(name, &out);
         for i in 0..inputs {
+            findings.tick(i);
             let state = rng.0;
             let (files, finding) = one_input(&target, &mut rng, &budget);
             if let Some(why) = finding {

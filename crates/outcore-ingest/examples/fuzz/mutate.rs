@@ -102,7 +102,12 @@ pub struct Findings<'a> {
     out: &'a Path,
     started: Instant,
     count: u64,
+    /// When [`Findings::tick`] last printed.
+    reported: Instant,
 }
+
+/// How often [`Findings::tick`] prints a progress line.
+const PROGRESS_SECONDS: u64 = 600;
 
 impl<'a> Findings<'a> {
     /// Print the header of the table the targets' rows follow.
@@ -112,7 +117,17 @@ impl<'a> Findings<'a> {
 
     /// Start timing `target`; its findings are saved under `out`.
     pub fn new(target: &str, out: &'a Path) -> Self {
-        Findings { target: target.to_string(), out, started: Instant::now(), count: 0 }
+        Findings { target: target.to_string(), out, started: Instant::now(), count: 0, reported: Instant::now() }
+    }
+
+    /// After `done` inputs: a progress line on stderr every ten minutes, so
+    /// that a run of hours stopped part way still says how far it got.
+    pub fn tick(&mut self, done: u64) {
+        if self.reported.elapsed().as_secs() >= PROGRESS_SECONDS {
+            self.reported = Instant::now();
+            let seconds = self.started.elapsed().as_secs();
+            eprintln!("  {}: {done} inputs, {} findings, {seconds} s so far", self.target, self.count);
+        }
     }
 
     /// Save the input's `files` (name under `out`, bytes) and print why it
