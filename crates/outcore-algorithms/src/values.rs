@@ -231,7 +231,7 @@ impl<T: ColumnData> ColumnData for Held<T> {
 /// a sort-reduce vertex file (which the engine keeps until dropped).
 pub enum VertexValues<T: VertexValue + Record> {
     Memory(Vec<T>),
-    Intervals { engine: Box<IntervalEngine<T>>, scale_by_degree: Option<Layout> },
+    Intervals { engine: Box<IntervalEngine<T>>, scale_by_degree: Option<Box<Layout>> },
     External { engine: Box<SortReduce>, values: ValueFile<T> },
 }
 

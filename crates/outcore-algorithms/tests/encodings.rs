@@ -356,4 +356,21 @@ fn raw_layouts_check_random_reads_page_by_page() {
     assert!(err.contains(&format!("out.adj: verify: checksum mismatch in block 40 (bytes {}..{})", 40 * 4096, 41 * 4096)), "{err}");
     // the page checksums' memory is charged
     assert!(budget.used() >= pages.len() as u64);
+    drop(g);
+    drop(st);
+
+    // a crafted store whose manifest matches the damaged file: `info
+    // --verify` names the page checksum that disagrees, and a traversal
+    // still refuses the page
+    let mut manifest = Manifest::read(&raw).unwrap();
+    manifest.files.insert("out.adj".into(), FileRecord::from_hashes(&outcore_io::hash_file_blocks(&adj, 1 << 20).unwrap()));
+    manifest.write_atomic(&raw).unwrap();
+    let st = Store::open(&raw).unwrap();
+    let report: Vec<(String, String)> = st.verify().into_iter().filter_map(|(name, r)| r.err().map(|e| (name, e.to_string()))).collect();
+    assert_eq!(report.len(), 1, "{report:?}");
+    assert_eq!(report[0].0, "out.adj.pages");
+    assert!(report[0].1.contains("page checksum 40 does not match page 40 (bytes 163840..167936)"), "{report:?}");
+    let mut g = Traverse::open(&st, "out", &Budget::new(64 << 20), &opts, 0).unwrap();
+    assert!(g.neighbours(damaged, &mut out).unwrap_err().to_string().contains("checksum mismatch in block 40"));
+    g.neighbours(sound, &mut out).unwrap();
 }

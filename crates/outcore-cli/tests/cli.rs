@@ -166,7 +166,8 @@ fn damaged_stores_are_detected() {
     assert_eq!(outcore(&["import", s(&shared().join("real/wiki-Vote.txt")), "-o", s(&store)]).0, 0);
     let (code, out, _) = outcore(&["info", s(&store), "--verify"]);
     assert_eq!(code, 0);
-    assert!(out.contains("all 3 files match"), "{out}");
+    // idmap, out.ef, out.adj and its page checksums out.adj.pages
+    assert!(out.contains("all 4 files match"), "{out}");
     let adj = store.join("out.adj");
     let mut bytes = std::fs::read(&adj).unwrap();
     bytes[1000] ^= 0x40;

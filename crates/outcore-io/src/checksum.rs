@@ -79,6 +79,18 @@ pub fn hash_file_blocks(path: &Path, block_bytes: u64) -> Result<BlockHashes, Io
     Ok(hasher.finish())
 }
 
+/// [`hash_file_blocks`] in `block_bytes` blocks and in pages of
+/// `page_bytes` both, in one read of the file.
+pub fn hash_file_blocks_and_pages(path: &Path, block_bytes: u64, page_bytes: u64) -> Result<(BlockHashes, BlockHashes), IoError> {
+    let mut reader = SeqReader::open_unchecked(path, 4 << 20)?;
+    let (mut blocks, mut pages) = (BlockHasher::new(block_bytes), BlockHasher::new(page_bytes));
+    while let Some(chunk) = reader.next_chunk()? {
+        blocks.update(chunk);
+        pages.update(chunk);
+    }
+    Ok((blocks.finish(), pages.finish()))
+}
+
 impl BlockHashes {
     /// Compare with an expected record; the first differing block is named.
     pub fn check_against(&self, expected: &BlockHashes) -> Result<(), ChecksumMismatch> {

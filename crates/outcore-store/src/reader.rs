@@ -5,8 +5,8 @@ use crate::ef::EfCursor;
 use crate::{codec_for, Codec, IdMap, IndexFormat, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES};
 use outcore_io::verify::FileChecks;
 use outcore_io::{
-    hash_file_blocks, open_maybe_direct, read_full_at, AlignedBuf, Budget, ChecksumMismatch, IoContext, SeqReader, SeqWriter, WriteSummary,
-    CHECKSUM_BLOCK_BYTES, DIRECT_ALIGN,
+    hash_file_blocks, hash_file_blocks_and_pages, open_maybe_direct, read_full_at, AlignedBuf, BlockHashes, Budget, ChecksumMismatch,
+    IoContext, SeqReader, SeqWriter, WriteSummary, CHECKSUM_BLOCK_BYTES, DIRECT_ALIGN,
 };
 use std::path::{Path, PathBuf};
 
@@ -116,8 +116,23 @@ impl Store {
     }
 
     /// Re-hash every file and compare with the manifest.
+    ///
+    /// A file with page checksums ([`LayoutRecord::adjacency_pages`]) is
+    /// hashed in 4 KiB pages too, in the same read; when it and its page
+    /// checksum file both match the manifest but not each other, the page
+    /// checksum file is reported, naming the first page it gets wrong.
     pub fn verify(&self) -> Vec<(String, Result<(), ChecksumMismatch>)> {
-        self.manifest
+        // page checksum file of each file that has one
+        let sums_of: std::collections::HashMap<&String, &String> = self
+            .manifest
+            .layouts
+            .values()
+            .flat_map(|l| [(Some(&l.adjacency), l.adjacency_pages.as_ref()), (l.weights.as_ref(), l.weights_pages.as_ref())])
+            .filter_map(|(file, sums)| Some((file?, sums?)))
+            .collect();
+        let mut pages_found: Vec<(&String, BlockHashes)> = Vec::new();
+        let mut results: Vec<(String, Result<(), ChecksumMismatch>)> = self
+            .manifest
             .files
             .iter()
             .map(|(name, rec)| {
@@ -126,13 +141,41 @@ impl Store {
                     .to_hashes(&path)
                     .map_err(|e| ChecksumMismatch::Io(outcore_io::IoError::new(&path, "manifest", std::io::Error::other(e.to_string()))))
                     .and_then(|expected| {
-                        hash_file_blocks(&path, rec.block_bytes)
-                            .map_err(ChecksumMismatch::from)
-                            .and_then(|actual| actual.check_against(&expected))
+                        let actual = match sums_of.get(name) {
+                            Some(sums) => {
+                                let (blocks, pages) = hash_file_blocks_and_pages(&path, rec.block_bytes, outcore_io::PAGE_BYTES as u64)?;
+                                pages_found.push((sums, pages));
+                                blocks
+                            }
+                            None => hash_file_blocks(&path, rec.block_bytes)?,
+                        };
+                        actual.check_against(&expected)
                     });
                 (name.clone(), result)
             })
-            .collect()
+            .collect();
+        for (sums, pages) in pages_found {
+            let Some((_, result)) = results.iter_mut().find(|(n, r)| n == sums && r.is_ok()) else { continue };
+            let path = self.dir.join(sums);
+            let recorded = match std::fs::read(&path) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    *result = Err(ChecksumMismatch::Io(outcore_io::IoError::new(&path, "read", e)));
+                    continue;
+                }
+            };
+            let wrong = (0..pages.blocks.len().max(recorded.len() / 8)).find(|&k| {
+                recorded.get(8 * k..8 * k + 8).map(|h| u64::from_le_bytes(h.try_into().unwrap())) != pages.blocks.get(k).copied()
+            });
+            if let Some(k) = wrong {
+                let (lo, hi) = (k as u64 * pages.block_bytes, ((k as u64 + 1) * pages.block_bytes).min(pages.bytes));
+                let why = format!(
+                    "page checksum {k} does not match page {k} (bytes {lo}..{hi}) of the file it checks, though both files match the manifest: the store was written wrong or crafted"
+                );
+                *result = Err(ChecksumMismatch::Io(outcore_io::IoError::new(&path, "verify", std::io::Error::other(why))));
+            }
+        }
+        results
     }
 }
 

@@ -63,6 +63,6 @@ pub fn pagerank(cx: &Context, pr: &Schedule) -> Result<Ranks, StoreError> {
     }
     cx.progress().end();
     let stats = EngineStats::Interval(engine.stats().clone());
-    let rank = Box::new(VertexValues::Intervals { engine: Box::new(engine), scale_by_degree: Some(store.layout("out")?) });
+    let rank = Box::new(VertexValues::Intervals { engine: Box::new(engine), scale_by_degree: Some(Box::new(store.layout("out")?)) });
     Ok(Ranks { rank, iterations: done, delta, stats })
 }
