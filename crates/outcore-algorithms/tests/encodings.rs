@@ -357,6 +357,9 @@ fn raw_layouts_check_random_reads_page_by_page() {
     // the page checksums' memory is charged
     assert!(budget.used() >= pages.len() as u64);
     drop(g);
+    // the page checksums go with the engine that charged them
+    assert_eq!(outcore_io::verify::checks_for_path(&adj).unwrap().block_bytes(), 1 << 20);
+    assert_eq!(budget.used(), 0);
     drop(st);
 
     // a crafted store whose manifest matches the damaged file: `info

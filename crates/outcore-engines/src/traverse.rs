@@ -87,6 +87,8 @@ struct Shared {
     lists_read: AtomicU64,
     store_dir: std::path::PathBuf,
     _charges: Vec<Reservation>,
+    /// Held while the engine lives: the page checksums it checks reads against.
+    _page_checks: outcore_store::PageChecks,
 }
 
 /// What one reader keeps to itself: its decoder (which may remember the
@@ -189,7 +191,8 @@ impl Traverse {
         // random reads checked a page at a time where the layout has page
         // checksums (README "Every read is checked"); before the cache
         // and the checking ahead below look up how each file is checked
-        let mut charges = lay.check_by_pages(budget)?;
+        let page_checks = lay.check_by_pages(budget)?;
+        let mut charges = Vec::new();
         let edge_starts = match lay.degrees_path() {
             Some(path) => Some(edge_starts(&lay, &path, store.manifest().arcs, budget)?),
             None => None,
@@ -285,6 +288,7 @@ impl Traverse {
                 opts: opts.clone(),
                 lists_read: AtomicU64::new(0),
                 _charges: charges,
+                _page_checks: page_checks,
             },
             own: ReaderState::new(codec),
             threads,

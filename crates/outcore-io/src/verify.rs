@@ -86,15 +86,55 @@ pub fn block_hash(bytes: &[u8]) -> u64 {
 /// block, the last block possibly short. A file registered before with the
 /// same identity and hashes keeps what this process verified of it.
 pub fn register(path: &Path, meta: &Metadata, block_bytes: u64, hashes: Vec<u64>) {
+    insert(path, meta, block_bytes, hashes);
+}
+
+/// [`register`] until the returned [`Registration`] is dropped, which puts
+/// back what this one replaced (finer checksums held for as long as the
+/// reader that charged their memory to its budget lives).
+pub fn register_until_dropped(path: &Path, meta: &Metadata, block_bytes: u64, hashes: Vec<u64>) -> Registration {
+    match insert(path, meta, block_bytes, hashes) {
+        Some((key, ours, replaced)) => Registration { key, ours: Some(ours), replaced },
+        None => Registration { key: identity(meta).0, ours: None, replaced: None },
+    }
+}
+
+/// A registration made by [`register_until_dropped`]. Dropping it puts
+/// back the checks it replaced (with what they had verified), or forgets
+/// the file if there were none, unless something replaced it since.
+pub struct Registration {
+    key: FileKey,
+    ours: Option<Arc<FileChecks>>,
+    replaced: Option<Arc<FileChecks>>,
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        let Some(ours) = self.ours.take() else { return };
+        let mut map = registry().lock().unwrap_or_else(|p| p.into_inner());
+        if map.get(&self.key).is_some_and(|c| Arc::ptr_eq(c, &ours)) {
+            match self.replaced.take() {
+                Some(before) => map.insert(self.key, before),
+                None => map.remove(&self.key),
+            };
+        }
+    }
+}
+
+/// Put the checks into the registry; returns the key, the new entry and
+/// what it replaced, or `None` when nothing changed (a record that cannot
+/// describe the file, or the same one again).
+#[allow(clippy::type_complexity)]
+fn insert(path: &Path, meta: &Metadata, block_bytes: u64, hashes: Vec<u64>) -> Option<(FileKey, Arc<FileChecks>, Option<Arc<FileChecks>>)> {
     if block_bytes == 0 || hashes.len() as u64 != meta.len().div_ceil(block_bytes).max(1) {
         // a record that cannot describe this file; the store's own checks report it
-        return;
+        return None;
     }
     let (key, version) = identity(meta);
     let mut map = registry().lock().unwrap_or_else(|p| p.into_inner());
     if let Some(old) = map.get(&key) {
         if old.version == version && old.block_bytes == block_bytes && old.hashes == hashes {
-            return;
+            return None;
         }
     }
     if map.len() >= PRUNE_AT {
@@ -102,9 +142,15 @@ pub fn register(path: &Path, meta: &Metadata, block_bytes: u64, hashes: Vec<u64>
         map.retain(|_, c| std::fs::symlink_metadata(&c.path).is_ok_and(|m| identity(&m).1 == c.version));
     }
     let words = hashes.len().div_ceil(64);
-    let checks =
-        FileChecks { path: path.to_path_buf(), version, block_bytes, hashes, verified: (0..words).map(|_| AtomicU64::new(0)).collect() };
-    map.insert(key, Arc::new(checks));
+    let checks = Arc::new(FileChecks {
+        path: path.to_path_buf(),
+        version,
+        block_bytes,
+        hashes,
+        verified: (0..words).map(|_| AtomicU64::new(0)).collect(),
+    });
+    let replaced = map.insert(key, checks.clone());
+    Some((key, checks, replaced))
 }
 
 /// Register a file this process has just written through a
@@ -384,6 +430,31 @@ mod tests {
         let data: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
         std::fs::File::create(&path).unwrap().write_all(&data).unwrap();
         path
+    }
+
+    #[test]
+    fn a_registration_until_dropped_puts_back_what_it_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_of(dir.path(), "f", 100_000);
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        let file = File::open(&path).unwrap();
+        register(&path, &meta, 1 << 20, hash_file_blocks(&path, 1 << 20).unwrap().blocks);
+        checks_for_path(&path).unwrap().verify_block(&file, 0).unwrap();
+        let pages = hash_file_blocks(&path, 4096).unwrap().blocks;
+        let held = register_until_dropped(&path, &meta, 4096, pages.clone());
+        assert_eq!(checks_for_path(&path).unwrap().block_bytes(), 4096);
+        // the same checks again change nothing, and their guard puts nothing back
+        drop(register_until_dropped(&path, &meta, 4096, pages.clone()));
+        assert_eq!(checks_for_path(&path).unwrap().block_bytes(), 4096);
+        drop(held);
+        let back = checks_for_path(&path).unwrap();
+        assert_eq!(back.block_bytes(), 1 << 20);
+        assert!(back.is_verified(0), "what the replaced checks had verified is kept");
+        // a guard whose checks were replaced since leaves the new ones alone
+        let held = register_until_dropped(&path, &meta, 4096, pages);
+        register(&path, &meta, 8192, hash_file_blocks(&path, 8192).unwrap().blocks);
+        drop(held);
+        assert_eq!(checks_for_path(&path).unwrap().block_bytes(), 8192);
     }
 
     fn register_now(path: &Path, block: u64) {

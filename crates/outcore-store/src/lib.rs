@@ -32,7 +32,7 @@ pub use manifest::{
     BipartiteRecord, FileRecord, HotColumn, HotRecord, IndexFormat, LayoutRecord, Manifest, TilesRecord, FORMAT_NAME, FORMAT_VERSION,
     ITEM_ID_BASE, OLDEST_FORMAT_VERSION,
 };
-pub use reader::{AdjacencyScan, Block, BlockTable, DegreeScan, EdgeStarts, IndexEntries, Layout, Store};
+pub use reader::{AdjacencyScan, Block, BlockTable, DegreeScan, EdgeStarts, IndexEntries, Layout, PageChecks, Store};
 pub use target::{check_output, is_store, Existing, OutputKind};
 pub use writer::{page_sums_name, CsrWriter, StoreWriter, LAYOUT_FILE_SUFFIXES};
 

@@ -179,6 +179,13 @@ impl Store {
     }
 }
 
+/// Page checksums registered by [`Layout::check_by_pages`] and the budget
+/// they are charged to, held by the reader that uses them.
+pub struct PageChecks {
+    _charges: Vec<outcore_io::Reservation>,
+    _registrations: Vec<outcore_io::verify::Registration>,
+}
+
 /// One CSR layout of a store.
 pub struct Layout {
     dir: PathBuf,
@@ -235,11 +242,13 @@ impl Layout {
     /// checksum block at a time: a random read of a page then reads no
     /// more than that page. Charges [`Layout::page_sums_bytes`] to
     /// `budget`; does nothing when checking is off.
-    pub fn check_by_pages(&self, budget: &Budget) -> Result<Vec<outcore_io::Reservation>, StoreError> {
+    /// The checks last while the returned [`PageChecks`] lives: dropping
+    /// it releases the charge and puts back the checks by whole blocks.
+    pub fn check_by_pages(&self, budget: &Budget) -> Result<PageChecks, StoreError> {
+        let mut held = PageChecks { _charges: Vec::new(), _registrations: Vec::new() };
         if !outcore_io::verify::verification_enabled() {
-            return Ok(Vec::new());
+            return Ok(held);
         }
-        let mut charges = Vec::new();
         for (file, sums) in self.page_sum_files() {
             let meta = std::fs::symlink_metadata(&file).ctx(&file, "stat")?;
             let pages = meta.len().div_ceil(outcore_io::PAGE_BYTES as u64).max(1);
@@ -251,15 +260,15 @@ impl Layout {
                 ));
             }
             let name = file.file_name().unwrap_or_default().to_string_lossy().into_owned();
-            charges.push(budget.reserve(&format!("the page checksums of {name}"), have + have / 64)?);
+            held._charges.push(budget.reserve(&format!("the page checksums of {name}"), have + have / 64)?);
             let mut hashes = Vec::with_capacity(pages as usize);
             let mut reader = SeqReader::open(&sums, 64 << 10)?;
             while let Some(chunk) = reader.next_chunk()? {
                 hashes.extend(chunk.chunks_exact(8).map(|h| u64::from_le_bytes(h.try_into().unwrap())));
             }
-            outcore_io::verify::register(&file, &meta, outcore_io::PAGE_BYTES as u64, hashes);
+            held._registrations.push(outcore_io::verify::register_until_dropped(&file, &meta, outcore_io::PAGE_BYTES as u64, hashes));
         }
-        Ok(charges)
+        Ok(held)
     }
     pub fn vertices(&self) -> u64 {
         self.vertices

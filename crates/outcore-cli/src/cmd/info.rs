@@ -62,6 +62,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
             let adj = m.files[&l.adjacency].bytes;
             let traverse_index = outcore_engines::Traverse::index_bytes(&store, name)?;
             let total = store.layout_bytes(name);
+            let bytes_of = |f: &Option<String>| f.as_ref().map_or(0, |w| m.files[w].bytes);
+            // the weights and their page checksums
+            let weights = bytes_of(&l.weights) + bytes_of(&l.weights_pages);
+            // what checks a random read of the adjacency
+            let checks = bytes_of(&l.blocks) + bytes_of(&l.adjacency_pages);
             let per_edge = |b: u64| {
                 if m.arcs == 0 {
                     0.0
@@ -80,14 +85,16 @@ pub fn run(a: Args) -> Result<ExitCode> {
                     "weights_bytes": l.weights.as_ref().map(|w| m.files[w].bytes),
                     "degrees_bytes": l.degrees.as_ref().map(|w| m.files[w].bytes),
                     "block_table_bytes": l.blocks.as_ref().map(|w| m.files[w].bytes),
+                    "page_checksum_bytes": l.adjacency_pages.as_ref().map(|w| m.files[w].bytes),
                     "order": m.provenance.get("order").cloned().unwrap_or_else(|| "none".into()),
                     "bits_per_edge": per_edge(adj),
-                    "bits_per_edge_with_index": per_edge(total - l.weights.as_ref().map_or(0, |w| m.files[w].bytes)),
+                    "bits_per_edge_with_index": per_edge(total - weights),
                     // what random access to the lists takes as the traverse
-                    // engine holds it: adjacency, block table and the
-                    // Elias-Fano index (edge starts included) in memory
+                    // engine holds it: adjacency, block table or page
+                    // checksums, and the Elias-Fano index (edge starts
+                    // included) in memory
                     "traverse_index_bytes": traverse_index,
-                    "bits_per_edge_random_access": per_edge(adj + l.blocks.as_ref().map_or(0, |w| m.files[w].bytes) + traverse_index),
+                    "bits_per_edge_random_access": per_edge(adj + checks + traverse_index),
                 }),
             ))
         })
@@ -153,7 +160,7 @@ fn print_text(a: &Args, store: &Store, d: &DegreeSummary, ids: &Ids, layouts: &s
     }
     for (name, l) in layouts {
         println!(
-            "layout {name:<4} {}: {} ({:.2} bits/edge adjacency, {:.2} with index, degrees and blocks as stored, {:.2} with the Elias-Fano index the traverse engine holds)",
+            "layout {name:<4} {}: {} ({:.2} bits/edge adjacency, {:.2} with index, degrees, blocks and page checksums as stored, {:.2} as the traverse engine holds it)",
             l["encoding"].as_str().unwrap(),
             format_bytes(l["bytes"].as_u64().unwrap()),
             l["bits_per_edge"].as_f64().unwrap(),
