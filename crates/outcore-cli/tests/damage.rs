@@ -121,60 +121,58 @@ fn a_flipped_bit_in_any_file_of_a_gapref_store_is_an_error_or_the_undamaged_resu
 fn flipped_bits(encoding: &str) {
     let d = tempfile::tempdir().unwrap();
     let input = weighted_wiki_vote(d.path());
-    {
-        let store = d.path().join(format!("store-{encoding}"));
-        import_weighted(&input, &store, encoding);
-        let runs = runs(s(&store));
-        let out = d.path().join("result");
-        let want: Vec<Vec<u8>> = runs
-            .iter()
-            .map(|r| {
+    let store = d.path().join(format!("store-{encoding}"));
+    import_weighted(&input, &store, encoding);
+    let runs = runs(s(&store));
+    let out = d.path().join("result");
+    let want: Vec<Vec<u8>> = runs
+        .iter()
+        .map(|r| {
+            let (code, bytes, err) = run(r, &out);
+            assert_eq!(code, 0, "{r:?} on the undamaged store: {err}");
+            assert!(!bytes.is_empty(), "{r:?} wrote nothing");
+            bytes
+        })
+        .collect();
+    let files = store_files(&store);
+    assert!(files.len() >= 9, "{files:?}");
+    for name in &files {
+        let path = store.join(name);
+        let len = std::fs::metadata(&path).unwrap().len();
+        // the first byte, one in the middle, the last byte; a low and a high bit
+        for (at, mask) in [(0, 0x01), (len / 2, 0x80), (len - 1, 0x10)] {
+            flip(&path, at, mask);
+            let mut refused = 0;
+            for (r, want) in runs.iter().zip(&want) {
                 let (code, bytes, err) = run(r, &out);
-                assert_eq!(code, 0, "{r:?} on the undamaged store: {err}");
-                assert!(!bytes.is_empty(), "{r:?} wrote nothing");
-                bytes
-            })
-            .collect();
-        let files = store_files(&store);
-        assert!(files.len() >= 9, "{files:?}");
-        for name in &files {
-            let path = store.join(name);
-            let len = std::fs::metadata(&path).unwrap().len();
-            // the first byte, one in the middle, the last byte; a low and a high bit
-            for (at, mask) in [(0, 0x01), (len / 2, 0x80), (len - 1, 0x10)] {
-                flip(&path, at, mask);
-                let mut refused = 0;
-                for (r, want) in runs.iter().zip(&want) {
-                    let (code, bytes, err) = run(r, &out);
-                    assert!(code == 0 || code == 1, "{r:?} with {name} byte {at} flipped: exit {code}: {err}");
-                    if code == 0 {
-                        assert!(&bytes == want, "{r:?} gave another result with {name} byte {at} flipped");
-                    } else {
-                        refused += 1;
-                        // the file's checksum block (its 1 MiB block, or
-                        // in a traversal of a raw layout its 4 KiB page),
-                        // or (a compressed layout's traversal) the block of
-                        // its block table that holds the byte, which it
-                        // checks itself
-                        let holds = |err: &str| byte_range(err).is_some_and(|(lo, hi)| lo <= at && at < hi);
-                        let page = err.contains(&format!("{name}: verify: checksum mismatch in block {} ", at / 4096)) && holds(&err);
-                        let file_block = format!("{name}: verify: checksum mismatch in block {}", at / (1 << 20));
-                        let codec_block = err.contains(&format!("{name}: block "))
-                            && err.contains("checksum mismatch (corrupt block; nothing decoded from it)")
-                            && holds(&err);
-                        assert!(err.contains(&file_block) || page || codec_block, "{r:?} with {name} byte {at} flipped: {err}");
-                        assert!(!out.exists(), "{r:?} left an output behind");
-                    }
+                assert!(code == 0 || code == 1, "{r:?} with {name} byte {at} flipped: exit {code}: {err}");
+                if code == 0 {
+                    assert!(&bytes == want, "{r:?} gave another result with {name} byte {at} flipped");
+                } else {
+                    refused += 1;
+                    // the file's checksum block (its 1 MiB block, or
+                    // in a traversal of a raw layout its 4 KiB page),
+                    // or (a compressed layout's traversal) the block of
+                    // its block table that holds the byte, which it
+                    // checks itself
+                    let holds = |err: &str| byte_range(err).is_some_and(|(lo, hi)| lo <= at && at < hi);
+                    let page = err.contains(&format!("{name}: verify: checksum mismatch in block {} ", at / 4096)) && holds(&err);
+                    let file_block = format!("{name}: verify: checksum mismatch in block {}", at / (1 << 20));
+                    let codec_block = err.contains(&format!("{name}: block "))
+                        && err.contains("checksum mismatch (corrupt block; nothing decoded from it)")
+                        && holds(&err);
+                    assert!(err.contains(&file_block) || page || codec_block, "{r:?} with {name} byte {at} flipped: {err}");
+                    assert!(!out.exists(), "{r:?} left an output behind");
                 }
-                assert!(refused > 0, "no command read {name}");
-                let (code, _, err) = outcore(&["info", s(&store), "--verify"]);
-                assert_ne!(code, 0);
-                assert!(err.contains(name.as_str()), "{err}");
-                flip(&path, at, mask);
             }
+            assert!(refused > 0, "no command read {name}");
+            let (code, _, err) = outcore(&["info", s(&store), "--verify"]);
+            assert_ne!(code, 0);
+            assert!(err.contains(name.as_str()), "{err}");
+            flip(&path, at, mask);
         }
-        assert_eq!(outcore(&["info", s(&store), "--verify"]).0, 0);
     }
+    assert_eq!(outcore(&["info", s(&store), "--verify"]).0, 0);
 }
 
 /// Rewrite the manifest's record of `name` to match the file as it is now

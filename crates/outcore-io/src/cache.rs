@@ -357,7 +357,7 @@ impl BlockCache {
         }
         if let Some((checks, handle)) = &self.checks[file as usize] {
             let (lo, hi) = (b * self.block as u64, b * self.block as u64 + self.valid[f].max(1) as u64);
-            if checks.block_bytes() <= self.block as u64 {
+            if checks.checked_from_frames_of(self.block) {
                 // checksum blocks no larger than a frame (page checksums):
                 // checked from the frame itself, with no read of their own
                 let frame = &self.slab[f * self.block..f * self.block + self.valid[f] as usize];
@@ -398,7 +398,7 @@ impl BlockCache {
     /// frames as they are read).
     pub fn check_ahead_bytes(files: &[PathBuf], block: usize) -> u64 {
         let checks: Vec<_> =
-            files.iter().filter_map(|p| crate::verify::checks_for_path(p)).filter(|c| c.block_bytes() > block as u64).collect();
+            files.iter().filter_map(|p| crate::verify::checks_for_path(p)).filter(|c| !c.checked_from_frames_of(block)).collect();
         let largest = checks.iter().map(|c| c.block_bytes()).max().unwrap_or(0);
         largest + checks.len() as u64 * crate::verify::BACKGROUND_BYTES
     }
@@ -416,7 +416,7 @@ impl BlockCache {
             .paths
             .iter()
             .zip(&self.checks)
-            .filter_map(|(p, c)| c.as_ref().filter(|(c, _)| c.block_bytes() > self.block as u64).map(|(c, _)| (p, c)))
+            .filter_map(|(p, c)| c.as_ref().filter(|(c, _)| !c.checked_from_frames_of(self.block)).map(|(c, _)| (p, c)))
             .filter_map(|(p, c)| crate::verify::Background::start(p, c))
             .collect();
     }

@@ -2,6 +2,7 @@
 //! written and checked by `outcore info --verify`.
 
 use crate::{IoError, SeqReader};
+use std::convert::Infallible;
 use std::path::Path;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
@@ -21,40 +22,82 @@ pub struct BlockHashes {
     pub blocks: Vec<u64>,
 }
 
-/// Streaming hasher: feed bytes in any chunking, get [`BlockHashes`].
-pub struct BlockHasher {
+/// Hashes a stream in fixed-size blocks, in any chunking: each finished
+/// block's xxh3-64 goes to a sink as soon as its last byte arrives.
+pub struct BlockSplitter {
     block_bytes: u64,
-    whole: Xxh3,
+    /// The open block's hash state, `in_block` bytes in.
     block: Xxh3,
     in_block: u64,
     total: u64,
-    blocks: Vec<u64>,
 }
 
-impl BlockHasher {
+impl BlockSplitter {
     pub fn new(block_bytes: u64) -> Self {
-        BlockHasher { block_bytes, whole: Xxh3::new(), block: Xxh3::new(), in_block: 0, total: 0, blocks: Vec::new() }
+        BlockSplitter { block_bytes, block: Xxh3::new(), in_block: 0, total: 0 }
     }
-    pub fn update(&mut self, mut data: &[u8]) {
-        self.whole.update(data);
+    /// Bytes fed so far.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+    pub fn update<E>(&mut self, mut data: &[u8], mut sink: impl FnMut(u64) -> Result<(), E>) -> Result<(), E> {
         self.total += data.len() as u64;
         while !data.is_empty() {
+            if self.in_block == 0 && data.len() as u64 >= self.block_bytes {
+                // a whole block in one piece: hashed in one call
+                let (block, rest) = data.split_at(self.block_bytes as usize);
+                sink(xxh3_64(block))?;
+                data = rest;
+                continue;
+            }
             let take = ((self.block_bytes - self.in_block) as usize).min(data.len());
             self.block.update(&data[..take]);
             self.in_block += take as u64;
             data = &data[take..];
             if self.in_block == self.block_bytes {
-                self.blocks.push(self.block.digest());
+                sink(self.block.digest())?;
                 self.block.reset();
                 self.in_block = 0;
             }
         }
+        Ok(())
+    }
+    /// The last short block's hash, or the empty stream's one block.
+    pub fn finish<E>(self, mut sink: impl FnMut(u64) -> Result<(), E>) -> Result<(), E> {
+        if self.in_block > 0 || self.total == 0 {
+            sink(self.block.digest())?;
+        }
+        Ok(())
+    }
+}
+
+/// Streaming hasher: feed bytes in any chunking, get [`BlockHashes`].
+pub struct BlockHasher {
+    whole: Xxh3,
+    blocks: BlockSplitter,
+    hashes: Vec<u64>,
+}
+
+impl BlockHasher {
+    pub fn new(block_bytes: u64) -> Self {
+        BlockHasher { whole: Xxh3::new(), blocks: BlockSplitter::new(block_bytes), hashes: Vec::new() }
+    }
+    pub fn update(&mut self, data: &[u8]) {
+        self.whole.update(data);
+        let hashes = &mut self.hashes;
+        let Ok(()) = self.blocks.update(data, |h| {
+            hashes.push(h);
+            Ok::<(), Infallible>(())
+        });
     }
     pub fn finish(mut self) -> BlockHashes {
-        if self.in_block > 0 || self.blocks.is_empty() {
-            self.blocks.push(if self.in_block > 0 { self.block.digest() } else { xxh3_64(&[]) });
-        }
-        BlockHashes { bytes: self.total, block_bytes: self.block_bytes, file: self.whole.digest(), blocks: self.blocks }
+        let (bytes, block_bytes) = (self.blocks.total(), self.blocks.block_bytes);
+        let hashes = &mut self.hashes;
+        let Ok(()) = self.blocks.finish(|h| {
+            hashes.push(h);
+            Ok::<(), Infallible>(())
+        });
+        BlockHashes { bytes, block_bytes, file: self.whole.digest(), blocks: self.hashes }
     }
 }
 

@@ -30,7 +30,9 @@ pub use bitmap::{bitmap_bytes, AtomicBitmap, Bitmap};
 pub use block::{open_block_io, Backend, BlockIo, ReadRequest};
 pub use budget::{format_bytes, parse_size, Budget, BudgetError, Minimum, Reservation, PROCESS_BASELINE};
 pub use cache::{BlockCache, CacheStats};
-pub use checksum::{hash_file_blocks, hash_file_blocks_and_pages, BlockHasher, BlockHashes, ChecksumMismatch, CHECKSUM_BLOCK_BYTES};
+pub use checksum::{
+    hash_file_blocks, hash_file_blocks_and_pages, BlockHasher, BlockHashes, BlockSplitter, ChecksumMismatch, CHECKSUM_BLOCK_BYTES,
+};
 pub use error::{IoContext, IoError};
 pub use hash::{splitmix64, SplitMix64};
 pub use progress::{Counter, NoProgress, Progress};

@@ -6,7 +6,7 @@
 //! hashing each block on the way. Both use O_DIRECT where the file system
 //! accepts it (tmpfs does not) and otherwise drop the pages they touched.
 
-use crate::{AlignedBuf, BlockHasher, BlockHashes, IoContext, IoError};
+use crate::{AlignedBuf, BlockHasher, BlockHashes, BlockSplitter, IoContext, IoError};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
@@ -14,7 +14,6 @@ use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
-use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 /// Alignment of offsets, lengths and buffers for O_DIRECT.
 pub const DIRECT_ALIGN: usize = 4096;
@@ -309,6 +308,17 @@ pub struct WriteSummary {
     pub page_sums: Option<Box<WriteSummary>>,
 }
 
+impl WriteSummary {
+    /// The file's name, without its directory.
+    pub fn file_name(&self) -> String {
+        self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    }
+    /// This file's summary, then its page checksum file's, if any.
+    pub fn with_page_sums(&self) -> impl Iterator<Item = &WriteSummary> {
+        std::iter::once(self).chain(self.page_sums.as_deref())
+    }
+}
+
 /// Writes a file sequentially; a background thread writes and hashes full
 /// chunks while the caller fills the next one.
 pub struct SeqWriter {
@@ -337,7 +347,7 @@ impl SeqWriter {
     /// 64 KiB beside this writer's three.
     pub fn create_with_page_sums(path: &Path, chunk_bytes: usize, block_bytes: u64, sums: &Path) -> Result<Self, IoError> {
         let side = SeqWriter::create(sums, 64 << 10, block_bytes)?;
-        Self::create_inner(path, chunk_bytes, block_bytes, Some(PageSummer { side, page: Xxh3::new(), in_page: 0 }))
+        Self::create_inner(path, chunk_bytes, block_bytes, Some(PageSummer::new(side)))
     }
 
     fn create_inner(path: &Path, chunk_bytes: usize, block_bytes: u64, pages: Option<PageSummer>) -> Result<Self, IoError> {
@@ -437,7 +447,7 @@ impl SeqWriter {
             file.sync_all().ctx(&self.path, "fsync")?;
         }
         let page_sums = match pages {
-            Some(p) => Some(Box::new(p.finish(bytes)?)),
+            Some(p) => Some(Box::new(p.finish()?)),
             None => None,
         };
         Ok(WriteSummary { path: self.path.clone(), bytes, hashes: hasher.finish(), page_sums })
@@ -451,37 +461,21 @@ pub const PAGE_BYTES: usize = 4096;
 /// Hashes the pages of the bytes fed to it, in order, into its side file.
 struct PageSummer {
     side: SeqWriter,
-    /// The open page's hash state, `in_page` bytes in.
-    page: Xxh3,
-    in_page: usize,
+    pages: BlockSplitter,
 }
 
 impl PageSummer {
-    fn update(&mut self, mut data: &[u8]) -> Result<(), IoError> {
-        while !data.is_empty() {
-            if self.in_page == 0 && data.len() >= PAGE_BYTES {
-                self.side.write_bytes(&xxh3_64(&data[..PAGE_BYTES]).to_le_bytes())?;
-                data = &data[PAGE_BYTES..];
-                continue;
-            }
-            let take = (PAGE_BYTES - self.in_page).min(data.len());
-            self.page.update(&data[..take]);
-            self.in_page += take;
-            data = &data[take..];
-            if self.in_page == PAGE_BYTES {
-                self.side.write_bytes(&self.page.digest().to_le_bytes())?;
-                self.page.reset();
-                self.in_page = 0;
-            }
-        }
-        Ok(())
+    fn new(side: SeqWriter) -> Self {
+        PageSummer { side, pages: BlockSplitter::new(PAGE_BYTES as u64) }
     }
-
+    fn update(&mut self, data: &[u8]) -> Result<(), IoError> {
+        let side = &mut self.side;
+        self.pages.update(data, |h| side.write_bytes(&h.to_le_bytes()))
+    }
     /// The last short page's hash (or the empty file's), then the side file's summary.
-    fn finish(mut self, bytes: u64) -> Result<WriteSummary, IoError> {
-        if self.in_page > 0 || bytes == 0 {
-            self.side.write_bytes(&self.page.digest().to_le_bytes())?;
-        }
+    fn finish(mut self) -> Result<WriteSummary, IoError> {
+        let side = &mut self.side;
+        self.pages.finish(|h| side.write_bytes(&h.to_le_bytes()))?;
         self.side.finish()
     }
 }
@@ -566,6 +560,7 @@ impl Drop for SeqWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use xxhash_rust::xxh3::xxh3_64;
 
     #[test]
     fn page_sums_hold_the_hash_of_every_page() {

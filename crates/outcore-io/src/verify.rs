@@ -188,6 +188,12 @@ impl FileChecks {
     pub fn block_bytes(&self) -> u64 {
         self.block_bytes
     }
+    /// Whether each checksum block fits in a cache frame of `frame_bytes`
+    /// (page checksums): then a read checks the blocks it covers from its
+    /// own frame, with no read of its own and no background pass.
+    pub fn checked_from_frames_of(&self, frame_bytes: usize) -> bool {
+        self.block_bytes <= frame_bytes as u64
+    }
     /// Number of blocks.
     pub fn blocks(&self) -> u64 {
         self.hashes.len() as u64

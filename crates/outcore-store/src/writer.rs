@@ -73,9 +73,8 @@ impl StoreWriter {
     /// Record a file written into the staging directory by other means
     /// (and its page checksum file, if it has one).
     pub fn record(&mut self, summary: &WriteSummary) {
-        for s in std::iter::once(summary).chain(summary.page_sums.as_deref()) {
-            let name = s.path.file_name().unwrap().to_string_lossy().into_owned();
-            self.files.insert(name, FileRecord::from_hashes(&s.hashes));
+        for s in summary.with_page_sums() {
+            self.files.insert(s.file_name(), FileRecord::from_hashes(&s.hashes));
         }
     }
 
@@ -393,11 +392,7 @@ impl CsrWriter {
         writers.push(self.adjacency);
         for w in writers {
             let summary = w.finish()?;
-            if let Some(pages) = &summary.page_sums {
-                files.push((pages.path.file_name().unwrap().to_string_lossy().into_owned(), (**pages).clone()));
-            }
-            let name = summary.path.file_name().unwrap().to_string_lossy().into_owned();
-            files.push((name, summary));
+            files.extend(summary.with_page_sums().map(|s| (s.file_name(), s.clone())));
         }
         Ok((record, self.arcs, files))
     }
