@@ -238,7 +238,7 @@ fn page_checksums_advice(store: &Store) -> String {
         return String::new();
     }
     "; the store has no page checksums (written before them), so its random reads are checked a whole 1 MiB block at a time: \
-     `outcore recode STORE -o COPY` writes a copy that has them, whose searches read no more than their lists"
+     `outcore layout upgrade STORE` writes them in place (1/512 of the adjacency), and searches then read no more than their lists"
         .to_string()
 }
 

@@ -185,3 +185,64 @@ fn upgrading_a_version_1_store_gives_the_files_an_import_writes() {
     assert_eq!((&m["layouts"]["out"]["index"], &m["layouts"]["in"]["degrees"]), (&"out.ef".into(), &"in.starts".into()));
     same_results(&fixture("directed-gapref"), &old, &[&["sssp", "--root", "1", "--engine", "traverse"], &["scc"]]);
 }
+
+/// `layout upgrade` writes the page checksums a store written before them
+/// lacks (raw adjacency, weights of every encoding): the very files an
+/// import writes today, listed in the manifest as an import lists them. A
+/// damaged file is refused, naming it, and the store stays as it was.
+#[test]
+fn upgrading_writes_the_page_checksums_an_import_writes() {
+    let d = tempfile::tempdir().unwrap();
+    let example = shared().join("graphalytics/validation-graphs/example/example-directed.e");
+    let fresh = d.path().join("fresh");
+    let import =
+        ["import", s(&example), "--format", "graphalytics", "--directed", "--weighted", "--layouts", "out,in", "-o", s(&fresh), "--quiet"];
+    assert_eq!(outcore(&import).0, 0);
+    let pages = ["out.adj.pages", "out.weights.pages", "in.adj.pages", "in.weights.pages"];
+    for f in pages {
+        assert!(fresh.join(f).is_file(), "the import wrote no {f}");
+    }
+    // damaged: refused, nothing written
+    let damaged = d.path().join("damaged");
+    copy_dir(&fixture("directed-raw32"), &damaged);
+    let before = std::fs::read(damaged.join("manifest.json")).unwrap();
+    let mut adj = std::fs::read(damaged.join("in.adj")).unwrap();
+    adj[5] ^= 0x04;
+    std::fs::write(damaged.join("in.adj"), &adj).unwrap();
+    let (code, _, err) = outcore(&["layout", "upgrade", s(&damaged)]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("in.adj") && err.contains("checksum mismatch"), "{err}");
+    assert!(std::fs::read(damaged.join("manifest.json")).unwrap() == before, "the manifest changed");
+    for f in pages.iter().chain(&["out.ef", "in.ef"]) {
+        assert!(!damaged.join(f).exists(), "{f} left behind");
+    }
+    // whole: the import's files
+    let old = d.path().join("old");
+    copy_dir(&fixture("directed-raw32"), &old);
+    let reason = |store: &Path| {
+        let (code, out, err) = outcore(&["bfs", s(store), "--root", "1", "--json"]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["engine_reason"].as_str().unwrap().to_string()
+    };
+    let advice = "`outcore layout upgrade STORE` writes them in place";
+    assert!(reason(&old).contains(advice), "{}", reason(&old));
+    assert!(!reason(&fresh).contains(advice), "{}", reason(&fresh));
+    let (code, out, err) = outcore(&["layout", "upgrade", s(&old)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("wrote the page checksums") && pages.iter().all(|f| out.contains(f)), "{out}");
+    for f in pages.iter().chain(&["out.ef", "in.ef", "out.adj", "in.weights"]) {
+        assert!(std::fs::read(old.join(f)).unwrap() == std::fs::read(fresh.join(f)).unwrap(), "{f} differs from the import's");
+    }
+    let (m, want) = (manifest(&old), manifest(&fresh));
+    for f in pages {
+        assert_eq!(m["files"][f], want["files"][f], "{f}");
+    }
+    assert_eq!(m["layouts"], want["layouts"]);
+    let (code, out, err) = outcore(&["info", s(&old), "--verify"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("match"), "{out}");
+    let (code, out, _) = outcore(&["layout", "upgrade", s(&old)]);
+    assert!(code == 0 && out.contains("nothing to do"), "{out}");
+    assert!(!reason(&old).contains(advice), "{}", reason(&old));
+    same_results(&fresh, &old, &[&["bfs", "--root", "1", "--engine", "traverse"], &["sssp", "--root", "1", "--engine", "traverse"]]);
+}

@@ -133,7 +133,9 @@ pub(crate) fn remove_unlisted_layout_files(dir: &Path, manifest: &Manifest) {
             })
             || name.strip_prefix("in.").is_some_and(|suffix| outcore_store::LAYOUT_FILE_SUFFIXES.contains(&suffix))
             // what an index upgrade or an import killed before its manifest left
-            || name.strip_prefix("out.").is_some_and(|suffix| ["ef", "starts", "entries", "starts.entries"].contains(&suffix));
+            || name.strip_prefix("out.").is_some_and(|suffix| {
+                ["ef", "starts", "entries", "starts.entries", "adj.pages", "weights.pages"].contains(&suffix)
+            });
         if layout_file && !manifest.files.contains_key(&name) && e.file_type().map(|t| t.is_file()).unwrap_or(false) {
             let _ = std::fs::remove_file(e.path());
             removed.push(name);

@@ -4,13 +4,16 @@
 //! and written, a few bits a vertex instead of 64, so it takes seconds
 //! where a new import takes minutes; the adjacency, weights, blocks,
 //! tiles and hot columns stay as they are. Each layout's longest list is
-//! recorded where the manifest lacks it. The manifest is replaced last
+//! recorded where the manifest lacks it, and the page checksums of raw
+//! adjacency and of weights written where the store lacks them (stores
+//! written before 2026-11-24: their random reads are then checked a 4 KiB
+//! page at a time). The manifest is replaced last
 //! and the old files removed after it, so an interrupted run leaves the
 //! store as it was.
 
 use crate::error::Result;
 use outcore_io::Staged;
-use outcore_store::{FileRecord, IndexFormat, Store, FORMAT_VERSION};
+use outcore_store::{page_sums_name, write_page_sums, FileRecord, IndexFormat, Store, FORMAT_VERSION};
 use std::path::Path;
 
 /// What an upgrade did: the layouts rewritten, and the bytes of their
@@ -23,10 +26,15 @@ pub struct Upgrade {
     /// Layouts whose longest list was recorded (stores written before the
     /// manifest recorded it).
     pub longest_recorded: Vec<String>,
+    /// Page checksum files written (stores written before them).
+    pub page_sums_written: Vec<String>,
+    /// Their bytes.
+    pub page_sums_bytes: u64,
 }
 
 /// Upgrade the store at `dir` to format version 2 (nothing to do for a
-/// store whose layouts are Elias-Fano already and record their longest list).
+/// store whose layouts are Elias-Fano already, record their longest list
+/// and have their page checksums).
 pub fn upgrade(dir: &Path) -> Result<Upgrade> {
     // no reader has the store open while its layouts change
     let _lock = outcore_store::StoreLock::exclusive(dir)?;
@@ -63,7 +71,27 @@ pub fn upgrade(dir: &Path) -> Result<Upgrade> {
             done.longest_recorded.push(name.clone());
         }
     }
-    if done.layouts.is_empty() && done.longest_recorded.is_empty() {
+    // page checksums, so that a random read of a raw layout's adjacency
+    // or of weights checks its own 4 KiB page and not a 1 MiB block
+    let files = &mut manifest.files;
+    for (name, record) in manifest.layouts.iter_mut() {
+        let blocked = store.layout(name)?.codec().blocked();
+        let wanted = [
+            (!blocked && record.adjacency_pages.is_none()).then(|| record.adjacency.clone()),
+            record.weights.clone().filter(|_| record.weights_pages.is_none()),
+        ];
+        for (i, file) in wanted.into_iter().enumerate() {
+            let Some(file) = file else { continue };
+            let sums = page_sums_name(&file);
+            staged.push(Staged::named(dir.join(&sums)));
+            let summary = write_page_sums(&dir.join(&file), &dir.join(&sums))?;
+            done.page_sums_bytes += summary.bytes;
+            files.insert(sums.clone(), FileRecord::from_hashes(&summary.hashes));
+            *(if i == 0 { &mut record.adjacency_pages } else { &mut record.weights_pages }) = Some(sums.clone());
+            done.page_sums_written.push(sums);
+        }
+    }
+    if done.layouts.is_empty() && done.longest_recorded.is_empty() && done.page_sums_written.is_empty() {
         return Ok(done);
     }
     manifest.version = FORMAT_VERSION;

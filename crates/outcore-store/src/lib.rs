@@ -34,7 +34,7 @@ pub use manifest::{
 };
 pub use reader::{AdjacencyScan, Block, BlockTable, DegreeScan, EdgeStarts, IndexEntries, Layout, PageChecks, Store};
 pub use target::{check_output, is_store, Existing, OutputKind};
-pub use writer::{page_sums_name, CsrWriter, StoreWriter, LAYOUT_FILE_SUFFIXES};
+pub use writer::{page_sums_name, write_page_sums, CsrWriter, StoreWriter, LAYOUT_FILE_SUFFIXES};
 
 /// Chunk size of the sequential readers and writers used by the store.
 pub const STREAM_CHUNK_BYTES: usize = 1 << 20;

@@ -10,7 +10,7 @@ use crate::codec::{ListEncoder, BLOCK_TARGET_BYTES};
 use crate::ef::EfHeader;
 use crate::target::{check_output, Existing, OutputKind};
 use crate::{codec_for, Codec, Encoding, FileRecord, IndexFormat, IndexUnit, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES};
-use outcore_io::{IoContext, SeqReader, SeqWriter, Staged, WriteSummary, CHECKSUM_BLOCK_BYTES};
+use outcore_io::{BlockSplitter, IoContext, SeqReader, SeqWriter, Staged, WriteSummary, CHECKSUM_BLOCK_BYTES, PAGE_BYTES};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -152,6 +152,22 @@ pub const LAYOUT_FILE_SUFFIXES: &[&str] =
 /// The page checksum file of the store file `name` ([`SeqWriter::create_with_page_sums`]).
 pub fn page_sums_name(name: &str) -> String {
     format!("{name}.pages")
+}
+
+/// Write `sums`, the page checksum file of the existing file `file`: the
+/// bytes [`SeqWriter::create_with_page_sums`] writes beside a file as it
+/// writes it, here from one sequential read of `file`, checked against its
+/// registered checksums (`outcore layout upgrade` of a store written before
+/// page checksums).
+pub fn write_page_sums(file: &Path, sums: &Path) -> Result<WriteSummary, StoreError> {
+    let mut reader = SeqReader::open(file, STREAM_CHUNK_BYTES)?;
+    let mut writer = SeqWriter::create(sums, 64 << 10, CHECKSUM_BLOCK_BYTES)?;
+    let mut pages = BlockSplitter::new(PAGE_BYTES as u64);
+    while let Some(chunk) = reader.next_chunk()? {
+        pages.update(chunk, |h| writer.write_bytes(&h.to_le_bytes()))?;
+    }
+    pages.finish(|h| writer.write_bytes(&h.to_le_bytes()))?;
+    Ok(writer.finish()?)
 }
 
 /// Writes one CSR layout from edges arriving sorted by (source, target).

@@ -39,8 +39,10 @@ pub enum Action {
         dry_run: bool,
     },
     /// Rewrite a format version 1 store's indexes as Elias-Fano (format
-    /// version 2): a few bits a vertex on disk and in memory instead of 64.
-    /// Reads and writes only the indexes; nothing else changes.
+    /// version 2): a few bits a vertex on disk and in memory instead of 64;
+    /// record each layout's longest list, and write the page checksums of
+    /// raw adjacency and of weights, where the store lacks them. Reads the
+    /// indexes (and for page checksums those files); writes only new files.
     Upgrade {
         /// The store to upgrade.
         store: PathBuf,
@@ -52,29 +54,34 @@ pub fn run(a: Args) -> Result<ExitCode> {
         Action::Upgrade { store } => {
             let t = std::time::Instant::now();
             let done = outcore_ingest::upgrade::upgrade(&store)?;
-            if done.layouts.is_empty() && done.longest_recorded.is_empty() {
-                println!(
-                    "{}: already format version {} (Elias-Fano indexes): nothing to do",
-                    store.display(),
-                    outcore_store::FORMAT_VERSION
-                );
-            } else if done.layouts.is_empty() {
-                println!(
-                    "{}: recorded the longest list of layout {} in {:.2} s",
-                    store.display(),
-                    done.longest_recorded.join(", "),
-                    t.elapsed().as_secs_f64()
-                );
-            } else {
-                println!(
-                    "upgraded {} to format version {}: the indexes of layout {} from {} to {} in {:.2} s",
-                    store.display(),
-                    outcore_store::FORMAT_VERSION,
+            let mut did = Vec::new();
+            if !done.layouts.is_empty() {
+                did.push(format!(
+                    "the indexes of layout {} from {} to {} (now format version {})",
                     done.layouts.join(", "),
                     outcore_io::format_bytes(done.bytes_before),
                     outcore_io::format_bytes(done.bytes_after),
-                    t.elapsed().as_secs_f64()
+                    outcore_store::FORMAT_VERSION
+                ));
+            }
+            if !done.longest_recorded.is_empty() {
+                did.push(format!("recorded the longest list of layout {}", done.longest_recorded.join(", ")));
+            }
+            if !done.page_sums_written.is_empty() {
+                did.push(format!(
+                    "wrote the page checksums {} ({}): random reads of them now check 4 KiB pages, not 1 MiB blocks",
+                    done.page_sums_written.join(", "),
+                    outcore_io::format_bytes(done.page_sums_bytes)
+                ));
+            }
+            if did.is_empty() {
+                println!(
+                    "{}: already format version {} with Elias-Fano indexes, longest lists and page checksums: nothing to do",
+                    store.display(),
+                    outcore_store::FORMAT_VERSION
                 );
+            } else {
+                println!("upgraded {}: {} in {:.2} s", store.display(), did.join("; "), t.elapsed().as_secs_f64());
             }
             Ok(ExitCode::SUCCESS)
         }
