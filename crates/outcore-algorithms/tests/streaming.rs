@@ -13,7 +13,8 @@ use outcore_algorithms::cdlp::{self, Cdlp};
 use outcore_algorithms::pagerank::{self, PageRank};
 use outcore_algorithms::spmv::{self, Spmv, Vector};
 use outcore_algorithms::wcc::{self, Wcc};
-use outcore_algorithms::{execute, Engine, EngineChoice, MemGraph, RunOptions};
+use outcore_algorithms::plan::Support;
+use outcore_algorithms::{execute, Algorithm, Engine, EngineChoice, MemGraph, RunOptions};
 use outcore_engines::{IntervalOptions, StreamOptions};
 use outcore_ingest::{import_file, tiles::add_tiles, ImportOptions, NoProgress};
 use outcore_io::Budget;
@@ -322,6 +323,29 @@ fn auto_picks_the_regime_from_the_budget() {
             assert!((x - y).abs() <= 1e-12 + 1e-9 * y, "{} vertex {v}: {x} vs {y}", r.report.engine);
         }
     }
+}
+
+/// `auto` takes the hybrid BFS's traverse version only with room for a
+/// column of in-memory neighbours (8 bytes a vertex) beyond its minimum:
+/// with half of that room (where no other engine fits) it takes it as the
+/// only one that runs, and says so; with all of it, as its choice.
+#[test]
+fn auto_takes_the_hybrid_bfs_once_a_hot_column_fits() {
+    let (_d, st) = store(&shared().join("real/CA-GrQc.txt"), Some(false), false, 16);
+    let n = st.vertices();
+    let p = bfs::Params { root: Some(3466), ..Default::default() };
+    let need = match Bfs.support(&st, Engine::Traverse, &p, &RunOptions::with_memory(1 << 30)).unwrap() {
+        Support::Runs(need) => need,
+        Support::No(why) => panic!("{why}"),
+    };
+    assert_eq!(need.auto_bytes, need.min_bytes + 8 * n);
+    let at = |bytes: u64| run(&Bfs, &st, &p, &RunOptions::with_memory(PROCESS_BASELINE + bytes)).report;
+    let half = at(need.min_bytes + 4 * n);
+    assert_eq!(half.engine, Engine::Traverse, "{}", half.engine_reason);
+    assert!(half.engine_reason.contains("only at the engine's minimum"), "{}", half.engine_reason);
+    let whole = at(need.min_bytes + 8 * n + (1 << 20));
+    assert_eq!(whole.engine, Engine::Traverse, "{}", whole.engine_reason);
+    assert!(!whole.engine_reason.contains("only at the engine's minimum"), "{}", whole.engine_reason);
 }
 
 #[test]
