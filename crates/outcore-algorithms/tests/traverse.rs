@@ -103,6 +103,44 @@ fn bfs_equals_reference_in_every_mode() {
     }
 }
 
+/// The direction of each level of a hybrid BFS by Beamer's rule (thesis
+/// section 3.4.4.4), worked out from the reference levels alone: switch to
+/// bottom-up when the frontier grew and its out-edges exceed the in-edges
+/// of the unvisited vertices / alpha, back to top-down when it shrank and
+/// they fall below those / beta.
+fn expected_directions(g: &MemGraph, levels: &[u64], opts: &HybridOptions) -> Vec<Direction> {
+    let n = g.vertices() as usize;
+    let mut in_degree = vec![0u64; n];
+    for v in 0..n {
+        for &w in g.neighbours(v as u64) {
+            in_degree[w as usize] += 1;
+        }
+    }
+    let depth = levels.iter().filter(|&&l| l != u64::MAX).max().unwrap() + 1;
+    let (mut size, mut out_edges, mut in_edges) = (vec![0u64; depth as usize], vec![0u64; depth as usize], vec![0u64; depth as usize]);
+    for v in 0..n {
+        if let Some(l) = Some(levels[v] as usize).filter(|_| levels[v] != u64::MAX) {
+            size[l] += 1;
+            out_edges[l] += g.neighbours(v as u64).len() as u64;
+            in_edges[l] += in_degree[v];
+        }
+    }
+    let mut unvisited_in_edges: u64 = in_degree.iter().sum();
+    let (mut direction, mut previous, mut out) = (Direction::TopDown, 0u64, Vec::new());
+    for l in 0..depth as usize {
+        unvisited_in_edges -= in_edges[l];
+        let (m_td, m_bu) = (out_edges[l] as f64, unvisited_in_edges as f64);
+        direction = match direction {
+            Direction::TopDown if size[l] > previous && m_td > m_bu / opts.alpha => Direction::BottomUp,
+            Direction::BottomUp if size[l] < previous && m_td < m_bu / opts.beta => Direction::TopDown,
+            d => d,
+        };
+        out.push(direction);
+        previous = size[l];
+    }
+    out
+}
+
 #[test]
 fn hybrid_bfs_equals_reference_for_every_k() {
     for case in cases() {
@@ -125,8 +163,12 @@ fn hybrid_bfs_equals_reference_for_every_k() {
                         [HybridOptions::default(), HybridOptions { alpha: 1e-9, beta: 1e9 }, HybridOptions { alpha: 1e12, beta: 1.0 }]
                     {
                         let (tree, levels) = hybrid_bfs(&out, inn.as_ref(), &hot, root, &budget, &opts).unwrap();
-                        check_tree(&tree, &g, &bfs_levels(&g, root), &format!("{} {mode:?} k={k} root {root} {opts:?}", case.name));
+                        let want = bfs_levels(&g, root);
+                        let what = format!("{} {mode:?} k={k} root {root} {opts:?}", case.name);
+                        check_tree(&tree, &g, &want, &what);
                         assert_eq!(levels.iter().map(|l| l.frontier).sum::<u64>(), tree.reached);
+                        let directions: Vec<Direction> = levels.iter().map(|l| l.direction).collect();
+                        assert_eq!(directions, expected_directions(&g, &want, &opts), "{what}");
                     }
                 }
             }
