@@ -348,6 +348,26 @@ fn auto_takes_the_hybrid_bfs_once_a_hot_column_fits() {
     assert!(!whole.engine_reason.contains("only at the engine's minimum"), "{}", whole.engine_reason);
 }
 
+/// A hybrid BFS of a directed store runs at exactly the minimum it states
+/// (both engines' indexes, smallest caches and checks, and its state), and
+/// gives the reference's levels there.
+#[test]
+fn hybrid_bfs_of_a_directed_store_runs_at_its_stated_minimum() {
+    let (_d, st) = store(&shared().join("real/wiki-Vote.txt"), Some(true), false, 16);
+    let ids = st.id_map(&Budget::unlimited()).unwrap();
+    let root = 1000;
+    let p = bfs::Params { root: Some(ids.original(root)), ..Default::default() };
+    let need = match Bfs.support(&st, Engine::Traverse, &p, &RunOptions::with_memory(1 << 30)).unwrap() {
+        Support::Runs(need) => need,
+        Support::No(why) => panic!("{why}"),
+    };
+    assert_eq!(need.layouts, ["out", "in"]);
+    let opts = RunOptions { memory: PROCESS_BASELINE + need.min_bytes, ..on(Engine::Traverse) };
+    let r = run(&Bfs, &st, &p, &opts);
+    let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
+    assert_eq!(u64s(&r, "level"), bfs::reference::bfs_levels(&g, root));
+}
+
 #[test]
 fn interval_runs_leave_no_temporary_files_and_clear_those_of_killed_runs() {
     let (_d, st) = store(&shared().join("real/CA-GrQc.txt"), Some(false), false, 16);
