@@ -8,8 +8,10 @@ mod common;
 
 use common::*;
 use outcore_algorithms::bc::reference;
+use outcore_algorithms::bc::Bc;
 use outcore_algorithms::bc::{bc_sortreduce, bc_traverse, pick_sources, Sources};
-use outcore_algorithms::MemGraph;
+use outcore_algorithms::registry::Registered;
+use outcore_algorithms::{Args, MemGraph, RunOptions};
 use outcore_engines::sortreduce::{Access, SortReduce, SortReduceOptions};
 use outcore_engines::{Traverse, TraverseOptions};
 use outcore_ingest::{import_file, ImportOptions, NoProgress};
@@ -114,6 +116,25 @@ fn targets_count_only_the_paths_that_end_at_them() {
             close(&original(one), &want, &format!("traverse, {what}"));
             close(&original(three), &want, &format!("traverse, 3 workers, {what}"));
             close(&original(external), &want, &format!("sortreduce, {what}"));
+            // the same as parameters, through the registry: `source` and
+            // `target` in original ids; and with none of them, every
+            // vertex a source (the default below 4,097 vertices)
+            let mut args = Args::new();
+            for &v in &from {
+                args.set("source", v.to_string());
+            }
+            for &v in &to {
+                args.set("target", v.to_string());
+            }
+            let scores = |args: &Args| -> Vec<f64> {
+                let r = Registered::run(&Bc, &st, args, &RunOptions::default()).unwrap();
+                original(r.outcome.column("centrality").unwrap().to_f64().unwrap())
+            };
+            // an undirected graph's paths are counted from both ends: halved
+            let half = |v: Vec<f64>| -> Vec<f64> { v.into_iter().map(|x| if directed { x } else { x / 2.0 }).collect() };
+            close(&scores(&args), &half(want), &format!("registry, {what}"));
+            let all: Vec<u64> = (0..40).collect();
+            close(&scores(&Args::new()), &half(brute_force_subset(&g, &all, &all)), &format!("registry, defaults, {what}"));
         }
     }
 }

@@ -11,9 +11,9 @@ use common::*;
 use outcore_algorithms::bfs::{self, Bfs};
 use outcore_algorithms::cdlp::{self, Cdlp};
 use outcore_algorithms::pagerank::{self, PageRank};
+use outcore_algorithms::plan::Support;
 use outcore_algorithms::spmv::{self, Spmv, Vector};
 use outcore_algorithms::wcc::{self, Wcc};
-use outcore_algorithms::plan::Support;
 use outcore_algorithms::{execute, Algorithm, Engine, EngineChoice, MemGraph, RunOptions};
 use outcore_engines::{IntervalOptions, StreamOptions};
 use outcore_ingest::{import_file, tiles::add_tiles, ImportOptions, NoProgress};
@@ -366,6 +366,35 @@ fn hybrid_bfs_of_a_directed_store_runs_at_its_stated_minimum() {
     let r = run(&Bfs, &st, &p, &opts);
     let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
     assert_eq!(u64s(&r, "level"), bfs::reference::bfs_levels(&g, root));
+}
+
+/// With room for every neighbour label, CDLP gathers them in one band per
+/// iteration on every engine, directed or not; with less it cuts more
+/// bands and gives the same labels.
+#[test]
+fn cdlp_takes_one_band_when_every_label_fits() {
+    for (file, directed) in [("wiki-Vote.txt", true), ("CA-GrQc.txt", false)] {
+        let (_d, st) = store(&shared().join("real").join(file), Some(directed), false, 9);
+        let p = cdlp::Params { iterations: 3 };
+        let mut labels = Vec::new();
+        for engine in [Engine::Memory, Engine::Stream, Engine::Traverse] {
+            let r = run(&Cdlp, &st, &p, &RunOptions { memory: 1 << 30, ..on(engine) });
+            assert_eq!(figure(&r, "bands_per_iteration"), 1.0, "{file} on {engine:?}");
+            labels.push(u64s(&r, "community"));
+        }
+        assert!(labels.windows(2).all(|w| w[0] == w[1]), "{file}: the engines' labels differ");
+        if directed {
+            // without `in`, the scan gathers the labels in bands of its own
+            let dir = tempfile::tempdir().unwrap();
+            let out = dir.path().join("s");
+            let opts = ImportOptions { directed: Some(true), ..Default::default() };
+            import_file(&shared().join("real").join(file), &out, &opts, &NoProgress).unwrap();
+            let plain = Store::open(&out).unwrap();
+            let r = run(&Cdlp, &plain, &p, &RunOptions { memory: 1 << 30, ..on(Engine::Traverse) });
+            assert_eq!(figure(&r, "bands_per_iteration"), 1.0, "{file} without in");
+            assert!(u64s(&r, "community") == labels[0], "{file} without in: other labels");
+        }
+    }
 }
 
 #[test]

@@ -88,7 +88,7 @@ fn bfs_equals_reference_in_every_mode() {
         let g = reference_graph(&case.store);
         let n = g.vertices();
         for mode in MODES {
-            let (budget, mut eng) = engine(&case.store, "out", mode, BfsTree::state_bytes(n));
+            let (budget, mut eng) = engine(&case.store, "out", mode, BfsTree::state_bytes(n, case.store.manifest().arcs));
             for root in roots(n) {
                 let tree = bfs(&mut eng, root, &budget).unwrap();
                 check_tree(&tree, &g, &bfs_levels(&g, root), &format!("{} {mode:?} root {root}", case.name));
@@ -147,7 +147,7 @@ fn hybrid_bfs_equals_reference_for_every_k() {
         let g = reference_graph(&case.store);
         let n = g.vertices();
         for mode in MODES {
-            let state = outcore_algorithms::bfs::hybrid::state_bytes(n) + n * 64 * 4;
+            let state = outcore_algorithms::bfs::hybrid::state_bytes(n, case.store.manifest().arcs) + n * 64 * 4;
             // room for the in-layout's engine too (its index and smallest cache)
             let in_engine = if case.store.manifest().directed { Traverse::min_bytes(&case.store, "in", 4096).unwrap() } else { 0 };
             let (budget, out) = engine(&case.store, "out", mode, state + in_engine);
@@ -259,7 +259,7 @@ fn top_down_bfs_is_the_same_on_one_thread_and_on_four_in_every_encoding() {
             let mut runs = Vec::new();
             for threads in [1, 4] {
                 // a small cache and prefetch on: readers share and evict its blocks
-                let (budget, mut eng) = engine(&store, "out", ("tiny", true), BfsTree::state_bytes(n));
+                let (budget, mut eng) = engine(&store, "out", ("tiny", true), BfsTree::state_bytes(n, store.manifest().arcs));
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
                 let tree = pool.install(|| bfs(&mut eng, root, &budget)).unwrap();
                 let what = format!("{} root {root}, {threads} threads", encoding.name());
@@ -358,6 +358,29 @@ fn sssp_equals_dijkstra_reference() {
     }
 }
 
+/// Zero weights: a cycle of them leaves the parents a tree (a vertex keeps
+/// the parent that first gave it its distance), in Dijkstra and in
+/// delta-stepping.
+#[test]
+fn zero_weights_keep_the_parents_a_tree() {
+    use outcore_algorithms::sssp::delta::{sssp_delta, state_bytes};
+    let dir = tempfile::tempdir().unwrap();
+    let zeros = dir.path().join("zeros.wel");
+    std::fs::write(&zeros, "0 1 1.0\n1 2 0.0\n2 1 0.0\n2 3 0.0\n").unwrap();
+    let case = import(&zeros, ImportOptions { directed: Some(true), weighted: true, ..Default::default() });
+    let ids = case.store.id_map(&Budget::unlimited()).unwrap();
+    let dense: Vec<u64> = (0..4).map(|v| (0..4).find(|&d| ids.original(d) == v).unwrap()).collect();
+    let (budget, mut eng) = engine(&case.store, "out", ("large", true), ShortestPaths::state_bytes(4) + state_bytes(4, 4));
+    let dijkstra = sssp(&mut eng, dense[0], &budget).unwrap();
+    let (delta, _) = sssp_delta(&eng, dense[0], None, &budget).unwrap();
+    for (what, got) in [("Dijkstra", &dijkstra), ("delta-stepping", &delta)] {
+        let dist: Vec<f64> = dense.iter().map(|&d| got.dist[d as usize]).collect();
+        assert_eq!(dist, [0.0, 1.0, 1.0, 1.0], "{what}");
+        let parent: Vec<u64> = dense.iter().map(|&d| ids.original(got.parent[d as usize] as u64)).collect();
+        assert_eq!(parent, [0, 0, 1, 2], "{what}: parents");
+    }
+}
+
 /// Delta-stepping reads each round's lists on every core: on the weighted
 /// real graph and a skewed weighted graph in three encodings (CEESOR
 /// stores weights in another order), with buckets far narrower than an
@@ -393,7 +416,7 @@ fn delta_stepping_equals_dijkstra_on_one_thread_and_on_four() {
     for (name, store) in all.chain(stores.iter().map(|(name, st)| (format!("skewed {name}"), st))) {
         let g = reference_graph(store);
         let n = g.vertices();
-        let (budget, mut eng) = engine(store, "out", ("tiny", true), ShortestPaths::state_bytes(n) + state_bytes(n));
+        let (budget, mut eng) = engine(store, "out", ("tiny", true), ShortestPaths::state_bytes(n) + state_bytes(n, store.manifest().arcs));
         // root 0 of the skewed graph is its largest hub
         let roots = if name.starts_with("skewed") { vec![0] } else { vec![0, n / 2] };
         for root in roots {
@@ -423,7 +446,7 @@ fn delta_stepping_equals_dijkstra_on_one_thread_and_on_four() {
     let bad = dir.path().join("negative.wel");
     std::fs::write(&bad, "0 1 1.0\n1 2 -0.5\n").unwrap();
     let case = import(&bad, ImportOptions { directed: Some(true), weighted: true, ..Default::default() });
-    let (budget, eng) = engine(&case.store, "out", ("large", true), state_bytes(3));
+    let (budget, eng) = engine(&case.store, "out", ("large", true), state_bytes(3, 2));
     let err = sssp_delta(&eng, 0, None, &budget).err().expect("a negative weight is an error").to_string();
     assert!(err.contains("non-negative") && err.contains("-0.5"), "{err}");
 }
@@ -575,7 +598,7 @@ fn afforest_refuses_a_directed_store_without_its_in_layout() {
 fn bad_roots_budgets_and_weights_are_clear_errors() {
     let case = import(&shared().join("real/CA-GrQc.txt"), ImportOptions { directed: Some(false), ..Default::default() });
     let n = case.store.vertices();
-    let (budget, mut eng) = engine(&case.store, "out", ("large", true), BfsTree::state_bytes(n));
+    let (budget, mut eng) = engine(&case.store, "out", ("large", true), BfsTree::state_bytes(n, case.store.manifest().arcs));
     let err = bfs(&mut eng, n + 5, &budget).err().unwrap().to_string();
     assert!(err.contains("is not a vertex"), "{err}");
     let err = sssp(&mut eng, 0, &budget).err().unwrap().to_string();

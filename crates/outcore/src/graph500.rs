@@ -156,7 +156,11 @@ pub fn run(opts: &Options, progress: &dyn Progress) -> Result<Outcome, Error> {
     import_from(&source, &path, &import, BTreeMap::from([("generator".to_string(), "graph500 kronecker".to_string())]), progress)?;
     let store = Store::open(&path)?;
     let validation = n * 4 + n / 8 + 64;
-    let state = outcore_algorithms::bfs::hybrid::state_bytes(n).max(if opts.sssp { ShortestPaths::state_bytes(n) } else { 0 }) + validation;
+    let state = outcore_algorithms::bfs::hybrid::state_bytes(n, store.manifest().arcs).max(if opts.sssp {
+        ShortestPaths::state_bytes(n)
+    } else {
+        0
+    }) + validation;
     let HybridEngines { mut out, hot, .. } = HybridEngines::open(&store, &budget, &opts.traverse, state)?;
     let construction_seconds = t.elapsed().as_secs_f64();
     drop(list);

@@ -364,9 +364,9 @@ const CHUNK: usize = 1 << 16;
 /// the SSD candidates of a chunk's blocks (at most a block each), and the
 /// pairs a round of lists read on every core reports (a top-down round's,
 /// or at most one per SSD candidate of a chunk).
-pub fn state_bytes(n: u64) -> u64 {
+pub fn state_bytes(n: u64, arcs: u64) -> u64 {
     let candidates = chunk_len(n).div_ceil(SWEEP_BLOCK as usize) as u64 * SWEEP_BLOCK;
-    8 * n + 2 * bitmap_bytes(n) + 2 * chunk_len(n) as u64 * 4 + candidates * 4 + round_bytes(n) + 64
+    8 * n + 2 * bitmap_bytes(n) + 2 * chunk_len(n) as u64 * 4 + candidates * 4 + round_bytes(arcs) + 64
 }
 
 /// Entries of a chunk list: [`CHUNK`], or fewer for small graphs.
@@ -482,7 +482,7 @@ pub fn hybrid_bfs(
 ) -> Result<(BfsTree, Vec<LevelStats>), StoreError> {
     let n = out.vertices();
     let mut tree = BfsTree::without_queue(n, root, budget)?;
-    let _extra_charge = budget.reserve("hybrid BFS frontier bitmaps and chunk lists", state_bytes(n) - 8 * n)?;
+    let _extra_charge = budget.reserve("hybrid BFS frontier bitmaps and chunk lists", state_bytes(n, out.arcs()) - 8 * n)?;
     let (mut frontier, mut next) = (Bitmap::new(n), Bitmap::new(n));
     let mut m_bu: u64 = {
         let degrees = in_degrees(inn, out);

@@ -90,8 +90,8 @@ pub struct BfsTree {
 impl BfsTree {
     /// Memory of a top-down BFS: parent and level arrays, the queue, and
     /// a round's discovered pairs ([`top_down::round_bytes`]).
-    pub fn state_bytes(vertices: u64) -> u64 {
-        vertices * 12 + top_down::round_bytes(vertices)
+    pub fn state_bytes(vertices: u64, arcs: u64) -> u64 {
+        vertices * 12 + top_down::round_bytes(arcs)
     }
 
     /// Parent and level arrays only (8 bytes per vertex).
@@ -229,7 +229,7 @@ impl Algorithm for Bfs {
             Engine::Traverse if is_hybrid(store, p) => {
                 let layouts: &[&'static str] = if store.manifest().directed { &["out", "in"] } else { &["out"] };
                 let what = "parents, levels and frontier bitmaps, the index, and room for a column of in-memory neighbours";
-                match needs::traverse(store, layouts, hybrid::state_bytes(n), opts, what)? {
+                match needs::traverse(store, layouts, hybrid::state_bytes(n, store.manifest().arcs), opts, what)? {
                     // Without one hot column (half the room left goes to
                     // them) a bottom-up step reads every unvisited list: at
                     // Kronecker scale 24 under 192 MiB that took 1.4x the
@@ -241,9 +241,13 @@ impl Algorithm for Bfs {
                     no => no,
                 }
             }
-            Engine::Traverse => {
-                needs::traverse(store, &["out"], BfsTree::state_bytes(n), opts, "parents, levels and queue, and the index")?
-            }
+            Engine::Traverse => needs::traverse(
+                store,
+                &["out"],
+                BfsTree::state_bytes(n, store.manifest().arcs),
+                opts,
+                "parents, levels and queue, and the index",
+            )?,
             _ if p.direction == Direction::Hybrid => {
                 Support::No("it runs a level-synchronous top-down BFS; the hybrid BFS runs on the traverse engine".into())
             }
@@ -369,7 +373,7 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
     let pick = |g: &Traverse| root.or_else(|| crate::sources::hub((0..g.vertices()).map(|v| (v, g.degree(v)))));
     let mut hot_origin = None;
     let (tree, levels, stats, setup, seconds, k) = if hybrid {
-        let state = hybrid::state_bytes(n);
+        let state = hybrid::state_bytes(n, store.manifest().arcs);
         let HybridEngines { out, inn, hot } = HybridEngines::open(store, cx.budget, &opts, state)?;
         let k = hot.k;
         hot_origin = Some(hot.origin.clone());
@@ -391,7 +395,7 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
         drop(hot);
         (tree, levels, stats, setup, seconds, Some(k))
     } else {
-        let mut g = Traverse::open(store, "out", cx.budget, &opts, BfsTree::state_bytes(n))?;
+        let mut g = Traverse::open(store, "out", cx.budget, &opts, BfsTree::state_bytes(n, store.manifest().arcs))?;
         let first = pick(&g).ok_or_else(|| StoreError::invalid(store.dir(), "the store has no vertices"))?;
         let setup = start_setup.elapsed().as_secs_f64();
         let mut last = None;

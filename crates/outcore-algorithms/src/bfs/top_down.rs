@@ -20,16 +20,20 @@ use outcore_store::StoreError;
 /// its whole list).
 pub const ROUND_ARCS: u64 = 1 << 18;
 
-/// Memory of the pairs one round of several lists reports (8 bytes each,
-/// at most one per arc).
-pub fn round_bytes(vertices: u64) -> u64 {
-    8 * ROUND_ARCS.min(vertices)
+/// Memory of the pairs one round of several lists reports in a graph of
+/// `arcs` arcs: 8 bytes each, at most one per arc of the round
+/// ([`ROUND_ARCS`] or the graph's arcs, whatever the vertex count: a
+/// neighbour met from several lists is reported by each; a round of one
+/// list reports none), in per-piece vectors that may hold twice their
+/// pairs' bytes as they grow.
+pub fn round_bytes(arcs: u64) -> u64 {
+    2 * 8 * ROUND_ARCS.min(arcs)
 }
 
 /// BFS from `root` (a dense id) along out-edges.
 pub fn bfs(g: &mut Traverse, root: u64, budget: &Budget) -> Result<BfsTree, StoreError> {
     let (mut tree, mut queue) = BfsTree::new(g.vertices(), root, budget)?;
-    let _round = budget.reserve("BFS round of discovered pairs", round_bytes(g.vertices()))?;
+    let _round = budget.reserve("BFS round of discovered pairs", round_bytes(g.arcs()))?;
     tree.parent[root as usize] = root as u32;
     tree.level[root as usize] = 0;
     queue.push(root as u32);

@@ -33,9 +33,15 @@ enum Offer {
     Invalid { v: u32, u: u32, weight: f32 },
 }
 
-/// Memory of [`sssp_delta`] for `n` vertices.
-pub fn state_bytes(n: u64) -> u64 {
-    n * 16 + 2 * bitmap_bytes(n) + ROUND_ARCS.min(n.max(1)) * std::mem::size_of::<Offer>() as u64
+/// Memory of [`sssp_delta`] for `n` vertices and `arcs` arcs: distances (8 bytes a
+/// vertex), parents, the round and the next (4 each) and the round being
+/// gathered (4), two bitmaps, and a round's offers: at most one per arc
+/// of the round ([`ROUND_ARCS`], whatever the vertex count: a vertex
+/// offered a shorter path by several lists gets each; nor more than the
+/// graph's arcs), in per-piece
+/// vectors that may hold twice their offers' bytes as they grow.
+pub fn state_bytes(n: u64, arcs: u64) -> u64 {
+    n * 24 + 2 * bitmap_bytes(n) + 2 * ROUND_ARCS.min(arcs) * std::mem::size_of::<Offer>() as u64
 }
 
 /// Shortest paths from `root` by delta-stepping with buckets of width
@@ -47,7 +53,7 @@ pub fn sssp_delta(g: &Traverse, root: u64, delta: Option<f64>, budget: &Budget) 
     if !g.weighted() {
         return Err(StoreError::NoWeights { store: "the store".into(), reader: "SSSP".into() });
     }
-    let charge = budget.reserve("delta-stepping distances, parents, rounds and bitmaps", state_bytes(n))?;
+    let charge = budget.reserve("delta-stepping distances, parents, rounds and bitmaps", state_bytes(n, g.arcs()))?;
     let delta = match delta {
         Some(d) if d > 0.0 && d.is_finite() => d,
         Some(d) => return Err(StoreError::parameter("delta", format!("must be a positive number, not {d}"))),

@@ -97,7 +97,7 @@ impl Algorithm for Sssp {
         Ok(match engine {
             Engine::Traverse => {
                 let (state, what) = if p.delta_stepping {
-                    (delta::state_bytes(n), "distances, parents, rounds and bitmaps, and the index")
+                    (delta::state_bytes(n, store.manifest().arcs), "distances, parents, rounds and bitmaps, and the index")
                 } else {
                     (ShortestPaths::state_bytes(n), "distances, parents and heap, and the index")
                 };
@@ -123,7 +123,7 @@ impl Algorithm for Sssp {
         let root = p.root.map(|r| cx.dense("root", r)).transpose()?;
         match cx.engine() {
             Engine::Traverse => {
-                let state = if p.delta_stepping { delta::state_bytes(n) } else { ShortestPaths::state_bytes(n) };
+                let state = if p.delta_stepping { delta::state_bytes(n, store.manifest().arcs) } else { ShortestPaths::state_bytes(n) };
                 let mut g = Traverse::open(store, "out", cx.budget, &cx.options.traverse, state)?;
                 let root = match root {
                     Some(r) => r,

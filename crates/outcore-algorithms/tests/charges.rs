@@ -1,0 +1,134 @@
+//! What the traverse engine's algorithms charge to the budget against what
+//! they allocate: a counting allocator measures how far the heap grows
+//! during a run, and the charge for the run's state must cover it (the
+//! budget is a promise: README "Memory budget").
+
+use outcore_algorithms::sssp::delta::{sssp_delta, state_bytes};
+use outcore_algorithms::sssp::{sssp, ShortestPaths};
+use outcore_engines::{Traverse, TraverseOptions};
+use outcore_ingest::{import_file, ImportOptions, NoProgress};
+use outcore_io::Budget;
+use outcore_store::Store;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicI64, Ordering};
+
+/// The system allocator, counting the bytes live and their peak.
+struct Counting;
+
+static LIVE: AtomicI64 = AtomicI64::new(0);
+static PEAK: AtomicI64 = AtomicI64::new(0);
+
+fn grew(bytes: i64) {
+    let now = LIVE.fetch_add(bytes, Ordering::SeqCst) + bytes;
+    PEAK.fetch_max(now, Ordering::SeqCst);
+}
+
+// SAFETY: every call goes to the system allocator with the caller's
+// arguments unchanged; the counters only observe them.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        grew(layout.size() as i64);
+        // SAFETY: the caller's layout, passed on (GlobalAlloc's contract).
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        grew(-(layout.size() as i64));
+        // SAFETY: `ptr` came from `alloc` above with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        grew(layout.size() as i64);
+        // SAFETY: the caller's layout, passed on.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        grew(new_size as i64 - layout.size() as i64);
+        // SAFETY: `ptr` came from this allocator with `layout`; the caller
+        // vouches for `new_size`.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+/// How far the heap grows above where it is now while `f` runs (the one
+/// test of this file: no other test allocates beside it).
+fn heap_growth<T>(f: impl FnOnce() -> T) -> (T, u64) {
+    let base = LIVE.load(Ordering::SeqCst);
+    PEAK.store(base, Ordering::SeqCst);
+    let out = f();
+    (out, (PEAK.load(Ordering::SeqCst) - base).max(0) as u64)
+}
+
+/// A skewed weighted directed graph: `arcs` draws over `n` vertices, the
+/// AND of two uniform draws (low ids are hubs).
+fn skewed(dir: &std::path::Path, n: u64, arcs: u64) -> Store {
+    let edges = dir.join("skewed.wel");
+    let mut rng = outcore_io::SplitMix64(11);
+    let mut text = String::new();
+    for _ in 0..arcs {
+        let (a, b) = ((rng.next_u64() % n) & (rng.next_u64() % n), (rng.next_u64() % n) & (rng.next_u64() % n));
+        text.push_str(&format!("{a} {b} {}\n", (rng.next_u64() % 1000) as f64 / 100.0));
+    }
+    std::fs::write(&edges, text).unwrap();
+    let out = dir.join("s");
+    import_file(&edges, &out, &ImportOptions { directed: Some(true), weighted: true, in_layout: true, ..Default::default() }, &NoProgress)
+        .unwrap();
+    Store::open(&out).unwrap()
+}
+
+/// The lists the engine's readers decode into their callers' buffers
+/// (neighbours as u64, weights as f32) are the engine's charge
+/// (`Traverse::open`), not the algorithm's: the run may add one such list
+/// per reader, the longest at most, beyond what it charges.
+fn list_buffers(store: &Store, readers: u64) -> u64 {
+    readers * 12 * store.layout("out").unwrap().longest_list().unwrap()
+}
+
+/// The traverse algorithms' charges (what `--memory` is split by) cover
+/// how far the heap grows while they run, from a hub and from an ordinary
+/// vertex, on two threads.
+#[test]
+fn traversals_charge_what_they_allocate() {
+    use outcore_algorithms::bfs::{bfs, hybrid, hybrid_bfs, BfsTree, HotLists};
+    let dir = tempfile::tempdir().unwrap();
+    let store = skewed(dir.path(), 50_000, 400_000);
+    let (n, m) = (store.vertices(), store.manifest().arcs);
+    let budget = Budget::new(1 << 30);
+    let mut eng = Traverse::open(&store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
+    let inn = Traverse::open(&store, "in", &budget, &TraverseOptions::default(), 0).unwrap();
+    let hot = HotLists::build(&store, "in", &inn, 0, &budget, "no hot lists: the test asks for none".into()).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let slack = list_buffers(&store, 3);
+    let check = |what: &str, charged: u64, run: &mut dyn FnMut()| {
+        let ((), grown) = heap_growth(run);
+        assert!(grown <= charged + slack, "{what}: the heap grew {grown} bytes; {charged} charged, and {slack} of list buffers");
+        // kept for the check below that the counter counts at all
+        grown
+    };
+    let mut most = [0u64; 4];
+    for root in [0, n / 2] {
+        most[0] = most[0].max(check(&format!("delta-stepping from {root}"), state_bytes(n, m), &mut || {
+            pool.install(|| sssp_delta(&eng, root, None, &budget)).unwrap();
+        }));
+        most[1] = most[1].max(check(&format!("Dijkstra from {root}"), ShortestPaths::state_bytes(n), &mut || {
+            sssp(&mut eng, root, &budget).unwrap();
+        }));
+        most[2] = most[2].max(check(&format!("top-down BFS from {root}"), BfsTree::state_bytes(n, m), &mut || {
+            pool.install(|| bfs(&mut eng, root, &budget)).unwrap();
+        }));
+        most[3] = most[3].max(check(&format!("hybrid BFS from {root}"), hybrid::state_bytes(n, m), &mut || {
+            pool.install(|| hybrid_bfs(&eng, Some(&inn), &hot, root, &budget, &Default::default())).unwrap();
+        }));
+    }
+    // each run allocated a good part of its state: the counter counts
+    for (what, (grown, charged)) in ["delta", "Dijkstra", "BFS", "hybrid"].iter().zip(most.iter().zip([
+        state_bytes(n, m),
+        ShortestPaths::state_bytes(n),
+        BfsTree::state_bytes(n, m),
+        hybrid::state_bytes(n, m),
+    ])) {
+        assert!(*grown >= charged / 8, "{what}: the heap grew only {grown} bytes of {charged} charged");
+    }
+}
