@@ -9,7 +9,7 @@ use crate::plan::{Engine, Need, Support};
 use crate::run::{Context, RunOptions};
 use outcore_engines::sortreduce::{SortReduce, SortReduceOptions};
 use outcore_engines::{TileStream, Traverse};
-use outcore_io::BudgetError;
+use outcore_io::{Budget, BudgetError, Reservation};
 use outcore_store::{Store, StoreError};
 
 /// Blocks of the smallest cache the traverse engine runs with.
@@ -30,10 +30,29 @@ pub fn traverse(store: &Store, layouts: &[&'static str], state: u64, opts: &RunO
     Ok(Support::Runs(Need::new(layouts, bytes, what)))
 }
 
-/// One sequential scan of `layouts` with `state` bytes in memory (a scan
-/// needs its stream buffers, a few MiB).
-pub fn scan(layouts: &[&'static str], state: u64, what: &str) -> Support {
-    Support::Runs(Need::new(layouts, state + (16 << 20), what))
+/// Sequential scans of `layouts` in lockstep with `state` bytes in memory
+/// (each scan holds its read-ahead chunks and its longest list:
+/// [`scan_bytes`]).
+pub fn scan(store: &Store, layouts: &[&'static str], state: u64, what: &str) -> Result<Support, StoreError> {
+    Ok(Support::Runs(Need::new(layouts, state + scan_bytes(store, layouts)?, what)))
+}
+
+/// Memory of sequential scans of `layouts` open at once
+/// ([`Layout::scan_bytes`](outcore_store::Layout::scan_bytes)); a layout
+/// the store lacks counts its read-ahead chunks (its plan names it missing).
+pub fn scan_bytes(store: &Store, layouts: &[&str]) -> Result<u64, StoreError> {
+    let mut bytes = 0;
+    for &l in layouts {
+        bytes += if store.has_layout(l) { store.layout(l)?.scan_bytes()? } else { 4 * outcore_store::STREAM_CHUNK_BYTES as u64 };
+    }
+    Ok(bytes)
+}
+
+/// Charge sequential scans of `layouts` open at once to `budget`, as
+/// [`scan`] planned them.
+pub fn charge_scans(budget: &Budget, store: &Store, layouts: &[&str]) -> Result<Reservation, StoreError> {
+    let what = format!("read-ahead chunks and the longest list of a scan of {}", layouts.join(" and "));
+    Ok(budget.reserve(&what, scan_bytes(store, layouts)?)?)
 }
 
 /// Tile bytes one pass reads, from the tile record or, before tiles exist,

@@ -21,6 +21,19 @@ pub fn layouts(store: &Store) -> &'static [&'static str] {
     }
 }
 
+/// Memory of [`for_each_neighbourhood`]: the scans of its layouts
+/// ([`crate::needs::scan_bytes`]) and, for the longest lists, the sorted
+/// out- and in-lists (8 bytes an entry) and the neighbourhood (4).
+pub fn scan_bytes(store: &Store) -> Result<u64, StoreError> {
+    let mut bytes = crate::needs::scan_bytes(store, layouts(store))?;
+    for &l in layouts(store) {
+        if store.has_layout(l) {
+            bytes += store.layout(l)?.longest_list()? * 12;
+        }
+    }
+    Ok(bytes)
+}
+
 /// Refuse a store whose ids do not fit an entry, naming `what` runs.
 pub fn check_ids(store: &Store, what: &str) -> Result<(), StoreError> {
     let n = store.vertices();
@@ -33,7 +46,8 @@ pub fn check_ids(store: &Store, what: &str) -> Result<(), StoreError> {
 /// Calls `f(v, N(v))` for every vertex in order: N(v) sorted by id, each
 /// neighbour once, v left out; an entry carries [`BOTH`] when the edge
 /// exists in both directions (always, in an undirected store). Returns the
-/// bytes read and the passes made.
+/// bytes read and the passes made. Memory: [`scan_bytes`], which the
+/// caller charges.
 pub fn for_each_neighbourhood(
     store: &Store,
     reader: &str,

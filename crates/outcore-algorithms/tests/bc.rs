@@ -245,6 +245,34 @@ fn sampled_sources_are_scaled_by_n_over_k() {
     assert_ne!(other, picked);
 }
 
+/// The default sources through the registry's parameters: every vertex up
+/// to 4,096 vertices, whatever the seed; above that, 64 drawn with the
+/// seed (1 unless given), the same 64 that `--sources 64` draws.
+#[test]
+fn default_sources_are_every_vertex_up_to_4096_else_64_drawn_with_the_seed() {
+    use outcore_algorithms::run::Algorithm;
+    let dir = tempfile::tempdir().unwrap();
+    let sources = |st: &Store, a: Args| pick_sources(st, &Bc.parse(&a).unwrap().sources).unwrap();
+    // 100 vertices on a ring: more than the 64 a sample draws
+    let ring = dir.path().join("ring.el");
+    std::fs::write(&ring, (0..100).map(|v| format!("{v} {}\n", (v + 1) % 100)).collect::<String>()).unwrap();
+    let (small_dir, large_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let small = import(&ring, small_dir.path(), false);
+    for a in [Args::new(), Args::new().with("seed", 1), Args::new().with("seed", 7)] {
+        let (picked, scale, exact) = sources(&small, a.clone());
+        assert_eq!((picked, scale, exact), ((0..100).collect(), 0.5, true), "{a:?} on 100 vertices");
+    }
+    let large = import(&shared().join("real/wiki-Vote.txt"), large_dir.path(), true);
+    let (by_default, scale, exact) = sources(&large, Args::new());
+    assert_eq!((by_default.len(), exact), (64, false));
+    assert!((scale - large.vertices() as f64 / 64.0).abs() < 1e-9);
+    assert_eq!(by_default, sources(&large, Args::new().with("sources", 64)).0, "the default draws as --sources 64 does");
+    assert_eq!(by_default, sources(&large, Args::new().with("seed", 1)).0, "seed 1 is the default");
+    let seeded = sources(&large, Args::new().with("seed", 7)).0;
+    assert_eq!(seeded, sources(&large, Args::new().with("sources", 64).with("seed", 7)).0);
+    assert_ne!(seeded, by_default, "another seed draws other sources");
+}
+
 /// networkx's `betweenness_centrality_subset` with every vertex a target.
 fn networkx(input: &Path, directed: bool, sources: &[u64]) -> HashMap<u64, f64> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/networkx_bc.py");

@@ -52,8 +52,11 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static COUNTING: Counting = Counting;
 
-/// How far the heap grows above where it is now while `f` runs (the one
-/// test of this file: no other test allocates beside it).
+/// The tests of this file take turns: the counters are the process's.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// How far the heap grows above where it is now while `f` runs (the caller
+/// holds `ONE_AT_A_TIME`: no other test allocates beside it).
 fn heap_growth<T>(f: impl FnOnce() -> T) -> (T, u64) {
     let base = LIVE.load(Ordering::SeqCst);
     PEAK.store(base, Ordering::SeqCst);
@@ -91,6 +94,7 @@ fn list_buffers(store: &Store, readers: u64) -> u64 {
 /// vertex, on two threads.
 #[test]
 fn traversals_charge_what_they_allocate() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     use outcore_algorithms::bfs::{bfs, hybrid, hybrid_bfs, BfsTree, HotLists};
     let dir = tempfile::tempdir().unwrap();
     let store = skewed(dir.path(), 50_000, 400_000);
@@ -131,4 +135,56 @@ fn traversals_charge_what_they_allocate() {
     ])) {
         assert!(*grown >= charged / 8, "{what}: the heap grew only {grown} bytes of {charged} charged");
     }
+}
+
+/// Bookkeeping a run keeps beside its charges: the report, the plan and
+/// their strings, a thread pool's queues.
+const BOOKKEEPING: u64 = 64 << 10;
+
+/// Every registered algorithm on every engine it declares, through the
+/// library's skeleton (plan, run, report): the heap grows no further than
+/// the run's budget peak less the process baseline (which is not heap of
+/// the run), but for list buffers and bookkeeping. A weighted directed
+/// store with `in`, tiles and no hot lists; ALS, which needs ratings, is
+/// checked by tests/als.rs.
+#[test]
+fn every_algorithm_charges_what_it_allocates() {
+    use outcore_algorithms::params::Args;
+    use outcore_algorithms::registry::ALGORITHMS;
+    use outcore_algorithms::{EngineChoice, Error, RunOptions};
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let path = skewed(dir.path(), 50_000, 400_000).dir().to_path_buf();
+    outcore_ingest::tiles::add_tiles(&path, 1, 14, 1 << 30, &NoProgress).unwrap();
+    let store = Store::open(&path).unwrap();
+    let slack = list_buffers(&store, 3) + BOOKKEEPING;
+    let mut ran = 0;
+    for alg in ALGORITHMS.iter().filter(|a| a.info().name != "als") {
+        let info = alg.info();
+        let args = match info.name {
+            "bc" => Args::new().with("sources", 4),
+            "pagerank" => Args::new().with("iterations", 5),
+            "cdlp" => Args::new().with("iterations", 3),
+            _ => Args::new(),
+        };
+        for &engine in info.engines {
+            let what = format!("{} on {engine}", info.name);
+            let opts = RunOptions { memory: 1 << 30, engine: EngineChoice::Fixed(engine), ..Default::default() };
+            let (run, grown) = heap_growth(|| alg.run(&store, &args, &opts));
+            let run = match run {
+                Ok(run) => run,
+                // what the algorithm declines on this engine (CDLP and SpMV on sort-reduce)
+                Err(Error::Unsupported { .. }) => continue,
+                Err(e) => panic!("{what}: {e}"),
+            };
+            let charged = run.report.budget_peak_bytes - outcore_io::PROCESS_BASELINE;
+            assert!(
+                grown <= charged + slack,
+                "{what}: the heap grew {grown} bytes; {charged} charged, and {slack} of list buffers and bookkeeping"
+            );
+            assert!(grown >= charged / 8, "{what}: the heap grew only {grown} bytes of {charged} charged: is the counter counting?");
+            ran += 1;
+        }
+    }
+    assert!(ran >= 25, "only {ran} algorithm and engine pairs ran");
 }

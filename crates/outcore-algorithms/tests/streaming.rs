@@ -197,22 +197,23 @@ fn weighted_spmv_uses_the_tile_weights() {
 
 /// What `alg` (default parameters) asks for on the traverse engine's scan
 /// of directed wiki-Vote, what it says it is for, and the vertex count.
-fn scan_need<A: outcore_algorithms::run::Algorithm>(alg: &A) -> (u64, String, u64) {
+fn scan_need<A: outcore_algorithms::run::Algorithm>(alg: &A) -> (u64, String, u64, u64) {
     use outcore_algorithms::plan::Support;
     let (_dir, st) = store(&shared().join("real/wiki-Vote.txt"), Some(true), false, 6);
     let p = alg.parse(&outcore_algorithms::params::Args::new()).unwrap();
+    let scan = outcore_algorithms::needs::scan_bytes(&st, &["out"]).unwrap();
     match alg.support(&st, Engine::Traverse, &p, &RunOptions::default()).unwrap() {
-        Support::Runs(need) => (need.min_bytes, need.what, st.vertices()),
+        Support::Runs(need) => (need.min_bytes, need.what, st.vertices(), scan),
         Support::No(why) => panic!("the scan declined: {why}"),
     }
 }
 
 /// SpMV on the scan asks for x and y (f64 each), 16 bytes a vertex,
-/// beside the scan's 16 MiB of buffers (README "Memory").
+/// beside the scan's read-ahead chunks and longest list (README "Memory").
 #[test]
 fn spmv_asks_for_sixteen_bytes_a_vertex() {
-    let (need, what, n) = scan_need(&Spmv);
-    assert_eq!(need, 16 * n + (16 << 20), "{what}");
+    let (need, what, n, scan) = scan_need(&Spmv);
+    assert_eq!(need, 16 * n + scan, "{what}");
 }
 
 /// A vector file is read into a dense vector in the store's order, zeros
@@ -457,11 +458,11 @@ fn stream_byte_counters_equal_the_tile_files() {
 
 /// PageRank charges what it holds on the tile and scan engines: ranks and
 /// contributions (f64) and out-degrees (u32), 20 bytes a vertex, beside
-/// the scan's 16 MiB of buffers (README "Memory").
+/// the scan's read-ahead chunks and longest list (README "Memory").
 #[test]
 fn pagerank_asks_for_twenty_bytes_a_vertex() {
-    let (need, what, n) = scan_need(&PageRank);
-    assert_eq!(need, 20 * n + (16 << 20), "{what}");
+    let (need, what, n, scan) = scan_need(&PageRank);
+    assert_eq!(need, 20 * n + scan, "{what}");
 }
 
 /// WCC asks for what it holds, by engine and method (README "Memory"):
@@ -480,18 +481,18 @@ fn wcc_asks_for_its_parents_or_labels() {
         Support::Runs(need) => need,
         Support::No(why) => panic!("{engine:?} declined WCC ({m}): {why}"),
     };
-    let scan_buffers = 16u64 << 20;
     let (_undirected_dir, undirected) = store(&shared().join("real/CA-GrQc.txt"), Some(false), false, 6);
     let (_directed_dir, directed) = store(&shared().join("real/wiki-Vote.txt"), Some(true), false, 6);
+    let scan_buffers = |st: &Store, layouts: &[&str]| outcore_algorithms::needs::scan_bytes(st, layouts).unwrap();
     for (st, layouts) in [(&undirected, vec!["out"]), (&directed, vec!["out", "in"])] {
         let n = st.vertices();
         let afforest = 4 * n + n.div_ceil(64) * 8 + (1 << 17) * 8;
         for m in ["auto", "afforest"] {
             let got = need(st, Engine::Traverse, m);
-            assert_eq!((got.min_bytes, &got.layouts), (afforest + scan_buffers, &layouts), "Afforest ({m}): {}", got.what);
+            assert_eq!((got.min_bytes, &got.layouts), (afforest + scan_buffers(st, &["out"]), &layouts), "Afforest ({m}): {}", got.what);
         }
         let got = need(st, Engine::Traverse, "union-find");
-        assert_eq!((got.min_bytes, &got.layouts[..]), (4 * n + scan_buffers, &["out"][..]), "union-find: {}", got.what);
+        assert_eq!((got.min_bytes, &got.layouts[..]), (4 * n + scan_buffers(st, &["out"]), &["out"][..]), "union-find: {}", got.what);
         // on tiles: the label array on top of the pass's own needs
         let pass = match outcore_algorithms::needs::tiles(st, Engine::Stream, 0, false, "") {
             Support::Runs(need) => need.min_bytes,
@@ -506,7 +507,7 @@ fn wcc_asks_for_its_parents_or_labels() {
         .unwrap();
     let bare = Store::open(&path).unwrap();
     let got = need(&bare, Engine::Traverse, "auto");
-    assert_eq!((got.min_bytes, &got.layouts[..]), (4 * bare.vertices() + scan_buffers, &["out"][..]), "auto without in: {}", got.what);
+    assert_eq!((got.min_bytes, &got.layouts[..]), (4 * bare.vertices() + scan_buffers(&bare, &["out"]), &["out"][..]), "auto without in: {}", got.what);
     match Wcc.support(&bare, Engine::Traverse, &method("afforest"), &RunOptions::default()).unwrap() {
         Support::No(why) => assert!(why.contains("`in` layout"), "{why}"),
         Support::Runs(need) => panic!("Afforest asked for without `in` ran: {}", need.what),

@@ -630,16 +630,11 @@ impl Lookahead {
 }
 
 /// Memory of the lists `threads` readers and the engine's own decode at
-/// once, the longest having `longest` entries: per reader the decoded list
-/// (8 bytes an entry), the bytes it was read from (at most 16 an entry, or
-/// a block's), the lists its decoder keeps (8 bytes an entry each) and,
-/// for weighted layouts, the weights, their bytes and their permutation.
+/// once, the longest having `longest` entries ([`Layout::list_bytes`]).
+///
+/// [`Layout::list_bytes`]: outcore_store::Layout::list_bytes
 fn list_bytes(lay: &outcore_store::Layout, longest: u64, threads: usize) -> u64 {
-    let codec = lay.codec();
-    let weights = if lay.weights_path().is_some() { 4 + 4 + 8 + 8 } else { 0 };
-    let per_entry = 8 + 16 + 8 * codec.decoder_lists() + weights;
-    let block = if codec.blocked() { outcore_store::codec::BLOCK_TARGET_BYTES as u64 } else { 0 };
-    (threads as u64 + 1) * (longest.saturating_mul(per_entry) + block)
+    (threads as u64 + 1) * lay.list_bytes(longest)
 }
 
 /// The first edge of every vertex, from `lay`'s degrees file (`path`), in

@@ -74,8 +74,8 @@ pub fn upgrade(dir: &Path) -> Result<Upgrade> {
     // page checksums, so that a random read of a raw layout's adjacency
     // or of weights checks its own 4 KiB page and not a 1 MiB block
     let files = &mut manifest.files;
-    for (name, record) in manifest.layouts.iter_mut() {
-        let blocked = store.layout(name)?.codec().blocked();
+    for record in manifest.layouts.values_mut() {
+        let blocked = outcore_store::codec_for(record.encoding).blocked();
         let wanted = [
             (!blocked && record.adjacency_pages.is_none()).then(|| record.adjacency.clone()),
             record.weights.clone().filter(|_| record.weights_pages.is_none()),

@@ -126,12 +126,21 @@ pub fn hash_file_blocks(path: &Path, block_bytes: u64) -> Result<BlockHashes, Io
 /// `page_bytes` both, in one read of the file.
 pub fn hash_file_blocks_and_pages(path: &Path, block_bytes: u64, page_bytes: u64) -> Result<(BlockHashes, BlockHashes), IoError> {
     let mut reader = SeqReader::open_unchecked(path, 4 << 20)?;
-    let (mut blocks, mut pages) = (BlockHasher::new(block_bytes), BlockHasher::new(page_bytes));
+    // the whole file's hash once, beside both splits
+    let (mut blocks, mut pages, mut page_hashes) = (BlockHasher::new(block_bytes), BlockSplitter::new(page_bytes), Vec::new());
+    let mut keep = |h| {
+        page_hashes.push(h);
+        Ok::<(), Infallible>(())
+    };
     while let Some(chunk) = reader.next_chunk()? {
         blocks.update(chunk);
-        pages.update(chunk);
+        let Ok(()) = pages.update(chunk, &mut keep);
     }
-    Ok((blocks.finish(), pages.finish()))
+    let bytes = pages.total();
+    let Ok(()) = pages.finish(&mut keep);
+    let blocks = blocks.finish();
+    let pages = BlockHashes { bytes, block_bytes: page_bytes, file: blocks.file, blocks: page_hashes };
+    Ok((blocks, pages))
 }
 
 impl BlockHashes {

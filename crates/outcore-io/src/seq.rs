@@ -58,7 +58,7 @@ pub fn read_full_at(file: &File, page: &mut AlignedBuf, want: usize, offset: u64
 
 /// What the writer thread hands back: the file, whether it is O_DIRECT,
 /// the block hashes, and the bytes written.
-type WriterEnd = (File, bool, BlockHasher, u64, Option<PageSummer>);
+type WriterEnd = (File, bool, BlockHasher, u64, Option<PageSumWriter>);
 
 /// Reads a whole file sequentially in chunks, one chunk ahead.
 pub struct SeqReader {
@@ -346,11 +346,10 @@ impl SeqWriter {
     /// checksum block (README "Every read is checked"). Costs a chunk of
     /// 64 KiB beside this writer's three.
     pub fn create_with_page_sums(path: &Path, chunk_bytes: usize, block_bytes: u64, sums: &Path) -> Result<Self, IoError> {
-        let side = SeqWriter::create(sums, 64 << 10, block_bytes)?;
-        Self::create_inner(path, chunk_bytes, block_bytes, Some(PageSummer::new(side)))
+        Self::create_inner(path, chunk_bytes, block_bytes, Some(PageSumWriter::create(sums, block_bytes)?))
     }
 
-    fn create_inner(path: &Path, chunk_bytes: usize, block_bytes: u64, pages: Option<PageSummer>) -> Result<Self, IoError> {
+    fn create_inner(path: &Path, chunk_bytes: usize, block_bytes: u64, pages: Option<PageSumWriter>) -> Result<Self, IoError> {
         let mut opts = OpenOptions::new();
         opts.write(true).create(true).truncate(true);
         let (file, direct) = open_maybe_direct(path, &opts).ctx(path, "create")?;
@@ -458,22 +457,28 @@ impl SeqWriter {
 /// the traverse engine's cache block, the unit of a random read.
 pub const PAGE_BYTES: usize = 4096;
 
-/// Hashes the pages of the bytes fed to it, in order, into its side file.
-struct PageSummer {
+/// Writes the page checksums of a file fed to it in order: xxh3-64 of
+/// each [`PAGE_BYTES`] page, u64 LE, to a side file (README "Every read is
+/// checked"). A [`SeqWriter`] made by [`SeqWriter::create_with_page_sums`]
+/// feeds one as it writes; a file written before page checksums existed
+/// is fed by a read of it.
+pub struct PageSumWriter {
     side: SeqWriter,
     pages: BlockSplitter,
 }
 
-impl PageSummer {
-    fn new(side: SeqWriter) -> Self {
-        PageSummer { side, pages: BlockSplitter::new(PAGE_BYTES as u64) }
+impl PageSumWriter {
+    /// Create the side file `sums` (checksummed itself in `block_bytes`
+    /// blocks); a chunk of 64 KiB.
+    pub fn create(sums: &Path, block_bytes: u64) -> Result<Self, IoError> {
+        Ok(PageSumWriter { side: SeqWriter::create(sums, 64 << 10, block_bytes)?, pages: BlockSplitter::new(PAGE_BYTES as u64) })
     }
-    fn update(&mut self, data: &[u8]) -> Result<(), IoError> {
+    pub fn update(&mut self, data: &[u8]) -> Result<(), IoError> {
         let side = &mut self.side;
         self.pages.update(data, |h| side.write_bytes(&h.to_le_bytes()))
     }
     /// The last short page's hash (or the empty file's), then the side file's summary.
-    fn finish(mut self) -> Result<WriteSummary, IoError> {
+    pub fn finish(mut self) -> Result<WriteSummary, IoError> {
         let side = &mut self.side;
         self.pages.finish(|h| side.write_bytes(&h.to_le_bytes()))?;
         self.side.finish()
@@ -485,7 +490,7 @@ fn write_behind(
     direct: bool,
     path: PathBuf,
     block_bytes: u64,
-    mut pages: Option<PageSummer>,
+    mut pages: Option<PageSumWriter>,
     full: Receiver<AlignedBuf>,
     empty: SyncSender<Result<AlignedBuf, IoError>>,
 ) -> Result<WriterEnd, IoError> {

@@ -226,6 +226,8 @@ pub(crate) mod tests {
             let at = pos(&w);
             let flags = enc_state.encode(v as u64, l, &mut w);
             index.push(at | flags);
+            // the flags come off again: the position is where the list starts
+            assert_eq!(codec.position(at | flags), at, "{} vertex {v}: flags {flags:#x}", enc.name());
         }
         index.push(pos(&w));
         w.align();

@@ -63,13 +63,7 @@ impl Codec for Gapref {
         SLOTS as u64 + 4
     }
     fn decoder(&self) -> Box<dyn ListDecoder> {
-        Box::new(GaprefDecoder {
-            recent: vec![(u64::MAX, Vec::new()); SLOTS],
-            copied: Vec::new(),
-            extras: Vec::new(),
-            residuals: Vec::new(),
-            merged: Vec::new(),
-        })
+        Box::new(GaprefDecoder::new())
     }
 }
 
@@ -201,6 +195,18 @@ struct GaprefDecoder {
     residuals: Vec<u64>,
     /// Intervals and residuals merged, before the copied ids join them.
     merged: Vec<u64>,
+}
+
+impl GaprefDecoder {
+    fn new() -> Self {
+        GaprefDecoder {
+            recent: vec![(u64::MAX, Vec::new()); SLOTS],
+            copied: Vec::new(),
+            extras: Vec::new(),
+            residuals: Vec::new(),
+            merged: Vec::new(),
+        }
+    }
 }
 
 impl ListDecoder for GaprefDecoder {
@@ -363,6 +369,45 @@ mod tests {
     use super::*;
     use crate::codec::tests::round_trip;
     use proptest::prelude::*;
+
+    /// `decoder_lists` states what the decoder keeps (the traverse engine
+    /// and the scans charge it to the budget): after decoding lists of up
+    /// to `longest` entries, its vectors hold no more than
+    /// `decoder_lists() * longest` entries, and more than `SLOTS` lists'
+    /// worth (every slot holds a long list).
+    #[test]
+    fn the_decoder_keeps_no_more_lists_than_it_states() {
+        let longest = 5_000u64;
+        // lists alike enough to copy from each other, and residuals of their own
+        let lists: Vec<Vec<u64>> =
+            (0..3 * SLOTS as u64).map(|v| (0..longest).map(|k| k * 5 + if k % 7 == v % 7 { 1 } else { 0 }).collect()).collect();
+        let mut w = BitWriter::new();
+        let mut encoder = Gapref.encoder();
+        let mut index = Vec::new();
+        for (v, l) in lists.iter().enumerate() {
+            let at = w.len();
+            index.push(at | encoder.encode(v as u64, l, &mut w));
+        }
+        index.push(w.len());
+        w.align();
+        let entry = |u: u64| (index[u as usize], index[u as usize + 1]);
+        let src = ListSource { vertices: u64::MAX, bytes: w.bytes(), first_byte: 0, first_vertex: 0, entry: &entry };
+        let mut decoder = GaprefDecoder::new();
+        let mut out = Vec::new();
+        for (v, l) in lists.iter().enumerate() {
+            decoder.decode(v as u64, index[v], index[v + 1], &src, &mut out).unwrap();
+            assert_eq!(&out, l, "vertex {v}");
+        }
+        let d = &decoder;
+        let kept: usize = d.recent.iter().map(|(_, l)| l.capacity()).sum::<usize>()
+            + [&d.copied, &d.extras, &d.residuals, &d.merged].iter().map(|l| l.capacity()).sum::<usize>();
+        assert!(
+            kept as u64 <= Gapref.decoder_lists() * longest,
+            "the decoder keeps {kept} entries; it states {} lists of {longest}",
+            Gapref.decoder_lists()
+        );
+        assert!(kept as u64 > SLOTS as u64 * longest, "the decoder keeps only {kept} entries");
+    }
 
     /// Lists that share much with their predecessors and hold runs, as web
     /// graphs do, so references, copy blocks and intervals all occur.

@@ -222,6 +222,40 @@ impl Layout {
         self.record.blocks.as_ref().map(|w| self.dir.join(w))
     }
 
+    /// Memory of one decoded list of `entries` entries: the neighbours (8
+    /// bytes an entry), the bytes they were read from (at most 16 an entry,
+    /// or a whole block for blocked codecs), the lists the decoder keeps (8
+    /// bytes an entry each) and, for weighted layouts, the weights, their
+    /// bytes and the order that sorts them.
+    pub fn list_bytes(&self, entries: u64) -> u64 {
+        let weights = if self.record.weights.is_some() { 4 + 4 + 8 + 8 } else { 0 };
+        let per_entry = 8 + 16 + 8 * self.codec.decoder_lists() + weights;
+        let block = if self.codec.blocked() { crate::codec::BLOCK_TARGET_BYTES as u64 } else { 0 };
+        entries.saturating_mul(per_entry) + block
+    }
+
+    /// Memory a sequential scan ([`Layout::scan`]) holds: for each file it
+    /// reads in order (adjacency, weights, block table, a word index) two
+    /// read-ahead chunks, the window's copy of up to two more (less for a
+    /// shorter file) and [`READER_BYTES`]; an Elias-Fano index's cursor
+    /// ([`crate::ef::cursor_bytes`]); and its longest list decoded.
+    pub fn scan_bytes(&self) -> Result<u64, StoreError> {
+        let chunk = STREAM_CHUNK_BYTES as u64;
+        let length = |path: &Path| std::fs::metadata(path).map(|m| m.len()).ctx(path, "stat");
+        let mut files = vec![self.adjacency_path()];
+        files.extend(self.weights_path());
+        files.extend(self.blocks_path());
+        let mut bytes = self.list_bytes(self.longest_list()?);
+        match self.record.index_format {
+            IndexFormat::U64 => files.push(self.index_path()),
+            IndexFormat::EliasFano => bytes += crate::ef::cursor_bytes(length(&self.index_path())?) + READER_BYTES,
+        }
+        for file in &files {
+            bytes += 2 * chunk + length(file)?.min(2 * chunk) + READER_BYTES;
+        }
+        Ok(bytes)
+    }
+
     /// The layout's files that have page checksums beside them, each with
     /// its page checksum file ([`LayoutRecord::adjacency_pages`]).
     pub fn page_sum_files(&self) -> Vec<(PathBuf, PathBuf)> {
@@ -701,6 +735,10 @@ enum WindowSource {
     Seq(SeqReader),
     Paged { file: std::fs::File, direct: bool, len: u64, page: AlignedBuf, checks: Option<std::sync::Arc<FileChecks>> },
 }
+
+/// What a file's reader keeps beside its chunks: its read-ahead thread,
+/// the channels between them, the window.
+pub const READER_BYTES: u64 = 16 << 10;
 
 /// Bytes a paged window reads at least per miss.
 const PAGED_READ_BYTES: usize = 64 << 10;

@@ -10,7 +10,7 @@ use crate::codec::{ListEncoder, BLOCK_TARGET_BYTES};
 use crate::ef::EfHeader;
 use crate::target::{check_output, Existing, OutputKind};
 use crate::{codec_for, Codec, Encoding, FileRecord, IndexFormat, IndexUnit, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES};
-use outcore_io::{BlockSplitter, IoContext, SeqReader, SeqWriter, Staged, WriteSummary, CHECKSUM_BLOCK_BYTES, PAGE_BYTES};
+use outcore_io::{IoContext, PageSumWriter, SeqReader, SeqWriter, Staged, WriteSummary, CHECKSUM_BLOCK_BYTES};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -161,12 +161,10 @@ pub fn page_sums_name(name: &str) -> String {
 /// page checksums).
 pub fn write_page_sums(file: &Path, sums: &Path) -> Result<WriteSummary, StoreError> {
     let mut reader = SeqReader::open(file, STREAM_CHUNK_BYTES)?;
-    let mut writer = SeqWriter::create(sums, 64 << 10, CHECKSUM_BLOCK_BYTES)?;
-    let mut pages = BlockSplitter::new(PAGE_BYTES as u64);
+    let mut writer = PageSumWriter::create(sums, CHECKSUM_BLOCK_BYTES)?;
     while let Some(chunk) = reader.next_chunk()? {
-        pages.update(chunk, |h| writer.write_bytes(&h.to_le_bytes()))?;
+        writer.update(chunk)?;
     }
-    pages.finish(|h| writer.write_bytes(&h.to_le_bytes()))?;
     Ok(writer.finish()?)
 }
 

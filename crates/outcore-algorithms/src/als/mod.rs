@@ -129,7 +129,7 @@ impl Algorithm for Als {
         sides(store)?;
         let n = store.vertices();
         Ok(match engine {
-            Engine::Traverse => needs::scan(&["out"], state_bytes(n, p.rank), "the factors of every user and item"),
+            Engine::Traverse => needs::scan(store, &["out"], state_bytes(n, p.rank), "the factors of every user and item")?,
             Engine::Interval => {
                 needs::interval(store, &["out"], interval::stored_width(p.rank) as u64 * 4).map_or_not_above_u32(n, "the interval engine")
             }

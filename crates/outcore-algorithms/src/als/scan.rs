@@ -24,6 +24,7 @@ pub fn als(cx: &Context, p: &super::Params, sides: BipartiteRecord) -> Result<Fi
     let (n, k) = (store.vertices() as usize, p.rank);
     let charge = cx.budget.reserve("the factors of every user and item, and a batch of lists", super::state_bytes(n as u64, k))?;
     let mut x: Vec<f32> = (0..n * k).map(|e| factors::initial(p.seed, (e / k) as u64, e % k)).collect();
+    let _scans = crate::needs::charge_scans(cx.budget, store, &["out"])?;
     let out = store.layout("out")?;
     let ratings = store.manifest().edges;
     let split = sides.users as usize * k;

@@ -32,17 +32,22 @@ pub use traverse::{bc_traverse, state_bytes};
 pub struct Bc;
 
 /// Which sources a BC run uses.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub enum Sources {
-    /// Every vertex up to 4,096 vertices, else 64 sampled with seed 1.
-    #[default]
-    Default,
+    /// Every vertex up to 4,096 vertices, else 64 drawn with `seed`.
+    Default { seed: u64 },
     /// Every vertex: exact BC.
     All,
     /// These original ids: the exact partial sum over them.
     Given(Vec<u64>),
     /// `count` distinct vertices drawn with `seed`, sums scaled by |V|/count.
     Sample { count: u64, seed: u64 },
+}
+
+impl Default for Sources {
+    fn default() -> Self {
+        Sources::Default { seed: 1 }
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -80,8 +85,8 @@ pub fn pick_sources(store: &Store, sources: &Sources) -> Result<(Vec<u64>, f64, 
     };
     match sources {
         Sources::All => Ok(((0..n).collect(), half, true)),
-        Sources::Default if n <= 4096 => Ok(((0..n).collect(), half, true)),
-        Sources::Default => sample(64, 1),
+        Sources::Default { .. } if n <= 4096 => Ok(((0..n).collect(), half, true)),
+        Sources::Default { seed } => sample(64, *seed),
         Sources::Sample { count, seed } => sample(*count, *seed),
         Sources::Given(ids) => match store.ids()?.find_all(ids)? {
             Ok(dense) => Ok((dense, half, true)),
@@ -142,12 +147,7 @@ impl Algorithm for Bc {
                     .ok_or_else(|| StoreError::parameter("sources", format!("takes 'all' or a positive count, not '{k}'")))?,
                 seed,
             },
-            (true, None) if a.text("seed").is_some() => Sources::Default,
-            (true, None) => Sources::Default,
-        };
-        let sources = match sources {
-            Sources::Default if seed != 1 => Sources::Sample { count: 64, seed },
-            s => s,
+            (true, None) => Sources::Default { seed },
         };
         let targets: Vec<u64> = a.list("target")?;
         Ok(Params { sources, targets: (!targets.is_empty()).then_some(targets) })

@@ -47,9 +47,9 @@ pub struct Communities {
 }
 
 /// Memory of the tile regime besides the band buffer: labels, next
-/// labels, per-vertex tuple counts and slot cursors.
+/// labels, per-vertex tuple counts, and a band's slot starts and cursors.
 pub fn state_bytes(n: u64) -> u64 {
-    n * 24
+    n * 28
 }
 
 /// The most frequent value of `labels` (sorted here), smallest on ties.
@@ -104,9 +104,12 @@ impl Algorithm for Cdlp {
                     "labels, next labels, counts, cursors and a band of neighbour labels",
                 )
             }
-            Engine::Traverse => {
-                needs::scan(&["out"], scan::state_bytes(n, banded) + if banded { 8 << 20 } else { 0 }, "labels and next labels")
-            }
+            Engine::Traverse => needs::scan(
+                store,
+                scan::scanned(store.manifest().directed && !banded),
+                scan::state_bytes(n, banded) + if banded { 8 << 20 } else { 0 },
+                "labels and next labels",
+            )?,
             Engine::Interval => needs::interval(store, needs::interval_layouts(store, true), 8),
             Engine::SortReduce => Support::No(
                 "the most frequent label does not reduce pairwise in fixed space; the interval engine keeps values on disk".into(),

@@ -20,6 +20,15 @@ pub fn state_bytes(n: u64, bands: bool) -> u64 {
     n * if bands { 20 } else { 16 }
 }
 
+/// The layouts scanned at once: `out`, with `in` beside it in lockstep.
+pub fn scanned(lockstep: bool) -> &'static [&'static str] {
+    if lockstep {
+        &["out", "in"]
+    } else {
+        &["out"]
+    }
+}
+
 pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
     let store = cx.store;
     let n = store.vertices();
@@ -27,6 +36,7 @@ pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
     let lockstep = directed && store.has_layout("in");
     let banded = directed && !lockstep;
     let charge = cx.budget.reserve("CDLP labels and next labels", state_bytes(n, banded))?;
+    let _scans = crate::needs::charge_scans(cx.budget, store, scanned(lockstep))?;
     let mut labels: Vec<u64> = (0..n).collect();
     let mut next = labels.clone();
     let out = store.layout("out")?;

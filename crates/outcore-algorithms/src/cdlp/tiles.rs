@@ -131,6 +131,9 @@ pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
             *t += c.into_inner();
         }
     }
+    // each thread sorts one vertex's neighbour labels at a time
+    let most = tuples.iter().copied().max().unwrap_or(0) as u64;
+    let _sorting = cx.budget.reserve("the neighbour labels each thread sorts", rayon::current_num_threads() as u64 * most * 8)?;
     // bands of consecutive spans whose labels fit the buffer
     let per_span: Vec<u64> = tuples.chunks(span).map(|c| c.iter().map(|&x| x as u64).sum()).collect();
     let capacity = band_bytes / 8;

@@ -37,6 +37,7 @@ pub fn kcore(cx: &Context) -> Result<Cores, StoreError> {
     let n = store.vertices();
     crate::neighbourhood::check_ids(store, "k-core")?;
     let charge = cx.budget.reserve("core values and the may-fall bitmaps", state_bytes(n))?;
+    let _scans = cx.budget.reserve("the neighbourhood scan", crate::neighbourhood::scan_bytes(store)?)?;
     let mut cores = vec![0u32; n as usize];
     // round 0: the degrees
     let (bytes, passes) = for_each_neighbourhood(store, "k-core", |v, around| {

@@ -14,7 +14,7 @@ pub mod hindex;
 pub mod reference;
 pub mod validate;
 
-use crate::needs::{self, engine_figures};
+use crate::needs::engine_figures;
 use crate::params::Args;
 use crate::plan::{Engine, Support};
 use crate::run::{Algorithm, Check, ColumnSpec, Compare, Context, Info, RunOptions, Validation};
@@ -46,7 +46,11 @@ impl Algorithm for KCore {
     }
     fn support(&self, store: &Store, engine: Engine, _: &(), _: &RunOptions) -> Result<Support, StoreError> {
         Ok(match engine {
-            Engine::Traverse => needs::scan(crate::neighbourhood::layouts(store), hindex::state_bytes(store.vertices()), "core values"),
+            Engine::Traverse => Support::Runs(crate::plan::Need::new(
+                crate::neighbourhood::layouts(store),
+                hindex::state_bytes(store.vertices()) + crate::neighbourhood::scan_bytes(store)?,
+                "core values",
+            )),
             _ => Support::No("the h-index rounds are sequential scans (the traverse engine's cursor)".into()),
         })
     }

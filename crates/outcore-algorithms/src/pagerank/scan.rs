@@ -14,6 +14,7 @@ pub fn pagerank(cx: &Context, pr: &Schedule) -> Result<Ranks, StoreError> {
     let store = cx.store;
     let n = store.vertices();
     let charge = cx.budget.reserve("PageRank ranks, contributions and out-degrees", super::state_bytes(n))?;
+    let _scans = crate::needs::charge_scans(cx.budget, store, &["out"])?;
     let out = store.layout("out")?;
     let mut degree = vec![0u32; n as usize];
     out.for_each_degree(|v, d| degree[v as usize] = d.min(u32::MAX as u64) as u32)?;

@@ -59,7 +59,7 @@ impl Algorithm for Scc {
     }
     fn support(&self, store: &Store, engine: Engine, _: &Params, _: &RunOptions) -> Result<Support, StoreError> {
         Ok(match engine {
-            Engine::Traverse => needs::scan(&["out"], scans::state_bytes(store.vertices()), "labels, colours and two bitmaps"),
+            Engine::Traverse => needs::scan(store, &["out"], scans::state_bytes(store.vertices()), "labels, colours and two bitmaps")?,
             _ => Support::No("SCC runs on sequential scans of out (the traverse engine's cursor)".into()),
         })
     }

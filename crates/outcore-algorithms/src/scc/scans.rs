@@ -87,6 +87,7 @@ pub fn scc(cx: &Context, in_memory_arcs: Option<u64>) -> Result<Components, Stor
         return Err(StoreError::parameter("store", format!("SCC handles up to {} vertices (32-bit labels); this store has {n}", LEFT - 1)));
     }
     let charge = cx.budget.reserve("SCC labels, colours and bitmaps", state_bytes(n))?;
+    let _scans = crate::needs::charge_scans(cx.budget, store, &["out"])?;
     let out = store.layout("out")?;
     let mut scans = Scans { out: &out, bytes: 0, passes: 0, layout_bytes: store.layout_bytes("out") };
     let mut labels = vec![LEFT; n as usize];

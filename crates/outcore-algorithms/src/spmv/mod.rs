@@ -120,7 +120,7 @@ impl Algorithm for Spmv {
         let weighted = store.manifest().weighted;
         Ok(match engine {
             Engine::Memory | Engine::Stream => needs::tiles(store, engine, state_bytes(n), weighted, "x and y"),
-            Engine::Traverse => needs::scan(&["out"], state_bytes(n), "x and y"),
+            Engine::Traverse => needs::scan(store, &["out"], state_bytes(n), "x and y")?,
             Engine::Interval => needs::interval(store, needs::interval_layouts(store, false), 8),
             Engine::SortReduce => Support::No("SpMV holds its input vector in memory; the interval engine keeps values on disk".into()),
         })

@@ -12,6 +12,7 @@ pub fn spmv(cx: &Context, x: &dyn Fn(u64) -> f64) -> Result<Product, StoreError>
     let store = cx.store;
     let n = store.vertices();
     let charge = cx.budget.reserve("SpMV x and y", super::state_bytes(n))?;
+    let _scans = crate::needs::charge_scans(cx.budget, store, &["out"])?;
     let xs: Vec<f64> = (0..n).map(x).collect();
     let mut y = vec![0.0f64; n as usize];
     let mut scan = store.layout("out")?.scan()?;

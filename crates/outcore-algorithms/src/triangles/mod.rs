@@ -63,17 +63,17 @@ fn parse(a: &Args) -> Result<Params, StoreError> {
 
 pub use crate::neighbourhood::layouts;
 
-fn support(store: &Store, engine: Engine, lcc: bool) -> Support {
-    match engine {
+fn support(store: &Store, engine: Engine, lcc: bool) -> Result<Support, StoreError> {
+    Ok(match engine {
         Engine::Traverse => Support::Runs(Need::new(
             layouts(store),
-            oriented::min_bytes(store, lcc),
+            oriented::min_bytes(store, lcc)?,
             "degrees, counters, stream buffers and a part of the forward lists",
         )),
         _ => Support::No(
             "triangles are counted by the degree-ordered orientation over sequential scans (the traverse engine's cursor)".into(),
         ),
-    }
+    })
 }
 
 static TRIANGLES_INFO: Info = Info {
@@ -114,7 +114,7 @@ impl Algorithm for Triangles {
         parse(a)
     }
     fn support(&self, store: &Store, engine: Engine, _: &Params, _: &RunOptions) -> Result<Support, StoreError> {
-        Ok(support(store, engine, false))
+        support(store, engine, false)
     }
     fn run(&self, cx: &mut Context, p: &Params) -> Result<Outcome, StoreError> {
         let started = std::time::Instant::now();
@@ -150,7 +150,7 @@ impl Algorithm for Lcc {
         parse(a)
     }
     fn support(&self, store: &Store, engine: Engine, _: &Params, _: &RunOptions) -> Result<Support, StoreError> {
-        Ok(support(store, engine, true))
+        support(store, engine, true)
     }
     fn run(&self, cx: &mut Context, p: &Params) -> Result<Outcome, StoreError> {
         let started = std::time::Instant::now();

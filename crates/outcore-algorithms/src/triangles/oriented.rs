@@ -36,11 +36,11 @@ pub const MIN_PART_BYTES: u64 = 2 << 20;
 /// their memory (an entry and, at most, an offset each).
 const BATCH_ENTRIES: usize = 1 << 16;
 const BATCH_BYTES: u64 = BATCH_ENTRIES as u64 * 12;
-/// Stream buffers: two chunks of 1 MiB for each file a scan reads (a
-/// layout's index and lists) and for each forward file written or read at
-/// once (two), and a MiB to spare.
-fn stream_bytes(store: &Store) -> u64 {
-    (crate::neighbourhood::layouts(store).len() as u64 * 4 + 4 + 1) << 20
+/// Stream buffers: the neighbourhood scan's ([`crate::neighbourhood::scan_bytes`]),
+/// two chunks of 1 MiB for each forward file written or read at once
+/// (two), and a MiB to spare.
+fn stream_bytes(store: &Store) -> Result<u64, StoreError> {
+    Ok(crate::neighbourhood::scan_bytes(store)? + ((4 + 1) << 20))
 }
 
 /// Memory besides the part: rank degrees and triangle counters, and for
@@ -51,8 +51,8 @@ pub fn state_bytes(n: u64, lcc: bool) -> u64 {
 
 /// The smallest budget the counting runs with: its state, the stream
 /// buffers, a batch and the smallest part.
-pub fn min_bytes(store: &Store, lcc: bool) -> u64 {
-    state_bytes(store.vertices(), lcc) + stream_bytes(store) + BATCH_BYTES + MIN_PART_BYTES
+pub fn min_bytes(store: &Store, lcc: bool) -> Result<u64, StoreError> {
+    Ok(state_bytes(store.vertices(), lcc) + stream_bytes(store)? + BATCH_BYTES + MIN_PART_BYTES)
 }
 
 /// What the counting found.
@@ -107,7 +107,7 @@ pub fn count(cx: &Context, lcc: bool, part_entries: Option<u64>) -> Result<Count
     let n = store.vertices();
     crate::neighbourhood::check_ids(store, "triangle counting")?;
     let charge = cx.budget.reserve("triangle counters and rank degrees", state_bytes(n, lcc))?;
-    let streams = cx.budget.reserve("the scans' and forward files' stream buffers", stream_bytes(store))?;
+    let streams = cx.budget.reserve("the scans' and forward files' stream buffers", stream_bytes(store)?)?;
     let rank_degrees = rank_degrees(store)?;
     let rank_above = |a: u64, b: u64| (rank_degrees[a as usize], a) > (rank_degrees[b as usize], b);
 

@@ -61,6 +61,22 @@ pub struct AfforestStats {
 pub const LINK_BUFFER: usize = 1 << 17;
 
 /// Memory: the parent array, the linked-lists bitmap and the link buffer.
+/// The layouts the run reads: `out`, and `in` for a directed store.
+pub fn layouts(store: &Store) -> &'static [&'static str] {
+    if store.manifest().directed {
+        &["out", "in"]
+    } else {
+        &["out"]
+    }
+}
+
+/// Memory of the reads beside the state: one sequential scan of `out` at
+/// a time (the sampling), and then lookups of each layout in turn, which
+/// hold less (a paged window and a list).
+pub fn read_bytes(store: &Store) -> Result<u64, StoreError> {
+    crate::needs::scan_bytes(store, &["out"])
+}
+
 pub fn state_bytes(n: u64) -> u64 {
     n * 4 + n.div_ceil(64) * 8 + LINK_BUFFER as u64 * 8
 }
@@ -159,6 +175,7 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
     }
     let charge = budget.reserve("WCC parent array", n * 4)?;
     let bitmap_charge = budget.reserve("Afforest's linked-lists bitmap and link buffer", n.div_ceil(64) * 8 + LINK_BUFFER as u64 * 8)?;
+    let _reads = budget.reserve("a scan of out, then lookups", read_bytes(store)?)?;
     let parent: Vec<AtomicU32> = (0..n as u32).map(AtomicU32::new).collect();
     let mut stats = AfforestStats::default();
     let mut links = Links { parent: &parent, pairs: Vec::with_capacity(LINK_BUFFER) };

@@ -102,10 +102,13 @@ impl Algorithm for Wcc {
         Ok(match engine {
             Engine::Traverse if n >= u32::MAX as u64 => Support::No("union-find keeps 32-bit parents".into()),
             Engine::Traverse => match method.afforest(store) {
-                Ok(()) if store.manifest().directed => needs::scan(&["out", "in"], afforest::state_bytes(n), "the Afforest parent array"),
-                Ok(()) => needs::scan(&["out"], afforest::state_bytes(n), "the Afforest parent array"),
+                Ok(()) => Support::Runs(crate::plan::Need::new(
+                    afforest::layouts(store),
+                    afforest::state_bytes(n) + afforest::read_bytes(store)?,
+                    "the Afforest parent array",
+                )),
                 Err(why) if *method == Method::Afforest => Support::No(why),
-                Err(_) => needs::scan(&["out"], n * 4, "the union-find parent array"),
+                Err(_) => needs::scan(store, &["out"], n * 4, "the union-find parent array")?,
             },
             Engine::Memory | Engine::Stream => needs::tiles(store, engine, state_bytes(n), false, "one label a vertex"),
             Engine::Interval => needs::interval(store, needs::interval_layouts(store, true), 8),

@@ -35,6 +35,7 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
     let n = store.vertices();
     crate::bfs::check_ids(n, 0).or_else(|e| if n == 0 { Ok(()) } else { Err(e) })?;
     let charge = budget.reserve("WCC parent array", n * 4)?;
+    let _scans = crate::needs::charge_scans(budget, store, &["out"])?;
     let mut parent: Vec<u32> = (0..n as u32).collect();
     let mut scan = store.layout("out")?.scan()?;
     while let Some((u, nbrs, _)) = scan.next_list()? {
