@@ -507,7 +507,12 @@ fn wcc_asks_for_its_parents_or_labels() {
         .unwrap();
     let bare = Store::open(&path).unwrap();
     let got = need(&bare, Engine::Traverse, "auto");
-    assert_eq!((got.min_bytes, &got.layouts[..]), (4 * bare.vertices() + scan_buffers(&bare, &["out"]), &["out"][..]), "auto without in: {}", got.what);
+    assert_eq!(
+        (got.min_bytes, &got.layouts[..]),
+        (4 * bare.vertices() + scan_buffers(&bare, &["out"]), &["out"][..]),
+        "auto without in: {}",
+        got.what
+    );
     match Wcc.support(&bare, Engine::Traverse, &method("afforest"), &RunOptions::default()).unwrap() {
         Support::No(why) => assert!(why.contains("`in` layout"), "{why}"),
         Support::Runs(need) => panic!("Afforest asked for without `in` ran: {}", need.what),

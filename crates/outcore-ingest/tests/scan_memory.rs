@@ -5,58 +5,11 @@
 //! the decoders' own lists (gapref's recent lists) outweigh the rest.
 
 use outcore_ingest::{import_file, ImportOptions, NoProgress};
+use outcore_io::heap::{heap_growth, CountingAllocator};
 use outcore_store::{Encoding, Store};
-use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
-use std::sync::atomic::{AtomicI64, Ordering};
-
-/// The system allocator, counting the bytes live and their peak.
-struct Counting;
-
-static LIVE: AtomicI64 = AtomicI64::new(0);
-static PEAK: AtomicI64 = AtomicI64::new(0);
-
-fn grew(bytes: i64) {
-    let now = LIVE.fetch_add(bytes, Ordering::SeqCst) + bytes;
-    PEAK.fetch_max(now, Ordering::SeqCst);
-}
-
-// SAFETY: every call goes to the system allocator with the caller's
-// arguments unchanged; the counters only observe them.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: AllocLayout) -> *mut u8 {
-        grew(layout.size() as i64);
-        // SAFETY: the caller's layout, passed on (GlobalAlloc's contract).
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: AllocLayout) {
-        grew(-(layout.size() as i64));
-        // SAFETY: `ptr` came from `alloc` above with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: AllocLayout) -> *mut u8 {
-        grew(layout.size() as i64);
-        // SAFETY: the caller's layout, passed on.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: AllocLayout, new_size: usize) -> *mut u8 {
-        grew(new_size as i64 - layout.size() as i64);
-        // SAFETY: `ptr` came from this allocator with `layout`; the caller
-        // vouches for `new_size`.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
 
 #[global_allocator]
-static COUNTING: Counting = Counting;
-
-/// How far the heap grows above where it is now while `f` runs (the one
-/// test of this file: nothing else allocates beside it).
-fn heap_growth<T>(f: impl FnOnce() -> T) -> (T, u64) {
-    let base = LIVE.load(Ordering::SeqCst);
-    PEAK.store(base, Ordering::SeqCst);
-    let out = f();
-    (out, (PEAK.load(Ordering::SeqCst) - base).max(0) as u64)
-}
+static HEAP: CountingAllocator = CountingAllocator;
 
 /// 48 hubs of 20,000 to 30,000 neighbours each among 60,000 vertices, and
 /// a sparse rest: the hubs' lists are the longest by far.

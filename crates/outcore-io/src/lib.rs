@@ -16,6 +16,7 @@ pub mod cache;
 mod checksum;
 mod error;
 pub mod hash;
+pub mod heap;
 pub mod probe;
 mod progress;
 pub mod runs;

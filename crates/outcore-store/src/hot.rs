@@ -55,9 +55,9 @@ impl HotBatches {
     /// Memory of the two batches and the ranked ids, per entry of a batch:
     /// the neighbours (8 bytes, twice), the list bounds (8, twice), the
     /// ranked ids per task (up to 10, as their vectors grow), the counts (1).
-    /// A list longer than a batch is held whole beyond this (besides the
-    /// scan's own copy and [`hottest`]'s scratch, which are not charged
-    /// either).
+    /// A list longer than a batch is held whole beyond this (besides
+    /// [`hottest`]'s scratch, which is not charged either); the scan is
+    /// its opener's to charge.
     pub const BYTES: u64 = (BATCH_ENTRIES * (2 * 16 + 11)) as u64;
 
     /// Rank the first `take` (at most 255) of every list `scan` yields by

@@ -243,8 +243,10 @@ impl HotLists {
         budget: &Budget,
         why_not_stored: String,
     ) -> Result<Self, StoreError> {
-        // a batch ranked on every core, out of the columns' share where it is small beside it
-        let columns_bytes = if bytes >= 4 * HotBatches::BYTES { bytes - HotBatches::BYTES } else { bytes };
+        // the scan that builds them, and a batch ranked on every core out
+        // of the columns' share where it is small beside it
+        let room = bytes.saturating_sub(crate::needs::scan_bytes(store, &[layout])?);
+        let columns_bytes = if room >= 4 * HotBatches::BYTES { room - HotBatches::BYTES } else { room };
         Self::build(store, layout, g, Self::choose_k(g, columns_bytes), budget, why_not_stored)
     }
 
@@ -274,6 +276,13 @@ impl HotLists {
         // each column at its exact size: grown by doubling, it would hold
         // up to twice its entries (three times while it moves)
         let mut columns: Vec<Vec<u32>> = entries.iter().map(|&e| Vec::with_capacity(e as usize)).collect();
+        let origin = |started: std::time::Instant| HotOrigin::Built { why_not_stored, seconds: started.elapsed().as_secs_f64() };
+        if k == 0 {
+            // no columns: nothing to read
+            let (cursors, _) = block_cursors(g.degrees(), g.vertices(), 0);
+            return Ok(HotLists { k, columns, cursors, origin: origin(started), _charge: charge });
+        }
+        let _scan_charge = crate::needs::charge_scans(budget, store, &[layout])?;
         let mut scan = store.layout(layout)?.scan()?;
         let mut emit = |ranked: &[u32]| -> Result<(), StoreError> {
             for (column, &u) in columns.iter_mut().zip(ranked) {
@@ -297,8 +306,7 @@ impl HotLists {
             }
         }
         let (cursors, _) = block_cursors(g.degrees(), g.vertices(), k as usize);
-        let origin = HotOrigin::Built { why_not_stored, seconds: started.elapsed().as_secs_f64() };
-        Ok(HotLists { k, columns, cursors, origin, _charge: charge })
+        Ok(HotLists { k, columns, cursors, origin: origin(started), _charge: charge })
     }
 }
 

@@ -61,15 +61,6 @@ pub struct AfforestStats {
 pub const LINK_BUFFER: usize = 1 << 17;
 
 /// Memory: the parent array, the linked-lists bitmap and the link buffer.
-/// The layouts the run reads: `out`, and `in` for a directed store.
-pub fn layouts(store: &Store) -> &'static [&'static str] {
-    if store.manifest().directed {
-        &["out", "in"]
-    } else {
-        &["out"]
-    }
-}
-
 /// Memory of the reads beside the state: one sequential scan of `out` at
 /// a time (the sampling), and then lookups of each layout in turn, which
 /// hold less (a paged window and a list).

@@ -103,7 +103,8 @@ impl Algorithm for Wcc {
             Engine::Traverse if n >= u32::MAX as u64 => Support::No("union-find keeps 32-bit parents".into()),
             Engine::Traverse => match method.afforest(store) {
                 Ok(()) => Support::Runs(crate::plan::Need::new(
-                    afforest::layouts(store),
+                    // out, and in for a directed store
+                    crate::neighbourhood::layouts(store),
                     afforest::state_bytes(n) + afforest::read_bytes(store)?,
                     "the Afforest parent array",
                 )),

@@ -49,7 +49,9 @@ pub fn hot_lists(part: &Part, budget: &Budget, state: u64) -> Result<Option<HotL
     if part.directed() {
         return Ok(None);
     }
-    let k = HotLists::choose_k(&part.graph, budget.available().saturating_sub(state));
+    // beside the state, the scan that builds them
+    let scan = outcore_algorithms::needs::scan_bytes(&part.store, &["out"]).map_err(|e| crate::error::DistError::Ingest(e.into()))?;
+    let k = HotLists::choose_k(&part.graph, budget.available().saturating_sub(state + scan));
     // the ghosts' degrees are a collective: asked for only when some rank
     // has room for a column, and then by every rank
     if part.comm().max(&[k as u64])[0] == 0 {
