@@ -120,7 +120,7 @@ fn block_cursors(degrees: Degrees<'_>, n: u64, k: usize) -> (Vec<u32>, Vec<u64>)
 
 /// The layout the hot lists of a BFS over `layout` (the in-edges) sample:
 /// `layout` itself in a directed store, `out` in a symmetric one.
-fn hot_source<'a>(store: &Store, layout: &'a str) -> &'a str {
+pub(crate) fn hot_source<'a>(store: &Store, layout: &'a str) -> &'a str {
     if store.manifest().directed {
         layout
     } else {
