@@ -40,6 +40,7 @@ pub fn validate_bfs(
     parent_edge.set(root);
     let mut arcs_in = 0u64;
     let mut loops_in = 0u64;
+    let _scan_charge = crate::needs::charge_scans(budget, store, &["out"])?;
     let mut scan = store.layout("out")?.scan()?;
     while let Some((u, nbrs, _)) = scan.next_list()? {
         let du = depth[u as usize];

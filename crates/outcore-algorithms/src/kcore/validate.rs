@@ -18,7 +18,8 @@ pub fn validate(check: &Check) -> Result<Validation, StoreError> {
     let Some(column) = check.outcome.column("core") else {
         return Ok(Validation::fail(METHOD, "the run returned no core numbers"));
     };
-    let _charge = check.budget.reserve("k-core validation: the core numbers and a scan", n * 8 + (8 << 20))?;
+    let _charge =
+        check.budget.reserve("k-core validation: the core numbers and a scan", n * 8 + crate::neighbourhood::scan_bytes(check.store)?)?;
     let core = column.to_u64()?;
     if core.len() as u64 != n {
         return Ok(Validation::fail(METHOD, format!("{} core numbers for {n} vertices", core.len())));

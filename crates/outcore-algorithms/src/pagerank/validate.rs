@@ -38,6 +38,7 @@ pub fn validate(check: &Check, p: &Params) -> Result<Validation, StoreError> {
     out.for_each_degree(|v, d| degree[v as usize] = d as u32)?;
     let sinks: f64 = rank.iter().zip(&degree).filter(|(_, &d)| d == 0).map(|(r, _)| r).sum();
     let mut next = vec![(1.0 - p.damping) / nf + p.damping * sinks / nf; n as usize];
+    let _scan_charge = crate::needs::charge_scans(check.budget, check.store, &["out"])?;
     let mut scan = out.scan()?;
     while let Some((u, targets, _)) = scan.next_list()? {
         let share = p.damping * rank[u as usize] / targets.len().max(1) as f64;

@@ -48,7 +48,9 @@ pub fn validate(check: &Check) -> Result<Validation, StoreError> {
     let Some(column) = check.outcome.column("component") else {
         return Ok(Validation::fail(METHOD, "the run returned no labels"));
     };
-    let _charge = check.budget.reserve("SCC validation: labels, two bitmaps and a scan", n * 8 + n.div_ceil(4) + (4 << 20))?;
+    let _charge = check
+        .budget
+        .reserve("SCC validation: labels, two bitmaps and a scan", n * 8 + n.div_ceil(4) + crate::needs::scan_bytes(store, &["out"])?)?;
     let label = column.to_u64()?;
     if label.len() as u64 != n {
         return Ok(Validation::fail(METHOD, format!("{} labels for {n} vertices", label.len())));

@@ -28,6 +28,7 @@ pub fn validate_sssp(
     let mut parent_edge = outcore_io::Bitmap::new(n as u64);
     parent_edge.set(root);
     let (mut arcs_in, mut loops_in) = (0u64, 0u64);
+    let _scan_charge = crate::needs::charge_scans(budget, store, &["out"])?;
     let mut scan = store.layout("out")?.scan()?;
     while let Some((u, nbrs, ws)) = scan.next_list()? {
         let in_u = depth[u as usize] != NONE;

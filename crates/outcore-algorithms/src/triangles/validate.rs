@@ -55,12 +55,11 @@ fn neighbours_of(sample: &[(u64, Vec<u32>)]) -> HashMap<u32, Vec<u32>> {
 /// neighbours (a slot, its vector and that vector's smallest allocation).
 const ENTRY_BYTES: u64 = 96;
 
-/// A neighbourhood scan's stream buffers (out and in, 4 MiB each; the scans run one after the other).
-const SCAN_BYTES: u64 = 8 << 20;
-
 /// Entries of sampled neighbourhoods the budget holds beside `result_bytes`.
-fn entries_allowed(check: &Check, result_bytes: u64) -> u64 {
-    (check.budget.available().saturating_sub(result_bytes + SCAN_BYTES) / ENTRY_BYTES).min(1 << 24)
+/// The scans run one after the other and hold `scan` bytes
+/// ([`crate::neighbourhood::scan_bytes`]).
+fn entries_allowed(check: &Check, result_bytes: u64, scan: u64) -> u64 {
+    (check.budget.available().saturating_sub(result_bytes + scan) / ENTRY_BYTES).min(1 << 24)
 }
 
 /// The sampled vertices with their neighbourhoods, where each neighbour
@@ -73,8 +72,9 @@ struct Sampled {
 
 /// The sample, held beside a result of `result_bytes`.
 fn sampled(check: &Check, reader: &str, result_bytes: u64) -> Result<Sampled, StoreError> {
-    let entries = entries_allowed(check, result_bytes);
-    let _charge = check.budget.reserve("the sampled neighbourhoods and a scan", entries * ENTRY_BYTES + SCAN_BYTES)?;
+    let scan = crate::neighbourhood::scan_bytes(check.store)?;
+    let entries = entries_allowed(check, result_bytes, scan);
+    let _charge = check.budget.reserve("the sampled neighbourhoods and a scan", entries * ENTRY_BYTES + scan)?;
     let vertices = sample(check, reader, entries)?;
     let at = neighbours_of(&vertices);
     Ok(Sampled { _charge, vertices, at })

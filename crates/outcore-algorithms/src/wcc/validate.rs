@@ -45,6 +45,7 @@ pub fn validate(check: &Check) -> Result<Validation, StoreError> {
     }
     let mut parent: Vec<u32> = (0..n as u32).collect();
     let mut components = n;
+    let _scan_charge = crate::needs::charge_scans(check.budget, store, &["out"])?;
     let mut scan = store.layout("out")?.scan()?;
     while let Some((u, targets, _)) = scan.next_list()? {
         for &v in targets {
