@@ -17,9 +17,9 @@ static HEAP: CountingAllocator = CountingAllocator;
 /// The tests of this file take turns: the counters are the process's.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// A skewed weighted directed graph: `arcs` draws over `n` vertices, the
-/// AND of two uniform draws (low ids are hubs).
-fn skewed(dir: &std::path::Path, n: u64, arcs: u64) -> Store {
+/// A skewed graph: `arcs` draws over `n` vertices, the AND of two uniform
+/// draws (low ids are hubs), weighted; imported as `opts` says.
+fn skewed_as(dir: &std::path::Path, n: u64, arcs: u64, opts: &ImportOptions) -> Store {
     let edges = dir.join("skewed.wel");
     let mut rng = outcore_io::SplitMix64(11);
     let mut text = String::new();
@@ -29,9 +29,13 @@ fn skewed(dir: &std::path::Path, n: u64, arcs: u64) -> Store {
     }
     std::fs::write(&edges, text).unwrap();
     let out = dir.join("s");
-    import_file(&edges, &out, &ImportOptions { directed: Some(true), weighted: true, in_layout: true, ..Default::default() }, &NoProgress)
-        .unwrap();
+    import_file(&edges, &out, opts, &NoProgress).unwrap();
     Store::open(&out).unwrap()
+}
+
+/// The skewed graph weighted and directed, with `in`.
+fn skewed(dir: &std::path::Path, n: u64, arcs: u64) -> Store {
+    skewed_as(dir, n, arcs, &ImportOptions { directed: Some(true), weighted: true, in_layout: true, ..Default::default() })
 }
 
 /// The lists the engine's readers decode into their callers' buffers
@@ -97,20 +101,13 @@ const BOOKKEEPING: u64 = 64 << 10;
 /// Every registered algorithm on every engine it declares, through the
 /// library's skeleton (plan, run, report): the heap grows no further than
 /// the run's budget peak less the process baseline (which is not heap of
-/// the run), but for list buffers and bookkeeping. A weighted directed
-/// store with `in`, tiles and no hot lists; ALS, which needs ratings, is
-/// checked by tests/als.rs.
-#[test]
-fn every_algorithm_charges_what_it_allocates() {
+/// the run), but for list buffers and bookkeeping. ALS, which needs
+/// ratings, is checked by tests/als.rs.
+fn every_algorithm_charges_what_it_allocates_on(store: &Store) -> usize {
     use outcore_algorithms::params::Args;
     use outcore_algorithms::registry::ALGORITHMS;
     use outcore_algorithms::{EngineChoice, Error, RunOptions};
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let dir = tempfile::tempdir().unwrap();
-    let path = skewed(dir.path(), 50_000, 400_000).dir().to_path_buf();
-    outcore_ingest::tiles::add_tiles(&path, 1, 14, 1 << 30, &NoProgress).unwrap();
-    let store = Store::open(&path).unwrap();
-    let slack = list_buffers(&store, 3) + BOOKKEEPING;
+    let slack = list_buffers(store, 3) + BOOKKEEPING;
     let mut ran = 0;
     for alg in ALGORITHMS.iter().filter(|a| a.info().name != "als") {
         let info = alg.info();
@@ -123,10 +120,11 @@ fn every_algorithm_charges_what_it_allocates() {
         for &engine in info.engines {
             let what = format!("{} on {engine}", info.name);
             let opts = RunOptions { memory: 1 << 30, engine: EngineChoice::Fixed(engine), ..Default::default() };
-            let (run, grown) = heap_growth(|| alg.run(&store, &args, &opts));
+            let (run, grown) = heap_growth(|| alg.run(store, &args, &opts));
             let run = match run {
                 Ok(run) => run,
-                // what the algorithm declines on this engine (CDLP and SpMV on sort-reduce)
+                // what the algorithm declines on this engine or store (CDLP
+                // and SpMV on sort-reduce, SCC on an undirected store)
                 Err(Error::Unsupported { .. }) => continue,
                 Err(e) => panic!("{what}: {e}"),
             };
@@ -139,5 +137,34 @@ fn every_algorithm_charges_what_it_allocates() {
             ran += 1;
         }
     }
+    ran
+}
+
+/// A weighted directed store (raw32) with `in`, tiles and no hot lists.
+#[test]
+fn every_algorithm_charges_what_it_allocates() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let path = skewed(dir.path(), 50_000, 400_000).dir().to_path_buf();
+    outcore_ingest::tiles::add_tiles(&path, 1, 14, 1 << 30, &NoProgress).unwrap();
+    let ran = every_algorithm_charges_what_it_allocates_on(&Store::open(&path).unwrap());
     assert!(ran >= 25, "only {ran} algorithm and engine pairs ran");
+}
+
+/// An undirected weighted store in gapref (blocked, a decoder per
+/// reader) with tiles and stored hot lists: what the other store does not
+/// reach (a compressed scan, the stored hot column, symmetric lists).
+#[test]
+fn every_algorithm_charges_what_it_allocates_on_a_compressed_undirected_store() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let opts =
+        ImportOptions { directed: Some(false), weighted: true, encoding: Some(outcore_store::Encoding::Gapref), ..Default::default() };
+    let path = skewed_as(dir.path(), 50_000, 200_000, &opts).dir().to_path_buf();
+    outcore_ingest::tiles::add_tiles(&path, 1, 14, 1 << 30, &NoProgress).unwrap();
+    outcore_ingest::hot::add_hot(&path, 4, 1 << 30, &NoProgress).unwrap();
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.layout("out").unwrap().record().encoding, outcore_store::Encoding::Gapref);
+    let ran = every_algorithm_charges_what_it_allocates_on(&store);
+    assert!(ran >= 20, "only {ran} algorithm and engine pairs ran");
 }
