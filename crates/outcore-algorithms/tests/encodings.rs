@@ -377,3 +377,33 @@ fn raw_layouts_check_random_reads_page_by_page() {
     assert!(g.neighbours(damaged, &mut out).unwrap_err().to_string().contains("checksum mismatch in block 40"));
     g.neighbours(sound, &mut out).unwrap();
 }
+
+/// A store written before manifests recorded each layout's longest list:
+/// the longest list is found from the degrees (the same figure), and the
+/// store finds it once, not once per plan.
+#[test]
+fn an_unrecorded_longest_list_is_found_once_from_the_degrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = import_raw(&shared().join("real/CA-GrQc.txt"), Some(false), false, dir.path());
+    for encoding in [Encoding::Raw32, Encoding::Gapref] {
+        let st = variant(&raw, dir.path(), Order::None, encoding);
+        let recorded = st.layout("out").unwrap().record().longest_list.expect("the writer records it");
+        let mut degrees = Vec::new();
+        st.layout("out").unwrap().for_each_degree(|_, d| degrees.push(d)).unwrap();
+        assert_eq!(recorded, *degrees.iter().max().unwrap(), "{}", encoding.name());
+        let mut manifest = Manifest::read(st.dir()).unwrap();
+        manifest.layouts.get_mut("out").unwrap().longest_list = None;
+        manifest.write_atomic(st.dir()).unwrap();
+        let old = Store::open(st.dir()).unwrap();
+        assert_eq!(old.layout("out").unwrap().record().longest_list, None);
+        assert_eq!(old.layout("out").unwrap().longest_list().unwrap(), recorded, "{}", encoding.name());
+        // found once: with the index gone, later layouts of this store still know it
+        let index = old.layout("out").unwrap().index_path();
+        let kept = std::fs::read(&index).unwrap();
+        std::fs::write(&index, b"").unwrap();
+        let answer = old.layout("out").unwrap().longest_list();
+        std::fs::write(&index, &kept).unwrap();
+        assert_eq!(answer.unwrap(), recorded, "{}: the longest list was looked for again", encoding.name());
+        assert!(Store::open(st.dir()).unwrap().layout("out").unwrap().longest_list().is_ok());
+    }
+}

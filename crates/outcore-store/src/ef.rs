@@ -219,11 +219,14 @@ pub fn write_ef(
     Ok(())
 }
 
-/// Memory of an [`EfCursor`] over a file of `file_bytes`: for each of its
-/// three sections, a page read, the window's copy of it and the words
-/// decoded from it, each at most [`READ_BYTES`] (less for a short file).
-pub fn cursor_bytes(file_bytes: u64) -> u64 {
-    3 * 3 * file_bytes.clamp(4096, READ_BYTES)
+/// Memory of an [`EfCursor`] over a file of `file_bytes` with flag mask
+/// `flag`: for each of its sections (low and high words, and the flags
+/// where the mask has bits), a page read, the window's copy of it and the
+/// words decoded from it, each at most [`READ_BYTES`] (less for a short
+/// file).
+pub fn cursor_bytes(file_bytes: u64, flag: u64) -> u64 {
+    let sections = if flag == 0 { 2 } else { 3 };
+    sections * 3 * file_bytes.clamp(4096, READ_BYTES)
 }
 
 /// One section of an Elias-Fano file, read a buffer of words at a time.

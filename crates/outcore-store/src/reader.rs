@@ -16,7 +16,13 @@ pub struct Store {
     manifest: Manifest,
     /// The shared lock that keeps writers from changing the store while it is open.
     _lock: Option<crate::StoreLock>,
+    /// Each layout's longest list, found once by a pass over its degrees
+    /// where the manifest does not record it (stores written before it did).
+    longest_lists: std::sync::Mutex<std::collections::HashMap<String, LongestList>>,
 }
+
+/// A layout's longest list, shared by the [`Layout`]s of one [`Store`].
+type LongestList = std::sync::Arc<std::sync::OnceLock<u64>>;
 
 impl Store {
     /// Open the store at `dir`: the manifest must exist and every file it
@@ -49,7 +55,7 @@ impl Store {
                 Err(_) => return Err(StoreError::invalid(&path, "missing (store damaged)")),
             }
         }
-        Ok(Store { dir: dir.to_path_buf(), manifest, _lock: lock })
+        Ok(Store { dir: dir.to_path_buf(), manifest, _lock: lock, longest_lists: Default::default() })
     }
 
     pub fn dir(&self) -> &Path {
@@ -67,7 +73,18 @@ impl Store {
         // An undirected graph's in-edges are its out-edges.
         let name = if name == "in" && !self.manifest.directed { "out" } else { name };
         let record = self.manifest.layouts.get(name).ok_or_else(|| self.missing(name, "this reader"))?;
-        Ok(Layout { dir: self.dir.clone(), record: record.clone(), codec: codec_for(record.encoding), vertices: self.manifest.vertices })
+        let longest = match self.longest_lists.lock() {
+            Ok(mut known) => known.entry(name.to_string()).or_default().clone(),
+            // a thread panicked holding the map: find it again
+            Err(_) => LongestList::default(),
+        };
+        Ok(Layout {
+            dir: self.dir.clone(),
+            record: record.clone(),
+            codec: codec_for(record.encoding),
+            vertices: self.manifest.vertices,
+            longest,
+        })
     }
 
     /// Whether the store has layout `name` (`in` of an undirected store is `out`).
@@ -192,6 +209,8 @@ pub struct Layout {
     record: LayoutRecord,
     codec: &'static dyn Codec,
     vertices: u64,
+    /// The longest list where the record has none, once found.
+    longest: LongestList,
 }
 
 impl Layout {
@@ -248,7 +267,7 @@ impl Layout {
         let mut bytes = self.list_bytes(self.longest_list()?);
         match self.record.index_format {
             IndexFormat::U64 => files.push(self.index_path()),
-            IndexFormat::EliasFano => bytes += crate::ef::cursor_bytes(length(&self.index_path())?) + READER_BYTES,
+            IndexFormat::EliasFano => bytes += crate::ef::cursor_bytes(length(&self.index_path())?, self.index_flag()) + READER_BYTES,
         }
         for file in &files {
             bytes += 2 * chunk + length(file)?.min(2 * chunk) + READER_BYTES;
@@ -377,14 +396,14 @@ impl Layout {
     }
 
     /// The most entries of one list: as recorded, or (stores written
-    /// before it was recorded) by a pass over the degrees.
+    /// before it was recorded) by a pass over the degrees, once per store.
     pub fn longest_list(&self) -> Result<u64, StoreError> {
-        if let Some(longest) = self.record.longest_list {
+        if let Some(longest) = self.record.longest_list.or_else(|| self.longest.get().copied()) {
             return Ok(longest);
         }
         let mut longest = 0;
         self.for_each_degree(|_, d| longest = longest.max(d))?;
-        Ok(longest)
+        Ok(*self.longest.get_or_init(|| longest))
     }
 
     /// Call `f(v, degree)` for every vertex, reading only the index (or the
