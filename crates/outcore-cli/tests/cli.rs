@@ -203,7 +203,7 @@ fn generate_to_file_then_import_equals_generate_into_store() {
         "--num-vertices",
         "4096",
         "--memory",
-        "32M",
+        "40M",
         "--sort-buffer",
         "256K",
     ]);

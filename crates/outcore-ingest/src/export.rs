@@ -100,6 +100,9 @@ pub struct ExportReport {
 /// One output file written through the O_DIRECT writer into a hidden
 /// staging file beside its target; [`Out::finish`] moves it into place,
 /// and dropping it unfinished (an error, an interrupt) removes it.
+/// The output's chunk.
+const OUT_CHUNK: usize = 1 << 20;
+
 struct Out {
     file: Option<SeqWriter>,
     partial: Staged,
@@ -109,18 +112,22 @@ struct Out {
 }
 
 impl Out {
+    /// Memory of an output: its writer's three chunks and a line buffer
+    /// of a chunk (flushed when full) that may double once.
+    const BYTES: u64 = 3 * OUT_CHUNK as u64 + 2 * OUT_CHUNK as u64;
+
     /// Start writing `path` (already allowed by the output policy).
     fn create(path: &Path) -> Result<Self> {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let partial = Staged::file(&parent_of(path), &format!("{name}.partial"))?;
-        let file = SeqWriter::create(partial.path(), 1 << 20, outcore_io::CHECKSUM_BLOCK_BYTES)?;
-        Ok(Out { file: Some(file), partial, target: path.to_path_buf(), buf: Vec::with_capacity(1 << 20), bytes: 0 })
+        let file = SeqWriter::create(partial.path(), OUT_CHUNK, outcore_io::CHECKSUM_BLOCK_BYTES)?;
+        Ok(Out { file: Some(file), partial, target: path.to_path_buf(), buf: Vec::with_capacity(OUT_CHUNK), bytes: 0 })
     }
     fn writer(&mut self) -> &mut SeqWriter {
         self.file.as_mut().expect("an unfinished output")
     }
     fn flush_if_full(&mut self) -> Result<()> {
-        if self.buf.len() >= 1 << 20 {
+        if self.buf.len() >= OUT_CHUNK {
             let buf = std::mem::take(&mut self.buf);
             self.writer().write_bytes(&buf)?;
             self.bytes += buf.len() as u64;
@@ -205,31 +212,40 @@ fn next(ids: &mut IdStream, store: &Store) -> Result<u64> {
     ids.next_id()?.ok_or_else(|| IngestError::file(store.dir(), "the id map ends before the last vertex"))
 }
 
-/// Export the store at `dir` to `path`.
-/// The least an export takes (the id join goes external when the map
-/// does not fit, so its sort's floor bounds it).
-pub fn minimum() -> Minimum {
-    Minimum::new("export")
+/// The least an export of `layout` of `store` takes (the id join goes
+/// external when the map does not fit, so its sort's floor bounds it).
+pub fn minimum(store: &Store, layout: &str) -> Result<Minimum> {
+    Ok(Minimum::new("export")
         .with("program, thread stacks and allocator slack", PROCESS_BASELINE)
-        .with("layout scan, id stream and output buffers", 12 << 20)
-        .with("sort and merge buffers at their smallest", crate::sort::SORT_FLOOR)
+        .with(IO_PART, io_bytes(store, layout)?)
+        .with("sort and merge buffers at their smallest", crate::sort::SORT_FLOOR))
 }
 
+/// What the budget calls an export's scan, id streams and output.
+const IO_PART: &str = "layout scan, id streams and output buffers";
+
+/// The layout's scan, two id streams (sources, and targets in an external
+/// join) and the output's writer and line buffer.
+fn io_bytes(store: &Store, layout: &str) -> Result<u64> {
+    Ok(store.layout(layout)?.scan_bytes()? + 2 * outcore_store::ids::ID_STREAM_BYTES + Out::BYTES)
+}
+
+/// Export the store at `dir` to `path`.
 pub fn export(dir: &Path, path: &Path, opts: &ExportOptions, progress: &dyn Progress) -> Result<ExportReport> {
     let started = std::time::Instant::now();
-    minimum().check(opts.memory)?;
     let store = Store::open(dir)?;
     let m = store.manifest().clone();
     let n = m.vertices;
     if opts.layout != "out" && opts.layout != "in" {
         return Err(IngestError::Parameter { name: "layout".into(), reason: format!("is out or in, not '{}'", opts.layout) });
     }
+    minimum(&store, &opts.layout)?.check(opts.memory)?;
     let layout = store.layout(&opts.layout)?;
     let reverse = opts.layout == "in" && m.directed;
     let weighted = m.weighted && matches!(opts.format, ExportFormat::Wel | ExportFormat::Mtx | ExportFormat::Graphalytics);
     let budget = Budget::new(opts.memory);
     let _base = budget.reserve("program, thread stacks and allocator slack", PROCESS_BASELINE)?;
-    let _io = budget.reserve("layout scan, id stream and output buffers", 12 << 20)?;
+    let _io = budget.reserve(IO_PART, io_bytes(&store, &opts.layout)?)?;
     let ids = store.ids()?;
     let edges = if m.directed { m.arcs } else { m.edges };
 
@@ -307,6 +323,8 @@ pub fn export(dir: &Path, path: &Path, opts: &ExportOptions, progress: &dyn Prog
                 }
             }
         }
+        // the scan and the sources' ids are done with: the merge has their room
+        drop((scan, sources));
         let mut sorted = sorter.finish()?;
         let mut targets = ids.stream()?;
         let (mut at, mut original) = (0u64, next(&mut targets, &store)?);

@@ -23,14 +23,31 @@ pub const DEFAULT_COLUMNS: u32 = 16;
 /// Bytes of each column writer's chunk (it holds three).
 const COLUMN_CHUNK_BYTES: usize = 256 << 10;
 
-/// The smallest budget [`add_hot`] runs in for `vertices` and `columns`.
-pub fn minimum(vertices: u64, columns: u32) -> Minimum {
-    Minimum::new("building the hot layout")
+/// The smallest budget [`add_hot`] runs in on `store` with `columns`.
+pub fn minimum(store: &Store, columns: u32) -> Result<Minimum> {
+    let source = source_of(store)?;
+    Ok(Minimum::new("building the hot layout")
         .with("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)
-        .with("degrees of the source layout", vertices * 4)
+        .with("degrees of the source layout", store.vertices() * 4)
         .with("column writers", columns as u64 * 3 * COLUMN_CHUNK_BYTES as u64)
         .with("batches of lists ranked in parallel", HotBatches::BYTES)
-        .with("store scan", 8 << 20)
+        .with(SCAN, store.layout(source)?.scan_bytes()?))
+}
+
+/// What the budget calls the scan of the source layout.
+const SCAN: &str = "hot layout: scan of the source layout";
+
+/// The layout whose lists the hot lists sample: `in` of a directed store
+/// (which must have it), `out` of a symmetric one.
+fn source_of(store: &Store) -> Result<&'static str> {
+    let source = source_layout(store.manifest().directed);
+    if !store.has_layout(source) {
+        return Err(IngestError::file(
+            store.dir(),
+            "a directed store's hot lists sample its in-edges: add them first (`outcore layout add STORE in`)",
+        ));
+    }
+    Ok(source)
 }
 
 /// Build (or rebuild) the hot layout of the store at `dir` with `columns`
@@ -47,18 +64,14 @@ pub fn add_hot(dir: &Path, columns: u32, memory: u64, progress: &dyn Progress) -
     if n >= u32::MAX as u64 {
         return Err(IngestError::file(dir, "hot lists hold 32-bit ids: the store has 2^32 vertices or more"));
     }
-    let source = source_layout(manifest.directed);
-    if !store.has_layout(source) {
-        return Err(IngestError::file(
-            dir,
-            "a directed store's hot lists sample its in-edges: add them first (`outcore layout add STORE in`)",
-        ));
-    }
-    minimum(n, columns).check(memory)?;
+    let source = source_of(&store)?;
+    let minimum = minimum(&store, columns)?;
+    minimum.check(memory)?;
     let budget = Budget::new(memory);
     let _degrees_charge = budget.reserve("hot layout: degrees of the source layout", n * 4)?;
     let _writers_charge = budget.reserve("hot layout: column writers", columns as u64 * 3 * COLUMN_CHUNK_BYTES as u64)?;
     let _batches_charge = budget.reserve("hot layout: batches of lists ranked in parallel", HotBatches::BYTES)?;
+    let _scan_charge = budget.reserve(SCAN, store.layout(source)?.scan_bytes()?)?;
     remove_unlisted_layout_files(dir, &manifest);
     let layout = store.layout(source)?;
     let mut degrees = Vec::with_capacity(n as usize);

@@ -146,7 +146,7 @@ pub fn import_from(
     minimum(opts).check(opts.memory)?;
     let mut store = StoreWriter::create(target, opts.force)?;
     let budget = Budget::new(opts.memory);
-    let _io = budget.reserve("I/O buffers of import", IO_OVERHEAD)?;
+    let _io = budget.reserve("I/O buffers of import", io_bytes(opts))?;
     let _baseline = budget.reserve("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)?;
     let narrow = !opts.weighted && !opts.bipartite;
     let result = if narrow {
@@ -199,22 +199,33 @@ fn count_users(dir: &Path, m: &Manifest) -> Result<u64> {
     Ok(lo)
 }
 
-/// Fixed allowance for the input reader, run writers and store writers.
+/// Allowance for the input's reader and decompressor and the id
+/// collector's writers (the parse), then for the layout writer (the write).
 const IO_OVERHEAD: u64 = 16 << 20;
+
+/// The parse's I/O buffers, or the layout writer's if more (a compressed
+/// weighted layout writes seven files); a layout's lists are charged as
+/// they grow.
+fn io_bytes(opts: &ImportOptions) -> u64 {
+    let weighted = opts.weighted || opts.bipartite;
+    IO_OVERHEAD.max(CsrWriter::buffer_bytes(opts.encoding.unwrap_or(Encoding::Raw32), weighted))
+}
 
 /// What the buffers sized from the budget take at their smallest, all
 /// phases together: the edge sorter (2 x 1024 records), the id collector
 /// (64 KiB when it goes external), merges of two runs at a time (4 x 16
 /// KiB a reader, half the budget left for the consumer), the in-edge
-/// sorter, with room for the rounding of each.
-const BUFFER_FLOOR: u64 = 1 << 20;
+/// sorter, with room for the rounding of each; and the fixed parts (a
+/// spill's writer, a merge's pipe) of two sorts, the edges' and the
+/// in-edges'. One figure whatever the input and options.
+const BUFFER_FLOOR: u64 = (1 << 20) + 2 * (crate::sort::SORT_FLOOR - (1 << 20));
 
 /// The least an import needs, whatever the input: the bucketed import is
 /// taken only when its buffers fit, so the run sort's floor bounds it.
-pub fn minimum(_opts: &ImportOptions) -> Minimum {
+pub fn minimum(opts: &ImportOptions) -> Minimum {
     Minimum::new("import")
         .with("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)
-        .with("I/O buffers", IO_OVERHEAD)
+        .with("I/O buffers", io_bytes(opts))
         .with("sort, id and merge buffers at their smallest", BUFFER_FLOOR)
 }
 
@@ -454,6 +465,7 @@ fn run<E: EdgeRecord>(
         in_sorter = Some(ExternalSorter::new(&dir, "in-edges", budget, memory, false)?);
     }
     let mut out = CsrWriter::new(store, "out", encoding, vertices, weighted)?;
+    out.charge_lists_to(budget);
     let mut self_loops = 0u64;
     let mut arcs_seen = 0u64;
     let mut emit = |s: u64, t: u64, wk: u32| -> Result<()> {
@@ -492,6 +504,7 @@ fn run<E: EdgeRecord>(
         let mut m = ins.finish()?;
         extra.push(m.stats.clone());
         let mut w = CsrWriter::new(store, "in", encoding, vertices, weighted)?;
+        w.charge_lists_to(budget);
         while let Some(r) = m.next()? {
             let (s, t, wk) = r.unpack();
             w.push(s, t, weight_from_key(wk))?;
@@ -568,6 +581,7 @@ fn write_bucketed(
     let dir = store.staging_dir().to_path_buf();
     let mut in_buckets = None;
     let mut out = CsrWriter::new(store, "out", encoding, vertices, false)?;
+    out.charge_lists_to(budget);
     let (mut arcs, mut self_loops) = (0u64, 0u64);
     progress.begin("sort + write", records, false);
     let in_slot = std::cell::RefCell::new(None);
@@ -601,6 +615,7 @@ fn write_bucketed(
     layouts.insert("out".to_string(), out_record);
     if directed && opts.in_layout {
         let mut w = CsrWriter::new(store, "in", encoding, vertices, false)?;
+        w.charge_lists_to(budget);
         if let Some(ib) = in_buckets {
             ib.finish(false, |t, list| Ok(w.push_list(t, list)?))?;
         }

@@ -25,7 +25,8 @@ pub fn add_in(dir: &Path, memory: u64, progress: &dyn Progress) -> Result<Layout
     crate::tiles::remove_unlisted_layout_files(dir, &manifest);
     let out = store.layout("out")?;
     let weighted = out.record().weights.is_some();
-    with_layout_sorter(dir, "in", memory, |mut sorter| {
+    let io = crate::sort::layout_minimum_for(&store, "in")?;
+    with_layout_sorter(dir, "in", memory, &io, |mut sorter, budget| {
         let mut scan = out.scan()?;
         let mut read = Counter::new(progress, "in: read", manifest.arcs);
         while let Some((u, targets, weights)) = scan.next_list()? {
@@ -38,6 +39,7 @@ pub fn add_in(dir: &Path, memory: u64, progress: &dyn Progress) -> Result<Layout
         // the new files are removed unless the manifest comes to list them
         let staged: Vec<Staged> = outcore_store::LAYOUT_FILE_SUFFIXES.iter().map(|x| Staged::named(dir.join(format!("in.{x}")))).collect();
         let mut writer = CsrWriter::create_in(dir, "in", out.record().encoding, manifest.vertices, weighted)?;
+        writer.charge_lists_to(budget);
         read.end();
         let mut merged = sorter.finish()?;
         let mut written = Counter::new(progress, "in: write", manifest.arcs);

@@ -85,25 +85,52 @@ pub fn write_permutation(path: &Path, new_of_old: &[u32]) -> Result<()> {
 
 /// Rewrite the store `src` as `dst`, relabelled by the permutation file
 /// `permutation` if given, every layout in `opts.encoding`.
-/// The least a recode takes: its own sorts, and the tile build after it.
-pub fn minimum() -> Minimum {
+/// The least a recode of `store` into `encoding` (`None`: each layout's
+/// own) takes: for the layout that needs most, its scan, its writer and a
+/// permutation stream at once (the lists are charged as they grow), and
+/// three sorts at their smallest; or the tile build after it, if more
+/// (reckoned on the source's `out`).
+pub fn minimum_for(store: &Store, encoding: Option<Encoding>) -> Result<Minimum> {
+    let io = io_bytes(store, encoding)?;
     let own = Minimum::new("recode")
         .with("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)
-        .with("store scan, permutation streams and layout writers", 16 << 20)
+        .with(IO_PART, io)
         .with("sort and merge buffers at their smallest", 3 * crate::sort::SORT_FLOOR);
-    let tiles = crate::sort::layout_minimum("tiles");
-    if own.bytes() >= tiles.bytes() {
-        own
+    Ok(match store.manifest().tiles {
+        Some(_) => larger(own, crate::sort::layout_minimum_for(store, "tiles")?),
+        None => own,
+    })
+}
+
+/// The scan, writer and permutation stream of the layout that needs most.
+fn io_bytes(store: &Store, encoding: Option<Encoding>) -> Result<u64> {
+    let mut io = 0;
+    for (name, record) in &store.manifest().layouts {
+        let writer = CsrWriter::buffer_bytes(encoding.unwrap_or(record.encoding), record.weights.is_some());
+        io = io.max(store.layout(name)?.scan_bytes()? + writer + PERMUTATION_STREAM_BYTES);
+    }
+    Ok(io)
+}
+
+fn larger(a: Minimum, b: Minimum) -> Minimum {
+    if a.bytes() >= b.bytes() {
+        a
     } else {
-        tiles
+        b
     }
 }
+
+/// What the budget calls a recode's scan, writer and permutation stream.
+const IO_PART: &str = "store scan, permutation stream and layout writer";
+
+/// A [`U32Stream`]'s reader (two chunks) and its buffer (up to two more).
+const PERMUTATION_STREAM_BYTES: u64 = 4 * STREAM_CHUNK_BYTES as u64;
 
 pub fn recode(src: &Path, dst: &Path, permutation: Option<&Path>, opts: &RecodeOptions, progress: &dyn Progress) -> Result<RecodeReport> {
     let started = std::time::Instant::now();
     outcore_io::release_free_memory();
-    minimum().check(opts.memory)?;
     let store = Store::open(src)?;
+    minimum_for(&store, opts.encoding)?.check(opts.memory)?;
     let m = store.manifest().clone();
     let n = m.vertices;
     if let (Some(_), Some(_)) = (permutation, m.bipartite) {
@@ -118,7 +145,7 @@ pub fn recode(src: &Path, dst: &Path, permutation: Option<&Path>, opts: &RecodeO
     outcore_store::check_output(dst, outcore_store::OutputKind::Store, opts.force, &[src])?;
     let budget = Budget::new(opts.memory);
     let _base = budget.reserve("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)?;
-    let _io = budget.reserve("store scan, permutation streams and layout writers", 16 << 20)?;
+    let _io = budget.reserve(IO_PART, io_bytes(&store, opts.encoding)?)?;
     let mut writer = StoreWriter::create_for(dst, opts.force, &[src])?;
     let tmp = writer.staging_dir().join("relabel-tmp");
     std::fs::create_dir_all(&tmp).map_err(|e| IngestError::file(&tmp, e.to_string()))?;
@@ -138,6 +165,7 @@ pub fn recode(src: &Path, dst: &Path, permutation: Option<&Path>, opts: &RecodeO
         let weighted = record.weights.is_some();
         let record_arcs = m.arcs;
         let mut csr = CsrWriter::new(&writer, name, encoding, n, weighted)?;
+        csr.charge_lists_to(&budget);
         let mut scan = lay.scan()?;
         match permutation {
             None => {
@@ -162,6 +190,7 @@ pub fn recode(src: &Path, dst: &Path, permutation: Option<&Path>, opts: &RecodeO
                         by_target.push(WideEdge { source: t, target: nu, weight })?;
                     }
                 }
+                drop((scan, perm));
                 spilled += by_target.stats.spilled_bytes;
                 let mut by_target = by_target.finish()?;
                 let mut by_source = ExternalSorter::new(&tmp, &format!("{name}-b"), &budget, sort_memory, false)?;
@@ -172,7 +201,7 @@ pub fn recode(src: &Path, dst: &Path, permutation: Option<&Path>, opts: &RecodeO
                     let nt = perm.get(e.source)? as u64;
                     by_source.push(WideEdge { source: e.target, target: nt, weight: e.weight })?;
                 }
-                drop(by_target);
+                drop((by_target, perm));
                 spilled += by_source.stats.spilled_bytes;
                 let mut sorted = by_source.finish()?;
                 let mut done = Counter::new(progress, &format!("{name}: write"), record_arcs);

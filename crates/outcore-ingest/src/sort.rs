@@ -120,45 +120,76 @@ fn sort_run<R: SortRecord>(buf: &mut Vec<R>, dedup: bool) {
 }
 
 fn write_run<R: SortRecord>(path: &Path, records: &[R]) -> Result<u64> {
-    let mut w = RunWriter::create(path, 1 << 20)?;
+    let mut w = RunWriter::create(path, RUN_WRITER_CHUNK)?;
     for r in records {
         w.push(r)?;
     }
     Ok(w.finish()?.bytes)
 }
 
+/// The chunk of the writer of a spilled run.
+const RUN_WRITER_CHUNK: usize = 128 << 10;
+
+/// What a spill's run writer holds (three chunks, one being written).
+const SPILL_WRITER_BYTES: u64 = 3 * RUN_WRITER_CHUNK as u64;
+
 /// A spill in flight returns its buffer for reuse, and the run's size.
 type SpillHandle<R> = JoinHandle<Result<(Vec<R>, u64)>>;
 
 /// For rebuilding a layout of the store at `dir` from a sort of its edges
-/// within `memory` bytes: charges the process baseline and the scan and
-/// writer buffers, and gives `f` a sorter of half of the rest, spilling into
-/// a staging directory in `dir`, which is removed however `f` ends.
+/// within `memory` bytes: charges the process baseline and `io` (the
+/// scan, or the layout writer after it: [`layout_minimum_for`]), and gives
+/// `f` a sorter of half of the rest, spilling into a staging directory in
+/// `dir`, which is removed however `f` ends.
 pub(crate) fn with_layout_sorter<T>(
     dir: &Path,
     name: &str,
     memory: u64,
-    f: impl FnOnce(ExternalSorter<WideEdge>) -> Result<T>,
+    io: &Minimum,
+    f: impl FnOnce(ExternalSorter<WideEdge>, &Budget) -> Result<T>,
 ) -> Result<T> {
-    layout_minimum(name).check(memory)?;
+    io.check(memory)?;
     let budget = Budget::new(memory);
     let _base = budget.reserve("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)?;
-    let _io = budget.reserve("store scan and layout writers", 12 << 20)?;
+    let _io = budget.reserve(&format!("{name}: {}", IO_PART), io.bytes() - outcore_io::PROCESS_BASELINE - SORT_FLOOR)?;
     let tmp = outcore_io::TempArea::create(dir, &format!("{name}-sort"))?;
-    ExternalSorter::new(tmp.path(), name, &budget, budget.available() / 2, false).and_then(f)
+    let sorter = ExternalSorter::new(tmp.path(), name, &budget, budget.available() / 2, false)?;
+    f(sorter, &budget)
 }
 
-/// What the buffers of a sort take at their smallest, with merges of two
-/// runs at a time and room for the rounding of each (an external sort's
-/// floor, whatever the input's size).
-pub const SORT_FLOOR: u64 = 1 << 20;
+/// What [`layout_minimum_for`] calls the larger of the scan and the writer.
+const IO_PART: &str = "store scan, then layout writer";
 
-/// The least that building layout `name` (`tiles`, `in`) takes.
+/// What a sort of [`WideEdge`]s takes at its smallest: buffers of a MiB,
+/// the spill's run writer and the merge's pipe (merges of two runs at a
+/// time fit in the buffers' room once they are released).
+pub const SORT_FLOOR: u64 = (1 << 20) + SPILL_WRITER_BYTES + pipe_bytes::<WideEdge>();
+
+/// The least that building layout `name` (`tiles`, `in`) takes, before
+/// the store is known (an import's plan): a scan and writer of a store
+/// with short lists.
 pub fn layout_minimum(name: &str) -> Minimum {
     Minimum::new(format!("building the {name} layout"))
         .with("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)
-        .with("store scan and layout writers", 12 << 20)
+        .with(IO_PART, 12 << 20)
         .with("sort and merge buffers at their smallest", SORT_FLOOR)
+}
+
+/// The least that building layout `name` (`tiles`, `in`) of `store`
+/// takes: the larger of the scan of `out` and the new layout's writer
+/// (the scan ends before the writer starts; an `in` layout's lists are
+/// charged as they grow).
+pub fn layout_minimum_for(store: &outcore_store::Store, name: &str) -> Result<Minimum> {
+    let out = store.layout("out")?;
+    let weighted = out.record().weights.is_some();
+    let writer = match name {
+        "tiles" => outcore_store::tiles::TileWriter::buffer_bytes(weighted),
+        _ => outcore_store::CsrWriter::buffer_bytes(out.record().encoding, weighted),
+    };
+    Ok(Minimum::new(format!("building the {name} layout"))
+        .with("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)
+        .with(IO_PART, out.scan_bytes()?.max(writer))
+        .with("sort and merge buffers at their smallest", SORT_FLOOR))
 }
 
 pub struct ExternalSorter<R: SortRecord> {
@@ -179,12 +210,14 @@ pub struct ExternalSorter<R: SortRecord> {
 
 impl<R: SortRecord> ExternalSorter<R> {
     /// A sorter whose two buffers (one filling, one sorting and spilling)
-    /// take `memory` bytes of `budget`; runs go to `dir` as `<name>-<n>.run`.
+    /// and the writer of the run being spilled take `memory` bytes of
+    /// `budget` (the buffers 1,024 records each at least); runs go to
+    /// `dir` as `<name>-<n>.run`.
     pub fn new(dir: &Path, name: &str, budget: &Budget, memory: u64, dedup: bool) -> Result<Self> {
         let size = std::mem::size_of::<R>() as u64;
-        let memory = memory.max(2 * 1024 * size);
-        let charge = budget.reserve(&format!("sort buffers ({name})"), memory)?;
-        let capacity = (memory / (2 * size)) as usize;
+        let buffers = memory.saturating_sub(SPILL_WRITER_BYTES).max(2 * 1024 * size);
+        let charge = budget.reserve(&format!("sort buffers ({name})"), buffers + SPILL_WRITER_BYTES)?;
+        let capacity = (buffers / (2 * size)) as usize;
         Ok(ExternalSorter {
             dir: dir.to_path_buf(),
             name: name.to_string(),
@@ -263,8 +296,9 @@ impl<R: SortRecord> ExternalSorter<R> {
         drop(self); // release the sort buffers before the merge takes its readers
         let (runs, chunk, charge) = reduce_runs::<R>(runs, &budget, &dir, &name, dedup, &mut stats)?;
         stats.merge_passes += 1;
+        let pipe = budget.reserve(&format!("merge pipe ({name})"), pipe_bytes::<R>())?;
         let merger = RunMerger::open(&runs, chunk, charge)?;
-        Ok(Merged::piped(merger, dedup, stats))
+        Ok(Merged::piped(merger, pipe, dedup, stats))
     }
 }
 
@@ -317,8 +351,9 @@ fn reduce_runs<R: SortRecord>(
                 continue;
             }
             let charge = budget.reserve("merge readers", (4 * MIN_MERGE_CHUNK * group.len()) as u64)?;
+            let pipe = budget.reserve("merge pipe and run writer", pipe_bytes::<R>() + 3 * 4 * MIN_MERGE_CHUNK as u64)?;
             let merger = RunMerger::<R>::open(group, MIN_MERGE_CHUNK, charge)?;
-            let mut merged = Merged::piped(merger, dedup, SortStats::default());
+            let mut merged = Merged::piped(merger, pipe, dedup, SortStats::default());
             let path = dir.join(format!("{name}-m{generation}-{i}.run"));
             let mut w = RunWriter::create(&path, MIN_MERGE_CHUNK * 4)?;
             while let Some(r) = merged.next()? {
@@ -361,7 +396,17 @@ impl<R: SortRecord> Drop for RunMerger<R> {
 }
 
 /// Records per block handed from the merge thread to the consumer.
-const PIPE_BLOCK: usize = 1 << 16;
+const PIPE_BLOCK: usize = 1 << 12;
+
+/// Full blocks the channel from the merge thread holds.
+const PIPE_QUEUE: usize = 3;
+
+/// What a merge's pipe holds at most: a block is made only when none
+/// comes back for reuse, so besides the queued ones there are at most the
+/// one filling and the one being read.
+const fn pipe_bytes<R>() -> u64 {
+    ((PIPE_QUEUE + 2) * PIPE_BLOCK * std::mem::size_of::<R>()) as u64
+}
 
 enum Source<R: SortRecord> {
     Memory(std::vec::IntoIter<R>, #[allow(dead_code)] Reservation),
@@ -373,6 +418,8 @@ enum Source<R: SortRecord> {
         block: Vec<R>,
         pos: usize,
         thread: Option<JoinHandle<()>>,
+        /// The blocks' memory ([`pipe_bytes`]).
+        _charge: Reservation,
     },
 }
 
@@ -385,8 +432,8 @@ pub struct Merged<R: SortRecord> {
 }
 
 impl<R: SortRecord> Merged<R> {
-    fn piped(mut merger: RunMerger<R>, dedup: bool, stats: SortStats) -> Self {
-        let (tx, rx) = sync_channel::<Result<Vec<R>>>(3);
+    fn piped(mut merger: RunMerger<R>, charge: Reservation, dedup: bool, stats: SortStats) -> Self {
+        let (tx, rx) = sync_channel::<Result<Vec<R>>>(PIPE_QUEUE);
         let (recycle_tx, recycle_rx) = sync_channel::<Vec<R>>(4);
         let thread = std::thread::spawn(move || {
             let mut last: Option<R> = None;
@@ -426,7 +473,7 @@ impl<R: SortRecord> Merged<R> {
             }
         });
         Merged {
-            source: Source::Pipe { blocks: rx, recycle: recycle_tx, block: Vec::new(), pos: 0, thread: Some(thread) },
+            source: Source::Pipe { blocks: rx, recycle: recycle_tx, block: Vec::new(), pos: 0, thread: Some(thread), _charge: charge },
             last: None,
             dedup: false,
             stats,

@@ -48,7 +48,8 @@ pub fn add_tiles(dir: &Path, group: u32, span_bits: u32, memory: u64, progress: 
     let directed = manifest.directed;
     let q = group as u64;
     let mask = (1u64 << span_bits) - 1;
-    with_layout_sorter(dir, "tiles", memory, |mut sorter| {
+    let io = crate::sort::layout_minimum_for(&store, "tiles")?;
+    with_layout_sorter(dir, "tiles", memory, &io, |mut sorter, _| {
         let mut scan = store.layout("out")?.scan()?;
         let mut read = Counter::new(progress, "tiles: read", manifest.arcs);
         while let Some((u, nbrs, weights)) = scan.next_list()? {

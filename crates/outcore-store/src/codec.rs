@@ -97,6 +97,11 @@ pub trait Codec: Send + Sync {
     fn degree(&self, lo: u64, hi: u64) -> Option<u64>;
     /// A stateful encoder (it may remember earlier lists of the block).
     fn encoder(&self) -> Box<dyn ListEncoder>;
+    /// Lists an encoder keeps besides the one it is given (its memory: at
+    /// most this many of the longest list, 8 bytes an entry).
+    fn encoder_lists(&self) -> u64 {
+        0
+    }
     /// A stateful decoder (it may remember recently decoded lists).
     fn decoder(&self) -> Box<dyn ListDecoder>;
     /// Lists a decoder may keep besides the one it returns (its memory:

@@ -58,6 +58,11 @@ impl Codec for Gapref {
             spans: Vec::new(),
         })
     }
+    fn encoder_lists(&self) -> u64 {
+        // the recent lists; the extras, their runs and spans (two words
+        // each); the candidate and the best encoding (at most a word an entry)
+        SLOTS as u64 + 6
+    }
     fn decoder_lists(&self) -> u64 {
         // the recent lists and four scratch lists
         SLOTS as u64 + 4

@@ -29,9 +29,9 @@ enum Kind {
     File { path: PathBuf, sorted: bool },
 }
 
-/// Bytes of the chunk an [`IdStream`] reads at a time (charged by callers
-/// that count it: two chunks, as [`SeqReader`] keeps one ahead).
-pub const ID_STREAM_BYTES: u64 = 2 << 20;
+/// Memory of an [`IdStream`] over a file: its reader's two chunks (one
+/// read ahead) and the ids of one decoded, a third of this each.
+pub const ID_STREAM_BYTES: u64 = 3 << 20;
 
 impl Ids {
     pub(crate) fn new(dir: &Path, kind: &str, base: u64, vertices: u64) -> Result<Self, StoreError> {
@@ -57,7 +57,7 @@ impl Ids {
         Ok(match &self.kind {
             Kind::Identity { base } => IdStream { source: Source::Identity { next: *base }, path: None, remaining: self.vertices },
             Kind::File { path, .. } => {
-                let reader = SeqReader::open(path, (ID_STREAM_BYTES / 2) as usize)?;
+                let reader = SeqReader::open(path, (ID_STREAM_BYTES / 3) as usize)?;
                 if reader.len() != self.vertices * 8 {
                     return Err(StoreError::invalid(
                         path,

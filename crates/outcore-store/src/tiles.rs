@@ -15,6 +15,12 @@ pub struct TileWriter {
 }
 
 impl TileWriter {
+    /// Memory a writer holds: three chunks for each file it writes (edges,
+    /// index, and weights if `weighted`).
+    pub fn buffer_bytes(weighted: bool) -> u64 {
+        (2 + weighted as u64) * 3 * STREAM_CHUNK_BYTES as u64
+    }
+
     /// Write `data` and `index` files in `dir`.
     pub fn create_named(dir: &Path, data: &str, index: &str, weights: Option<&str>) -> Result<Self, StoreError> {
         let create = |name: &str| SeqWriter::create(&dir.join(name), STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES);

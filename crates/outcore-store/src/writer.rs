@@ -203,6 +203,10 @@ pub struct CsrWriter {
     pending: BitWriter,
     written_bytes: u64,
     block_first_vertex: u64,
+    /// Where the lists' memory is charged as it grows, and what is charged.
+    lists_budget: Option<outcore_io::Budget>,
+    lists_charge: Vec<outcore_io::Reservation>,
+    lists_charged: u64,
 }
 
 /// Raw layouts flush their pending bytes at this size.
@@ -282,7 +286,56 @@ impl CsrWriter {
             pending: BitWriter::new(),
             written_bytes: 0,
             block_first_vertex: 0,
+            lists_budget: None,
+            lists_charge: Vec::new(),
+            lists_charged: 0,
         })
+    }
+
+    /// Memory a writer of a layout in `encoding` holds besides its lists
+    /// ([`CsrWriter::list_bytes`]): three chunks for each file it writes
+    /// (index entries, Elias-Fano index, adjacency, and as the layout has
+    /// them weights, edge starts and their Elias-Fano file, block table),
+    /// page checksum writers beside the adjacency and weights, and the
+    /// open block or run of bytes (a list's own bits are its list's).
+    pub fn buffer_bytes(encoding: Encoding, weighted: bool) -> u64 {
+        let codec = codec_for(encoding);
+        let degrees_apart = codec.degree(0, 0).is_none();
+        let files = 3 + weighted as u64 + 2 * degrees_apart as u64 + codec.blocked() as u64;
+        let page_sums = (1 + weighted as u64) * 3 * (64 << 10);
+        let open = 2 * if codec.blocked() { BLOCK_TARGET_BYTES } else { RAW_FLUSH_BYTES } as u64;
+        files * 3 * STREAM_CHUNK_BYTES as u64 + page_sums + open
+    }
+
+    /// Memory of a writer's lists when its longest has `entries`: the list,
+    /// its weights and their stored order, what the encoder keeps and the
+    /// list's bits (at most 9 bytes an entry), each up to twice as large
+    /// as it holds (a vector doubles as it grows).
+    pub fn list_bytes(encoding: Encoding, weighted: bool, entries: u64) -> u64 {
+        let codec = codec_for(encoding);
+        let per_entry = 8 + if weighted { 4 + 8 } else { 0 } + 8 * codec.encoder_lists() + 9;
+        2 * entries.saturating_mul(per_entry)
+    }
+
+    /// Charge the lists' memory ([`CsrWriter::list_bytes`]) to `budget` as
+    /// the longest list written grows: a list that does not fit in what
+    /// the budget has left is an error, before it is encoded.
+    pub fn charge_lists_to(&mut self, budget: &outcore_io::Budget) {
+        self.lists_budget = Some(budget.clone());
+    }
+
+    /// Charge what the open list needs, if more than is charged.
+    fn charge_list(&mut self) -> Result<(), StoreError> {
+        let Some(budget) = &self.lists_budget else {
+            return Ok(());
+        };
+        let need = Self::list_bytes(self.codec.encoding(), self.weights.is_some(), self.neighbours.len() as u64);
+        if need > self.lists_charged {
+            let what = format!("{} layout: its longest list so far ({} entries)", self.name, self.neighbours.len());
+            self.lists_charge.push(budget.reserve(&what, need - self.lists_charged)?);
+            self.lists_charged = need;
+        }
+        Ok(())
     }
 
     /// Add edge `source -> target`; calls must come sorted by (source, target).
@@ -293,6 +346,11 @@ impl CsrWriter {
             debug_assert!(source >= self.next_vertex, "edges out of order");
             self.write_empty_until(source)?;
             self.current = Some(source);
+        }
+        if self.neighbours.len() == self.neighbours.capacity() && self.lists_budget.is_some() {
+            // the list is about to double: charge twice what it holds first
+            self.charge_list()?;
+            self.neighbours.reserve_exact(self.neighbours.len().max(4));
         }
         self.neighbours.push(target);
         if self.weights.is_some() {
@@ -307,6 +365,7 @@ impl CsrWriter {
         self.write_empty_until(source)?;
         self.current = Some(source);
         self.neighbours.extend_from_slice(targets);
+        self.charge_list()?;
         if self.weights.is_some() {
             self.list_weights.resize(targets.len(), 1.0);
         }

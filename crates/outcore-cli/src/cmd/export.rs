@@ -35,7 +35,8 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<ExitCode> {
     if a.dry_run {
-        return crate::args::print_minimum(&outcore_ingest::export::minimum(), a.memory, a.json);
+        let store = outcore_store::Store::open(&a.store)?;
+        return crate::args::print_minimum(&outcore_ingest::export::minimum(&store, &a.layout)?, a.memory, a.json);
     }
     let format = match &a.format {
         Some(f) => ExportFormat::from_name(f).with_context(|| format!("unknown export format '{f}' ({})", ExportFormat::NAMES))?,

@@ -87,9 +87,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
         Action::Add { store, layout, group, span_bits, columns, memory, dry_run } => {
             if layout == "hot" {
-                let n = outcore_store::Store::open(&store)?.vertices();
                 if dry_run {
-                    return crate::args::print_minimum(&outcore_ingest::hot::minimum(n, columns), memory, false);
+                    let opened = outcore_store::Store::open(&store)?;
+                    return crate::args::print_minimum(&outcore_ingest::hot::minimum(&opened, columns)?, memory, false);
                 }
                 let t = std::time::Instant::now();
                 let r = outcore_ingest::hot::add_hot(&store, columns, memory, &Bars::new(false))?;
@@ -97,7 +97,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 return Ok(ExitCode::SUCCESS);
             }
             if dry_run {
-                return crate::args::print_minimum(&outcore_ingest::sort::layout_minimum(&layout), memory, false);
+                let opened = outcore_store::Store::open(&store)?;
+                return crate::args::print_minimum(&outcore_ingest::sort::layout_minimum_for(&opened, &layout)?, memory, false);
             }
             if layout == "in" {
                 let t = std::time::Instant::now();

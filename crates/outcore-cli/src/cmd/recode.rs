@@ -45,7 +45,9 @@ pub fn parse_encoding(name: &str) -> Result<Encoding> {
 
 pub fn run(a: Args) -> Result<ExitCode> {
     if a.dry_run {
-        return crate::args::print_minimum(&outcore_ingest::recode::minimum(), a.memory, a.json);
+        let store = outcore_store::Store::open(&a.store)?;
+        let encoding = a.encoding.as_deref().map(parse_encoding).transpose()?;
+        return crate::args::print_minimum(&outcore_ingest::recode::minimum_for(&store, encoding)?, a.memory, a.json);
     }
     let order = parse_order(&a.order)?;
     let encoding = a.encoding.as_deref().map(parse_encoding).transpose()?;

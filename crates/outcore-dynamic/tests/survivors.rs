@@ -1,0 +1,122 @@
+//! What the mutation sample of the dynamic store found no test for
+//! (bench/mutants dynamic): the sum of apply reports, the property a
+//! vertex keeps, creating a store in an empty directory, and comment
+//! lines of a text update stream.
+
+use outcore_dynamic::store::{ApplyReport, DynamicStore, StoreOptions, Update};
+use outcore_dynamic::updates::{StreamFormat, UpdateReader};
+
+/// Adding reports adds every counter (a batched apply reports the sum of
+/// its batches).
+#[test]
+fn reports_add_field_by_field() {
+    let a = ApplyReport {
+        updates: 2,
+        inserted: 3,
+        existing: 5,
+        deleted: 7,
+        missing: 11,
+        vertices_inserted: 13,
+        properties_set: 17,
+        vertices_deleted: 19,
+        vertices_missing: 23,
+        edges_of_deleted_vertices: 29,
+    };
+    let mut sum = a;
+    sum.add(&a);
+    let doubled = ApplyReport {
+        updates: 4,
+        inserted: 6,
+        existing: 10,
+        deleted: 14,
+        missing: 22,
+        vertices_inserted: 26,
+        properties_set: 34,
+        vertices_deleted: 38,
+        vertices_missing: 46,
+        edges_of_deleted_vertices: 58,
+    };
+    assert_eq!(sum, doubled);
+}
+
+/// A property set on a vertex reads back as set, before and after a
+/// commit and a reopen; a vertex without one has none or 0.
+#[test]
+fn a_property_reads_back_as_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d");
+    let mut store = DynamicStore::create(&path, StoreOptions::default()).unwrap();
+    let mut updates = vec![Update::InsertEdge { u: 1, v: 2, w: 1.0 }, Update::InsertVertex { u: 9 }];
+    updates.extend((10..60).map(|u| Update::SetProperty { u, value: u * 1000 + 7 }));
+    let report = store.apply(&updates).unwrap();
+    assert_eq!(report.properties_set, 50);
+    for u in 10..60 {
+        assert_eq!(store.property(u), Some(u * 1000 + 7), "vertex {u}");
+    }
+    store.commit().unwrap();
+    drop(store);
+    let store = DynamicStore::open(&path).unwrap();
+    for u in 10..60 {
+        assert_eq!(store.property(u), Some(u * 1000 + 7), "vertex {u} after a reopen");
+    }
+    assert!(matches!(store.property(9), None | Some(0)), "{:?}", store.property(9));
+}
+
+/// A store may be made in an empty directory, never in one holding
+/// anything else.
+#[test]
+fn a_store_is_created_in_an_empty_directory_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let store = DynamicStore::create(&empty, StoreOptions::default()).unwrap();
+    drop(store);
+    let full = dir.path().join("full");
+    std::fs::create_dir(&full).unwrap();
+    std::fs::write(full.join("notes.txt"), "mine").unwrap();
+    let err = DynamicStore::create(&full, StoreOptions::default()).err().expect("a store over a user's directory").to_string();
+    assert!(err.contains("1 entry") && err.contains("not a dynamic store"), "{err}");
+    assert_eq!(std::fs::read_to_string(full.join("notes.txt")).unwrap(), "mine");
+}
+
+/// Blank lines and lines starting with `#` or `%` in a text stream are
+/// comments: the updates are the other lines, in order.
+#[test]
+fn comment_lines_of_a_text_stream_are_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("u.txt");
+    std::fs::write(&path, "# inserts\n+ 1 2\n\n% a delete\n- 1 2\n#\n= 3 4\n").unwrap();
+    let mut reader = UpdateReader::open(&path, Some(StreamFormat::Text), 100, false).unwrap();
+    let mut batch = Vec::new();
+    reader.next_batch(&mut batch, 100).unwrap();
+    assert_eq!(
+        batch,
+        [Update::InsertEdge { u: 1, v: 2, w: 1.0 }, Update::DeleteEdge { u: 1, v: 2 }, Update::SetProperty { u: 3, value: 4 }]
+    );
+    reader.next_batch(&mut batch, 100).unwrap();
+    assert!(batch.is_empty());
+}
+
+/// A hub's chunk, in the table statistics (`stats`): its live entries
+/// counted, some removed ones as tombstones, until the table shrinks once
+/// most are gone.
+#[test]
+fn a_hubs_chunk_is_counted_and_shrinks_after_deletes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d");
+    let mut store = DynamicStore::create(&path, StoreOptions { partitions: 1, ..Default::default() }).unwrap();
+    store.apply(&(0..5000).map(|v| Update::InsertEdge { u: 1, v: 10 + v, w: 1.0 }).collect::<Vec<_>>()).unwrap();
+    let full = store.table_stats()[0];
+    assert_eq!((full.chunks, full.chunk_live), (1, 5000), "{full:?}");
+    assert!(full.chunk_slots >= 5000, "{full:?}");
+    store.apply(&(0..100).map(|v| Update::DeleteEdge { u: 1, v: 10 + v }).collect::<Vec<_>>()).unwrap();
+    let few = store.table_stats()[0];
+    assert_eq!(few.chunk_live, 4900, "{few:?}");
+    // a removal shifts its successors back where it can, else leaves a tombstone
+    assert!((1..=100).contains(&few.chunk_tombstones), "{few:?}");
+    store.apply(&(100..4950).map(|v| Update::DeleteEdge { u: 1, v: 10 + v }).collect::<Vec<_>>()).unwrap();
+    let most = store.table_stats()[0];
+    assert_eq!(most.chunk_live, 50, "{most:?}");
+    assert!(most.chunk_slots * 8 <= full.chunk_slots, "the chunk kept {} slots for 50 entries: {most:?}", most.chunk_slots);
+    store.check().unwrap();
+}
