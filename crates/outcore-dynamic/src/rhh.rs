@@ -435,4 +435,25 @@ mod tests {
         });
         assert_eq!(seen, model);
     }
+
+    /// A slot's management byte is empty, or a probe distance of 1 to
+    /// `MAX_DIST + 1` (with or without the tombstone bit): a tombstone
+    /// without a distance is damage, and the check names its slot.
+    #[test]
+    fn check_slots_finds_a_management_byte_no_table_writes() {
+        let cap = 256;
+        let mut mem = vec![0u8; cap * 17];
+        // SAFETY: `mem` holds cap * 17 bytes, outlives `t`, and only `t` touches it.
+        let t = unsafe { Table::new(mem.as_mut_ptr(), cap as u64, 17) };
+        for k in 0..150 {
+            t.insert(&body(k, k), &mut NoUndo).unwrap();
+        }
+        let first = t.probe(3, |_| true).unwrap();
+        t.remove(first, &mut NoUndo);
+        t.check_slots().unwrap();
+        let victim = (0..cap as u64).find(|&p| t.mgmt(p) != EMPTY).unwrap();
+        t.set_mgmt(victim, TOMB);
+        let err = t.check_slots().unwrap_err();
+        assert!(err.contains(&format!("slot {victim} ")) && err.contains("0x80"), "{err}");
+    }
 }

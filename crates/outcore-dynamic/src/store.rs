@@ -59,6 +59,12 @@ impl Default for StoreOptions {
 /// fewer distinct neighbours share the low-degree table.
 pub const DEFAULT_THRESHOLD: u32 = 4;
 
+/// The largest threshold: a vertex's low-degree edges share one key (its
+/// source), so they lie in one run of the table however large it grows,
+/// and a run longer than a probe reaches ([`crate::rhh::MAX_DIST`], with
+/// room for the other keys among them) could never be inserted.
+pub const MAX_THRESHOLD: u32 = 64;
+
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct PartState {
     low: TableDesc,
@@ -195,8 +201,8 @@ impl DynamicStore {
         if options.partitions == 0 || options.partitions > MAX_PARTITIONS {
             return Err(DynError::Parameter { name: "partitions".into(), reason: "must be between 1 and 4096".into() });
         }
-        if options.threshold < 1 {
-            return Err(DynError::Parameter { name: "threshold".into(), reason: "must be at least 1".into() });
+        if !(1..=MAX_THRESHOLD).contains(&options.threshold) {
+            return Err(DynError::Parameter { name: "threshold".into(), reason: format!("must be between 1 and {MAX_THRESHOLD}") });
         }
         if dir.join("STATE").exists() {
             return Err(DynError::Usage(format!("{}: a dynamic store already exists here", dir.display())));
@@ -579,6 +585,10 @@ impl DynamicStore {
                 found.insert(t);
             }
         }
+        // as after any batch: shrink the shared tables the deletes emptied
+        for part in &mut self.parts {
+            part.maintain()?;
+        }
         report.vertices_deleted = found.len() as u64;
         report.vertices_missing = gone.len() as u64 - report.vertices_deleted;
         let had = updates.iter().map(|x| matches!(*x, Update::DeleteVertex { u } if found.contains(&u))).collect();
@@ -862,7 +872,8 @@ fn read_state(state_path: &Path) -> Result<State> {
             state.version
         )));
     }
-    if state.options.partitions == 0 || state.options.partitions > MAX_PARTITIONS || state.options.threshold < 1 {
+    if state.options.partitions == 0 || state.options.partitions > MAX_PARTITIONS || !(1..=MAX_THRESHOLD).contains(&state.options.threshold)
+    {
         return Err(DynError::Corrupt(format!(
             "{}: {} partitions, threshold {}: not a state this outcore writes",
             state_path.display(),

@@ -120,3 +120,88 @@ fn a_hubs_chunk_is_counted_and_shrinks_after_deletes() {
     assert!(most.chunk_slots * 8 <= full.chunk_slots, "the chunk kept {} slots for 50 entries: {most:?}", most.chunk_slots);
     store.check().unwrap();
 }
+
+/// The shared tables (low-degree edges, vertices) shrink after a batch
+/// whose deletes leave them mostly empty, and what is left reads back.
+#[test]
+fn the_shared_tables_shrink_after_deletes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d");
+    let mut store = DynamicStore::create(&path, StoreOptions { partitions: 1, ..Default::default() }).unwrap();
+    let n = 20_000u64;
+    // sources 0..n with one edge each (the low-degree table), and isolated
+    // vertices n..2n (the vertex table)
+    let mut batch: Vec<Update> = (0..n).map(|u| Update::InsertEdge { u, v: u + 1, w: 1.0 }).collect();
+    batch.extend((n..2 * n).map(|u| Update::InsertVertex { u }));
+    store.apply(&batch).unwrap();
+    let full = store.table_stats()[0];
+    assert_eq!((full.low_live, full.vertex_live), (n, n), "{full:?}");
+    assert!(full.low_slots >= n && full.vertex_slots >= n, "{full:?}");
+    // delete the edges of all but 100 sources, and all but 100 vertices
+    let mut gone: Vec<Update> = (100..n).map(|u| Update::DeleteEdge { u, v: u + 1 }).collect();
+    gone.extend((n + 100..2 * n).map(|u| Update::DeleteVertex { u }));
+    store.apply(&gone).unwrap();
+    let few = store.table_stats()[0];
+    assert_eq!((few.low_live, few.vertex_live), (100, 100), "{few:?}");
+    assert!(few.low_slots * 8 <= full.low_slots, "the low-degree table kept {} slots for 100 edges: {few:?}", few.low_slots);
+    assert!(few.vertex_slots * 8 <= full.vertex_slots, "the vertex table kept {} slots for 100 vertices: {few:?}", few.vertex_slots);
+    for u in 0..100 {
+        assert_eq!(store.neighbours(u).iter().map(|e| e.target).collect::<Vec<_>>(), [u + 1], "vertex {u}");
+    }
+    assert_eq!(store.arcs(), 100);
+    store.check().unwrap();
+}
+
+/// A hub whose neighbours all hash to the same home slot (ids a user
+/// could pick on purpose) overfills a chunk's probe range: the chunk grows
+/// until they fit, and when deletes shrink it, the smaller chunk they
+/// would overfill again is made larger until they fit. Every edge reads
+/// back. Run under a time bound: a rebuild that never fits would
+/// otherwise hang the suite.
+#[test]
+fn a_hub_of_colliding_neighbours_gets_a_chunk_they_fit() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        // 300 ids whose hashes share their top 8 bits: one home slot in
+        // any chunk of up to 256 slots, and more than a probe reaches
+        // (126) in one run until the chunk spreads them over hundreds
+        let targets: Vec<u64> = (1u64..).filter(|&v| outcore_dynamic::hash::mix(v) >> 56 == 0x5a).take(300).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = DynamicStore::create(&dir.path().join("d"), StoreOptions { partitions: 1, ..Default::default() }).unwrap();
+        let report = store.apply(&targets.iter().map(|&v| Update::InsertEdge { u: 0, v, w: 1.0 }).collect::<Vec<_>>()).unwrap();
+        let grown = store.table_stats()[0];
+        // one delete leaves the chunk mostly empty: rebuilt at the smallest
+        // capacity that fits 299 edges by count, which they overfill
+        store.apply(&[Update::DeleteEdge { u: 0, v: targets[0] }]).unwrap();
+        let mut got: Vec<u64> = store.neighbours(0).iter().map(|e| e.target).collect();
+        got.sort_unstable();
+        store.check().unwrap();
+        let shrunk = store.table_stats()[0];
+        tx.send((targets, report.inserted, got, grown, shrunk)).unwrap();
+    });
+    let (targets, inserted, got, grown, shrunk) =
+        rx.recv_timeout(std::time::Duration::from_secs(120)).expect("the updates finish within 2 minutes");
+    assert_eq!(inserted, 300);
+    assert_eq!(got, targets[1..]);
+    assert_eq!((grown.chunks, grown.chunk_live), (1, 300), "{grown:?}");
+    assert_eq!((shrunk.chunks, shrunk.chunk_live), (1, 299), "{shrunk:?}");
+    // 299 edges by count would take 512 slots: these took more
+    assert!(shrunk.chunk_slots > 1024 && shrunk.chunk_max_probe <= 126, "{shrunk:?}");
+}
+
+/// The low-degree threshold is at most 64: a vertex's low-degree edges
+/// share one key, and a longer run of them could never be inserted. At 64,
+/// a vertex's 63 edges sit in the low-degree table among many others.
+#[test]
+fn the_threshold_is_bounded_and_its_largest_value_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = DynamicStore::create(&dir.path().join("x"), StoreOptions { threshold: 65, ..Default::default() }).err().unwrap().to_string();
+    assert!(err.contains("threshold") && err.contains("between 1 and 64"), "{err}");
+    let mut store = DynamicStore::create(&dir.path().join("d"), StoreOptions { threshold: 64, ..Default::default() }).unwrap();
+    let edges: Vec<Update> = (0..2000u64).flat_map(|u| (1..64).map(move |k| Update::InsertEdge { u, v: u + k, w: 1.0 })).collect();
+    store.apply(&edges).unwrap();
+    let stats = store.table_stats()[0];
+    assert_eq!((stats.low_live, stats.chunks), (2000 * 63, 0), "{stats:?}");
+    assert_eq!(store.degree(1999), 63);
+    store.check().unwrap();
+}
