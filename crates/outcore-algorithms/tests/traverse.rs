@@ -333,7 +333,37 @@ fn hybrid_bfs_with_the_stored_hot_layout() {
             HotOrigin::Built { why_not_stored, .. } => assert!(why_not_stored.contains("older generation"), "{why_not_stored}"),
             other => panic!("{}: stale hot lists used: {other:?}", case.name),
         }
+        drop((out, inn, stale, store));
+        // a recode (here to gapref, in reverse order: every id changes)
+        // builds them again: the new store's columns are those a run on it
+        // would build
+        let n = Store::open(&dir).unwrap().vertices() as u32;
+        let reverse = case._keep.path().join("reverse");
+        outcore_ingest::recode::write_permutation(&reverse, &(0..n).rev().collect::<Vec<u32>>()).unwrap();
+        let recoded = case._keep.path().join("recoded");
+        let opts = RecodeOptions {
+            encoding: Some(outcore_store::Encoding::Gapref),
+            order: "reverse".into(),
+            memory: 1 << 30,
+            force: false,
+            layouts: None,
+        };
+        recode(&dir, &recoded, Some(&reverse), &opts, &outcore_io::NoProgress).unwrap();
+        let store = Store::open(&recoded).unwrap();
+        let out = Traverse::open(&store, "out", &budget, &opts_traverse(), 0).unwrap();
+        let inn = store.manifest().directed.then(|| Traverse::open(&store, "in", &budget, &opts_traverse(), 0).unwrap());
+        let degrees = inn.as_ref().unwrap_or(&out);
+        let stored = HotLists::open(&store, "in", degrees, 1 << 30, &budget).unwrap();
+        assert!(matches!(stored.origin, HotOrigin::Stored { columns: 3 }), "{} recoded: {:?}", case.name, stored.origin);
+        let built = HotLists::build(&store, "in", degrees, 3, &budget, "the test compares".into()).unwrap();
+        for j in 0..3 {
+            assert_eq!(stored.column(j), built.column(j), "{} recoded: column {j}", case.name);
+        }
     }
+}
+
+fn opts_traverse() -> TraverseOptions {
+    TraverseOptions { depth: 8, ..Default::default() }
 }
 
 #[test]

@@ -239,13 +239,14 @@ pub fn export(dir: &Path, path: &Path, opts: &ExportOptions, progress: &dyn Prog
     if opts.layout != "out" && opts.layout != "in" {
         return Err(IngestError::Parameter { name: "layout".into(), reason: format!("is out or in, not '{}'", opts.layout) });
     }
-    minimum(&store, &opts.layout)?.check(opts.memory)?;
+    let minimum = minimum(&store, &opts.layout)?;
+    minimum.check(opts.memory)?;
     let layout = store.layout(&opts.layout)?;
     let reverse = opts.layout == "in" && m.directed;
     let weighted = m.weighted && matches!(opts.format, ExportFormat::Wel | ExportFormat::Mtx | ExportFormat::Graphalytics);
     let budget = Budget::new(opts.memory);
     let _base = budget.reserve("program, thread stacks and allocator slack", PROCESS_BASELINE)?;
-    let _io = budget.reserve(IO_PART, io_bytes(&store, &opts.layout)?)?;
+    let _io = budget.reserve(IO_PART, minimum.part(IO_PART))?;
     let ids = store.ids()?;
     let edges = if m.directed { m.arcs } else { m.edges };
 

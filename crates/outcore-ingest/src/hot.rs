@@ -71,7 +71,7 @@ pub fn add_hot(dir: &Path, columns: u32, memory: u64, progress: &dyn Progress) -
     let _degrees_charge = budget.reserve("hot layout: degrees of the source layout", n * 4)?;
     let _writers_charge = budget.reserve("hot layout: column writers", columns as u64 * 3 * COLUMN_CHUNK_BYTES as u64)?;
     let _batches_charge = budget.reserve("hot layout: batches of lists ranked in parallel", HotBatches::BYTES)?;
-    let _scan_charge = budget.reserve(SCAN, store.layout(source)?.scan_bytes()?)?;
+    let _scan_charge = budget.reserve(SCAN, minimum.part(SCAN))?;
     remove_unlisted_layout_files(dir, &manifest);
     let layout = store.layout(source)?;
     let mut degrees = Vec::with_capacity(n as usize);

@@ -83,23 +83,25 @@ pub fn write_permutation(path: &Path, new_of_old: &[u32]) -> Result<()> {
     Ok(())
 }
 
-/// Rewrite the store `src` as `dst`, relabelled by the permutation file
-/// `permutation` if given, every layout in `opts.encoding`.
 /// The least a recode of `store` into `encoding` (`None`: each layout's
 /// own) takes: for the layout that needs most, its scan, its writer and a
 /// permutation stream at once (the lists are charged as they grow), and
-/// three sorts at their smallest; or the tile build after it, if more
-/// (reckoned on the source's `out`).
+/// three sorts at their smallest; or the tile or hot-list build after it,
+/// if more (reckoned on the source's layouts).
 pub fn minimum_for(store: &Store, encoding: Option<Encoding>) -> Result<Minimum> {
     let io = io_bytes(store, encoding)?;
     let own = Minimum::new("recode")
         .with("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)
         .with(IO_PART, io)
         .with("sort and merge buffers at their smallest", 3 * crate::sort::SORT_FLOOR);
-    Ok(match store.manifest().tiles {
-        Some(_) => larger(own, crate::sort::layout_minimum_for(store, "tiles")?),
-        None => own,
-    })
+    let mut minimum = own;
+    if store.manifest().tiles.is_some() {
+        minimum = minimum.larger(crate::sort::layout_minimum_for(store, "tiles")?);
+    }
+    if let Some(h) = &store.manifest().hot {
+        minimum = minimum.larger(crate::hot::minimum(store, h.columns.len() as u32)?);
+    }
+    Ok(minimum)
 }
 
 /// The scan, writer and permutation stream of the layout that needs most.
@@ -112,20 +114,14 @@ fn io_bytes(store: &Store, encoding: Option<Encoding>) -> Result<u64> {
     Ok(io)
 }
 
-fn larger(a: Minimum, b: Minimum) -> Minimum {
-    if a.bytes() >= b.bytes() {
-        a
-    } else {
-        b
-    }
-}
-
 /// What the budget calls a recode's scan, writer and permutation stream.
 const IO_PART: &str = "store scan, permutation stream and layout writer";
 
 /// A [`U32Stream`]'s reader (two chunks) and its buffer (up to two more).
 const PERMUTATION_STREAM_BYTES: u64 = 4 * STREAM_CHUNK_BYTES as u64;
 
+/// Rewrite the store `src` as `dst`, relabelled by the permutation file
+/// `permutation` if given, every layout in `opts.encoding`.
 pub fn recode(src: &Path, dst: &Path, permutation: Option<&Path>, opts: &RecodeOptions, progress: &dyn Progress) -> Result<RecodeReport> {
     let started = std::time::Instant::now();
     outcore_io::release_free_memory();
@@ -277,10 +273,13 @@ pub fn recode(src: &Path, dst: &Path, permutation: Option<&Path>, opts: &RecodeO
     manifest.provenance.insert("recoded_from".into(), src.display().to_string());
     manifest.provenance.insert("order".into(), opts.order.clone());
     manifest.provenance.insert("encoding".into(), encoding.name().into());
-    let tiles = m.tiles.clone();
     let path = writer.commit(manifest)?;
-    if let Some(t) = tiles {
+    // the layouts built from the others, built again in the new order
+    if let Some(t) = &m.tiles {
         crate::tiles::add_tiles(&path, t.group, t.span_bits, opts.memory, progress)?;
+    }
+    if let Some(h) = &m.hot {
+        crate::hot::add_hot(&path, h.columns.len() as u32, opts.memory, progress)?;
     }
     let new = Store::open(&path)?;
     Ok(RecodeReport {

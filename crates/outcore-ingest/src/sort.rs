@@ -137,21 +137,21 @@ const SPILL_WRITER_BYTES: u64 = 3 * RUN_WRITER_CHUNK as u64;
 type SpillHandle<R> = JoinHandle<Result<(Vec<R>, u64)>>;
 
 /// For rebuilding a layout of the store at `dir` from a sort of its edges
-/// within `memory` bytes: charges the process baseline and `io` (the
-/// scan, or the layout writer after it: [`layout_minimum_for`]), and gives
+/// within `memory` bytes: checks `minimum` ([`layout_minimum_for`]),
+/// charges the process baseline and its scan or writer, and gives
 /// `f` a sorter of half of the rest, spilling into a staging directory in
 /// `dir`, which is removed however `f` ends.
 pub(crate) fn with_layout_sorter<T>(
     dir: &Path,
     name: &str,
     memory: u64,
-    io: &Minimum,
+    minimum: &Minimum,
     f: impl FnOnce(ExternalSorter<WideEdge>, &Budget) -> Result<T>,
 ) -> Result<T> {
-    io.check(memory)?;
+    minimum.check(memory)?;
     let budget = Budget::new(memory);
     let _base = budget.reserve("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)?;
-    let _io = budget.reserve(&format!("{name}: {}", IO_PART), io.bytes() - outcore_io::PROCESS_BASELINE - SORT_FLOOR)?;
+    let _io = budget.reserve(&format!("{name}: {}", IO_PART), minimum.part(IO_PART))?;
     let tmp = outcore_io::TempArea::create(dir, &format!("{name}-sort"))?;
     let sorter = ExternalSorter::new(tmp.path(), name, &budget, budget.available() / 2, false)?;
     f(sorter, &budget)

@@ -108,6 +108,20 @@ impl Minimum {
         self
     }
 
+    /// Of two commands run one after the other, the one that needs more.
+    pub fn larger(self, other: Minimum) -> Minimum {
+        if self.bytes() >= other.bytes() {
+            self
+        } else {
+            other
+        }
+    }
+
+    /// The bytes of the component named `what` (0 if there is none).
+    pub fn part(&self, what: &str) -> u64 {
+        self.parts.iter().filter(|(w, _)| w == what).map(|(_, b)| b).sum()
+    }
+
     /// The smallest budget, in whole MiB, that holds every component.
     pub fn bytes(&self) -> u64 {
         self.parts.iter().map(|(_, b)| b).sum::<u64>().div_ceil(1 << 20) << 20

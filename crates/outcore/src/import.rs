@@ -46,7 +46,7 @@ pub fn order_store(src: &Path, dst: &Path, order: Order, opts: &RecodeOptions, p
         .with("program, thread stacks and allocator slack", PROCESS_BASELINE)
         .with("ordering state and the traverse engine at its smallest", order::minimum_bytes(&store, order)?);
     let recoding = outcore_ingest::recode::minimum_for(&store, opts.encoding)?;
-    if ordering.bytes() >= recoding.bytes() { ordering } else { recoding }.check(memory).map_err(StoreError::from)?;
+    ordering.larger(recoding).check(memory).map_err(StoreError::from)?;
     let budget = Budget::new(memory);
     let _base = budget.reserve("program, thread stacks and allocator slack", PROCESS_BASELINE)?;
     let new_of_old = order::compute(&store, order, &budget)?;
