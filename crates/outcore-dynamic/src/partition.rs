@@ -18,7 +18,8 @@
 //! `count` exists in multigraph stores (parallel edges are one slot with a
 //! multiplicity); `weight` in weighted stores. A chunk starts with a
 //! 24-byte header: live u32, tombstones u32, degree u64, epoch u32, log2
-//! capacity u8.
+//! capacity u8, and 1 in the next byte if the chunk is larger than its
+//! count asked because its ids collide (then deletes do not shrink it).
 
 use crate::error::{DynError, Result};
 use crate::heap::{Heap, MaybeUndo};
@@ -246,6 +247,11 @@ impl Partition {
         let cap = 1u64 << arena.read_u8((chunk & OFFSET_MASK) + 20);
         // SAFETY: as for the shared tables; the arena belongs to this partition.
         unsafe { arena.table((chunk & OFFSET_MASK) + CHUNK_HEADER, cap, self.edge_slot()) }
+    }
+    /// Whether the chunk had to be made larger than its count asked
+    /// because its ids collide (header byte 21).
+    fn chunk_collides(&self, chunk: u64) -> bool {
+        self.arena(chunk).read_u8((chunk & OFFSET_MASK) + 21) != 0
     }
     fn chunk_fresh(&self, chunk: u64) -> bool {
         self.arena(chunk).fresh(chunk & OFFSET_MASK, self.chunk_u32(chunk, 16))
@@ -541,6 +547,7 @@ impl Partition {
     fn new_chunk_sized(&mut self, u: u64, edges: &[Edge], cap: u64) -> Result<u64> {
         let mut cap = cap.max(capacity_for(edges.len() as u64, MIN_CHUNK));
         let a = arena_for(u);
+        let mut collided = false;
         loop {
             let size = CHUNK_HEADER + Table::bytes(cap, self.edge_slot());
             let base = self.arenas[a].alloc(size)?;
@@ -550,6 +557,7 @@ impl Partition {
             heap.write_u64(base + 8, edges.iter().map(|e| e.count as u64).sum());
             heap.write_u32(base + 16, heap.epoch);
             heap.write_u8(base + 20, cap.trailing_zeros() as u8);
+            heap.write_u8(base + 21, collided as u8);
             let t = self.chunk_table(off);
             let mut ok = true;
             for e in edges {
@@ -563,6 +571,7 @@ impl Partition {
                 return Ok(off);
             }
             self.arenas[a].free(off & OFFSET_MASK, size, true);
+            collided = true;
             cap *= 2;
         }
     }
@@ -627,9 +636,12 @@ impl Partition {
                 let gained = t.remove(p, &mut self.chunk_undo(chunk, fresh));
                 self.adjust_chunk(chunk, -1, gained, -1);
                 let (live, _) = self.chunk_counts(chunk);
+                // shrink an eighth-full chunk, unless it is as large as it
+                // is because its ids collide (a smaller one would not take
+                // them, and every delete would rebuild it)
                 if live < self.cfg.threshold as u64 {
                     self.move_down(u, vp, chunk)?;
-                } else if t.cap() > MIN_CHUNK && live * 8 < t.cap() {
+                } else if t.cap() > MIN_CHUNK && live * 8 < t.cap() && !self.chunk_collides(chunk) {
                     self.rebuild_chunk(u, chunk, false)?;
                 }
                 return Ok(true);
