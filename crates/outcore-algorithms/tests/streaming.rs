@@ -120,9 +120,20 @@ fn graphalytics_outputs_in_every_regime() {
 
 #[test]
 fn real_graphs_match_the_references_with_many_reads_evictions_and_intervals() {
-    let cases = [("wiki-Vote.txt", true), ("CA-GrQc.txt", false), ("p2p-Gnutella05.txt", true)];
-    for (file, directed) in cases {
-        let (_d, st) = store(&shared().join("real").join(file), Some(directed), false, 9);
+    // and a weighted store (CA-GrQc with weights 1 to 5 added): its tiles'
+    // pool holds a weight beside each target, which evictions move with it
+    let weighted_dir = tempfile::tempdir().unwrap();
+    let grqc_weighted = weighted_grqc(weighted_dir.path());
+    let real = |f: &str| shared().join("real").join(f);
+    let cases = [
+        (real("wiki-Vote.txt"), true, false),
+        (real("CA-GrQc.txt"), false, false),
+        (real("p2p-Gnutella05.txt"), true, false),
+        (grqc_weighted, false, true),
+    ];
+    for (path, directed, weighted) in cases {
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        let (_d, st) = store(&path, Some(directed), weighted, 9);
         let ids = st.id_map(&Budget::unlimited()).unwrap();
         let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
         let n = g.vertices();
@@ -582,5 +593,81 @@ fn afforest_charges_what_it_holds_and_finds_the_largest_component_as_its_giant()
         // per layout read (out, and in when directed), only vertices outside the giant
         let layouts = 1 + directed as u64;
         assert!(stats.lists_finished <= layouts * (n - stats.giant_vertices), "{what}: {} lists read", stats.lists_finished);
+    }
+}
+
+/// CA-GrQc with a weight of 1 to 5 on each edge, written into `dir`.
+fn weighted_grqc(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("CA-GrQc-weighted.txt");
+    let text = std::fs::read_to_string(shared().join("real/CA-GrQc.txt")).unwrap();
+    let lines: Vec<String> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let ids: Vec<u64> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            format!("{} {} {}", ids[0], ids[1], 1 + (ids[0] + ids[1]) % 5)
+        })
+        .collect();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+/// A weighted program over several iterations reads from the cache pool
+/// what it read from the device: the pool fills, is compacted (nothing
+/// evicted: the program keeps every tile) and serves the next iterations,
+/// whose weighted sums equal the first's and an independent reference.
+#[test]
+fn a_weighted_program_reads_the_same_tiles_from_a_full_pool() {
+    use outcore_engines::{TileEdges, TileProgram, TileStream};
+    use std::sync::Mutex;
+    struct WeightedSums {
+        y: Mutex<Vec<f64>>,
+    }
+    impl TileProgram for WeightedSums {
+        fn reverse(&self) -> bool {
+            true
+        }
+        fn weights(&self) -> bool {
+            true
+        }
+        fn forward(&self, t: &TileEdges) {
+            let mut y = self.y.lock().unwrap();
+            for (k, &[ls, lt]) in t.edges.iter().enumerate() {
+                let (u, v) = (t.source_base as usize + ls as usize, t.target_base as usize + lt as usize);
+                y[v] += t.weights[k] as f64 * (u + 1) as f64;
+            }
+        }
+        fn backward(&self, t: &TileEdges) {
+            let mut y = self.y.lock().unwrap();
+            for (k, &[ls, lt]) in t.edges.iter().enumerate() {
+                let (u, v) = (t.source_base as usize + ls as usize, t.target_base as usize + lt as usize);
+                if u != v {
+                    y[u] += t.weights[k] as f64 * (v + 1) as f64;
+                }
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (_d, st) = store(&weighted_grqc(dir.path()), Some(false), true, 9);
+    let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
+    let n = g.vertices();
+    // y(v) = sum over v's neighbours u of w(u, v) (u + 1)
+    let want: Vec<f64> =
+        (0..n).map(|v| g.neighbours(v).iter().zip(g.edge_weights(v).unwrap()).map(|(&u, &w)| w as f64 * (u + 1) as f64).sum()).collect();
+    let rec = st.manifest().tiles.clone().unwrap();
+    // a pool of a third of the tiles' edges and weights
+    let opts = StreamOptions { cache: true, pool_bytes: Some(rec.edges * 8 / 3), segment_bytes: Some(16 << 10), ..Default::default() };
+    let mut stream = TileStream::open(&st, &Budget::unlimited(), true, opts).unwrap();
+    let program = WeightedSums { y: Mutex::new(vec![0.0; n as usize]) };
+    for iteration in 0..3 {
+        program.y.lock().unwrap().iter_mut().for_each(|y| *y = 0.0);
+        let stats = stream.iterate(&program).unwrap();
+        if iteration > 0 {
+            assert!(stats.bytes_from_cache > 0 && stats.bytes_read > 0, "iteration {iteration}: {stats:?}");
+        }
+        let y = program.y.lock().unwrap();
+        for v in 0..n as usize {
+            assert!((y[v] - want[v]).abs() <= 1e-9 * want[v].max(1.0), "iteration {iteration} vertex {v}: {} vs {}", y[v], want[v]);
+        }
     }
 }

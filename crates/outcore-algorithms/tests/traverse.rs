@@ -697,3 +697,31 @@ fn hot_lists_ranked_in_parallel_batches_equal_a_plain_ranking() {
         }
     }
 }
+
+/// What `Traverse::index_bytes` predicts (and `min_bytes` and `info`
+/// report) is what opening the layout holds for its index, to within a
+/// KiB (on these stores the select structure does not spill), in every
+/// encoding, on every case.
+#[test]
+fn the_index_bytes_predicted_are_the_index_bytes_held() {
+    use outcore_store::Encoding;
+    let dir = tempfile::tempdir().unwrap();
+    let skewed_case = skewed(dir.path());
+    let mut stores = vec![("skewed raw32".to_string(), skewed_case.store.dir().to_path_buf())];
+    for encoding in [Encoding::Gapref, Encoding::Ceesor] {
+        let out = dir.path().join(encoding.name());
+        let opts = RecodeOptions { encoding: Some(encoding), order: "none".into(), memory: 256 << 20, force: false, layouts: None };
+        recode(skewed_case.store.dir(), &out, None, &opts, &outcore_io::NoProgress).unwrap();
+        stores.push((format!("skewed {}", encoding.name()), out));
+    }
+    let cases = cases();
+    let all = cases.iter().map(|c| (c.name.clone(), c.store.dir().to_path_buf())).chain(stores);
+    for (name, path) in all {
+        let store = Store::open(&path).unwrap();
+        let predicted = Traverse::index_bytes(&store, "out").unwrap();
+        let g = Traverse::open(&store, "out", &Budget::new(1 << 30), &TraverseOptions::default(), 0).unwrap();
+        let held = g.stats().index_bytes;
+        // the structs' own words apart (136 bytes here), the same figure
+        assert!(predicted.abs_diff(held) <= 1024, "{name}: predicted {predicted} bytes, the engine holds {held}");
+    }
+}
