@@ -132,6 +132,11 @@ pub struct StreamStats {
     pub iterations: Vec<IterationStats>,
 }
 
+/// Heap a piece takes: itself (24 bytes) and its cached flag, and, when
+/// in the pool, its entry (24, in a vector that may hold twice its
+/// entries as it grows) and that entry's copy while the pool is compacted.
+const PIECE_BYTES: u64 = 24 + 1 + 2 * 24 + 24;
+
 #[derive(Clone, Copy)]
 struct Piece {
     tile: u32,
@@ -192,9 +197,10 @@ impl TileStream {
         rec.edges * if weights && rec.weights.is_some() { 8 } else { 4 }
     }
 
-    /// Memory the engine needs besides the pool: index, two segments.
+    /// Memory the engine needs besides the pool: index, two segments,
+    /// and a piece a tile at least.
     pub fn fixed_bytes(rec: &TilesRecord, segment_bytes: u64) -> u64 {
-        rec.tiles * 40 + 2 * segment_bytes
+        rec.tiles * (40 + PIECE_BYTES) + 2 * segment_bytes
     }
 
     /// Open the tile layout with what the budget has left: two segments and
@@ -215,13 +221,6 @@ impl TileStream {
         // no bigger than the layout needs (two pages of alignment slack per file)
         let segment_bytes = segment_bytes.min((layout_bytes / files).div_ceil(ALIGN) * ALIGN * files + 4 * ALIGN * files);
         let segments_charge = budget.reserve("two stream segments", 2 * segment_bytes)?;
-        let pool_bytes = if opts.cache {
-            budget.available().saturating_sub(1 << 20).min(layout_bytes).min(opts.pool_bytes.unwrap_or(u64::MAX)) / 4 * 4
-        } else {
-            0
-        };
-        let pool_charge = budget.reserve("tile cache pool", pool_bytes)?;
-
         // pieces: a tile's edges cut so that one piece fits half a segment's file share
         let max_edges = ((segment_bytes / files - 2 * ALIGN) / 4).max(1);
         let mut pieces = Vec::with_capacity(index.len());
@@ -234,6 +233,13 @@ impl TileStream {
                 e0 = e1;
             }
         }
+        let pieces_charge = budget.reserve("tile pieces and the pool's entries", pieces.len() as u64 * PIECE_BYTES)?;
+        let pool_bytes = if opts.cache {
+            budget.available().saturating_sub(1 << 20).min(layout_bytes).min(opts.pool_bytes.unwrap_or(u64::MAX)) / 4 * 4
+        } else {
+            0
+        };
+        let pool_charge = budget.reserve("tile cache pool", pool_bytes)?;
         let mut paths = vec![store.dir().join(&rec.data)];
         if weighted {
             paths.push(store.dir().join(rec.weights.as_ref().unwrap()));
@@ -264,7 +270,7 @@ impl TileStream {
             opts,
             rec,
             stats,
-            _charges: vec![index_charge, segments_charge, pool_charge],
+            _charges: vec![index_charge, segments_charge, pieces_charge, pool_charge],
         })
     }
 

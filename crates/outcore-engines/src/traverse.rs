@@ -144,7 +144,7 @@ impl Traverse {
     /// minimum 64 blocks.
     pub fn min_bytes(store: &Store, layout: &str, block_bytes: usize) -> Result<u64, StoreError> {
         let lay = store.layout(layout)?;
-        let mut bytes = Self::index_bytes(store, layout)? + (MIN_FRAMES * block_bytes) as u64;
+        let mut bytes = Self::index_bytes(store, layout)? + (MIN_FRAMES * BlockCache::frame_bytes(block_bytes)) as u64;
         bytes += list_bytes(&lay, lay.longest_list()?, rayon::current_num_threads());
         if outcore_io::verify::verification_enabled() {
             bytes += lay.page_sums_bytes();
@@ -206,6 +206,7 @@ impl Traverse {
             None => None,
         };
         let block = opts.block_bytes;
+        let frame = BlockCache::frame_bytes(block);
         let codec = lay.codec();
         let (ranges, degree): (&CompactIndex, &dyn Fn(u64, u64) -> u64) = match &edge_starts {
             Some(starts) => (starts, &|lo, hi| hi - lo),
@@ -231,7 +232,7 @@ impl Traverse {
         // file to that, which reads no more than the lists need)
         let self_checked = usize::from(blocks.is_some());
         let ahead_bytes = BlockCache::check_ahead_bytes(&files[self_checked..], block);
-        let ahead = ahead_bytes > 0 && budget.available() >= keep + (MIN_FRAMES * block) as u64 + 2 * ahead_bytes;
+        let ahead = ahead_bytes > 0 && budget.available() >= keep + (MIN_FRAMES * frame) as u64 + 2 * ahead_bytes;
         if ahead {
             charges.push(budget.reserve("checking the files ahead of the reads", ahead_bytes)?);
         }
@@ -239,7 +240,7 @@ impl Traverse {
         // the smallest cache: 16 bits a vertex, against a select in the
         // index for every degree asked
         let fast_bytes = FastDegrees::bytes(vertices, hubs);
-        let fast_degrees = if budget.available() >= keep + fast_bytes + (MIN_FRAMES * block) as u64 {
+        let fast_degrees = if budget.available() >= keep + fast_bytes + (MIN_FRAMES * frame) as u64 {
             charges.push(budget.reserve("degrees beside the index", fast_bytes)?);
             Some(FastDegrees::new(ranges, degree, hubs))
         } else {
@@ -247,22 +248,22 @@ impl Traverse {
         };
         let data_bytes: u64 = files.iter().map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0)).sum();
         let useful = (data_bytes.div_ceil(block as u64) as usize + files.len()).max(MIN_FRAMES);
-        let mut affordable = (budget.available().saturating_sub(keep) / block as u64) as usize;
+        let mut affordable = (budget.available().saturating_sub(keep) / frame as u64) as usize;
         if let Some(c) = opts.cache_bytes {
-            affordable = affordable.min((c / block as u64) as usize);
+            affordable = affordable.min((c / frame as u64) as usize);
         }
         if affordable < MIN_FRAMES {
             return Err(BudgetError {
                 what: format!("the algorithm's vertex state ({}) and a block cache of {MIN_FRAMES} blocks", outcore_io::format_bytes(keep)),
-                needed: keep + (MIN_FRAMES * block) as u64,
+                needed: keep + (MIN_FRAMES * frame) as u64,
                 available: budget.available(),
                 total: budget.total(),
-                suggest: (budget.used() + keep + (MIN_FRAMES * block) as u64).div_ceil(1 << 20) << 20,
+                suggest: (budget.used() + keep + (MIN_FRAMES * frame) as u64).div_ceil(1 << 20) << 20,
             }
             .into());
         }
         let frames = useful.min(affordable);
-        let cache_charge = budget.reserve("block cache", (frames * block) as u64)?;
+        let cache_charge = budget.reserve("block cache", (frames * frame) as u64)?;
         let mut cache = BlockCache::new(&files, block, frames, opts.depth, opts.force_pread)?;
         if blocks.is_some() {
             cache.checked_by_caller(ADJACENCY);

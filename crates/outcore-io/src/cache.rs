@@ -45,6 +45,19 @@ impl CacheStats {
 /// Most blocks read by one request.
 pub const MAX_RUN: usize = 32;
 
+/// Heap a cache keeps for each frame beside its block: the frame's share
+/// of the block map (a hash table made for twice the frames: up to 4.6
+/// buckets of 25 bytes a frame), its owner (16), state, valid length and
+/// reference bit.
+pub const FRAME_BOOKKEEPING_BYTES: usize = 144;
+
+impl BlockCache {
+    /// What one frame of `block` bytes costs the budget.
+    pub const fn frame_bytes(block: usize) -> usize {
+        block + FRAME_BOOKKEEPING_BYTES
+    }
+}
+
 /// Marks request ids of multi-block reads.
 const RUN_FLAG: u64 = 1 << 63;
 

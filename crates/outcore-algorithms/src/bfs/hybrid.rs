@@ -603,8 +603,7 @@ impl HybridEngines {
     pub fn open(store: &Store, budget: &Budget, opts: &TraverseOptions, state: u64) -> Result<Self, StoreError> {
         let directed = store.manifest().directed;
         let engines = if directed { 2 } else { 1 };
-        let block = opts.block_bytes as u64;
-        let min_cache = MIN_CACHE_BLOCKS * block;
+        let min_cache = MIN_CACHE_BLOCKS * outcore_io::BlockCache::frame_bytes(opts.block_bytes) as u64;
         // each engine's smallest opening: its index, its minimum cache, and
         // what checking its files takes (Traverse::min_bytes)
         let min_out = Traverse::min_bytes(store, "out", opts.block_bytes)?;
