@@ -212,3 +212,58 @@ fn the_threshold_is_bounded_and_its_largest_value_works() {
     assert_eq!(store.degree(1999), 63);
     store.check().unwrap();
 }
+
+/// A binary update stream reads back as written, in batches of the size
+/// asked (the last one shorter), then nothing.
+#[test]
+fn a_binary_stream_reads_back_in_batches() {
+    use outcore_dynamic::updates::{encode, BINARY_MAGIC};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("u.bin");
+    let updates: Vec<Update> = (0..10u64)
+        .map(|i| match i % 5 {
+            0 => Update::InsertEdge { u: i, v: i + 1, w: 0.5 },
+            1 => Update::DeleteEdge { u: i, v: 3 },
+            2 => Update::InsertVertex { u: i },
+            3 => Update::SetProperty { u: i, value: 1 << 40 },
+            _ => Update::DeleteVertex { u: i },
+        })
+        .collect();
+    let bytes: Vec<u8> = BINARY_MAGIC.iter().copied().chain(updates.iter().flat_map(encode)).collect();
+    std::fs::write(&path, bytes).unwrap();
+    let mut reader = UpdateReader::open(&path, Some(StreamFormat::Binary), 4, false).unwrap();
+    let (mut batch, mut got, mut sizes) = (Vec::new(), Vec::new(), Vec::new());
+    loop {
+        reader.next_batch(&mut batch, 4).unwrap();
+        if batch.is_empty() {
+            break;
+        }
+        sizes.push(batch.len());
+        got.extend_from_slice(&batch);
+    }
+    assert_eq!(sizes, [4, 4, 2]);
+    assert_eq!(got, updates);
+}
+
+/// A stream's batch is half the budget at 128 bytes an update, between
+/// 4,096 and 2^26 updates.
+#[test]
+fn a_streams_batch_is_half_its_budget() {
+    use outcore_dynamic::stream::batch_for;
+    assert_eq!(batch_for(1 << 30), (1 << 30) / 256);
+    assert_eq!(batch_for(64 << 20), (64 << 20) / 256);
+    assert_eq!(batch_for(1 << 20), 4096);
+    assert_eq!(batch_for(1 << 40), 1 << 26);
+}
+
+/// Without a resident limit, written pages are written back past a
+/// quarter of what the process may use: at most a quarter of the
+/// machine's memory, and not a token figure.
+#[test]
+fn the_default_written_limit_is_a_quarter_of_memory() {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let total_kib: u64 = meminfo.lines().find(|l| l.starts_with("MemTotal:")).unwrap().split_whitespace().nth(1).unwrap().parse().unwrap();
+    let limit = outcore_dynamic::store::default_written_limit();
+    assert!(limit <= total_kib * 1024 / 4, "{limit} bytes of a machine of {total_kib} KiB");
+    assert!(limit >= 16 << 20, "a written limit of {limit} bytes");
+}
