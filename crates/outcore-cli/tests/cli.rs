@@ -78,6 +78,11 @@ fn wrong_headers_are_reported() {
         &[],
         &["huge.mtx:2:", "declares a 3117806079 x 3 matrix, more vertices than a 68-byte file may declare"],
     );
+    // found by bench/afl: an entry count near 2^62 overflowed the bucket sizing (a panic)
+    let f = write(d.path(), "many.mtx", b"%%MatrixMarket matrix coordinate integer general\n8179 16721 3333333333333333333\n1 2 3\n");
+    assert_import_fails(d.path(), &f, &[], &["many.mtx:", "declares 3333333333333333333 entries but the file has 1"]);
+    let f = write(d.path(), "many.graph", b"2 18446744073709551615\n2\n1\n");
+    assert_import_fails(d.path(), &f, &[], &["many.graph:1:", "declares 18446744073709551615 edges"]);
     let f = write(d.path(), "h.mtx", b"%%MatrixMarket matrix coordinate pattern general\n3 3\n");
     assert_import_fails(d.path(), &f, &[], &["h.mtx:2:", "size line must be 'rows cols entries'"]);
     write(d.path(), "ga.v", b"1\n2\n3\n");
@@ -103,6 +108,23 @@ fn ids_out_of_range_are_reported() {
     assert_import_fails(d.path(), &p, &[], &["gv.e:2:", "vertex 7 is not in the vertex list"]);
     let f = write(d.path(), "big.el", b"1 99999999999999999999999\n");
     assert_import_fails(d.path(), &f, &[], &["big.el:1:", "not a vertex id"]);
+}
+
+/// Found by bench/afl: an id near 2^63 overflowed the id bitmap's size (a
+/// panic). Ids anywhere in u64 are ids: such a graph imports, through the
+/// external id map, and keeps its original ids.
+#[test]
+fn ids_near_the_top_of_u64_import() {
+    let d = tempfile::tempdir().unwrap();
+    let f = write(d.path(), "g.el", b"0 9444444444444444444\n9444444444444444444 18446744073709551615\n");
+    let store = d.path().join("store");
+    let (code, _, err) = outcore(&["import", s(&f), "-o", s(&store), "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = outcore(&["export", s(&store), "-o", s(&d.path().join("back.el")), "--quiet"]);
+    assert_eq!(code, 0, "{err}{out}");
+    let mut lines: Vec<String> = std::fs::read_to_string(d.path().join("back.el")).unwrap().lines().map(String::from).collect();
+    lines.sort();
+    assert_eq!(lines, ["0 9444444444444444444", "9444444444444444444 18446744073709551615"]);
 }
 
 #[test]

@@ -60,7 +60,7 @@ impl BucketSorter {
     fn shape(vertices: u64, records_hint: u64, available: u64) -> (u64, u32, usize) {
         let pass2 = pass2_slot(available);
         // a bucket in memory takes 12 bytes per record
-        let wanted = (records_hint * 12).div_ceil(pass2).max(1);
+        let wanted = records_hint.saturating_mul(12).div_ceil(pass2).max(1);
         let buckets_max = (1u64 << 16).min(vertices.max(1));
         let count = wanted.min(buckets_max).next_power_of_two().min(buckets_max.next_power_of_two());
         // at most 2^15 sources per bucket, so its counters stay in cache

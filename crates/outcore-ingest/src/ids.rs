@@ -64,7 +64,8 @@ impl IdCollector {
                     }
                     let want = (w + 1).next_power_of_two().max(1024);
                     // bitmap plus its rank directory (one u64 per 8 words)
-                    let bytes = (want as u64) * 8 * 9 / 8;
+                    // (9 bytes a word, without overflow for an id near 2^64)
+                    let bytes = (want as u64).saturating_mul(9);
                     if bytes > *limit_bytes {
                         return self.go_external(budget, dir).and_then(|_| self.observe(id, budget, dir));
                     }

@@ -308,7 +308,9 @@ impl<E: EdgeRecord> EdgeSink for ImportSink<'_, E> {
             (None, Some(n)) if !d.vertex_list => IdCollector::Range { first: 0, count: n },
             _ => IdCollector::bitmap(self.budget.available() / 4),
         };
-        let guess = |count: u64| d.edges_hint.unwrap_or(count * 8) * if self.directed { 1 } else { 2 };
+        // a header's count is a hint from the file, checked only later
+        // against what the file holds: any value is taken without overflow
+        let guess = |count: u64| d.edges_hint.unwrap_or(count.saturating_mul(8)).saturating_mul(if self.directed { 1 } else { 2 });
         let bucketed = match &ids {
             IdCollector::Range { count, .. } => {
                 // its buffers must fit, else the run sort; the in-edge sorter is
