@@ -12,10 +12,6 @@ use outcore_engines::{TileStream, Traverse};
 use outcore_io::{Budget, BudgetError, Reservation};
 use outcore_store::{Store, StoreError};
 
-/// Blocks of the smallest cache the traverse engine runs with (each with
-/// its frame's bookkeeping: [`outcore_io::BlockCache::frame_bytes`]).
-pub const MIN_CACHE_BLOCKS: u64 = 64;
-
 /// The traverse engine over `layouts`, with `state` bytes of algorithm
 /// state beside each layout's index and minimum cache.
 pub fn traverse(store: &Store, layouts: &[&'static str], state: u64, opts: &RunOptions, what: &str) -> Result<Support, StoreError> {
@@ -25,7 +21,7 @@ pub fn traverse(store: &Store, layouts: &[&'static str], state: u64, opts: &RunO
         bytes += if store.has_layout(l) {
             Traverse::min_bytes(store, l, block)?
         } else {
-            (store.vertices() + 1) * 8 + MIN_CACHE_BLOCKS * outcore_io::BlockCache::frame_bytes(block) as u64
+            (store.vertices() + 1) * 8 + Traverse::min_cache_bytes(block)
         };
     }
     Ok(Support::Runs(Need::new(layouts, bytes, what)))

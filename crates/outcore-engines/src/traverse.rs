@@ -137,6 +137,13 @@ impl Reader<'_> {
 const MIN_FRAMES: usize = 64;
 
 impl Traverse {
+    /// Bytes of the smallest block cache the engine runs with: 64 frames of
+    /// `block_bytes`, each with its bookkeeping
+    /// ([`BlockCache::frame_bytes`]).
+    pub fn min_cache_bytes(block_bytes: usize) -> u64 {
+        (MIN_FRAMES * BlockCache::frame_bytes(block_bytes)) as u64
+    }
+
     /// The smallest budget that opening `layout` of `store` takes besides
     /// the algorithm's state: the vertex index (and, for compressed
     /// encodings, the edge starts and block table; the page checksums, where
@@ -144,7 +151,7 @@ impl Traverse {
     /// minimum 64 blocks.
     pub fn min_bytes(store: &Store, layout: &str, block_bytes: usize) -> Result<u64, StoreError> {
         let lay = store.layout(layout)?;
-        let mut bytes = Self::index_bytes(store, layout)? + (MIN_FRAMES * BlockCache::frame_bytes(block_bytes)) as u64;
+        let mut bytes = Self::index_bytes(store, layout)? + Self::min_cache_bytes(block_bytes);
         bytes += list_bytes(&lay, lay.longest_list()?, rayon::current_num_threads());
         if outcore_io::verify::verification_enabled() {
             bytes += lay.page_sums_bytes();

@@ -30,12 +30,15 @@ pub fn minimum(store: &Store, columns: u32) -> Result<Minimum> {
         .with("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)
         .with("degrees of the source layout", store.vertices() * 4)
         .with("column writers", columns as u64 * 3 * COLUMN_CHUNK_BYTES as u64)
-        .with("batches of lists ranked in parallel", HotBatches::BYTES)
+        .with(BATCHES, HotBatches::bytes(store.layout(source)?.longest_list()?))
         .with(SCAN, store.layout(source)?.scan_bytes()?))
 }
 
 /// What the budget calls the scan of the source layout.
 const SCAN: &str = "hot layout: scan of the source layout";
+
+/// What the budget calls the batches ranked in parallel.
+const BATCHES: &str = "hot layout: batches of lists ranked in parallel";
 
 /// The layout whose lists the hot lists sample: `in` of a directed store
 /// (which must have it), `out` of a symmetric one.
@@ -70,7 +73,7 @@ pub fn add_hot(dir: &Path, columns: u32, memory: u64, progress: &dyn Progress) -
     let budget = Budget::new(memory);
     let _degrees_charge = budget.reserve("hot layout: degrees of the source layout", n * 4)?;
     let _writers_charge = budget.reserve("hot layout: column writers", columns as u64 * 3 * COLUMN_CHUNK_BYTES as u64)?;
-    let _batches_charge = budget.reserve("hot layout: batches of lists ranked in parallel", HotBatches::BYTES)?;
+    let _batches_charge = budget.reserve(BATCHES, minimum.part(BATCHES))?;
     let _scan_charge = budget.reserve(SCAN, minimum.part(SCAN))?;
     remove_unlisted_layout_files(dir, &manifest);
     let layout = store.layout(source)?;

@@ -90,11 +90,10 @@ pub fn write_permutation(path: &Path, new_of_old: &[u32]) -> Result<()> {
 /// if more (reckoned on the source's layouts).
 pub fn minimum_for(store: &Store, encoding: Option<Encoding>) -> Result<Minimum> {
     let io = io_bytes(store, encoding)?;
-    let own = Minimum::new("recode")
+    let mut minimum = Minimum::new("recode")
         .with("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)
         .with(IO_PART, io)
         .with("sort and merge buffers at their smallest", 3 * crate::sort::SORT_FLOOR);
-    let mut minimum = own;
     if store.manifest().tiles.is_some() {
         minimum = minimum.larger(crate::sort::layout_minimum_for(store, "tiles")?);
     }

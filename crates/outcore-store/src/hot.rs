@@ -55,10 +55,17 @@ impl HotBatches {
     /// Memory of the two batches and the ranked ids, per entry of a batch:
     /// the neighbours (8 bytes, twice), the list bounds (8, twice), the
     /// ranked ids per task (up to 10, as their vectors grow), the counts (1).
-    /// A list longer than a batch is held whole beyond this (besides
-    /// [`hottest`]'s scratch, which is not charged either); the scan is
+    /// [`HotBatches::bytes`] adds the list that ends a batch; the scan is
     /// its opener's to charge.
     pub const BYTES: u64 = (BATCH_ENTRIES * (2 * 16 + 11)) as u64;
+
+    /// Memory of [`HotBatches::rank`] over a layout whose longest list is
+    /// `longest`: [`HotBatches::BYTES`], and in each batch the list that
+    /// takes it past its mark (held whole: up to `longest` neighbours of 8
+    /// bytes beyond the batch's room, which grows by exactly that).
+    pub fn bytes(longest: u64) -> u64 {
+        Self::BYTES + 2 * 8 * longest
+    }
 
     /// Rank the first `take` (at most 255) of every list `scan` yields by
     /// descending `degree` (ties by smaller id) and call `emit` with each
@@ -76,7 +83,7 @@ impl HotBatches {
         let (full_tx, full_rx) = sync_channel::<Batch>(1);
         let (empty_tx, empty_rx) = sync_channel::<Batch>(2);
         for _ in 0..2 {
-            let batch = Batch { neighbours: Vec::with_capacity(BATCH_ENTRIES), bounds: Vec::with_capacity(BATCH_ENTRIES / 8) };
+            let batch = Batch { neighbours: Vec::with_capacity(BATCH_ENTRIES), bounds: Vec::with_capacity(BATCH_ENTRIES) };
             empty_tx.send(batch).expect("the receiver is here");
         }
         std::thread::scope(|threads| {
@@ -86,12 +93,16 @@ impl HotBatches {
                     batch.bounds.clear();
                     batch.bounds.push(0);
                     let mut more = true;
-                    while batch.neighbours.len() < BATCH_ENTRIES && batch.bounds.len() <= BATCH_ENTRIES {
+                    // at most BATCH_ENTRIES bounds (lists of no entries
+                    // fill a batch too), and the neighbours grown exactly by
+                    // the list that takes them past the mark, never doubled
+                    while batch.neighbours.len() < BATCH_ENTRIES && batch.bounds.len() < BATCH_ENTRIES {
                         let Some((_, list, _)) = scan.next_list()? else {
                             more = false;
                             break;
                         };
                         inspect(list)?;
+                        batch.neighbours.reserve_exact(list.len());
                         batch.neighbours.extend_from_slice(list);
                         batch.bounds.push(batch.neighbours.len());
                     }

@@ -26,7 +26,6 @@
 
 use super::top_down::{read_round, round_bytes, round_end};
 use super::{BfsTree, NONE};
-use crate::needs::MIN_CACHE_BLOCKS;
 use outcore_engines::Degrees;
 use outcore_engines::{Traverse, TraverseOptions};
 use outcore_io::{bitmap_bytes, Bitmap, Budget, Reservation};
@@ -246,7 +245,8 @@ impl HotLists {
         // the scan that builds them, and a batch ranked on every core out
         // of the columns' share where it is small beside it
         let room = bytes.saturating_sub(crate::needs::scan_bytes(store, &[layout])?);
-        let columns_bytes = if room >= 4 * HotBatches::BYTES { room - HotBatches::BYTES } else { room };
+        let batches = HotBatches::bytes(store.layout(layout)?.longest_list()?);
+        let columns_bytes = if room >= 4 * batches { room - batches } else { room };
         Self::build(store, layout, g, Self::choose_k(g, columns_bytes), budget, why_not_stored)
     }
 
@@ -292,7 +292,8 @@ impl HotLists {
         };
         // the lists read by one thread and ranked on every core, where the
         // budget has room for the batches
-        match budget.reserve("hot lists: batches of lists ranked in parallel", HotBatches::BYTES) {
+        let batches = HotBatches::bytes(store.layout(layout)?.longest_list()?);
+        match budget.reserve("hot lists: batches of lists ranked in parallel", batches) {
             Ok(_batches) => HotBatches::rank(scan, k as usize, &|u| rank_degree(u), |_| Ok(()), &mut emit)?,
             Err(_) => {
                 let mut ranked = Vec::new();
@@ -603,7 +604,7 @@ impl HybridEngines {
     pub fn open(store: &Store, budget: &Budget, opts: &TraverseOptions, state: u64) -> Result<Self, StoreError> {
         let directed = store.manifest().directed;
         let engines = if directed { 2 } else { 1 };
-        let min_cache = MIN_CACHE_BLOCKS * outcore_io::BlockCache::frame_bytes(opts.block_bytes) as u64;
+        let min_cache = Traverse::min_cache_bytes(opts.block_bytes);
         // each engine's smallest opening: its index, its minimum cache, and
         // what checking its files takes (Traverse::min_bytes)
         let min_out = Traverse::min_bytes(store, "out", opts.block_bytes)?;

@@ -207,7 +207,8 @@ pub fn scc(cx: &Context, in_memory_arcs: Option<u64>) -> Result<Components, Stor
     // 3. Tarjan on the subgraph left
     if left_vertices > 0 {
         let _left = cx.budget.reserve("the subgraph left to Tarjan's algorithm", tarjan_bytes(left_vertices, left_arcs))?;
-        let ids: Vec<u32> = (0..n as u32).filter(|&v| labels[v as usize] == LEFT).collect();
+        let mut ids: Vec<u32> = Vec::with_capacity(left_vertices as usize);
+        ids.extend((0..n as u32).filter(|&v| labels[v as usize] == LEFT));
         let local = |v: u64| ids.binary_search(&(v as u32)).ok();
         let mut offsets = Vec::with_capacity(ids.len() + 1);
         let mut targets_left = Vec::with_capacity(left_arcs as usize);
@@ -221,11 +222,12 @@ pub fn scc(cx: &Context, in_memory_arcs: Option<u64>) -> Result<Components, Stor
         if targets_left.len() as u64 != left_arcs || offsets.len() != ids.len() + 1 {
             return Err(StoreError::invalid(store.dir(), "the out layout changed while SCC read it"));
         }
-        for (component, smallest) in tarjan(&offsets, &targets_left, &ids) {
-            for i in component {
-                labels[ids[i as usize] as usize] = smallest;
+        tarjan(&offsets, &targets_left, |members| {
+            let smallest = members.iter().map(|&m| ids[m as usize]).min().expect("a component has a member");
+            for &m in members {
+                labels[ids[m as usize] as usize] = smallest;
             }
-        }
+        });
     }
     cx.progress().end();
     Ok(Components {
@@ -239,24 +241,27 @@ pub fn scc(cx: &Context, in_memory_arcs: Option<u64>) -> Result<Components, Stor
     })
 }
 
-/// Memory of Tarjan's step on `vertices` and `arcs`: the ids, the CSR, and
-/// per vertex its index, low link, stack slots and call frame.
+/// Memory of Tarjan's step on `vertices` and `arcs`: the ids (4 bytes a
+/// vertex), the CSR (8 and 4 an arc), and per vertex its index, low link
+/// (4 each), stack flag (1), stack slot (4) and call frame (16), each
+/// vector allocated once at its largest.
 fn tarjan_bytes(vertices: u64, arcs: u64) -> u64 {
-    vertices * (4 + 8 + 4 + 4 + 4 + 1 + 12) + arcs * 4
+    vertices * (4 + 8 + 4 + 4 + 1 + 4 + std::mem::size_of::<(u32, u64)>() as u64) + arcs * 4
 }
 
-/// Tarjan's algorithm (iterative) over a CSR of local vertices; returns
-/// each component's members and its smallest id in `ids`.
-fn tarjan(offsets: &[u64], targets: &[u32], ids: &[u32]) -> Vec<(Vec<u32>, u32)> {
-    let n = ids.len();
+/// Tarjan's algorithm (iterative) over a CSR of local vertices 0..n:
+/// `component` sees each strongly connected component's members (a slice
+/// of the stack, so that no component is a vector of its own).
+fn tarjan(offsets: &[u64], targets: &[u32], mut component: impl FnMut(&[u32])) {
+    let n = offsets.len().saturating_sub(1);
     const NONE: u32 = u32::MAX;
     let mut index = vec![NONE; n];
     let mut low = vec![0u32; n];
     let mut on_stack = vec![false; n];
-    let mut stack: Vec<u32> = Vec::new();
-    let mut calls: Vec<(u32, u64)> = Vec::new();
+    // a vertex enters each at most once
+    let mut stack: Vec<u32> = Vec::with_capacity(n);
+    let mut calls: Vec<(u32, u64)> = Vec::with_capacity(n);
     let mut next_index = 0u32;
-    let mut components = Vec::new();
     for s in 0..n as u32 {
         if index[s as usize] != NONE {
             continue;
@@ -290,21 +295,21 @@ fn tarjan(offsets: &[u64], targets: &[u32], ids: &[u32]) -> Vec<(Vec<u32>, u32)>
                 low[parent as usize] = low[parent as usize].min(low[vi]);
             }
             if low[vi] == index[vi] {
-                let mut members = Vec::new();
+                // the component: v and everything above it on the stack
+                let mut start = stack.len();
                 loop {
-                    let w = stack.pop().expect("Tarjan's stack holds the component");
+                    start -= 1;
+                    let w = stack[start];
                     on_stack[w as usize] = false;
-                    members.push(w);
                     if w == v {
                         break;
                     }
                 }
-                let smallest = members.iter().map(|&m| ids[m as usize]).min().unwrap();
-                components.push((members, smallest));
+                component(&stack[start..]);
+                stack.truncate(start);
             }
         }
     }
-    components
 }
 
 #[cfg(test)]
@@ -316,10 +321,13 @@ mod tests {
         // local 0 -> 1 -> 2 -> 0, 2 -> 3, 3 alone; ids 10, 11, 12, 13
         let offsets = [0u64, 1, 2, 4, 4];
         let targets = [1u32, 2, 0, 3];
-        let mut got: Vec<(Vec<u32>, u32)> = tarjan(&offsets, &targets, &[10, 11, 12, 13]);
-        for (m, _) in got.iter_mut() {
+        let ids = [10u32, 11, 12, 13];
+        let mut got: Vec<(Vec<u32>, u32)> = Vec::new();
+        tarjan(&offsets, &targets, |members| {
+            let mut m = members.to_vec();
             m.sort();
-        }
+            got.push((m, members.iter().map(|&m| ids[m as usize]).min().unwrap()));
+        });
         got.sort_by_key(|c| c.1);
         assert_eq!(got, vec![(vec![0, 1, 2], 10), (vec![3], 13)]);
     }
