@@ -71,9 +71,74 @@ pub(crate) fn manifest_hash(dir: &Path) -> Result<String> {
     Ok(format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)))
 }
 
+/// Call `f(u, v, weight)` for every edge of the edge list the export wrote
+/// (`u v` or `u v w` a line, original ids).
+fn exported_edges(
+    edges: &Path,
+    weighted: bool,
+    mut f: impl FnMut(u64, u64, f32) -> std::result::Result<(), IngestError>,
+) -> std::result::Result<(), IngestError> {
+    let file = std::fs::File::open(edges).map_err(|e| IngestError::file(edges, e.to_string()))?;
+    for (n, line) in std::io::BufReader::with_capacity(1 << 20, file).lines().enumerate() {
+        let line = line.map_err(|e| IngestError::file(edges, e.to_string()))?;
+        let mut fields = line.split_ascii_whitespace();
+        let mut next = || fields.next().and_then(|x| x.parse::<u64>().ok());
+        let (Some(u), Some(v)) = (next(), next()) else {
+            return Err(IngestError::file(edges, format!("line {}: not an edge the export wrote", n + 1)));
+        };
+        let w = if weighted { line.split_ascii_whitespace().nth(2).and_then(|x| x.parse::<f32>().ok()).unwrap_or(1.0) } else { 1.0 };
+        f(u, v, w)?;
+    }
+    Ok(())
+}
+
+/// The degree in the whole undirected graph (arcs leaving it, a loop
+/// once) of every vertex of the part at `part`, in its dense order: one
+/// pass over the exported `edges`, each end looked up among the part's
+/// original ids (ascending, as import numbers them). Holds the part's ids
+/// and degrees (12 bytes a vertex), charged to `memory`.
+fn whole_graph_degrees(part: &Path, edges: &Path, memory: u64) -> std::result::Result<Vec<u32>, IngestError> {
+    let store = outcore_store::Store::open(part)?;
+    let n = store.vertices();
+    let budget = outcore_io::Budget::new(memory);
+    let _charge = budget.reserve("partition: a part's original ids and whole-graph degrees, for its hot lists", 12 * n)?;
+    let mut originals = Vec::with_capacity(n as usize);
+    let mut ids = store.ids()?.stream()?;
+    while let Some(id) = ids.next_id()? {
+        if originals.last().is_some_and(|&last| last >= id) {
+            return Err(IngestError::file(part, "its id map does not ascend (not a part this command wrote)"));
+        }
+        originals.push(id);
+    }
+    let mut degrees = vec![0u32; originals.len()];
+    let mut count = |x: u64| {
+        if let Ok(i) = originals.binary_search(&x) {
+            degrees[i] = degrees[i].saturating_add(1);
+        }
+    };
+    exported_edges(edges, false, |u, v, _| {
+        count(u);
+        if u != v {
+            count(v);
+        }
+        Ok(())
+    })?;
+    Ok(degrees)
+}
+
 /// Cut the store at `source` into `ranks` parts at `pattern` (`{rank}`
-/// replaced). `memory` bounds every step; `force` replaces existing parts.
-pub fn partition(source: &Path, pattern: &str, ranks: usize, memory: u64, force: bool, progress: &dyn Progress) -> Result<PartitionReport> {
+/// replaced), each part of an undirected graph with `hot_columns` hot
+/// lists (0: none). `memory` bounds every step; `force` replaces existing
+/// parts.
+pub fn partition(
+    source: &Path,
+    pattern: &str,
+    ranks: usize,
+    hot_columns: u32,
+    memory: u64,
+    force: bool,
+    progress: &dyn Progress,
+) -> Result<PartitionReport> {
     let start = std::time::Instant::now();
     if ranks == 0 || ranks > 1 << 16 {
         return Err(DistError::Usage(format!("--ranks {ranks}: between 1 and 65536")));
@@ -110,24 +175,15 @@ pub fn partition(source: &Path, pattern: &str, ranks: usize, memory: u64, force:
                 }
             }
             sink.vertices_done().map_err(refused)?;
-            let file = std::fs::File::open(edges).map_err(|e| IngestError::file(edges, e.to_string()))?;
-            for (n, line) in std::io::BufReader::with_capacity(1 << 20, file).lines().enumerate() {
-                let line = line.map_err(|e| IngestError::file(edges, e.to_string()))?;
-                let mut f = line.split_ascii_whitespace();
-                let mut next = || f.next().and_then(|x| x.parse::<u64>().ok());
-                let (Some(u), Some(v)) = (next(), next()) else {
-                    return Err(IngestError::file(edges, format!("line {}: not an edge the export wrote", n + 1)));
-                };
-                let w =
-                    if m.weighted { line.split_ascii_whitespace().nth(2).and_then(|x| x.parse::<f32>().ok()).unwrap_or(1.0) } else { 1.0 };
+            exported_edges(edges, m.weighted, |u, v, w| {
                 if owner.rank_of(u, ranks) == rank {
                     sink.edge(u, v, w).map_err(refused)?;
                 }
                 if !m.directed && u != v && owner.rank_of(v, ranks) == rank {
                     sink.edge(v, u, w).map_err(refused)?;
                 }
-            }
-            Ok(())
+                Ok(())
+            })
         };
         let opts = ImportOptions {
             directed: Some(true),
@@ -145,6 +201,14 @@ pub fn partition(source: &Path, pattern: &str, ranks: usize, memory: u64, force:
         progress.begin(&format!("part {rank}"), 1, false);
         let r = import_from(&emit, part, &opts, provenance, progress)?;
         progress.end();
+        // the hot lists of a part of an undirected graph (a distributed
+        // BFS's bottom-up steps), ranked by degree in the whole graph
+        if !m.directed && hot_columns > 0 && r.vertices > 0 {
+            let degrees = whole_graph_degrees(part, edges, memory)?;
+            progress.begin(&format!("part {rank}: hot lists"), 1, false);
+            outcore_ingest::hot::add_hot_ranked_by(part, "out", hot_columns, memory, &degrees, progress)?;
+            progress.end();
+        }
         records.push(PartRecord { rank, vertices: r.vertices, arcs: r.edges, manifest_xxh3: manifest_hash(part)? });
     }
     drop(scratch);

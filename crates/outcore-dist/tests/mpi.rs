@@ -313,7 +313,7 @@ fn grqc_in_two_parts(dir: &Path) -> String {
     let source = dir.join("grqc");
     outcore_ingest::import::import_file(&shared, &source, &Default::default(), &outcore_io::NoProgress).unwrap();
     let pattern = dir.join("p/part-{rank}").display().to_string();
-    outcore_dist::partition::partition(&source, &pattern, 2, 64 << 20, false, &outcore_io::NoProgress).unwrap();
+    outcore_dist::partition::partition(&source, &pattern, 2, 0, 64 << 20, false, &outcore_io::NoProgress).unwrap();
     pattern
 }
 
@@ -459,8 +459,17 @@ fn the_distributed_import_gives_the_parts_partition_cuts_from_a_single_machine_i
         outcore_ingest::import_file(&input, &single, &opts, &outcore_io::NoProgress).unwrap();
         for ranks in [1, 2, 4] {
             let cut = format!("{}/cut-{case}-{ranks}/part-{{rank}}", dir.path().display());
-            let cut_parts =
-                outcore_dist::partition::partition(&single, &cut, ranks, 1 << 30, false, &outcore_io::NoProgress).unwrap().parts;
+            let cut_parts = outcore_dist::partition::partition(
+                &single,
+                &cut,
+                ranks,
+                outcore_ingest::hot::DEFAULT_COLUMNS,
+                1 << 30,
+                false,
+                &outcore_io::NoProgress,
+            )
+            .unwrap()
+            .parts;
             let pattern = format!("{}/imp-{case}-{ranks}/part-{{rank}}", dir.path().display());
             let mut args = vec!["import", input.to_str().unwrap(), "-o", &pattern, "--block", "16K"];
             if !directed {
@@ -563,7 +572,16 @@ fn static_analytics_across_ranks_pass_the_graphalytics_oracles_and_equal_one_ran
         let n = outcore_store::Store::open(&source).unwrap().vertices() as usize;
         for ranks in [1, 2, 4] {
             let pattern = dir.path().join(format!("{name}-{ranks}/part-{{rank}}")).display().to_string();
-            outcore_dist::partition::partition(&source, &pattern, ranks, 64 << 20, false, &outcore_io::NoProgress).unwrap();
+            outcore_dist::partition::partition(
+                &source,
+                &pattern,
+                ranks,
+                outcore_ingest::hot::DEFAULT_COLUMNS,
+                64 << 20,
+                false,
+                &outcore_io::NoProgress,
+            )
+            .unwrap();
             for &algorithm in algorithms {
                 let out = dir.path().join(format!("{name}-{ranks}-{algorithm}.txt")).display().to_string();
                 let mut args: Vec<String> = vec![pattern.clone(), "--output".into(), out.clone(), "--memory".into(), "96M".into()];
@@ -607,7 +625,8 @@ fn static_analytics_on_a_real_graph_equal_at_one_two_and_four_ranks() {
     let mut first: BTreeMap<&str, BTreeMap<u64, String>> = BTreeMap::new();
     for ranks in [1, 2, 4] {
         let pattern = dir.path().join(format!("p{ranks}/part-{{rank}}")).display().to_string();
-        outcore_dist::partition::partition(&source, &pattern, ranks, 64 << 20, false, &outcore_io::NoProgress).unwrap();
+        // no stored hot lists: the BFS builds them
+        outcore_dist::partition::partition(&source, &pattern, ranks, 0, 64 << 20, false, &outcore_io::NoProgress).unwrap();
         for (command, extra) in [("bfs", &["--root", "3466"][..]), ("pagerank", &[][..]), ("wcc", &[][..])] {
             let out = dir.path().join(format!("{command}-{ranks}-{{rank}}.txt")).display().to_string();
             let mut args = vec![command, pattern.as_str(), "--output", out.as_str(), "--json", "--memory", "96M"];

@@ -59,13 +59,22 @@ fn the_parts_union_is_the_source_store() {
         let all = vertices(&source);
         for ranks in [1, 2, 3] {
             let pattern = format!("{}/c{case}-r{ranks}/part-{{rank}}", dir.path().display());
-            let r = partition(&source, &pattern, ranks, 1 << 30, false, &outcore_io::NoProgress).unwrap();
+            let r =
+                partition(&source, &pattern, ranks, outcore_ingest::hot::DEFAULT_COLUMNS, 1 << 30, false, &outcore_io::NoProgress).unwrap();
             assert_eq!(r.manifest.arcs, want.values().map(|&c| c as u64).sum::<u64>());
             let m = check_parts(&pattern, ranks).unwrap();
             assert_eq!(m, r.manifest);
             let mut got = BTreeMap::new();
             let mut listed = Vec::new();
             for (rank, part) in r.parts.iter().enumerate() {
+                // the parts of an undirected graph store hot lists (and the
+                // partition's checksum of the part covers them)
+                let hot = outcore_store::Store::open(part).unwrap().manifest().hot.clone();
+                assert_eq!(
+                    hot.map(|h| (h.source, h.columns.len())),
+                    (directed == Some(false)).then(|| ("out".to_string(), 16)),
+                    "part {rank}"
+                );
                 for ((u, v, w), c) in arcs(part, dir.path(), weighted, false) {
                     assert_eq!(Owner::Splitmix2.rank_of(u, ranks), rank, "arc {u} {v} in part {rank}");
                     *got.entry((u, v, w)).or_insert(0) += c;
@@ -86,11 +95,11 @@ fn parts_of_another_partition_or_count_are_refused() {
     let source = dir.path().join("s");
     import_file(&shared.join("data/real/CA-GrQc.txt"), &source, &ImportOptions::default(), &outcore_io::NoProgress).unwrap();
     let (a, b) = (format!("{}/a/part-{{rank}}", dir.path().display()), format!("{}/b/part-{{rank}}", dir.path().display()));
-    partition(&source, &a, 2, 1 << 30, false, &outcore_io::NoProgress).unwrap();
-    partition(&source, &b, 3, 1 << 30, false, &outcore_io::NoProgress).unwrap();
+    partition(&source, &a, 2, 0, 1 << 30, false, &outcore_io::NoProgress).unwrap();
+    partition(&source, &b, 3, 0, 1 << 30, false, &outcore_io::NoProgress).unwrap();
     let err = check_parts(&a, 3).unwrap_err().to_string();
     assert!(err.contains("the store has 2 parts, this job 3 ranks"), "{err}");
-    let err = partition(&source, &a, 2, 1 << 30, false, &outcore_io::NoProgress).unwrap_err().to_string();
+    let err = partition(&source, &a, 2, 0, 1 << 30, false, &outcore_io::NoProgress).unwrap_err().to_string();
     assert!(err.contains("part-0"), "an existing part is not overwritten: {err}");
     // part 1 of another partition of the same graph
     std::fs::remove_dir_all(dir.path().join("a/part-1")).unwrap();
@@ -100,7 +109,7 @@ fn parts_of_another_partition_or_count_are_refused() {
     let err = check_parts(&a, 2).unwrap_err().to_string();
     assert!(err.contains("the store has 3 parts"), "{err}");
     // a part whose store was replaced
-    partition(&source, &format!("{}/c/part-{{rank}}", dir.path().display()), 2, 1 << 30, false, &outcore_io::NoProgress).unwrap();
+    partition(&source, &format!("{}/c/part-{{rank}}", dir.path().display()), 2, 0, 1 << 30, false, &outcore_io::NoProgress).unwrap();
     std::fs::copy(dir.path().join("c/part-1/partition.json"), dir.path().join("a/part-1/partition.json")).unwrap();
     std::fs::copy(dir.path().join("b/part-1/manifest.json"), dir.path().join("a/part-1/manifest.json")).unwrap();
     let err = check_parts(&a, 2).unwrap_err().to_string();

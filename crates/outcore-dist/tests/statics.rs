@@ -173,8 +173,47 @@ fn roots(gr: &Graph) -> Vec<u64> {
 
 fn parts(source: &Path, dir: &Path, ranks: usize) -> String {
     let pattern = dir.join(format!("p{ranks}/part-{{rank}}")).display().to_string();
-    partition(source, &pattern, ranks, 64 << 20, false, &outcore_io::NoProgress).unwrap();
+    partition(source, &pattern, ranks, outcore_ingest::hot::DEFAULT_COLUMNS, 64 << 20, false, &outcore_io::NoProgress).unwrap();
     pattern
+}
+
+/// The hot lists `outcore partition` stores in each part of an undirected
+/// graph (ranked by degree in the whole graph, counted from the edges) are
+/// the lists a rank builds by scanning its part, each ghost ranked by the
+/// degree its owner reports; a rank loads them instead of building them.
+#[test]
+fn stored_hot_lists_of_parts_are_the_lists_ranks_build() {
+    use outcore_algorithms::bfs::hybrid::HotOrigin;
+    let shared = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data/real/CA-GrQc.txt");
+    let dir = tempfile::tempdir().unwrap();
+    let (source, _) = load(&shared, dir.path(), Some(false), false);
+    for ranks in [1, 2, 4] {
+        let stored = parts(&source, dir.path(), ranks);
+        let bare = dir.path().join(format!("bare{ranks}/part-{{rank}}")).display().to_string();
+        partition(&source, &bare, ranks, 0, 64 << 20, false, &outcore_io::NoProgress).unwrap();
+        let compared = run_threads(ranks, |comm| {
+            let budget = Budget::new(64 << 20);
+            let keep = |local, ghosts, vertices| bfs::state_bytes(local, ghosts, vertices);
+            let lists = |pattern: &str| {
+                let part = Part::open_sharing(comm, pattern, &budget, keep, bfs::HOT_SHARE).unwrap();
+                let state = keep(part.original.len() as u64, part.ghost_count() as u64, part.vertices());
+                let hot = bfs::hot_lists(&part, &budget, state).unwrap().expect("a column fits");
+                let columns: Vec<Vec<u32>> = (0..hot.k as usize).map(|j| hot.column(j).to_vec()).collect();
+                (columns, hot.origin.clone())
+            };
+            let (loaded, loaded_origin) = lists(&stored);
+            let (built, built_origin) = lists(&bare);
+            assert!(matches!(loaded_origin, HotOrigin::Stored { columns: 16 }), "{loaded_origin:?}");
+            assert!(matches!(built_origin, HotOrigin::Built { .. }), "{built_origin:?}");
+            let k = loaded.len().min(built.len());
+            assert!(k >= 2, "{} stored and {} built columns", loaded.len(), built.len());
+            for j in 0..k {
+                assert!(loaded[j] == built[j], "rank {} of {ranks}: column {j} loaded differs from the one built", comm.rank());
+            }
+            k
+        });
+        assert_eq!(compared.len(), ranks);
+    }
 }
 
 #[test]

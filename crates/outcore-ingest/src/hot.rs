@@ -25,7 +25,12 @@ const COLUMN_CHUNK_BYTES: usize = 256 << 10;
 
 /// The smallest budget [`add_hot`] runs in on `store` with `columns`.
 pub fn minimum(store: &Store, columns: u32) -> Result<Minimum> {
-    let source = source_of(store)?;
+    minimum_of(store, source_of(store)?, columns)
+}
+
+/// The smallest budget of a hot layout of `columns` sampling `source`
+/// (with the degrees it is ranked by: 4 bytes a vertex).
+pub fn minimum_of(store: &Store, source: &str, columns: u32) -> Result<Minimum> {
     Ok(Minimum::new("building the hot layout")
         .with("program, thread stacks and allocator slack", outcore_io::PROCESS_BASELINE)
         .with("degrees of the source layout", store.vertices() * 4)
@@ -56,6 +61,28 @@ fn source_of(store: &Store) -> Result<&'static str> {
 /// Build (or rebuild) the hot layout of the store at `dir` with `columns`
 /// columns, within `memory` bytes.
 pub fn add_hot(dir: &Path, columns: u32, memory: u64, progress: &dyn Progress) -> Result<HotRecord> {
+    build(dir, columns, memory, None, progress)
+}
+
+/// [`add_hot`] for one part of a partitioned store: the lists of `source`
+/// (a part holds arcs, so `out` of an undirected graph's part), each
+/// neighbour ranked by `degrees[u]` (its degree in the whole graph, which
+/// for a ghost is not its degree in the part). `degrees` has an entry per
+/// vertex of the store; the caller holds it, and `memory` covers it.
+pub fn add_hot_ranked_by(
+    dir: &Path,
+    source: &'static str,
+    columns: u32,
+    memory: u64,
+    degrees: &[u32],
+    progress: &dyn Progress,
+) -> Result<HotRecord> {
+    build(dir, columns, memory, Some((source, degrees)), progress)
+}
+
+/// [`add_hot`], or [`add_hot_ranked_by`] when `ranked` gives the source
+/// and the degrees.
+fn build(dir: &Path, columns: u32, memory: u64, ranked: Option<(&'static str, &[u32])>, progress: &dyn Progress) -> Result<HotRecord> {
     outcore_io::release_free_memory();
     let _lock = outcore_store::StoreLock::exclusive(dir)?;
     let store = Store::open(dir)?;
@@ -67,8 +94,19 @@ pub fn add_hot(dir: &Path, columns: u32, memory: u64, progress: &dyn Progress) -
     if n >= u32::MAX as u64 {
         return Err(IngestError::file(dir, "hot lists hold 32-bit ids: the store has 2^32 vertices or more"));
     }
-    let source = source_of(&store)?;
-    let minimum = minimum(&store, columns)?;
+    let source = match ranked {
+        Some((source, degrees)) => {
+            if !store.has_layout(source) {
+                return Err(IngestError::file(dir, format!("hot lists of layout {source}: the store has no such layout")));
+            }
+            if degrees.len() as u64 != n {
+                return Err(IngestError::file(dir, format!("{} degrees to rank by, for {n} vertices", degrees.len())));
+            }
+            source
+        }
+        None => source_of(&store)?,
+    };
+    let minimum = minimum_of(&store, source, columns)?;
     minimum.check(memory)?;
     let budget = Budget::new(memory);
     let _degrees_charge = budget.reserve("hot layout: degrees of the source layout", n * 4)?;
@@ -77,8 +115,15 @@ pub fn add_hot(dir: &Path, columns: u32, memory: u64, progress: &dyn Progress) -
     let _scan_charge = budget.reserve(SCAN, minimum.part(SCAN))?;
     remove_unlisted_layout_files(dir, &manifest);
     let layout = store.layout(source)?;
-    let mut degrees = Vec::with_capacity(n as usize);
-    layout.for_each_degree(|_, d| degrees.push(d.min(u32::MAX as u64) as u32))?;
+    let mut own_degrees = Vec::new();
+    let degrees: &[u32] = match ranked {
+        Some((_, degrees)) => degrees,
+        None => {
+            own_degrees.reserve_exact(n as usize);
+            layout.for_each_degree(|_, d| own_degrees.push(d.min(u32::MAX as u64) as u32))?;
+            &own_degrees
+        }
+    };
     let generation = manifest.hot.as_ref().map_or(0, |h| {
         h.columns.first().and_then(|c| c.file.trim_start_matches("hot-g").split('.').next()?.parse::<u64>().ok()).map_or(0, |g| g + 1)
     });

@@ -16,6 +16,11 @@ pub struct Args {
     /// Number of ranks (parts).
     #[arg(long)]
     pub ranks: usize,
+    /// Hot lists stored in each part of an undirected graph: the first K
+    /// neighbours of every vertex by degree in the whole graph, which a
+    /// distributed BFS loads instead of building (0: none).
+    #[arg(long, value_name = "K", default_value_t = outcore_ingest::hot::DEFAULT_COLUMNS)]
+    pub hot_columns: u32,
     /// Memory budget, page cache included.
     #[arg(long, default_value = "1G", value_parser = crate::parse_memory)]
     pub memory: u64,
@@ -29,11 +34,12 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<ExitCode> {
     let bars = crate::progress::Bars::new(a.json);
-    let r = outcore_dist::partition::partition(&a.store, &a.output, a.ranks, a.memory, a.force, &bars).map_err(|e| match e {
-        // the CLI's error printer adds the fix for these
-        outcore_dist::DistError::Ingest(i) => anyhow::Error::from(i),
-        other => anyhow::Error::from(other),
-    })?;
+    let r =
+        outcore_dist::partition::partition(&a.store, &a.output, a.ranks, a.hot_columns, a.memory, a.force, &bars).map_err(|e| match e {
+            // the CLI's error printer adds the fix for these
+            outcore_dist::DistError::Ingest(i) => anyhow::Error::from(i),
+            other => anyhow::Error::from(other),
+        })?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&r)?);
     } else {

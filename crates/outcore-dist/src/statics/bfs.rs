@@ -40,14 +40,25 @@ pub const HOT_SHARE: f64 = 0.5;
 
 /// Hot lists for the bottom-up steps of an undirected part opened with
 /// [`HOT_SHARE`] spared: the k highest-degree neighbours of every local
-/// vertex (a ghost ranked by its degree at its owner, asked of the owners
-/// first, when any rank has room for a column), k as large as the budget
-/// beyond `state` allows, built by one sequential scan of the part. None
-/// for a directed part (top-down only) or when not one column fits. A
-/// collective.
+/// vertex, a ghost ranked by its degree in the whole graph, k as large as
+/// the budget beyond `state` allows. Loaded with one sequential read when
+/// every part stores them (`outcore partition` writes them); else built by
+/// one sequential scan of the part, the ghosts' degrees asked of their
+/// owners first, when any rank has room for a column. None for a directed
+/// part (top-down only) or when not one column fits. A collective.
 pub fn hot_lists(part: &Part, budget: &Budget, state: u64) -> Result<Option<HotLists>> {
     if part.directed() {
         return Ok(None);
+    }
+    let ingest = |e: outcore_store::StoreError| crate::error::DistError::Ingest(e.into());
+    // stored: no scan, no degrees to rank by, so more columns fit
+    let room = budget.available().saturating_sub(state);
+    let stored = HotLists::stored_k(&part.store, "out", room);
+    if part.comm().max(&[stored.is_err() as u64])[0] == 0 {
+        return match stored {
+            Ok(0) => Ok(None),
+            _ => HotLists::open(&part.store, "out", &part.graph, room, budget).map(Some).map_err(ingest),
+        };
     }
     // beside the state, the scan that builds them
     let scan = outcore_algorithms::needs::scan_bytes(&part.store, &["out"]).map_err(|e| crate::error::DistError::Ingest(e.into()))?;
