@@ -314,6 +314,29 @@ fn missing_layouts_small_budgets_and_bad_options_are_errors() {
     assert!(figure(&r, "iterations") < 100.0 && figure(&r, "last_l1_change") < 1e-6, "{} iterations", figure(&r, "iterations"));
 }
 
+/// A change equal to the tolerance does not stop PageRank ("fewer once an
+/// iteration changes the ranks by less than the tolerance"): on one arc
+/// 0 -> 1 with damping 1/2 every value is a short binary fraction, so the
+/// changes are exact on every engine: 1/4, then 1/16. With tolerance 1/4
+/// the reference and every engine stop after the second iteration.
+#[test]
+fn a_change_equal_to_the_tolerance_does_not_stop_pagerank() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("arc.el");
+    std::fs::write(&input, "0 1\n").unwrap();
+    let (_d, st) = store(&input, Some(true), false, 16);
+    let pr = pagerank::Params { damping: 0.5, iterations: Some(50), tolerance: Some(0.25) };
+    let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
+    let (want, steps, delta) = pagerank::reference::pagerank_until(&g, 0.5, 50, Some(0.25));
+    assert_eq!((steps, delta), (2, 0.0625), "the reference");
+    for &engine in PageRank.info().engines {
+        let r = run(&PageRank, &st, &pr, &on(engine));
+        assert_eq!(figure(&r, "iterations"), 2.0, "{engine}");
+        assert_eq!(figure(&r, "last_l1_change"), 0.0625, "{engine}");
+        assert_eq!(f64s(&r, "rank"), want, "{engine}");
+    }
+}
+
 #[test]
 fn auto_picks_the_regime_from_the_budget() {
     let (_d, st) = store(&shared().join("real/CA-GrQc.txt"), Some(false), false, 16);
