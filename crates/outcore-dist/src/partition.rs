@@ -93,37 +93,53 @@ fn exported_edges(
 }
 
 /// The degree in the whole undirected graph (arcs leaving it, a loop
-/// once) of every vertex of the part at `part`, in its dense order: one
-/// pass over the exported `edges`, each end looked up among the part's
-/// original ids (ascending, as import numbers them). Holds the part's ids
-/// and degrees (12 bytes a vertex), charged to `memory`.
-fn whole_graph_degrees(part: &Path, edges: &Path, memory: u64) -> std::result::Result<Vec<u32>, IngestError> {
+/// once) of every vertex of the part of `rank` at `part`, in its dense
+/// order, or None when `source`'s ids do not ascend (a recoded store). An
+/// owned vertex's is its degree in the part; a ghost's (no arcs in the
+/// part) its degree in `source`, found by walking the source's ids and
+/// degrees beside the part's ghosts, both ascending: sequential reads, no
+/// lookups. Holds the degrees (4 bytes a vertex of the part), charged to
+/// `memory`.
+fn whole_graph_degrees(
+    part: &Path,
+    source: &outcore_store::Store,
+    owner: Owner,
+    (rank, ranks): (usize, usize),
+    memory: u64,
+) -> std::result::Result<Option<Vec<u32>>, IngestError> {
+    let source_ids = source.ids()?;
+    if !source_ids.ascending() {
+        return Ok(None);
+    }
     let store = outcore_store::Store::open(part)?;
     let n = store.vertices();
     let budget = outcore_io::Budget::new(memory);
-    let _charge = budget.reserve("partition: a part's original ids and whole-graph degrees, for its hot lists", 12 * n)?;
-    let mut originals = Vec::with_capacity(n as usize);
-    let mut ids = store.ids()?.stream()?;
-    while let Some(id) = ids.next_id()? {
-        if originals.last().is_some_and(|&last| last >= id) {
-            return Err(IngestError::file(part, "its id map does not ascend (not a part this command wrote)"));
+    let _charge = budget.reserve("partition: a part's whole-graph degrees, for its hot lists", 4 * n)?;
+    let mut degrees = Vec::with_capacity(n as usize);
+    store.layout("out")?.for_each_degree(|_, d| degrees.push(d.min(u32::MAX as u64) as u32))?;
+    let (mut theirs, mut their_degrees) = (source_ids.stream()?, source.layout("out")?.degrees()?);
+    let mut ours = store.ids()?.stream()?;
+    let mut v = 0usize;
+    while let Some(id) = ours.next_id()? {
+        if owner.rank_of(id, ranks) != rank {
+            // the source's entry for `id`: ids ascend in both
+            loop {
+                let Some(x) = theirs.next_id()? else {
+                    return Err(IngestError::file(part, format!("holds vertex {id}, which {} lacks", source.dir().display())));
+                };
+                let d = their_degrees.next_degree()?;
+                if x == id {
+                    degrees[v] = d.min(u32::MAX as u64) as u32;
+                    break;
+                }
+                if x > id {
+                    return Err(IngestError::file(part, format!("holds vertex {id}, which {} lacks", source.dir().display())));
+                }
+            }
         }
-        originals.push(id);
+        v += 1;
     }
-    let mut degrees = vec![0u32; originals.len()];
-    let mut count = |x: u64| {
-        if let Ok(i) = originals.binary_search(&x) {
-            degrees[i] = degrees[i].saturating_add(1);
-        }
-    };
-    exported_edges(edges, false, |u, v, _| {
-        count(u);
-        if u != v {
-            count(v);
-        }
-        Ok(())
-    })?;
-    Ok(degrees)
+    Ok(Some(degrees))
 }
 
 /// Cut the store at `source` into `ranks` parts at `pattern` (`{rank}`
@@ -204,10 +220,11 @@ pub fn partition(
         // the hot lists of a part of an undirected graph (a distributed
         // BFS's bottom-up steps), ranked by degree in the whole graph
         if !m.directed && hot_columns > 0 && r.vertices > 0 {
-            let degrees = whole_graph_degrees(part, edges, memory)?;
-            progress.begin(&format!("part {rank}: hot lists"), 1, false);
-            outcore_ingest::hot::add_hot_ranked_by(part, "out", hot_columns, memory, &degrees, progress)?;
-            progress.end();
+            if let Some(degrees) = whole_graph_degrees(part, &store, owner, (rank, ranks), memory)? {
+                progress.begin(&format!("part {rank}: hot lists"), 1, false);
+                outcore_ingest::hot::add_hot_ranked_by(part, "out", hot_columns, memory, &degrees, progress)?;
+                progress.end();
+            }
         }
         records.push(PartRecord { rank, vertices: r.vertices, arcs: r.edges, manifest_xxh3: manifest_hash(part)? });
     }

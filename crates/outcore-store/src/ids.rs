@@ -52,6 +52,12 @@ impl Ids {
         matches!(self.kind, Kind::Identity { .. })
     }
 
+    /// Whether original ids ascend with dense ids (identity, or a sorted
+    /// map: what import writes; a recode's map is permuted).
+    pub fn ascending(&self) -> bool {
+        !matches!(self.kind, Kind::File { sorted: false, .. })
+    }
+
     /// Original ids in dense order.
     pub fn stream(&self) -> Result<IdStream, StoreError> {
         Ok(match &self.kind {
