@@ -41,6 +41,15 @@ fn random_as(dir: &std::path::Path, n: u64, arcs: u64, skewed: bool, opts: &Impo
     Store::open(&out).unwrap()
 }
 
+/// `arcs` uniform draws over `n` ids, weighted and directed, with `in`
+/// and tiles of 2^`span_bits` vertices.
+fn uniform_with_tiles(dir: &std::path::Path, n: u64, arcs: u64, span_bits: u32) -> Store {
+    let opts = ImportOptions { directed: Some(true), weighted: true, in_layout: true, ..Default::default() };
+    let path = random_as(dir, n, arcs, false, &opts).dir().to_path_buf();
+    outcore_ingest::tiles::add_tiles(&path, 1, span_bits, 1 << 30, &NoProgress).unwrap();
+    Store::open(&path).unwrap()
+}
+
 /// The skewed graph weighted and directed, with `in`.
 fn skewed(dir: &std::path::Path, n: u64, arcs: u64) -> Store {
     skewed_as(dir, n, arcs, &ImportOptions { directed: Some(true), weighted: true, in_layout: true, ..Default::default() })
@@ -211,10 +220,7 @@ fn every_algorithm_charges_what_it_allocates_on_a_compressed_undirected_store() 
 fn every_algorithm_charges_what_it_allocates_on_a_store_without_hubs() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let dir = tempfile::tempdir().unwrap();
-    let opts = ImportOptions { directed: Some(true), weighted: true, in_layout: true, ..Default::default() };
-    let path = random_as(dir.path(), 200_000, 600_000, false, &opts).dir().to_path_buf();
-    outcore_ingest::tiles::add_tiles(&path, 1, 14, 1 << 30, &NoProgress).unwrap();
-    let store = Store::open(&path).unwrap();
+    let store = uniform_with_tiles(dir.path(), 200_000, 600_000, 14);
     assert!(list_buffers(&store, 3) + BOOKKEEPING < 200_000 * 2, "lists of {}", store.layout("out").unwrap().longest_list().unwrap());
     let ran = every_algorithm_charges_what_it_allocates_on(&store);
     assert!(ran >= 25, "only {ran} algorithm and engine pairs ran");
@@ -231,10 +237,7 @@ fn every_algorithm_charges_what_it_allocates_on_a_store_without_hubs() {
 fn every_algorithm_charges_what_it_allocates_on_a_wide_sparse_store() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let dir = tempfile::tempdir().unwrap();
-    let opts = ImportOptions { directed: Some(true), weighted: true, in_layout: true, ..Default::default() };
-    let path = random_as(dir.path(), 1_000_000, 1_000_000, false, &opts).dir().to_path_buf();
-    outcore_ingest::tiles::add_tiles(&path, 1, 16, 1 << 30, &NoProgress).unwrap();
-    let store = Store::open(&path).unwrap();
+    let store = uniform_with_tiles(dir.path(), 1_000_000, 1_000_000, 16);
     assert!(store.vertices() > 800_000, "{} vertices", store.vertices());
     let ran = every_algorithm_charges_what_it_allocates_on(&store);
     assert!(ran >= 25, "only {ran} algorithm and engine pairs ran");
