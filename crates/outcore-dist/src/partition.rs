@@ -218,8 +218,9 @@ pub fn partition(
         let r = import_from(&emit, part, &opts, provenance, progress)?;
         progress.end();
         // the hot lists of a part of an undirected graph (a distributed
-        // BFS's bottom-up steps), ranked by degree in the whole graph
-        if !m.directed && hot_columns > 0 && r.vertices > 0 {
+        // BFS's bottom-up steps), ranked by degree in the whole graph; they
+        // hold 32-bit ids
+        if !m.directed && hot_columns > 0 && r.vertices > 0 && r.vertices < u32::MAX as u64 {
             if let Some(degrees) = whole_graph_degrees(part, &store, owner, (rank, ranks), memory)? {
                 progress.begin(&format!("part {rank}: hot lists"), 1, false);
                 outcore_ingest::hot::add_hot_ranked_by(part, "out", hot_columns, memory, &degrees, progress)?;
