@@ -88,6 +88,21 @@ fn traversals_charge_what_they_allocate_on_a_wide_sparse_store() {
     traversals_charge_what_they_allocate_on(&store);
 }
 
+/// The same on a star (300,000 leaves, weighted, directed both ways):
+/// the centre's list alone is more than a round of arcs (a round holds it
+/// whole), and every arc of it offers a shorter path.
+#[test]
+fn traversals_charge_what_they_allocate_on_a_star() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let edges = dir.path().join("star.wel");
+    let text: String = (1..=300_000u64).map(|v| format!("0 {v} {}\n{v} 0 1\n", (v % 7) as f64 + 0.5)).collect();
+    std::fs::write(&edges, text).unwrap();
+    let opts = ImportOptions { directed: Some(true), weighted: true, in_layout: true, ..Default::default() };
+    import_file(&edges, &dir.path().join("s"), &opts, &NoProgress).unwrap();
+    traversals_charge_what_they_allocate_on(&Store::open(&dir.path().join("s")).unwrap());
+}
+
 fn traversals_charge_what_they_allocate_on(store: &Store) {
     use outcore_algorithms::bfs::{bfs, hybrid, hybrid_bfs, BfsTree, HotLists};
     let (n, m) = (store.vertices(), store.manifest().arcs);

@@ -126,3 +126,23 @@ fn sssp_validation_accepts_dijkstra_and_rejects_corruptions() {
     parent[leaf as usize] = NONE;
     assert_eq!(rule(validate_sssp(&st, root, &parent, &sp.dist, &budget).unwrap()), 4);
 }
+
+/// nedge counts a loop in the root's component once, beside each
+/// undirected edge once, in both validations: three edges and a loop
+/// reached from 0, and an edge with a loop of its own out of reach.
+#[test]
+fn validation_counts_a_loop_in_the_component_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("loops.wel");
+    std::fs::write(&input, "0 1 1.0\n1 2 2.0\n2 2 0.5\n0 3 1.0\n4 5 1.0\n5 5 1.0\n").unwrap();
+    let opts = ImportOptions { directed: Some(false), weighted: true, ..Default::default() };
+    import_file(&input, &dir.path().join("s"), &opts, &NoProgress).unwrap();
+    let st = Store::open(&dir.path().join("s")).unwrap();
+    let budget = Budget::unlimited();
+    let n = st.vertices();
+    let mut eng = Traverse::open(&st, "out", &budget, &TraverseOptions::default(), ShortestPaths::state_bytes(n)).unwrap();
+    let sp = sssp(&mut eng, 0, &budget).unwrap();
+    assert_eq!(validate_sssp(&st, 0, &sp.parent, &sp.dist, &budget).unwrap().unwrap().edges, 4);
+    let tree = bfs(&mut eng, 0, &budget).unwrap();
+    assert_eq!(validate_bfs(&st, 0, &tree.parent, &tree.level, &budget).unwrap().unwrap().edges, 4);
+}
