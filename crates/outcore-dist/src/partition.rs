@@ -93,20 +93,12 @@ fn exported_edges(
 }
 
 /// The degree in the whole undirected graph (arcs leaving it, a loop
-/// once) of every vertex of the part of `rank` at `part`, in its dense
-/// order, or None when `source`'s ids do not ascend (a recoded store). An
-/// owned vertex's is its degree in the part; a ghost's (no arcs in the
-/// part) its degree in `source`, found by walking the source's ids and
-/// degrees beside the part's ghosts, both ascending: sequential reads, no
-/// lookups. Holds the degrees (4 bytes a vertex of the part), charged to
-/// `memory`.
-fn whole_graph_degrees(
-    part: &Path,
-    source: &outcore_store::Store,
-    owner: Owner,
-    (rank, ranks): (usize, usize),
-    memory: u64,
-) -> std::result::Result<Option<Vec<u32>>, IngestError> {
+/// once) of every vertex of the part at `part`, in its dense order, or
+/// None when `source`'s ids do not ascend (a recoded store). Found by
+/// walking the source's ids and degrees beside the part's ids, both
+/// ascending: sequential reads, no lookups. Holds the degrees (4 bytes a
+/// vertex of the part), charged to `memory`.
+fn whole_graph_degrees(part: &Path, source: &outcore_store::Store, memory: u64) -> std::result::Result<Option<Vec<u32>>, IngestError> {
     let source_ids = source.ids()?;
     if !source_ids.ascending() {
         return Ok(None);
@@ -116,28 +108,22 @@ fn whole_graph_degrees(
     let budget = outcore_io::Budget::new(memory);
     let _charge = budget.reserve("partition: a part's whole-graph degrees, for its hot lists", 4 * n)?;
     let mut degrees = Vec::with_capacity(n as usize);
-    store.layout("out")?.for_each_degree(|_, d| degrees.push(d.min(u32::MAX as u64) as u32))?;
     let (mut theirs, mut their_degrees) = (source_ids.stream()?, source.layout("out")?.degrees()?);
     let mut ours = store.ids()?.stream()?;
-    let mut v = 0usize;
+    let lacks = |id: u64| IngestError::file(part, format!("holds vertex {id}, which {} lacks", source.dir().display()));
     while let Some(id) = ours.next_id()? {
-        if owner.rank_of(id, ranks) != rank {
-            // the source's entry for `id`: ids ascend in both
-            loop {
-                let Some(x) = theirs.next_id()? else {
-                    return Err(IngestError::file(part, format!("holds vertex {id}, which {} lacks", source.dir().display())));
-                };
-                let d = their_degrees.next_degree()?;
-                if x == id {
-                    degrees[v] = d.min(u32::MAX as u64) as u32;
-                    break;
-                }
-                if x > id {
-                    return Err(IngestError::file(part, format!("holds vertex {id}, which {} lacks", source.dir().display())));
-                }
+        // the source's entry for `id`: ids ascend in both
+        loop {
+            let x = theirs.next_id()?.ok_or_else(|| lacks(id))?;
+            let d = their_degrees.next_degree()?;
+            if x == id {
+                degrees.push(d.min(u32::MAX as u64) as u32);
+                break;
+            }
+            if x > id {
+                return Err(lacks(id));
             }
         }
-        v += 1;
     }
     Ok(Some(degrees))
 }
@@ -221,7 +207,7 @@ pub fn partition(
         // BFS's bottom-up steps), ranked by degree in the whole graph; they
         // hold 32-bit ids
         if !m.directed && hot_columns > 0 && r.vertices > 0 && r.vertices < u32::MAX as u64 {
-            if let Some(degrees) = whole_graph_degrees(part, &store, owner, (rank, ranks), memory)? {
+            if let Some(degrees) = whole_graph_degrees(part, &store, memory)? {
                 progress.begin(&format!("part {rank}: hot lists"), 1, false);
                 outcore_ingest::hot::add_hot_ranked_by(part, "out", hot_columns, memory, &degrees, progress)?;
                 progress.end();

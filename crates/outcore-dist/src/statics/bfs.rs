@@ -60,8 +60,9 @@ pub fn hot_lists(part: &Part, budget: &Budget, state: u64) -> Result<Option<HotL
             _ => HotLists::open(&part.store, "out", &part.graph, room, budget).map(Some).map_err(ingest),
         };
     }
-    // beside the state, the scan that builds them
-    let scan = outcore_algorithms::needs::scan_bytes(&part.store, &["out"]).map_err(|e| crate::error::DistError::Ingest(e.into()))?;
+    // beside the state, the scan that builds them (a rank that cannot
+    // size it fails every rank here, before the collectives below)
+    let scan = crate::dynamic::agree(part.comm(), outcore_algorithms::needs::scan_bytes(&part.store, &["out"]).map_err(ingest))?;
     let k = HotLists::choose_k(&part.graph, budget.available().saturating_sub(state + scan));
     // the ghosts' degrees are a collective: asked for only when some rank
     // has room for a column, and then by every rank
@@ -75,9 +76,8 @@ pub fn hot_lists(part: &Part, budget: &Budget, state: u64) -> Result<Option<HotL
     // every local vertex's degree in the whole graph, for the ranking: in
     // the state's room (not yet in use), charged while the lists are built
     let n = part.original.len() as u64;
-    let _ranking = budget
-        .reserve("hot lists: the degrees they are ranked by", 4 * n + 8 * ghost_degree.len() as u64)
-        .map_err(|e| crate::error::DistError::Ingest(outcore_store::StoreError::from(e).into()))?;
+    let _ranking =
+        budget.reserve("hot lists: the degrees they are ranked by", 4 * n + 8 * ghost_degree.len() as u64).map_err(|e| ingest(e.into()))?;
     let places = part.places();
     let degree: Vec<u32> = (0..part.original.len() as u32)
         .map(|u| match places.place(u) {
@@ -88,9 +88,7 @@ pub fn hot_lists(part: &Part, budget: &Budget, state: u64) -> Result<Option<HotL
         .collect();
     drop(ghost_degree);
     let why = "a part's hot lists are built at open".to_string();
-    let hot = HotLists::build_ranked_by(&part.store, "out", &part.graph, k, budget, why, &|u| degree[u as usize] as u64)
-        .map_err(|e| crate::error::DistError::Ingest(e.into()))?;
-    Ok(Some(hot))
+    HotLists::build_ranked_by(&part.store, "out", &part.graph, k, budget, why, &|u| degree[u as usize] as u64).map(Some).map_err(ingest)
 }
 
 /// Which steps a run may take.
