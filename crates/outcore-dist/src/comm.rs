@@ -153,41 +153,106 @@ pub struct Threads {
 
 struct Meeting {
     size: usize,
-    barrier: std::sync::Barrier,
+    gate: std::sync::Mutex<Gate>,
+    turn: std::sync::Condvar,
     /// `slots[from][to]`: what rank `from` left for rank `to`.
     slots: std::sync::Mutex<Vec<Vec<Vec<u64>>>>,
 }
 
-/// Run `f` on `ranks` threads, each a rank of one job; results in rank order.
+/// A barrier that a panicking rank breaks, so that the others stop
+/// waiting for it (and panic too) instead of hanging.
+#[derive(Default)]
+struct Gate {
+    arrived: usize,
+    generation: u64,
+    broken: bool,
+}
+
+/// What a rank panics with when another rank panicked.
+const ANOTHER_RANK_PANICKED: &str = "another rank panicked";
+
+impl Meeting {
+    fn wait(&self) {
+        let mut gate = self.gate.lock().unwrap_or_else(|e| e.into_inner());
+        if gate.broken {
+            panic!("{ANOTHER_RANK_PANICKED}");
+        }
+        let generation = gate.generation;
+        gate.arrived += 1;
+        if gate.arrived == self.size {
+            gate.arrived = 0;
+            gate.generation += 1;
+            self.turn.notify_all();
+            return;
+        }
+        while gate.generation == generation && !gate.broken {
+            gate = self.turn.wait(gate).unwrap_or_else(|e| e.into_inner());
+        }
+        if gate.generation == generation {
+            panic!("{ANOTHER_RANK_PANICKED}");
+        }
+    }
+    fn break_gate(&self) {
+        self.gate.lock().unwrap_or_else(|e| e.into_inner()).broken = true;
+        self.turn.notify_all();
+    }
+}
+
+/// Breaks the meeting if its rank's thread unwinds.
+struct BreakOnPanic<'a>(&'a Meeting);
+
+impl Drop for BreakOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.break_gate();
+        }
+    }
+}
+
+/// Run `f` on `ranks` threads, each a rank of one job; results in rank
+/// order. A rank that panics makes every rank panic at its next
+/// collective; the first rank's own panic is then raised here.
 pub fn run_threads<T: Send>(ranks: usize, f: impl Fn(&dyn Comm) -> T + Sync) -> Vec<T> {
     let shared = std::sync::Arc::new(Meeting {
         size: ranks,
-        barrier: std::sync::Barrier::new(ranks),
+        gate: std::sync::Mutex::new(Gate::default()),
+        turn: std::sync::Condvar::new(),
         slots: std::sync::Mutex::new(vec![vec![Vec::new(); ranks]; ranks]),
     });
-    std::thread::scope(|scope| {
+    let results: Vec<std::thread::Result<T>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..ranks)
             .map(|rank| {
                 let comm = Threads { rank, shared: shared.clone(), meter: Meter::default() };
                 let f = &f;
-                scope.spawn(move || f(&comm))
+                scope.spawn(move || {
+                    let _guard = BreakOnPanic(&comm.shared);
+                    f(&comm)
+                })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("a rank's thread panicked")).collect()
-    })
+        handles.into_iter().map(|h| h.join()).collect()
+    });
+    let secondary = |e: &Box<dyn std::any::Any + Send>| e.downcast_ref::<String>().is_some_and(|m| m == ANOTHER_RANK_PANICKED);
+    if let Some(first) =
+        results.iter().position(|r| r.as_ref().is_err_and(|e| !secondary(e))).or_else(|| results.iter().position(|r| r.is_err()))
+    {
+        let Some(Err(e)) = results.into_iter().nth(first) else { unreachable!("position found an error") };
+        std::panic::resume_unwind(e);
+    }
+    results.into_iter().map(|r| r.unwrap_or_else(|_| unreachable!("no rank panicked"))).collect()
 }
 
 impl Threads {
     /// Leave `send[to]` for every rank, and take what every rank left for this one.
     fn exchange(&self, send: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
         let t = Instant::now();
-        self.shared.slots.lock().expect("no rank panicked")[self.rank] = send;
-        self.shared.barrier.wait();
+        self.shared.slots.lock().unwrap_or_else(|e| e.into_inner())[self.rank] = send;
+        self.shared.wait();
         let got: Vec<Vec<u64>> = {
-            let mut slots = self.shared.slots.lock().expect("no rank panicked");
+            let mut slots = self.shared.slots.lock().unwrap_or_else(|e| e.into_inner());
             (0..self.shared.size).map(|from| std::mem::take(&mut slots[from][self.rank])).collect()
         };
-        self.shared.barrier.wait();
+        self.shared.wait();
         self.meter.waited(t);
         got
     }
@@ -477,5 +542,31 @@ mod mpi_comm {
         fn transport(&self) -> &'static str {
             "mpi"
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A rank that panics before a collective the others wait at: every
+    /// rank stops, and the first rank's own panic is what the caller sees
+    /// (a hang here would hang the test suite).
+    #[test]
+    fn a_panicking_rank_stops_every_rank() {
+        let caught = std::panic::catch_unwind(|| {
+            run_threads(3, |comm| {
+                if comm.rank() == 1 {
+                    panic!("rank 1 fails");
+                }
+                comm.sum(&[1]);
+                comm.sum(&[1])
+            })
+        });
+        let e = caught.expect_err("the panic reaches the caller");
+        let message = e.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| e.downcast_ref::<String>().cloned());
+        assert_eq!(message.as_deref(), Some("rank 1 fails"));
+        // and without a panic, every rank's result in rank order
+        assert_eq!(run_threads(3, |comm| comm.sum(&[comm.rank() as u64 + 1])[0] * 10 + comm.rank() as u64), vec![60, 61, 62]);
     }
 }

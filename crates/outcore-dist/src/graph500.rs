@@ -196,7 +196,9 @@ pub fn run(comm: &dyn Comm, opts: &Graph500Options) -> Result<Graph500Outcome> {
     crate::import::write_manifests(comm, &part_dir, report.vertices, report.edges, false, opts.sssp, "graph500 kronecker")?;
     let (budget, _baseline) = agree(comm, crate::part::rank_budget(opts.memory))?;
     let keep = |local, ghosts, vertices| {
-        bfs::state_bytes(local, ghosts, vertices).max(if opts.sssp { sssp::state_bytes(local, ghosts) } else { 0 }) + local * 16
+        let ranks = comm.size() as u64;
+        bfs::state_bytes(local, ghosts, vertices, ranks).max(if opts.sssp { sssp::state_bytes(local, ghosts, ranks) } else { 0 })
+            + local * 16
     };
     let part = Part::open_at(comm, Ok(part_dir.clone()), &budget, keep, bfs::HOT_SHARE)?;
     let state = keep(part.original.len() as u64, part.ghost_count() as u64, n);

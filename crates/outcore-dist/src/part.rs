@@ -62,6 +62,8 @@ pub struct Part<'c> {
     requested: Vec<Vec<u32>>,
     /// Owned vertices of every rank (their global indices follow rank order).
     pub owned_counts: Vec<u64>,
+    /// Entries a round of [`Part::push_some`] sends at most.
+    push_round: usize,
     _charge: Reservation,
 }
 
@@ -106,6 +108,29 @@ impl Places<'_> {
     pub fn ghost_home(&self, g: u32) -> (usize, u32) {
         (self.owner_of[self.ghosts[g as usize] as usize] as usize, self.remote[g as usize])
     }
+}
+
+/// Entries a rank sends, and at most receives, in one exchange round of
+/// [`Part::push_some`] and [`Part::ask`] (past that many ranks, one from
+/// each).
+pub const PUSH_ROUND_ENTRIES: usize = 1 << 15;
+
+/// The bytes one exchange round of [`Part::push_some`] holds at its peak
+/// at `ranks` ranks, `words` words an entry: what is sent, the transport's
+/// flat copy, what it receives and the copy handed back.
+/// One rank has no ghosts, so nothing to push.
+pub fn push_round_bytes(words: u64, ranks: u64) -> u64 {
+    if ranks < 2 {
+        return 0;
+    }
+    4 * ((PUSH_ROUND_ENTRIES as u64).max(ranks) * (words + 1) + ranks) * 8
+}
+
+/// The bytes one round of [`Part::ask`] holds at its peak at `ranks`
+/// ranks: the questions sent, the transport's flat copy and what arrives,
+/// then the answers the same way.
+pub fn ask_round_bytes(ranks: u64) -> u64 {
+    4 * ((PUSH_ROUND_ENTRIES as u64).max(ranks) + ranks) * 8
 }
 
 /// Where a vertex of the part lives.
@@ -277,8 +302,17 @@ impl<'c> Part<'c> {
             remote,
             requested,
             owned_counts,
+            push_round: PUSH_ROUND_ENTRIES,
             _charge: charge,
         })
+    }
+
+    /// The part with [`Part::push_some`] in rounds of at most `entries`
+    /// entries (at least 1) instead of [`PUSH_ROUND_ENTRIES`]: less memory
+    /// a round, more rounds (the tests use it to run several).
+    pub fn with_push_round(mut self, entries: usize) -> Self {
+        self.push_round = entries.clamp(1, PUSH_ROUND_ENTRIES);
+        self
     }
 
     /// The part's original ids and owners, charged to `budget`.
@@ -404,19 +438,45 @@ impl<'c> Part<'c> {
         }
     }
 
-    /// Some ghosts' values to their owners: `W` words each, a ghost at
-    /// most once; `apply(owned index, words)` for each that arrives.
-    pub fn push_some<const W: usize>(&self, entries: &[(u32, [u64; W])], mut apply: impl FnMut(u32, [u64; W])) {
+    /// Some ghosts' values to their owners: `count` entries, `entry(k)`
+    /// the k-th (a ghost at most once, and `W` words), in exchange rounds
+    /// that each hold at most [`PUSH_ROUND_ENTRIES`] entries a rank (or as
+    /// [`Part::with_push_round`] sets), sent
+    /// or received, whatever `count` is; `apply(owned index, words)` for
+    /// each that arrives. Every rank calls it, with or without entries.
+    pub fn push_some<const W: usize>(&self, count: usize, entry: impl Fn(usize) -> (u32, [u64; W]), mut apply: impl FnMut(u32, [u64; W])) {
         let p = self.comm.size();
-        let mut send: Vec<Vec<u64>> = vec![Vec::new(); p];
-        for &(g, words) in entries {
-            let r = self.owner_of[self.ghosts[g as usize] as usize] as usize;
-            send[r].push((g as usize - self.ghost_start[r]) as u64);
-            send[r].extend_from_slice(&words);
-        }
-        for (q, got) in self.comm.all_to_all(&send).into_iter().enumerate() {
-            for e in got.chunks_exact(W + 1) {
-                apply(self.requested[q][e[0] as usize], e[1..].try_into().unwrap());
+        // a destination's share of a round: the round then receives at
+        // most PUSH_ROUND_ENTRIES from all senders together too
+        let share = (self.push_round / p).max(1);
+        let mut next = 0;
+        loop {
+            let room = share.min(count - next) * (W + 1) + 1;
+            let mut send: Vec<Vec<u64>> = (0..p).map(|_| Vec::with_capacity(room)).collect();
+            while next < count {
+                let (g, words) = entry(next);
+                let r = self.owner_of[self.ghosts[g as usize] as usize] as usize;
+                if send[r].len() == share * (W + 1) {
+                    break;
+                }
+                send[r].push((g as usize - self.ghost_start[r]) as u64);
+                send[r].extend_from_slice(&words);
+                next += 1;
+            }
+            // each sender's last word: whether it has more to send
+            for s in &mut send {
+                s.push((next < count) as u64);
+            }
+            let mut again = false;
+            for (q, got) in self.comm.all_to_all(&send).into_iter().enumerate() {
+                let (&more, got) = got.split_last().expect("every rank sends its last word");
+                again |= more != 0;
+                for e in got.chunks_exact(W + 1) {
+                    apply(self.requested[q][e[0] as usize], e[1..].try_into().expect("W words"));
+                }
+            }
+            if !again {
+                return;
             }
         }
     }
@@ -430,31 +490,64 @@ impl<'c> Part<'c> {
 
     /// Values of the owned vertices with original ids `ids`, asked of their
     /// owners: `value(owned index)` on the owner; in the order of `ids`.
-    /// Every id must be a vertex.
+    /// Every id must be a vertex. In rounds, as [`Part::push_some`]: a
+    /// round holds at most [`PUSH_ROUND_ENTRIES`] questions and as many
+    /// answers a rank, whatever the length of `ids`. Every rank calls it.
     pub fn ask(&self, ids: &[u64], value: impl Fn(u32) -> u64) -> Result<Vec<u64>> {
         let p = self.comm.size();
-        let mut send: Vec<Vec<u64>> = vec![Vec::new(); p];
-        for &id in ids {
-            send[self.owner(id)].push(id);
-        }
+        let share = (self.push_round / p).max(1);
+        let mut answers = Vec::with_capacity(ids.len());
         let mut missing = None;
-        let answers: Vec<Vec<u64>> = self
-            .comm
-            .all_to_all(&send)
-            .into_iter()
-            .map(|asked| {
-                asked
-                    .into_iter()
-                    .map(|id| match self.find_owned(id) {
-                        Some(i) => value(i),
-                        None => {
-                            missing.get_or_insert(id);
-                            0
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
+        let mut next = 0;
+        loop {
+            let first = next;
+            let room = share.min(ids.len() - next) + 1;
+            let mut send: Vec<Vec<u64>> = (0..p).map(|_| Vec::with_capacity(room)).collect();
+            while next < ids.len() {
+                let r = self.owner(ids[next]);
+                if send[r].len() == share {
+                    break;
+                }
+                send[r].push(ids[next]);
+                next += 1;
+            }
+            // each asker's last word: whether it has more to ask
+            for s in &mut send {
+                s.push((next < ids.len()) as u64);
+            }
+            let mut again = false;
+            let replies: Vec<Vec<u64>> = self
+                .comm
+                .all_to_all(&send)
+                .into_iter()
+                .map(|asked| {
+                    let (&more, asked) = asked.split_last().expect("every rank sends its last word");
+                    again |= more != 0;
+                    asked
+                        .iter()
+                        .map(|&id| match self.find_owned(id) {
+                            Some(i) => value(i),
+                            None => {
+                                missing.get_or_insert(id);
+                                0
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            drop(send);
+            let got = self.comm.all_to_all(&replies);
+            drop(replies);
+            let mut at = vec![0usize; p];
+            for &id in &ids[first..next] {
+                let r = self.owner(id);
+                answers.push(got[r][at[r]]);
+                at[r] += 1;
+            }
+            if !again {
+                break;
+            }
+        }
         agree(
             self.comm,
             match missing {
@@ -462,16 +555,7 @@ impl<'c> Part<'c> {
                 Some(id) => Err(corrupt(&self.dir, format!("lacks vertex {id}, which another rank asked of its owner"))),
             },
         )?;
-        let got = self.comm.all_to_all(&answers);
-        let mut at = vec![0usize; p];
-        Ok(ids
-            .iter()
-            .map(|&id| {
-                let r = self.owner(id);
-                at[r] += 1;
-                got[r][at[r] - 1]
-            })
-            .collect())
+        Ok(answers)
     }
 
     /// Every rank's bitmap of its owned vertices (bit i: owned index i), in rank order.

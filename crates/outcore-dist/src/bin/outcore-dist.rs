@@ -813,8 +813,8 @@ fn static_bfs(comm: &MpiComm, a: StaticBfsArgs) -> Result<()> {
         bail!("--alpha and --beta must be positive");
     }
     let column = pick(&a.values, &["level", "parent"])?;
-    let (part, budget) = open_part(comm, &a.common, bfs::state_bytes, bfs::HOT_SHARE)?;
-    let state = bfs::state_bytes(part.original.len() as u64, part.ghost_count() as u64, part.vertices());
+    let (part, budget) = open_part(comm, &a.common, |l, g, v| bfs::state_bytes(l, g, v, comm.size() as u64), bfs::HOT_SHARE)?;
+    let state = bfs::state_bytes(part.original.len() as u64, part.ghost_count() as u64, part.vertices(), comm.size() as u64);
     let t = Instant::now();
     let hot = agree(comm, bfs::hot_lists(&part, &budget.0, state))?;
     // each rank's k, and the slowest rank's build
@@ -877,7 +877,7 @@ fn static_pagerank(comm: &MpiComm, a: StaticPageRankArgs) -> Result<()> {
 }
 
 fn static_wcc(comm: &MpiComm, a: StaticArgs) -> Result<()> {
-    let (part, _budget) = open_part(comm, &a, |local, ghosts, _| wcc::state_bytes(local, ghosts), 0.0)?;
+    let (part, _budget) = open_part(comm, &a, |local, ghosts, _| wcc::state_bytes(local, ghosts, comm.size() as u64), 0.0)?;
     let r = wcc::wcc(&part)?;
     let pairs: Vec<(u64, u64)> = (0..part.owned.len()).map(|i| (part.owned_id(i as u32), r.label[i])).collect();
     write_output(comm, &a.out, &a.parts, pairs, |x, out| write!(out, "{x}").unwrap())?;
@@ -889,7 +889,7 @@ fn static_wcc(comm: &MpiComm, a: StaticArgs) -> Result<()> {
 
 fn static_sssp(comm: &MpiComm, a: StaticSsspArgs) -> Result<()> {
     let column = pick(&a.values, &["distance", "parent"])?;
-    let (part, _budget) = open_part(comm, &a.common, |local, ghosts, _| sssp::state_bytes(local, ghosts), 0.0)?;
+    let (part, _budget) = open_part(comm, &a.common, |local, ghosts, _| sssp::state_bytes(local, ghosts, comm.size() as u64), 0.0)?;
     let Some(r) = sssp::sssp(&part, a.root)? else { bail!("{}: root {} is not a vertex of the store", a.common.parts, a.root) };
     let pairs: Vec<(u64, u64)> =
         (0..part.owned.len()).map(|i| (part.owned_id(i as u32), if column == 0 { r.distance[i].to_bits() } else { r.parent[i] })).collect();

@@ -25,7 +25,7 @@
 
 use super::{par_rounds, RankFigures, ROUND_ARCS, ROUND_BYTES};
 use crate::error::Result;
-use crate::part::{bit, bitmap, set_bit, Part, Place};
+use crate::part::{bit, bitmap, push_round_bytes, set_bit, Part, Place};
 use outcore_algorithms::bfs::hybrid::SWEEP_BLOCK;
 use outcore_algorithms::bfs::HotLists;
 use outcore_algorithms::values::UNREACHED_U64 as UNREACHED;
@@ -142,13 +142,17 @@ pub struct DistBfs {
     pub figures: RankFigures,
 }
 
-/// Bytes of state per local vertex, per ghost and per vertex of the graph:
-/// levels, parents, frontiers and the unvisited list; per ghost its best
-/// parent, whether it was sent, and an exchange of (position, parent)
-/// pairs (the caller's, the transport's flat copy, and as much received);
-/// the gathered frontier bitmaps; a top-down round's pairs.
-pub fn state_bytes(local: u64, ghosts: u64, vertices: u64) -> u64 {
-    local * (8 + 8 + 4 + 4 + 4 + 1) + ghosts * (8 + 1 + 4 + 16 + 4 * 16) + vertices.div_ceil(8) * 2 + ROUND_ARCS * ROUND_BYTES
+/// Bytes of state per local vertex, per ghost and per vertex of the graph
+/// at `ranks` ranks: levels, parents, frontiers and the unvisited list;
+/// per ghost its best parent, whether it was sent, and the list of those
+/// proposed; the gathered frontier bitmaps; a top-down round's pairs, and
+/// a round of their exchange.
+pub fn state_bytes(local: u64, ghosts: u64, vertices: u64, ranks: u64) -> u64 {
+    local * (8 + 8 + 4 + 4 + 4 + 1)
+        + ghosts * (8 + 1 + 4)
+        + vertices.div_ceil(8) * 2
+        + ROUND_ARCS * ROUND_BYTES
+        + push_round_bytes(1, ranks)
 }
 
 /// Owned vertex `j` found from `from` in a top-down step to `next_level`:
@@ -360,12 +364,16 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
                 },
             )
             .map_err(|e| crate::error::DistError::Ingest(e.into()))?;
-            let entries: Vec<(u32, [u64; 1])> = proposed.iter().map(|&g| (g, [ghost_parent[g as usize]])).collect();
+            let best = &ghost_parent;
+            part.push_some(
+                proposed.len(),
+                |k| (proposed[k], [best[proposed[k] as usize]]),
+                |j, [from]| reach(&mut level, &mut parent, &mut next, j, from, next_level),
+            );
             for &g in &proposed {
                 set_bit(&mut sent, g);
                 ghost_parent[g as usize] = UNREACHED;
             }
-            part.push_some(&entries, |j, [from]| reach(&mut level, &mut parent, &mut next, j, from, next_level));
         }
         next.sort_unstable();
         unvisited_arcs -= next.iter().map(|&i| degree(i)).sum::<u64>();

@@ -12,7 +12,7 @@
 use super::{par_rounds, RankFigures, ROUND_ARCS, ROUND_BYTES};
 use crate::dynamic::agree;
 use crate::error::{DistError, Result};
-use crate::part::{Part, Place};
+use crate::part::{push_round_bytes, Part, Place};
 use outcore_algorithms::values::UNREACHED_U64 as UNREACHED;
 use std::time::Instant;
 
@@ -28,12 +28,12 @@ pub struct DistSssp {
     pub figures: RankFigures,
 }
 
-/// Bytes of state per local vertex and per ghost: distances, parents,
-/// the active lists; per ghost the distance sent,
-/// the best offer, and the exchange of (position, distance, parent); a
-/// round of weighted arcs.
-pub fn state_bytes(local: u64, ghosts: u64) -> u64 {
-    local * (8 + 8 + 4 + 4 + 1) + ghosts * (8 + 16 + 4 + 24 + 4 * 24) + ROUND_ARCS * ROUND_BYTES
+/// Bytes of state per local vertex and per ghost at `ranks` ranks:
+/// distances, parents, the active lists; per ghost the distance sent, the
+/// best offer and the list of those offered; a round of weighted arcs and
+/// a round of the offers' exchange.
+pub fn state_bytes(local: u64, ghosts: u64, ranks: u64) -> u64 {
+    local * (8 + 8 + 4 + 4 + 1) + ghosts * (8 + 16 + 4) + ROUND_ARCS * ROUND_BYTES + push_round_bytes(2, ranks)
 }
 
 /// From the vertex with original id `root`; None (on every rank) if it is not a vertex.
@@ -112,16 +112,12 @@ pub fn sssp(part: &Part, root: u64) -> Result<Option<DistSssp>> {
                 Some(why) => Err(DistError::Usage(format!("{}: weights must be non-negative for SSSP, and {why}", part.dir.display()))),
             },
         )?;
-        let entries: Vec<(u32, [u64; 2])> = offered
-            .iter()
-            .map(|&g| {
-                let (d, from) = offer[g as usize];
-                sent[g as usize] = d;
-                offer[g as usize] = (f64::INFINITY, UNREACHED);
-                (g, [d.to_bits(), from])
-            })
-            .collect();
-        part.push_some(&entries, |j, [d, from]| {
+        let offers = &offer;
+        let entry = |k: usize| {
+            let (d, from) = offers[offered[k] as usize];
+            (offered[k], [d.to_bits(), from])
+        };
+        part.push_some(offered.len(), entry, |j, [d, from]| {
             let (j, d) = (j as usize, f64::from_bits(d));
             if d < distance[j] || (d == distance[j] && from < parent[j] && parent[j] != part.owned_id(j as u32)) {
                 distance[j] = d;
@@ -132,6 +128,10 @@ pub fn sssp(part: &Part, root: u64) -> Result<Option<DistSssp>> {
                 }
             }
         });
+        for &g in &offered {
+            sent[g as usize] = offer[g as usize].0;
+            offer[g as usize] = (f64::INFINITY, UNREACHED);
+        }
         for &j in &next {
             queued[j as usize] = false;
         }

@@ -16,7 +16,7 @@
 
 use super::{par_rounds, RankFigures, ROUND_ARCS, ROUND_BYTES};
 use crate::error::{DistError, Result};
-use crate::part::{Part, Place};
+use crate::part::{ask_round_bytes, push_round_bytes, Part, Place};
 use std::time::Instant;
 
 pub struct DistWcc {
@@ -27,12 +27,17 @@ pub struct DistWcc {
     pub figures: RankFigures,
 }
 
-/// Bytes of state per local vertex and per ghost: labels, the vertex list,
-/// and the shortcut's questions and answers (with
-/// the transport's copies); per ghost its label, its offer, and the
-/// exchanges of both; a round of arcs.
-pub fn state_bytes(local: u64, ghosts: u64) -> u64 {
-    local * (8 + 4 + 8 * 5) + ghosts * (8 + 8 + 4 + 16 + 4 * 16) + ROUND_ARCS * ROUND_BYTES
+/// Bytes of state per local vertex and per ghost at `ranks` ranks: labels,
+/// the vertex list, and the shortcut's questions and answers; per ghost
+/// the exchange of the labels (the transport's four copies at its peak,
+/// the last kept as the ghosts' labels), which then leaves room for the
+/// offers and their list; a round of arcs, and a round of the offers'
+/// exchange or of the shortcut's.
+pub fn state_bytes(local: u64, ghosts: u64, ranks: u64) -> u64 {
+    local * (8 + 4 + 8 + 8)
+        + ghosts * 4 * 8
+        + ROUND_ARCS * ROUND_BYTES
+        + push_round_bytes(1, ranks).max(ask_round_bytes(ranks))
 }
 
 pub fn wcc(part: &Part) -> Result<DistWcc> {
@@ -86,13 +91,16 @@ pub fn wcc(part: &Part) -> Result<DistWcc> {
             },
         )
         .map_err(|e| DistError::Ingest(e.into()))?;
-        let entries: Vec<(u32, [u64; 1])> = offered.iter().map(|&g| (g, [offer[g as usize]])).collect();
-        part.push_some(&entries, |j, [m]| {
-            if m < label[j as usize] {
-                label[j as usize] = m;
-                fell += 1;
-            }
-        });
+        part.push_some(
+            offered.len(),
+            |k| (offered[k], [offer[offered[k] as usize]]),
+            |j, [m]| {
+                if m < label[j as usize] {
+                    label[j as usize] = m;
+                    fell += 1;
+                }
+            },
+        );
         // 3. the label's label
         let mut asked: Vec<u64> = label.iter().enumerate().filter(|&(i, &l)| l != part.owned_id(i as u32)).map(|(_, &l)| l).collect();
         asked.sort_unstable();
