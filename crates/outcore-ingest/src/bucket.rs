@@ -556,6 +556,22 @@ mod tests {
         assert_eq!(files as u64, count);
     }
 
+    /// A sorter dropped before it finishes (an import that fails half-way)
+    /// removes its bucket files, records pushed or not.
+    #[test]
+    fn a_sorter_dropped_unfinished_leaves_no_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let budget = Budget::new(256 << 20);
+        let mut sorter = BucketSorter::new(dir.path(), "t", 1 << 20, 1 << 28, &budget).unwrap();
+        for i in 0..100_000u64 {
+            sorter.push(i * 7 % (1 << 20), i).unwrap();
+        }
+        assert!(std::fs::read_dir(dir.path()).unwrap().count() > 1);
+        drop(sorter);
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "left behind: {left:?}");
+    }
+
     /// More records or less memory never means fewer buckets.
     #[test]
     fn more_records_or_less_memory_give_more_buckets() {

@@ -565,6 +565,20 @@ mod tests {
         assert!(stats.merge_passes >= 2, "{stats:?}");
     }
 
+    /// The same runs under a budget whose half holds four 16 KiB reader
+    /// chunks a run: one merge (the final one), no pass before it.
+    #[test]
+    fn many_runs_within_the_budget_merge_at_once() {
+        let records: Vec<Key64> = (0..200_000u64).map(|i| Key64(i.wrapping_mul(0x9E3779B97F4A7C15) % 50_000)).collect();
+        let (out, stats) = sort_all(&records, 32 << 10, 64 << 20, true);
+        let mut expect: Vec<Key64> = records.clone();
+        expect.sort();
+        expect.dedup();
+        assert_eq!(out, expect);
+        assert!(stats.runs > 50, "{stats:?}");
+        assert_eq!(stats.merge_passes, 1, "{stats:?}");
+    }
+
     proptest! {
         #[test]
         fn wide_edges_sort_and_dedup_keeping_smallest_weight(
