@@ -34,10 +34,7 @@ pub struct DistWcc {
 /// offers and their list; a round of arcs, and a round of the offers'
 /// exchange or of the shortcut's.
 pub fn state_bytes(local: u64, ghosts: u64, ranks: u64) -> u64 {
-    local * (8 + 4 + 8 + 8)
-        + ghosts * 4 * 8
-        + ROUND_ARCS * ROUND_BYTES
-        + push_round_bytes(1, ranks).max(ask_round_bytes(ranks))
+    local * (8 + 4 + 8 + 8) + ghosts * 4 * 8 + ROUND_ARCS * ROUND_BYTES + push_round_bytes(1, ranks).max(ask_round_bytes(ranks))
 }
 
 pub fn wcc(part: &Part) -> Result<DistWcc> {
