@@ -19,7 +19,7 @@ use crate::comm::Comm;
 use crate::dynamic::agree;
 use crate::error::{DistError, Result};
 use crate::owner::Owner;
-use crate::part::Part;
+use crate::part::{Part, PartShape};
 use crate::statics::{bfs, sssp, validate};
 use outcore::graph500::Kernel;
 use outcore_ingest::error::IngestError;
@@ -195,13 +195,16 @@ pub fn run(comm: &dyn Comm, opts: &Graph500Options) -> Result<Graph500Outcome> {
     drop(std::fs::remove_file(&list));
     crate::import::write_manifests(comm, &part_dir, report.vertices, report.edges, false, opts.sssp, "graph500 kronecker")?;
     let (budget, _baseline) = agree(comm, crate::part::rank_budget(opts.memory))?;
-    let keep = |local, ghosts, vertices| {
-        let ranks = comm.size() as u64;
-        bfs::state_bytes(local, ghosts, vertices, ranks).max(if opts.sssp { sssp::state_bytes(local, ghosts, ranks) } else { 0 })
-            + local * 16
+    // beside the search's state, its results while they are validated
+    // (levels and parents kept; the parents asked of their owners and the
+    // answers, a round of questions at a time)
+    let keep = |shape: &PartShape| {
+        bfs::state_bytes(shape).max(if opts.sssp { sssp::state_bytes(shape) } else { 0 })
+            + shape.local() * 16
+            + crate::part::ask_round_bytes(shape.ranks)
     };
     let part = Part::open_at(comm, Ok(part_dir.clone()), &budget, keep, bfs::HOT_SHARE)?;
-    let state = keep(part.original.len() as u64, part.ghost_count() as u64, n);
+    let state = keep(&part.shape());
     let hot = agree(comm, bfs::hot_lists(&part, &budget, state))?;
     let construction_seconds = slowest(comm, t.elapsed().as_secs_f64());
     let construction_bytes_sent = comm.sum(&[comm.traffic().bytes_sent - before.bytes_sent])[0];

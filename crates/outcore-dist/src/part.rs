@@ -110,6 +110,26 @@ impl Places<'_> {
     }
 }
 
+/// What a rank's part holds, for what an algorithm's state will take
+/// before the part opens ([`Part::open`]'s `keep`) and after ([`Part::shape`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartShape {
+    /// Vertices this rank owns.
+    pub owned: u64,
+    /// Vertices of other ranks this part's arcs reach.
+    pub ghosts: u64,
+    /// Vertices of the whole graph.
+    pub vertices: u64,
+    pub ranks: u64,
+}
+
+impl PartShape {
+    /// Owned vertices and ghosts.
+    pub fn local(&self) -> u64 {
+        self.owned + self.ghosts
+    }
+}
+
 /// Entries a rank sends, and at most receives, in one exchange round of
 /// [`Part::push_some`] and [`Part::ask`] (past that many ranks, one from
 /// each).
@@ -131,6 +151,13 @@ pub fn push_round_bytes(words: u64, ranks: u64) -> u64 {
 /// then the answers the same way.
 pub fn ask_round_bytes(ranks: u64) -> u64 {
     4 * ((PUSH_ROUND_ENTRIES as u64).max(ranks) + ranks) * 8
+}
+
+/// Positions `lo..hi` of a list of `len` that round `round` of `share`
+/// a round carries (empty past its end).
+fn round_of(len: usize, share: usize, round: u64) -> (usize, usize) {
+    let lo = (round as usize).saturating_mul(share).min(len);
+    (lo, (lo + share).min(len))
 }
 
 /// Where a vertex of the part lives.
@@ -178,10 +205,10 @@ fn read_manifest(dir: &Path, rank: usize, ranks: usize) -> Result<PartitionManif
 impl<'c> Part<'c> {
     /// Open this rank's part at `pattern` (`{rank}` replaced), a
     /// collective. The part's own tables are charged to `budget`, then
-    /// `keep(local vertices, ghosts, the graph's vertices)` bytes are left
+    /// `keep(the part's shape)` bytes are left
     /// for the algorithm's state, and the traverse engine's index and
     /// cache take the rest.
-    pub fn open(comm: &'c dyn Comm, pattern: &str, budget: &Budget, keep: impl Fn(u64, u64, u64) -> u64) -> Result<Part<'c>> {
+    pub fn open(comm: &'c dyn Comm, pattern: &str, budget: &Budget, keep: impl Fn(&PartShape) -> u64) -> Result<Part<'c>> {
         Self::open_sharing(comm, pattern, budget, keep, 0.0)
     }
 
@@ -193,7 +220,7 @@ impl<'c> Part<'c> {
         comm: &'c dyn Comm,
         pattern: &str,
         budget: &Budget,
-        keep: impl Fn(u64, u64, u64) -> u64,
+        keep: impl Fn(&PartShape) -> u64,
         spare: f64,
     ) -> Result<Part<'c>> {
         let dir = part_dir(pattern, comm.rank(), comm.size());
@@ -205,7 +232,7 @@ impl<'c> Part<'c> {
         comm: &'c dyn Comm,
         dir: Result<PathBuf>,
         budget: &Budget,
-        keep: impl Fn(u64, u64, u64) -> u64,
+        keep: impl Fn(&PartShape) -> u64,
         spare: f64,
     ) -> Result<Part<'c>> {
         let (rank, ranks) = (comm.rank(), comm.size());
@@ -281,7 +308,12 @@ impl<'c> Part<'c> {
         let owned_counts =
             comm.all_gather(&(owned.len() as u64).to_le_bytes()).iter().map(|b| u64::from_le_bytes(b[..8].try_into().unwrap())).collect();
         let opened = (|| {
-            let state = keep(n as u64, ghosts.len() as u64, manifest.vertices);
+            let state = keep(&PartShape {
+                owned: owned.len() as u64,
+                ghosts: ghosts.len() as u64,
+                vertices: manifest.vertices,
+                ranks: ranks as u64,
+            });
             let smallest = Traverse::min_bytes(&store, "out", TraverseOptions::default().block_bytes)?;
             let spared = (budget.available().saturating_sub(state + smallest) as f64 * spare.clamp(0.0, 1.0)) as u64;
             Traverse::open(&store, "out", budget, &TraverseOptions::default(), state + spared)
@@ -322,7 +354,7 @@ impl<'c> Part<'c> {
         m: &PartitionManifest,
         (rank, ranks): (usize, usize),
         budget: &Budget,
-        keep: &dyn Fn(u64, u64, u64) -> u64,
+        keep: &dyn Fn(&PartShape) -> u64,
         dir: &Path,
     ) -> Result<(Vec<u64>, Vec<u16>, Reservation)> {
         let n = store.vertices();
@@ -352,7 +384,7 @@ impl<'c> Part<'c> {
         let owned = owner_of.iter().filter(|&&r| r as usize == rank).count() as u64;
         let ghosts = n - owned;
         let tables = n * BYTES_PER_VERTEX + owned * BYTES_PER_OWNED + ghosts * BYTES_PER_GHOST;
-        let state = keep(n, ghosts, m.vertices);
+        let state = keep(&PartShape { owned, ghosts, vertices: m.vertices, ranks: ranks as u64 });
         let engine = Traverse::min_bytes(store, "out", TraverseOptions::default().block_bytes).map_err(|e| DistError::Ingest(e.into()))?;
         let need = budget.used() + tables + state + engine;
         if need > budget.total() {
@@ -421,21 +453,51 @@ impl<'c> Part<'c> {
     pub fn ghost_count(&self) -> usize {
         self.ghosts.len()
     }
+    pub fn shape(&self) -> PartShape {
+        PartShape {
+            owned: self.owned.len() as u64,
+            ghosts: self.ghosts.len() as u64,
+            vertices: self.vertices(),
+            ranks: self.comm.size() as u64,
+        }
+    }
     pub fn stats(&self) -> TraverseStats {
         self.graph.stats()
     }
 
-    /// Every ghost's value to its owner, in ghost order (one all-to-all);
-    /// `apply(owned index, value)` for each value that arrives, sender by
-    /// sender in rank order.
-    pub fn push_all(&self, ghost_values: &[u64], mut apply: impl FnMut(u32, u64)) {
+    /// Every ghost's value (`value(ghost index)`) to its owner, in rounds
+    /// as [`Part::push_some`]'s; `apply(owned index, value)` for each
+    /// value that arrives, sender by sender in rank order within a round.
+    /// Every rank calls it.
+    pub fn push_all(&self, value: impl Fn(u32) -> u64, mut apply: impl FnMut(u32, u64)) {
         let p = self.comm.size();
-        let send: Vec<Vec<u64>> = (0..p).map(|r| ghost_values[self.ghost_start[r]..self.ghost_start[r + 1]].to_vec()).collect();
-        for (q, got) in self.comm.all_to_all(&send).into_iter().enumerate() {
-            for (&i, x) in self.requested[q].iter().zip(got) {
-                apply(i, x);
+        let share = (self.push_round / p).max(1);
+        for round in 0..self.exchange_rounds(share) {
+            let send: Vec<Vec<u64>> = (0..p)
+                .map(|q| {
+                    let group = self.ghost_start[q]..self.ghost_start[q + 1];
+                    let (lo, hi) = round_of(group.len(), share, round);
+                    (group.start + lo..group.start + hi).map(|g| value(g as u32)).collect()
+                })
+                .collect();
+            for (q, got) in self.comm.all_to_all(&send).into_iter().enumerate() {
+                let (lo, _) = round_of(self.requested[q].len(), share, round);
+                for (&i, x) in self.requested[q][lo..].iter().zip(got) {
+                    apply(i, x);
+                }
             }
         }
+    }
+
+    /// Rounds of `share` values to each rank that exchanging a value for
+    /// every ghost takes, over all ranks (each sends its ghosts' group to
+    /// their owner, who holds the same list of them: both ends know it).
+    fn exchange_rounds(&self, share: usize) -> u64 {
+        let mine = (0..self.comm.size())
+            .map(|q| (self.ghost_start[q + 1] - self.ghost_start[q]).max(self.requested[q].len()).div_ceil(share) as u64)
+            .max()
+            .unwrap_or(0);
+        self.comm.max(&[mine])[0]
     }
 
     /// Some ghosts' values to their owners: `count` entries, `entry(k)`
@@ -482,10 +544,27 @@ impl<'c> Part<'c> {
     }
 
     /// Every owned vertex's value (`value(owned index)`) to each rank that
-    /// holds it as a ghost: the values of this part's ghosts, in ghost order.
+    /// holds it as a ghost, in rounds as [`Part::push_some`]'s: the values
+    /// of this part's ghosts, in ghost order. Every rank calls it.
     pub fn pull_all(&self, value: impl Fn(u32) -> u64) -> Vec<u64> {
-        let send: Vec<Vec<u64>> = self.requested.iter().map(|l| l.iter().map(|&i| value(i)).collect()).collect();
-        self.comm.all_to_all(&send).into_iter().flatten().collect()
+        let p = self.comm.size();
+        let share = (self.push_round / p).max(1);
+        let mut values = vec![0u64; self.ghosts.len()];
+        for round in 0..self.exchange_rounds(share) {
+            let send: Vec<Vec<u64>> = self
+                .requested
+                .iter()
+                .map(|l| {
+                    let (lo, hi) = round_of(l.len(), share, round);
+                    l[lo..hi].iter().map(|&i| value(i)).collect()
+                })
+                .collect();
+            for (q, got) in self.comm.all_to_all(&send).into_iter().enumerate() {
+                let (lo, hi) = round_of(self.ghost_start[q + 1] - self.ghost_start[q], share, round);
+                values[self.ghost_start[q] + lo..self.ghost_start[q] + hi].copy_from_slice(&got);
+            }
+        }
+        values
     }
 
     /// Values of the owned vertices with original ids `ids`, asked of their

@@ -52,11 +52,9 @@ fn open<'c>(comm: &'c dyn Comm, pattern: &str) -> Part<'c> {
     // small: the engine's cache is a few blocks, so lists are read and
     // evicted, and what ranks push to owners goes in several rounds of a
     // few entries each
-    Part::open(comm, pattern, &Budget::new(24 << 20), |local, ghosts, vertices| {
-        bfs::state_bytes(local, ghosts, vertices, comm.size() as u64) + sssp::state_bytes(local, ghosts, comm.size() as u64)
-    })
-    .unwrap()
-    .with_push_round(5)
+    Part::open(comm, pattern, &Budget::new(24 << 20), |shape| bfs::state_bytes(shape) + sssp::state_bytes(shape))
+        .unwrap()
+        .with_push_round(5)
 }
 
 fn check_bfs(gr: &Graph, pattern: &str, ranks: usize, root: u64, opts: &bfs::BfsOptions) {
@@ -68,7 +66,7 @@ fn check_bfs(gr: &Graph, pattern: &str, ranks: usize, root: u64, opts: &bfs::Bfs
 fn check_bfs_hot(gr: &Graph, pattern: &str, ranks: usize, root: u64, opts: &bfs::BfsOptions, hot_k: Option<u32>) {
     let per_rank = run_threads(ranks, |comm| {
         let budget = Budget::new(64 << 20);
-        let keep = |local, ghosts, vertices| bfs::state_bytes(local, ghosts, vertices, comm.size() as u64);
+        let keep = bfs::state_bytes;
         let part = match hot_k {
             None => open(comm, pattern),
             Some(_) => Part::open_sharing(comm, pattern, &budget, keep, bfs::HOT_SHARE).unwrap(),
@@ -76,7 +74,7 @@ fn check_bfs_hot(gr: &Graph, pattern: &str, ranks: usize, root: u64, opts: &bfs:
         let hot = match hot_k {
             None => None,
             Some(0) => {
-                let state = keep(part.original.len() as u64, part.ghost_count() as u64, part.vertices());
+                let state = keep(&part.shape());
                 let hot = bfs::hot_lists(&part, &budget, state).unwrap().expect("a column fits");
                 assert!(hot.k >= 2, "the budget's share holds several columns");
                 Some(hot)
@@ -196,10 +194,10 @@ fn stored_hot_lists_of_parts_are_the_lists_ranks_build() {
         partition(&source, &bare, ranks, 0, 64 << 20, false, &outcore_io::NoProgress).unwrap();
         let compared = run_threads(ranks, |comm| {
             let budget = Budget::new(64 << 20);
-            let keep = |local, ghosts, vertices| bfs::state_bytes(local, ghosts, vertices, comm.size() as u64);
+            let keep = bfs::state_bytes;
             let lists = |pattern: &str| {
                 let part = Part::open_sharing(comm, pattern, &budget, keep, bfs::HOT_SHARE).unwrap();
-                let state = keep(part.original.len() as u64, part.ghost_count() as u64, part.vertices());
+                let state = keep(&part.shape());
                 let hot = bfs::hot_lists(&part, &budget, state).unwrap().expect("a column fits");
                 let columns: Vec<Vec<u32>> = (0..hot.k as usize).map(|j| hot.column(j).to_vec()).collect();
                 (columns, hot.origin.clone())

@@ -11,7 +11,7 @@ use outcore_dist::coloring;
 use outcore_dist::comm::{Comm, MpiComm};
 use outcore_dist::dynamic::{agree, ApplyOptions, DistDynamic};
 use outcore_dist::error::DistError;
-use outcore_dist::part::Part;
+use outcore_dist::part::{Part, PartShape};
 use outcore_dist::statics::{bfs, pagerank, sssp, wcc, RankFigures};
 use outcore_dynamic::store::{StoreOptions, DEFAULT_THRESHOLD};
 use outcore_dynamic::updates::StreamFormat;
@@ -773,7 +773,7 @@ fn pagerank(comm: &MpiComm, a: PageRankArgs) -> Result<()> {
 fn open_part<'c>(
     comm: &'c MpiComm,
     a: &StaticArgs,
-    keep: impl Fn(u64, u64, u64) -> u64,
+    keep: impl Fn(&PartShape) -> u64,
     spare: f64,
 ) -> Result<(Part<'c>, (Budget, Reservation))> {
     let budget = agree(comm, outcore_dist::part::rank_budget(a.memory))?;
@@ -813,8 +813,8 @@ fn static_bfs(comm: &MpiComm, a: StaticBfsArgs) -> Result<()> {
         bail!("--alpha and --beta must be positive");
     }
     let column = pick(&a.values, &["level", "parent"])?;
-    let (part, budget) = open_part(comm, &a.common, |l, g, v| bfs::state_bytes(l, g, v, comm.size() as u64), bfs::HOT_SHARE)?;
-    let state = bfs::state_bytes(part.original.len() as u64, part.ghost_count() as u64, part.vertices(), comm.size() as u64);
+    let (part, budget) = open_part(comm, &a.common, bfs::state_bytes, bfs::HOT_SHARE)?;
+    let state = bfs::state_bytes(&part.shape());
     let t = Instant::now();
     let hot = agree(comm, bfs::hot_lists(&part, &budget.0, state))?;
     // each rank's k, and the slowest rank's build
@@ -857,7 +857,7 @@ fn static_pagerank(comm: &MpiComm, a: StaticPageRankArgs) -> Result<()> {
     if a.tolerance.is_some_and(|t| t.is_nan() || t <= 0.0) {
         bail!("--tolerance must be positive");
     }
-    let (part, _budget) = open_part(comm, &a.common, |local, ghosts, _| pagerank::state_bytes(local, ghosts), 0.0)?;
+    let (part, _budget) = open_part(comm, &a.common, pagerank::state_bytes, 0.0)?;
     let params = PageRankParams { damping: a.damping, iterations: a.iterations, tolerance: a.tolerance };
     let schedule = params.schedule(part.vertices());
     let r = pagerank::pagerank(&part, &schedule)?;
@@ -877,7 +877,7 @@ fn static_pagerank(comm: &MpiComm, a: StaticPageRankArgs) -> Result<()> {
 }
 
 fn static_wcc(comm: &MpiComm, a: StaticArgs) -> Result<()> {
-    let (part, _budget) = open_part(comm, &a, |local, ghosts, _| wcc::state_bytes(local, ghosts, comm.size() as u64), 0.0)?;
+    let (part, _budget) = open_part(comm, &a, wcc::state_bytes, 0.0)?;
     let r = wcc::wcc(&part)?;
     let pairs: Vec<(u64, u64)> = (0..part.owned.len()).map(|i| (part.owned_id(i as u32), r.label[i])).collect();
     write_output(comm, &a.out, &a.parts, pairs, |x, out| write!(out, "{x}").unwrap())?;
@@ -889,7 +889,7 @@ fn static_wcc(comm: &MpiComm, a: StaticArgs) -> Result<()> {
 
 fn static_sssp(comm: &MpiComm, a: StaticSsspArgs) -> Result<()> {
     let column = pick(&a.values, &["distance", "parent"])?;
-    let (part, _budget) = open_part(comm, &a.common, |local, ghosts, _| sssp::state_bytes(local, ghosts, comm.size() as u64), 0.0)?;
+    let (part, _budget) = open_part(comm, &a.common, sssp::state_bytes, 0.0)?;
     let Some(r) = sssp::sssp(&part, a.root)? else { bail!("{}: root {} is not a vertex of the store", a.common.parts, a.root) };
     let pairs: Vec<(u64, u64)> =
         (0..part.owned.len()).map(|i| (part.owned_id(i as u32), if column == 0 { r.distance[i].to_bits() } else { r.parent[i] })).collect();

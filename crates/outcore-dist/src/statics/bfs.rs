@@ -25,7 +25,7 @@
 
 use super::{par_rounds, RankFigures, ROUND_ARCS, ROUND_BYTES};
 use crate::error::Result;
-use crate::part::{bit, bitmap, push_round_bytes, set_bit, Part, Place};
+use crate::part::{bit, bitmap, push_round_bytes, set_bit, Part, PartShape, Place};
 use outcore_algorithms::bfs::hybrid::SWEEP_BLOCK;
 use outcore_algorithms::bfs::HotLists;
 use outcore_algorithms::values::UNREACHED_U64 as UNREACHED;
@@ -142,17 +142,17 @@ pub struct DistBfs {
     pub figures: RankFigures,
 }
 
-/// Bytes of state per local vertex, per ghost and per vertex of the graph
-/// at `ranks` ranks: levels, parents, frontiers and the unvisited list;
-/// per ghost its best parent, whether it was sent, and the list of those
-/// proposed; the gathered frontier bitmaps; a top-down round's pairs, and
-/// a round of their exchange.
-pub fn state_bytes(local: u64, ghosts: u64, vertices: u64, ranks: u64) -> u64 {
-    local * (8 + 8 + 4 + 4 + 4 + 1)
-        + ghosts * (8 + 1 + 4)
-        + vertices.div_ceil(8) * 2
+/// Bytes of state of a part of `shape`: per owned vertex its level and
+/// parent, the frontiers and the unvisited list; per ghost its best
+/// parent, whether it was sent, and the list of those proposed (or, while
+/// hot lists are built, the ghosts' degrees); the gathered frontier
+/// bitmaps; a top-down round's pairs, and a round of an exchange.
+pub fn state_bytes(shape: &PartShape) -> u64 {
+    shape.owned * (8 + 8 + 4 + 4 + 4 + 1)
+        + shape.ghosts * (8 + 1 + 4)
+        + shape.vertices.div_ceil(8) * 2
         + ROUND_ARCS * ROUND_BYTES
-        + push_round_bytes(1, ranks)
+        + push_round_bytes(1, shape.ranks)
 }
 
 /// Owned vertex `j` found from `from` in a top-down step to `next_level`:

@@ -8,7 +8,7 @@
 
 use super::{par_rounds, RankFigures, ROUND_ARCS, ROUND_BYTES};
 use crate::error::{DistError, Result};
-use crate::part::{Part, Place};
+use crate::part::{push_round_bytes, Part, PartShape, Place};
 use outcore_algorithms::pagerank::Schedule;
 use std::time::Instant;
 
@@ -22,12 +22,11 @@ pub struct DistPageRank {
     pub figures: RankFigures,
 }
 
-/// Bytes of state per local vertex and per ghost: ranks, next ranks,
-/// shares, degrees and the vertex list; per ghost
-/// its sum and the exchange (the caller's copy, the transport's, as much
-/// received); a round of (target, source) pairs.
-pub fn state_bytes(local: u64, ghosts: u64) -> u64 {
-    local * (8 + 8 + 8 + 8 + 4) + ghosts * (8 + 4 * 8) + ROUND_ARCS * ROUND_BYTES
+/// Bytes of state of a part of `shape`: per owned vertex its rank, next
+/// rank, share, degree and place in the vertex list; per ghost its sum; a
+/// round of (target, source) pairs, and a round of the sums' exchange.
+pub fn state_bytes(shape: &PartShape) -> u64 {
+    shape.owned * (8 + 8 + 8 + 8 + 4) + shape.ghosts * 8 + ROUND_ARCS * ROUND_BYTES + push_round_bytes(0, shape.ranks)
 }
 
 pub fn pagerank(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
@@ -62,8 +61,7 @@ pub fn pagerank(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
             },
         )
         .map_err(|e| DistError::Ingest(e.into()))?;
-        let bits: Vec<u64> = ghost_sum.iter().map(|x| x.to_bits()).collect();
-        part.push_all(&bits, |j, x| next[j as usize] += f64::from_bits(x));
+        part.push_all(|g| ghost_sum[g as usize].to_bits(), |j, x| next[j as usize] += f64::from_bits(x));
         let mut change = 0.0;
         for (r, x) in rank.iter_mut().zip(&next) {
             let v = base + x;

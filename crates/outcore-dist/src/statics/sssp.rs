@@ -12,7 +12,7 @@
 use super::{par_rounds, RankFigures, ROUND_ARCS, ROUND_BYTES};
 use crate::dynamic::agree;
 use crate::error::{DistError, Result};
-use crate::part::{push_round_bytes, Part, Place};
+use crate::part::{push_round_bytes, Part, PartShape, Place};
 use outcore_algorithms::values::UNREACHED_U64 as UNREACHED;
 use std::time::Instant;
 
@@ -28,12 +28,12 @@ pub struct DistSssp {
     pub figures: RankFigures,
 }
 
-/// Bytes of state per local vertex and per ghost at `ranks` ranks:
-/// distances, parents, the active lists; per ghost the distance sent, the
-/// best offer and the list of those offered; a round of weighted arcs and
-/// a round of the offers' exchange.
-pub fn state_bytes(local: u64, ghosts: u64, ranks: u64) -> u64 {
-    local * (8 + 8 + 4 + 4 + 1) + ghosts * (8 + 16 + 4) + ROUND_ARCS * ROUND_BYTES + push_round_bytes(2, ranks)
+/// Bytes of state of a part of `shape`: per owned vertex its distance,
+/// parent, place in the active lists and whether it is queued; per ghost
+/// the distance sent, the best offer and the list of those offered; a
+/// round of weighted arcs and a round of the offers' exchange.
+pub fn state_bytes(shape: &PartShape) -> u64 {
+    shape.owned * (8 + 8 + 4 + 4 + 1) + shape.ghosts * (8 + 16 + 4) + ROUND_ARCS * ROUND_BYTES + push_round_bytes(2, shape.ranks)
 }
 
 /// From the vertex with original id `root`; None (on every rank) if it is not a vertex.

@@ -16,7 +16,7 @@
 
 use super::{par_rounds, RankFigures, ROUND_ARCS, ROUND_BYTES};
 use crate::error::{DistError, Result};
-use crate::part::{ask_round_bytes, push_round_bytes, Part, Place};
+use crate::part::{ask_round_bytes, push_round_bytes, Part, PartShape, Place};
 use std::time::Instant;
 
 pub struct DistWcc {
@@ -27,14 +27,15 @@ pub struct DistWcc {
     pub figures: RankFigures,
 }
 
-/// Bytes of state per local vertex and per ghost at `ranks` ranks: labels,
-/// the vertex list, and the shortcut's questions and answers; per ghost
-/// the exchange of the labels (the transport's four copies at its peak,
-/// the last kept as the ghosts' labels), which then leaves room for the
-/// offers and their list; a round of arcs, and a round of the offers'
-/// exchange or of the shortcut's.
-pub fn state_bytes(local: u64, ghosts: u64, ranks: u64) -> u64 {
-    local * (8 + 4 + 8 + 8) + ghosts * 4 * 8 + ROUND_ARCS * ROUND_BYTES + push_round_bytes(1, ranks).max(ask_round_bytes(ranks))
+/// Bytes of state of a part of `shape`: per owned vertex its label, the
+/// vertex list, and the shortcut's questions and answers; per ghost its
+/// label, its offer and the list of those offered; a round of arcs, and a
+/// round of an exchange (the labels', the offers' or the shortcut's).
+pub fn state_bytes(shape: &PartShape) -> u64 {
+    shape.owned * (8 + 4 + 8 + 8)
+        + shape.ghosts * (8 + 8 + 4)
+        + ROUND_ARCS * ROUND_BYTES
+        + push_round_bytes(1, shape.ranks).max(ask_round_bytes(shape.ranks))
 }
 
 pub fn wcc(part: &Part) -> Result<DistWcc> {
