@@ -552,30 +552,32 @@ mod tests {
         (out, stats)
     }
 
-    #[test]
-    fn many_runs_and_multi_pass_merge() {
+    /// 200,000 keys of 50,000 values sorted with 32 KiB of sort buffers
+    /// (some 200 runs) under a budget of `total` bytes, checked against a
+    /// sort in memory; the sort's counters.
+    fn many_runs(total: u64) -> SortStats {
         let records: Vec<Key64> = (0..200_000u64).map(|i| Key64(i.wrapping_mul(0x9E3779B97F4A7C15) % 50_000)).collect();
-        // 32 KiB of sort buffers -> ~100 runs; 1 MiB budget forces merge passes.
-        let (out, stats) = sort_all(&records, 32 << 10, 1 << 20, true);
+        let (out, stats) = sort_all(&records, 32 << 10, total, true);
         let mut expect: Vec<Key64> = records.clone();
         expect.sort();
         expect.dedup();
         assert_eq!(out, expect);
         assert!(stats.runs > 50, "{stats:?}");
+        stats
+    }
+
+    /// A 1 MiB budget forces merge passes before the last merge.
+    #[test]
+    fn many_runs_and_multi_pass_merge() {
+        let stats = many_runs(1 << 20);
         assert!(stats.merge_passes >= 2, "{stats:?}");
     }
 
-    /// The same runs under a budget whose half holds four 16 KiB reader
-    /// chunks a run: one merge (the final one), no pass before it.
+    /// A budget whose half holds four 16 KiB reader chunks a run: one
+    /// merge (the final one), no pass before it.
     #[test]
     fn many_runs_within_the_budget_merge_at_once() {
-        let records: Vec<Key64> = (0..200_000u64).map(|i| Key64(i.wrapping_mul(0x9E3779B97F4A7C15) % 50_000)).collect();
-        let (out, stats) = sort_all(&records, 32 << 10, 64 << 20, true);
-        let mut expect: Vec<Key64> = records.clone();
-        expect.sort();
-        expect.dedup();
-        assert_eq!(out, expect);
-        assert!(stats.runs > 50, "{stats:?}");
+        let stats = many_runs(64 << 20);
         assert_eq!(stats.merge_passes, 1, "{stats:?}");
     }
 
