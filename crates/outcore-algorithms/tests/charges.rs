@@ -103,6 +103,29 @@ fn traversals_charge_what_they_allocate_on_a_star() {
     traversals_charge_what_they_allocate_on(&Store::open(&dir.path().join("s")).unwrap());
 }
 
+/// The same on a two-level tree (a root, 600 hubs, 600 leaves each,
+/// weighted, directed both ways): the hubs' lists together are more than a
+/// round of arcs, each list short, so a round's offers fill while the
+/// readers' list buffers (the slack) stay small.
+#[test]
+fn traversals_charge_what_they_allocate_on_a_two_level_tree() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let edges = dir.path().join("tree.wel");
+    let mut text = String::new();
+    for hub in 1..=600u64 {
+        text.push_str(&format!("0 {hub} 1\n{hub} 0 1\n"));
+        for leaf in 0..600u64 {
+            let v = 601 + (hub - 1) * 600 + leaf;
+            text.push_str(&format!("{hub} {v} {}\n{v} {hub} 1\n", (v % 7) as f64 + 0.5));
+        }
+    }
+    std::fs::write(&edges, text).unwrap();
+    let opts = ImportOptions { directed: Some(true), weighted: true, in_layout: true, ..Default::default() };
+    import_file(&edges, &dir.path().join("s"), &opts, &NoProgress).unwrap();
+    traversals_charge_what_they_allocate_on(&Store::open(&dir.path().join("s")).unwrap());
+}
+
 fn traversals_charge_what_they_allocate_on(store: &Store) {
     use outcore_algorithms::bfs::{bfs, hybrid, hybrid_bfs, BfsTree, HotLists};
     let (n, m) = (store.vertices(), store.manifest().arcs);
