@@ -89,6 +89,16 @@ pub fn parse_line(line: &[u8]) -> std::result::Result<Update, String> {
     }
 }
 
+/// The update of one line of a text stream: None for a blank line or a
+/// comment (`#` or `%`), else what [`parse_line`] makes of it.
+pub fn text_update(line: &[u8]) -> Option<std::result::Result<Update, String>> {
+    let t = line.trim_ascii();
+    if t.is_empty() || t[0] == b'#' || t[0] == b'%' {
+        return None;
+    }
+    Some(parse_line(t))
+}
+
 /// Reads a stream in batches of at most `batch` updates.
 pub struct UpdateReader {
     inner: Inner,
@@ -164,15 +174,8 @@ impl UpdateReader {
         match &mut self.inner {
             Inner::Text { lines, buf } => {
                 while out.len() < batch && lines.next_line(buf)? {
-                    let t = buf.trim_ascii();
-                    if t.is_empty() || t[0] == b'#' || t[0] == b'%' {
-                        continue;
-                    }
-                    out.push(parse_line(t).map_err(|reason| DynError::Line {
-                        path: lines.path().to_path_buf(),
-                        line: lines.line,
-                        reason,
-                    })?);
+                    let Some(update) = text_update(buf) else { continue };
+                    out.push(update.map_err(|reason| DynError::Line { path: lines.path().to_path_buf(), line: lines.line, reason })?);
                 }
             }
             Inner::Binary { input, offset } => {

@@ -7,7 +7,7 @@
 #![allow(dead_code)]
 
 use outcore_dynamic::store::{DynamicStore, StoreOptions, Update};
-use outcore_dynamic::updates::{encode, StreamFormat, UpdateReader, BINARY_MAGIC};
+use outcore_dynamic::updates::{decode, encode, text_update, StreamFormat, UpdateReader, BINARY_MAGIC, RECORD};
 use std::path::Path;
 
 /// (target, file name, seed) for each stream format.
@@ -32,6 +32,27 @@ pub fn seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         binary.extend_from_slice(&encode(x));
     }
     vec![("text", "s.updates", text.into_bytes()), ("binary", "s.updb", binary)]
+}
+
+/// Parse the stream `data` in memory, as `UpdateReader` parses what it
+/// reads (a text line at a time, or binary records after the magic bytes),
+/// up to its first error: the parsing without the file and its read-ahead
+/// thread, which cost far more than the parsing of a small input.
+pub fn parse_in_memory(data: &[u8], binary: bool) {
+    if binary {
+        let Some(records) = data.strip_prefix(BINARY_MAGIC) else { return };
+        for r in records.chunks_exact(RECORD) {
+            if decode(r.try_into().expect("a record")).is_err() {
+                return;
+            }
+        }
+    } else {
+        for line in data.split(|&b| b == b'\n') {
+            if let Some(Err(_)) = text_update(line) {
+                return;
+            }
+        }
+    }
 }
 
 /// Read the stream at `path` whole; with `apply`, apply it to a fresh
