@@ -62,7 +62,8 @@ pub struct Part<'c> {
     requested: Vec<Vec<u32>>,
     /// Owned vertices of every rank (their global indices follow rank order).
     pub owned_counts: Vec<u64>,
-    /// Entries a round of [`Part::push_some`] sends at most.
+    /// Entries a round of an exchange ([`Part::push_some`],
+    /// [`Part::push_all`], [`Part::pull_all`], [`Part::ask`]) sends at most.
     push_round: usize,
     _charge: Reservation,
 }
@@ -130,15 +131,16 @@ impl PartShape {
     }
 }
 
-/// Entries a rank sends, and at most receives, in one exchange round of
-/// [`Part::push_some`] and [`Part::ask`] (past that many ranks, one from
-/// each).
+/// Entries a rank sends, and at most receives, in one round of an
+/// exchange ([`Part::push_some`], [`Part::push_all`], [`Part::pull_all`],
+/// [`Part::ask`]; past that many ranks, one from each).
 pub const PUSH_ROUND_ENTRIES: usize = 1 << 15;
 
-/// The bytes one exchange round of [`Part::push_some`] holds at its peak
-/// at `ranks` ranks, `words` words an entry: what is sent, the transport's
-/// flat copy, what it receives and the copy handed back.
-/// One rank has no ghosts, so nothing to push.
+/// The bytes one round of [`Part::push_some`] (`words` words an entry),
+/// or of [`Part::push_all`] or [`Part::pull_all`] (`words` 0: a value and
+/// no position), holds at its peak at `ranks` ranks: what is sent, the
+/// transport's flat copy, what it receives and the copy handed back. One
+/// rank has no ghosts, so nothing to exchange.
 pub fn push_round_bytes(words: u64, ranks: u64) -> u64 {
     if ranks < 2 {
         return 0;
@@ -339,9 +341,9 @@ impl<'c> Part<'c> {
         })
     }
 
-    /// The part with [`Part::push_some`] in rounds of at most `entries`
-    /// entries (at least 1) instead of [`PUSH_ROUND_ENTRIES`]: less memory
-    /// a round, more rounds (the tests use it to run several).
+    /// The part with its exchanges in rounds of at most `entries` entries
+    /// (at least 1) instead of [`PUSH_ROUND_ENTRIES`]: less memory a
+    /// round, more rounds (the tests use it to run several).
     pub fn with_push_round(mut self, entries: usize) -> Self {
         self.push_round = entries.clamp(1, PUSH_ROUND_ENTRIES);
         self
