@@ -23,12 +23,14 @@ use crate::error::{DistError, Result};
 use crate::manifest::part_dir;
 use crate::partition::{manifest_hash, PartitionManifest, FORMAT, MANIFEST, VERSION};
 use outcore_engines::traverse::{Traverse, TraverseOptions, TraverseStats};
+use outcore_engines::CompactIndex;
 use outcore_io::{Budget, Reservation};
 use outcore_store::{Store, StoreError};
 use std::path::{Path, PathBuf};
 
-/// Bytes a part keeps per local vertex: original id, slot, owner.
-const BYTES_PER_VERTEX: u64 = 8 + 4 + 2;
+/// Bytes a part keeps per local vertex besides its original id (an
+/// Elias-Fano sequence, [`OriginalIds`]): slot, owner.
+const BYTES_PER_VERTEX: u64 = 4 + 2;
 /// Bytes per owned vertex (its local id; a search by original id is a
 /// search of these, as a part's local ids ascend with the original ids)
 /// and per ghost (its index, its place at its owner, and the owner's list of it).
@@ -45,7 +47,7 @@ pub struct Part<'c> {
     /// The part's out-lists (local ids), under the rank's budget.
     pub graph: Traverse,
     /// Original id of each local vertex (the part's dense ids).
-    pub original: Vec<u64>,
+    pub original: OriginalIds,
     /// Local vertex: its owned index if this rank owns it, else its ghost index.
     slot: Vec<u32>,
     /// Local vertex: the rank that owns it.
@@ -92,7 +94,7 @@ pub struct Places<'a> {
     owner_of: &'a [u16],
     remote: &'a [u32],
     ghosts: &'a [u32],
-    pub original: &'a [u64],
+    pub original: &'a OriginalIds,
 }
 
 impl Places<'_> {
@@ -169,10 +171,50 @@ pub enum Place {
     Ghost(u32),
 }
 
+/// The original ids of a part's local vertices, which ascend with the
+/// local ids: an Elias-Fano sequence (about 2 + log2(id range / vertices)
+/// bits a vertex, not 64; a select a lookup).
+pub struct OriginalIds(CompactIndex);
+
+impl OriginalIds {
+    /// The original id of local vertex `v`.
+    #[inline]
+    pub fn get(&self, v: u32) -> u64 {
+        self.0.get(v as u64)
+    }
+    pub fn len(&self) -> usize {
+        self.0.len() as usize
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// The owned index of original id `id`: a search of `owned`, whose
 /// original ids ascend with the local ids.
-fn find_owned(original: &[u64], owned: &[u32], id: u64) -> Option<u32> {
-    owned.binary_search_by_key(&id, |&v| original[v as usize]).ok().map(|k| k as u32)
+fn find_owned(original: &OriginalIds, owned: &[u32], id: u64) -> Option<u32> {
+    owned.binary_search_by_key(&id, |&v| original.get(v)).ok().map(|k| k as u32)
+}
+
+/// [`find_owned`] for ids that mostly ascend: `cursor` holds the owned
+/// position the last search ended at and the id it searched for; an id
+/// above that gallops on from there (a few lookups when ids are dense, as
+/// a sorted list of questions is), any other searches from the start.
+fn find_owned_after(original: &OriginalIds, owned: &[u32], id: u64, cursor: &mut (usize, u64)) -> Option<u32> {
+    let key = |k: usize| original.get(owned[k]);
+    // every owned position before `lo` holds a smaller id
+    let mut lo = if id > cursor.1 { cursor.0 } else { 0 };
+    let (mut probe, mut step) = (lo, 1usize);
+    while probe < owned.len() && key(probe) < id {
+        lo = probe + 1;
+        probe = lo + step;
+        step *= 2;
+    }
+    let end = (probe + 1).min(owned.len());
+    let found = owned[lo..end].binary_search_by_key(&id, |&v| original.get(v));
+    let at = lo + found.unwrap_or_else(|k| k);
+    *cursor = (at, id);
+    found.ok().map(|_| at as u32)
 }
 
 fn corrupt(path: &Path, why: impl std::fmt::Display) -> DistError {
@@ -280,7 +322,7 @@ impl<'c> Part<'c> {
         let find = |id: u64| find_owned(&original, &owned, id);
         // tell each owner which of its vertices this part reaches
         let asks: Vec<Vec<u64>> =
-            (0..ranks).map(|r| ghosts[ghost_start[r]..ghost_start[r + 1]].iter().map(|&v| original[v as usize]).collect()).collect();
+            (0..ranks).map(|r| ghosts[ghost_start[r]..ghost_start[r + 1]].iter().map(|&v| original.get(v)).collect()).collect();
         let asked = comm.all_to_all(&asks);
         drop(asks);
         let mut requested = Vec::with_capacity(ranks);
@@ -358,7 +400,7 @@ impl<'c> Part<'c> {
         budget: &Budget,
         keep: &dyn Fn(&PartShape) -> u64,
         dir: &Path,
-    ) -> Result<(Vec<u64>, Vec<u16>, Reservation)> {
+    ) -> Result<(OriginalIds, Vec<u16>, Reservation)> {
         let n = store.vertices();
         if n >= u32::MAX as u64 {
             return Err(corrupt(dir, format!("{n} vertices: a part holds fewer than 2^32")));
@@ -368,24 +410,26 @@ impl<'c> Part<'c> {
         }
         // every charge of the run at once, so that a budget too small
         // names the whole of what would work, not one stage's share
-        let mut original = Vec::with_capacity(n as usize);
+        let ingest = |e: StoreError| DistError::Ingest(e.into());
         let mut owner_of = Vec::with_capacity(n as usize);
-        let mut ids = store.ids().and_then(|i| i.stream()).map_err(|e| DistError::Ingest(e.into()))?;
-        while let Some(id) = ids.next_id().map_err(|e| DistError::Ingest(e.into()))? {
-            if original.last().is_some_and(|&last| last >= id) {
+        let mut last: Option<u64> = None;
+        let mut ids = store.ids().and_then(|i| i.stream()).map_err(ingest)?;
+        while let Some(id) = ids.next_id().map_err(ingest)? {
+            if let Some(before) = last.filter(|&before| before >= id) {
                 // an import numbers vertices in ascending original id; a
                 // part renumbered since is not the one the partition wrote
-                return Err(corrupt(dir, format!("its id map does not ascend (vertex {} after {})", id, original.last().unwrap())));
+                return Err(corrupt(dir, format!("its id map does not ascend (vertex {id} after {before})")));
             }
-            original.push(id);
+            last = Some(id);
             owner_of.push(m.owner.rank_of(id, ranks) as u16);
         }
-        if original.len() as u64 != n {
+        if owner_of.len() as u64 != n {
             return Err(corrupt(dir, "its id map is shorter than its vertex count"));
         }
         let owned = owner_of.iter().filter(|&&r| r as usize == rank).count() as u64;
         let ghosts = n - owned;
-        let tables = n * BYTES_PER_VERTEX + owned * BYTES_PER_OWNED + ghosts * BYTES_PER_GHOST;
+        let largest = last.unwrap_or(0);
+        let tables = n * BYTES_PER_VERTEX + CompactIndex::bytes(n, largest, false) + owned * BYTES_PER_OWNED + ghosts * BYTES_PER_GHOST;
         let state = keep(&PartShape { owned, ghosts, vertices: m.vertices, ranks: ranks as u64 });
         let engine = Traverse::min_bytes(store, "out", TraverseOptions::default().block_bytes).map_err(|e| DistError::Ingest(e.into()))?;
         let need = budget.used() + tables + state + engine;
@@ -404,9 +448,19 @@ impl<'c> Part<'c> {
                 need.div_ceil(1 << 20) + 1
             )));
         }
-        let charge =
-            budget.reserve("the part's ids, owners and ghosts", tables).map_err(|e| DistError::Ingest(StoreError::from(e).into()))?;
-        Ok((original, owner_of, charge))
+        let charge = budget
+            .reserve("the part's owners and ghosts", tables - CompactIndex::bytes(n, largest, false))
+            .map_err(|e| ingest(StoreError::from(e)))?;
+        // the original ids, read again into their sequence (which charges itself)
+        let original = CompactIndex::build(dir, n, largest, 0, budget, |push| {
+            let mut ids = store.ids()?.stream()?;
+            while let Some(id) = ids.next_id()? {
+                push(id)?;
+            }
+            Ok(())
+        })
+        .map_err(ingest)?;
+        Ok((OriginalIds(original), owner_of, charge))
     }
 
     pub fn comm(&self) -> &'c dyn Comm {
@@ -442,7 +496,7 @@ impl<'c> Part<'c> {
     }
     /// The original id of owned vertex `i`.
     pub fn owned_id(&self, i: u32) -> u64 {
-        self.original[self.owned[i as usize] as usize]
+        self.original.get(self.owned[i as usize])
     }
     /// The owned index of the vertex with original id `id`, if this rank owns it.
     pub fn find_owned(&self, id: u64) -> Option<u32> {
@@ -604,9 +658,12 @@ impl<'c> Part<'c> {
                 .map(|asked| {
                     let (&more, asked) = asked.split_last().expect("every rank sends its last word");
                     again |= more != 0;
+                    // questions come ascending when the asker's ids do: each
+                    // found by galloping on from the last
+                    let mut cursor = (0usize, 0u64);
                     asked
                         .iter()
-                        .map(|&id| match self.find_owned(id) {
+                        .map(|&id| match find_owned_after(&self.original, &self.owned, id, &mut cursor) {
                             Some(i) => value(i),
                             None => {
                                 missing.get_or_insert(id);
@@ -656,4 +713,38 @@ pub fn bit(map: &[u8], i: u32) -> bool {
 #[inline]
 pub fn set_bit(map: &mut [u8], i: u32) {
     map[(i / 8) as usize] |= 1 << (i % 8);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Galloping from the last search finds what a plain search of the
+    /// owned ids finds, for questions ascending, repeated, descending and
+    /// scattered, present or not.
+    #[test]
+    fn galloping_finds_what_a_search_finds() {
+        let ids: Vec<u64> = (0..5000u64).map(|v| v * 7 + v % 7).collect();
+        let budget = Budget::unlimited();
+        let original = OriginalIds(
+            CompactIndex::build(Path::new("ids"), ids.len() as u64, *ids.last().unwrap(), 0, &budget, |push| {
+                ids.iter().try_for_each(|&id| push(id))
+            })
+            .unwrap(),
+        );
+        let owned: Vec<u32> = (0..ids.len() as u32).filter(|v| v % 3 != 1).collect();
+        let plain = |id: u64| owned.binary_search_by_key(&id, |&v| ids[v as usize]).ok().map(|k| k as u32);
+        let mut rng = outcore_io::SplitMix64(3);
+        let scattered: Vec<u64> = (0..3000).map(|_| rng.next_u64() % 40_000).collect();
+        let mut ascending = scattered.clone();
+        ascending.sort_unstable();
+        let descending: Vec<u64> = ascending.iter().rev().copied().collect();
+        for questions in [ascending, descending, scattered, vec![8, 8, 8, 0, 0, 34_999, 34_993, u64::MAX, 2]] {
+            let mut cursor = (0, 0);
+            for &id in &questions {
+                assert_eq!(find_owned_after(&original, &owned, id, &mut cursor), plain(id), "id {id}");
+                assert_eq!(find_owned(&original, &owned, id), plain(id), "id {id}");
+            }
+        }
+    }
 }

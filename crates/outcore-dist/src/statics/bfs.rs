@@ -217,7 +217,7 @@ fn sweep_hot_lists(
                     match row.find(in_frontier) {
                         Some(t) => {
                             levels[j] = next_level;
-                            parents[j] = places.original[t as usize];
+                            parents[j] = places.original.get(t);
                         }
                         // a list no longer than k is all in memory
                         None if degree > k => {
@@ -320,7 +320,7 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
                 false,
                 |i, nbrs, _, out| {
                     if let Some(&p) = nbrs.iter().find(|&&t| in_frontier(t as u32)) {
-                        out.push((i, places.original[p as usize]));
+                        out.push((i, places.original.get(p as u32)));
                     }
                 },
                 |(i, p)| {
@@ -341,7 +341,7 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
                 &frontier,
                 false,
                 |i, nbrs, _, out| {
-                    let from = places.original[owned_local[i as usize] as usize];
+                    let from = places.original.get(owned_local[i as usize]);
                     for &t in nbrs {
                         // (an owned vertex already visited is passed over by `reach`)
                         let new = match places.place(t as u32) {

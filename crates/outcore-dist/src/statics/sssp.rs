@@ -73,10 +73,11 @@ pub fn sssp(part: &Part, root: u64) -> Result<Option<DistSssp>> {
             true,
             |i, nbrs, weights, out| out.extend(nbrs.iter().zip(weights).map(|(&v, &w)| (i, v as u32, w))),
             |(i, v, w)| {
-                let from = places.original[part.owned[i as usize] as usize];
+                // looked up only for an arc that improves a distance
+                let from = || places.original.get(part.owned[i as usize]);
                 // (Bellman-Ford would not end on a negative cycle)
                 if w.is_nan() || w < 0.0 {
-                    negative.get_or_insert_with(|| format!("edge {from} -> {} has weight {w}", places.original[v as usize]));
+                    negative.get_or_insert_with(|| format!("edge {} -> {} has weight {w}", from(), places.original.get(v)));
                     return;
                 }
                 let d = distance[i as usize] + w as f64;
@@ -85,7 +86,7 @@ pub fn sssp(part: &Part, root: u64) -> Result<Option<DistSssp>> {
                         let j = j as usize;
                         if d < distance[j] {
                             distance[j] = d;
-                            parent[j] = from;
+                            parent[j] = from();
                             if !queued[j] {
                                 queued[j] = true;
                                 next.push(j as u32);
@@ -98,7 +99,7 @@ pub fn sssp(part: &Part, root: u64) -> Result<Option<DistSssp>> {
                             if offer[g].0 == f64::INFINITY {
                                 offered.push(g as u32);
                             }
-                            offer[g] = (d, from);
+                            offer[g] = (d, from());
                         }
                     }
                 }

@@ -67,7 +67,7 @@ pub fn validate_bfs(part: &Part, root: u64, r: &DistBfs) -> Result<std::result::
                 Place::Owned(j) => r.level[j as usize],
                 Place::Ghost(g) => ghost_level[g as usize],
             };
-            parent_seen |= part.original[t as usize] == p;
+            parent_seen |= part.original.get(t as u32) == p;
             let ok = match (l == UNREACHED, lt == UNREACHED) {
                 // a directed arc bounds its target only
                 (true, _) => part.directed() || lt == UNREACHED,
@@ -75,7 +75,7 @@ pub fn validate_bfs(part: &Part, root: u64, r: &DistBfs) -> Result<std::result::
                 (false, false) => lt <= l + 1 && (part.directed() || l <= lt + 1),
             };
             if !ok {
-                fail(format!("edge {v} {}: levels {l} and {lt} (rules 3-4)", part.original[t as usize]));
+                fail(format!("edge {v} {}: levels {l} and {lt} (rules 3-4)", part.original.get(t as u32)));
             }
         }
         if !parent_seen {
@@ -122,15 +122,15 @@ pub fn validate_sssp(part: &Part, root: u64, r: &DistSssp) -> Result<std::result
                 Place::Ghost(g) => ghost_dist[g as usize],
             };
             let w = w as f64;
-            if part.original[t as usize] == p && close(pd + w, d) {
+            if part.original.get(t as u32) == p && close(pd + w, d) {
                 parent_seen = true;
             }
             // an undirected graph's arc is both ways; a directed one bounds its target only
             if d.is_finite() && !(dt <= d + w || close(dt, d + w)) {
-                fail(format!("edge {v} {} (weight {w}) offers {} below the distance {dt}", part.original[t as usize], d + w));
+                fail(format!("edge {v} {} (weight {w}) offers {} below the distance {dt}", part.original.get(t as u32), d + w));
             }
             if !part.directed() && d.is_finite() != dt.is_finite() {
-                fail(format!("edge {v} {}: one end reached, the other not", part.original[t as usize]));
+                fail(format!("edge {v} {}: one end reached, the other not", part.original.get(t as u32)));
             }
         }
         if !parent_seen {
