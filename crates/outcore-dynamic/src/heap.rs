@@ -469,7 +469,8 @@ fn map(file: &File, path: &Path, reserve: usize) -> Result<MmapRaw> {
 /// pages, or swapped out), from /proc/self/pagemap: bit 63 present, 62
 /// swapped, 61 a page of the file (not yet written).
 fn dirty_runs(base: *const u8, len: u64) -> std::io::Result<Vec<(u64, u64)>> {
-    const ENTRIES: u64 = 1 << 16;
+    // pagemap entries read at a time (a few in tests, so that they read several)
+    const ENTRIES: u64 = if cfg!(test) { 16 } else { 1 << 16 };
     let pagemap = File::open("/proc/self/pagemap")?;
     let first_page = base as u64 / PAGE;
     let pages = len.div_ceil(PAGE);
@@ -750,6 +751,18 @@ mod tests {
         let mut b = [0u8; 8];
         File::open(path).unwrap().read_exact_at(&mut b, off).unwrap();
         u64::from_le_bytes(b)
+    }
+
+    /// The pages of a private anonymous mapping this process wrote, in
+    /// page-aligned runs, across several reads of the page map.
+    #[test]
+    fn dirty_runs_are_the_pages_written() {
+        let mut map = memmap2::MmapMut::map_anon((40 * PAGE) as usize).unwrap();
+        for page in [1u64, 2, 17, 18, 35] {
+            map[(page * PAGE + 5) as usize] = 1;
+        }
+        let runs = dirty_runs(map.as_ptr(), 40 * PAGE).unwrap();
+        assert_eq!(runs, vec![(PAGE, 2 * PAGE), (17 * PAGE, 2 * PAGE), (35 * PAGE, PAGE)]);
     }
 
     /// What the power-failure design rests on: bytes the last commit can
