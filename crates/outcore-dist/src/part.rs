@@ -527,7 +527,7 @@ impl<'c> Part<'c> {
     /// Every rank calls it.
     pub fn push_all(&self, value: impl Fn(u32) -> u64, mut apply: impl FnMut(u32, u64)) {
         let p = self.comm.size();
-        let share = (self.push_round / p).max(1);
+        let share = self.round_share();
         for round in 0..self.exchange_rounds(share) {
             let send: Vec<Vec<u64>> = (0..p)
                 .map(|q| {
@@ -543,6 +543,12 @@ impl<'c> Part<'c> {
                 }
             }
         }
+    }
+
+    /// Entries a round of an exchange carries to each rank: a 1/P share
+    /// of the round, so that what a rank receives is bounded too.
+    fn round_share(&self) -> usize {
+        (self.push_round / self.comm.size()).max(1)
     }
 
     /// Rounds of `share` values to each rank that exchanging a value for
@@ -564,9 +570,7 @@ impl<'c> Part<'c> {
     /// each that arrives. Every rank calls it, with or without entries.
     pub fn push_some<const W: usize>(&self, count: usize, entry: impl Fn(usize) -> (u32, [u64; W]), mut apply: impl FnMut(u32, [u64; W])) {
         let p = self.comm.size();
-        // a destination's share of a round: the round then receives at
-        // most PUSH_ROUND_ENTRIES from all senders together too
-        let share = (self.push_round / p).max(1);
+        let share = self.round_share();
         let mut next = 0;
         loop {
             let room = share.min(count - next) * (W + 1) + 1;
@@ -603,8 +607,7 @@ impl<'c> Part<'c> {
     /// holds it as a ghost, in rounds as [`Part::push_some`]'s: the values
     /// of this part's ghosts, in ghost order. Every rank calls it.
     pub fn pull_all(&self, value: impl Fn(u32) -> u64) -> Vec<u64> {
-        let p = self.comm.size();
-        let share = (self.push_round / p).max(1);
+        let share = self.round_share();
         let mut values = vec![0u64; self.ghosts.len()];
         for round in 0..self.exchange_rounds(share) {
             let send: Vec<Vec<u64>> = self
@@ -630,7 +633,7 @@ impl<'c> Part<'c> {
     /// answers a rank, whatever the length of `ids`. Every rank calls it.
     pub fn ask(&self, ids: &[u64], value: impl Fn(u32) -> u64) -> Result<Vec<u64>> {
         let p = self.comm.size();
-        let share = (self.push_round / p).max(1);
+        let share = self.round_share();
         let mut answers = Vec::with_capacity(ids.len());
         let mut missing = None;
         let mut next = 0;
