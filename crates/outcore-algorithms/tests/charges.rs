@@ -280,3 +280,30 @@ fn every_algorithm_charges_what_it_allocates_on_a_wide_sparse_store() {
     let ran = every_algorithm_charges_what_it_allocates_on(&store);
     assert!(ran >= 25, "only {ran} algorithm and engine pairs ran");
 }
+
+/// BC's targets are charged as they are held, 8 bytes a target: a run
+/// with every vertex a target peaks at least that much above the same run
+/// without targets, on the traverse engine. (The run-wide check above
+/// cannot see this charge: on a small store the block cache's reservation
+/// covers far more than the heap grows. Sort-reduce is left out: its sort
+/// buffers take whatever the budget has, so its peak is the budget.)
+#[test]
+fn bc_charges_its_targets() {
+    use outcore_algorithms::params::Args;
+    use outcore_algorithms::registry::ALGORITHMS;
+    use outcore_algorithms::{Engine, EngineChoice, RunOptions};
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let store = skewed(dir.path(), 20_000, 100_000);
+    let n = store.vertices();
+    let mut ids = store.ids().unwrap().stream().unwrap();
+    let mut with_targets = Args::new().with("sources", 2);
+    while let Some(id) = ids.next_id().unwrap() {
+        with_targets.set("target", id.to_string());
+    }
+    let bc = ALGORITHMS.iter().find(|a| a.info().name == "bc").unwrap();
+    let opts = RunOptions { memory: 1 << 30, engine: EngineChoice::Fixed(Engine::Traverse), ..Default::default() };
+    let without = bc.run(&store, &Args::new().with("sources", 2), &opts).unwrap().report.budget_peak_bytes;
+    let with = bc.run(&store, &with_targets, &opts).unwrap().report.budget_peak_bytes;
+    assert!(with >= without + 8 * n, "BC: {n} targets raised the budget's peak from {without} to {with} bytes, not by {}", 8 * n);
+}
