@@ -126,6 +126,38 @@ fn traversals_charge_what_they_allocate_on_a_two_level_tree() {
     traversals_charge_what_they_allocate_on(&Store::open(&dir.path().join("s")).unwrap());
 }
 
+/// The same where a round's offers take the most room: the per-piece
+/// offer vectors of a round grow by doubling, so their room reaches twice
+/// their offers when each piece holds just over a power of two. A root
+/// reaches 2,048 hubs (weights 1), one round, cut on two threads into
+/// eight pieces of 256 hubs. Six pieces offer 32,769
+/// paths and two 16,385 (each hub 128 or 64 leaves, one in each piece one
+/// more): 229,384 offers in vectors with room for 458,752, 11.0 MB, which
+/// is more than a charge of one round of offers.
+#[test]
+fn traversals_charge_what_they_allocate_on_uneven_hubs() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let edges = dir.path().join("hubs.wel");
+    let mut text = String::new();
+    let mut next_leaf = 2049u64;
+    for hub in 1..=2048u64 {
+        text.push_str(&format!("0 {hub} 1\n"));
+        let piece = (hub - 1) / 256;
+        let leaves = if piece < 6 { 128 } else { 64 } + u64::from((hub - 1) % 256 == 0);
+        for _ in 0..leaves {
+            text.push_str(&format!("{hub} {next_leaf} 1\n"));
+            next_leaf += 1;
+        }
+    }
+    std::fs::write(&edges, text).unwrap();
+    let opts = ImportOptions { directed: Some(true), weighted: true, in_layout: true, ..Default::default() };
+    import_file(&edges, &dir.path().join("s"), &opts, &NoProgress).unwrap();
+    let store = Store::open(&dir.path().join("s")).unwrap();
+    assert!(store.ids().unwrap().is_identity(), "the hubs keep their ids, so a round holds them in this order");
+    traversals_charge_what_they_allocate_on(&store);
+}
+
 fn traversals_charge_what_they_allocate_on(store: &Store) {
     use outcore_algorithms::bfs::{bfs, hybrid, hybrid_bfs, BfsTree, HotLists};
     let (n, m) = (store.vertices(), store.manifest().arcs);
