@@ -694,3 +694,84 @@ fn a_weighted_program_reads_the_same_tiles_from_a_full_pool() {
         }
     }
 }
+
+/// The bytes a pass over the tiles reads, as the stream engine reports
+/// them: the edge files, and the weight files only for a run that reads
+/// weights (PageRank on a weighted store does not; SpMV does).
+#[test]
+fn stream_layout_bytes_are_the_tile_files_a_pass_reads() {
+    let (_d, st) = store(&shared().join("graphalytics/evlp/example-directed.properties"), None, true, 1);
+    let files = |suffix: &str| -> u64 {
+        std::fs::read_dir(st.dir())
+            .unwrap()
+            .map(|e| e.unwrap())
+            .filter(|e| e.file_name().to_string_lossy().starts_with("tiles-") && e.file_name().to_string_lossy().ends_with(suffix))
+            .map(|e| e.metadata().unwrap().len())
+            .sum()
+    };
+    let (edges, weights) = (files(".edges"), files(".weights"));
+    assert!(edges > 0 && weights > 0, "edges {edges}, weights {weights}");
+    let pr = run(&PageRank, &st, &pagerank::Params::fixed(0.85, 2), &on(Engine::Stream));
+    let spmv = run(&Spmv, &st, &spmv::Params { x: Vector::Ones }, &on(Engine::Stream));
+    for (what, r, want) in [("PageRank", &pr, edges), ("SpMV", &spmv, edges + weights)] {
+        assert_eq!(r.report.figures["stream"]["layout_bytes"].as_u64(), Some(want), "{what}: {:?}", r.report.figures["stream"]);
+        let first = &per_iteration(r)[0];
+        let pass = first["bytes_read"].as_u64().unwrap() + first["bytes_from_cache"].as_u64().unwrap();
+        assert_eq!(pass, want, "{what}: the first pass read {first}");
+    }
+}
+
+/// The interval engine's v-shard counter: one interval holds every
+/// vertex, so each iteration reads 4 bytes a vertex of v-shard; in many
+/// intervals each reads its members and the boundary around them, so an
+/// iteration reads at least as much and at most 4 bytes a vertex and arc.
+/// Either way the value table is read and written once, 8 bytes a vertex.
+#[test]
+fn interval_shard_bytes_are_the_vertices_each_interval_holds() {
+    let (_d, st) = store(&shared().join("real/CA-GrQc.txt"), Some(false), false, 16);
+    let (n, arcs) = (st.vertices(), st.manifest().arcs);
+    for cap in [None, Some(500)] {
+        let opts = RunOptions { interval: IntervalOptions { max_interval_values: cap, ..Default::default() }, ..on(Engine::Interval) };
+        let r = run(&PageRank, &st, &pagerank::Params::fixed(0.85, 2), &opts);
+        let intervals = r.report.figures["interval"]["intervals"].as_u64().unwrap();
+        assert_eq!(intervals == 1, cap.is_none(), "{cap:?}: {intervals} intervals");
+        for it in per_iteration(&r) {
+            let get = |key: &str| it[key].as_u64().unwrap_or_else(|| panic!("{key} in {it}"));
+            let shard = get("shard_bytes_read");
+            if intervals == 1 {
+                assert_eq!(shard, 4 * n, "one interval: {it}");
+            } else {
+                assert!(shard > 4 * n && shard <= 4 * (n + arcs), "{intervals} intervals: {it}");
+            }
+            assert_eq!((get("value_bytes_read"), get("value_bytes_written"), get("edges")), (8 * n, 8 * n, arcs), "{cap:?}: {it}");
+        }
+    }
+}
+
+/// A vertex whose neighbours' values do not fit what the budget leaves
+/// the interval engine is a budget error naming the vertex, and the budget
+/// it suggests is the smallest that works: the suggestion runs, 64 KiB
+/// less does not. (A star: the plan's minimum leaves the engine 1 MiB of
+/// values, and the hub's interval needs 8 bytes for each of 300,001.)
+#[test]
+fn interval_budget_error_suggests_the_smallest_budget_that_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let edges = dir.path().join("star.el");
+    let text: String = (1..=300_000u64).map(|leaf| format!("0 {leaf}\n")).collect();
+    std::fs::write(&edges, text).unwrap();
+    let (_d, st) = store(&edges, Some(false), false, 16);
+    let pr = pagerank::Params::fixed(0.85, 1);
+    let at = |memory: u64| execute(&PageRank, &st, &pr, &RunOptions { memory, ..on(Engine::Interval) });
+    let budget_error = |memory: u64| match at(memory) {
+        Err(outcore_algorithms::Error::Store(outcore_store::StoreError::Budget(b))) => b,
+        Err(e) => panic!("at {memory} bytes: not a budget error: {e}"),
+        Ok(_) => panic!("at {memory} bytes: ran"),
+    };
+    let plan_minimum = budget_error(1 << 20).suggest;
+    let hub = budget_error(plan_minimum);
+    assert!(hub.what.contains("vertex 0 and its 300000 neighbours"), "{hub:?}");
+    assert_eq!(hub.needed, 8 * st.vertices(), "{hub:?}");
+    assert!(at(hub.suggest).is_ok(), "the suggested {} is not enough", hub.suggest);
+    let short = budget_error(hub.suggest - (64 << 10));
+    assert!(short.what.contains("vertex 0"), "64 KiB below the suggestion: {short:?}");
+}

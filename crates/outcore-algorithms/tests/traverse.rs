@@ -726,3 +726,22 @@ fn the_index_bytes_predicted_are_the_index_bytes_held() {
         assert!(predicted.abs_diff(held) <= 1024, "{name}: predicted {predicted} bytes, the engine holds {held}");
     }
 }
+
+/// A budget with no room for the state and the smallest block cache is an
+/// error whose suggested budget, in whole MiB, is the smallest that opens
+/// the engine: the suggestion opens it and 1 MiB less does not.
+#[test]
+fn traverse_budget_error_suggests_the_smallest_budget_that_works() {
+    let case = import(&shared().join("real/CA-GrQc.txt"), ImportOptions { directed: Some(false), ..Default::default() });
+    let keep = 4 << 20;
+    let open = |memory: u64| Traverse::open(&case.store, "out", &Budget::new(memory), &TraverseOptions::default(), keep);
+    let budget_error = |memory: u64| match open(memory) {
+        Err(outcore_store::StoreError::Budget(b)) => b,
+        Err(e) => panic!("at {memory} bytes: not a budget error: {e}"),
+        Ok(_) => panic!("at {memory} bytes: opened"),
+    };
+    let short = budget_error(1 << 20);
+    assert!(short.what.contains("vertex state (4.0 MiB)") && short.suggest % (1 << 20) == 0, "{short:?}");
+    assert!(open(short.suggest).is_ok(), "the suggested {} is not enough", short.suggest);
+    budget_error(short.suggest - (1 << 20));
+}
