@@ -67,6 +67,7 @@ pub struct Part<'c> {
     /// Entries a round of an exchange ([`Part::push_some`],
     /// [`Part::push_all`], [`Part::pull_all`], [`Part::ask`]) sends at most.
     push_round: usize,
+    round_arcs: u64,
     _charge: Reservation,
 }
 
@@ -124,12 +125,36 @@ pub struct PartShape {
     /// Vertices of the whole graph.
     pub vertices: u64,
     pub ranks: u64,
+    /// Arcs a round of [`crate::statics::par_rounds`] reads at most
+    /// ([`Part::round_arcs`]): what a round's visits emit is charged per
+    /// arc of it.
+    pub round_arcs: u64,
 }
 
 impl PartShape {
     /// Owned vertices and ghosts.
     pub fn local(&self) -> u64 {
         self.owned + self.ghosts
+    }
+}
+
+/// Arcs a round of [`crate::statics::par_rounds`] reads at most, when the
+/// budget has room ([`round_arcs`]); the smallest budget reads
+/// [`MIN_ROUND_ARCS`] a round.
+pub const ROUND_ARCS: u64 = 1 << 18;
+pub const MIN_ROUND_ARCS: u64 = 1 << 14;
+
+/// The rounds a rank reads its lists in, given the bytes its budget has
+/// beyond its tables, its state at the smallest rounds and the engine's
+/// smallest opening: as many arcs as an eighth of that holds at
+/// [`crate::statics::ROUND_BYTES`] an arc, a power of two from
+/// [`MIN_ROUND_ARCS`] to [`ROUND_ARCS`] (the cache takes the rest).
+pub fn round_arcs(spare: u64) -> u64 {
+    let fits = spare / 8 / crate::statics::ROUND_BYTES;
+    if fits < MIN_ROUND_ARCS {
+        MIN_ROUND_ARCS
+    } else {
+        (1u64 << fits.ilog2()).min(ROUND_ARCS)
     }
 }
 
@@ -352,17 +377,20 @@ impl<'c> Part<'c> {
         let owned_counts =
             comm.all_gather(&(owned.len() as u64).to_le_bytes()).iter().map(|b| u64::from_le_bytes(b[..8].try_into().unwrap())).collect();
         let opened = (|| {
-            let state = keep(&PartShape {
+            let shape = |round_arcs| PartShape {
                 owned: owned.len() as u64,
                 ghosts: ghosts.len() as u64,
                 vertices: manifest.vertices,
                 ranks: ranks as u64,
-            });
+                round_arcs,
+            };
             let smallest = Traverse::min_bytes(&store, "out", TraverseOptions::default().block_bytes)?;
+            let round_arcs = round_arcs(budget.available().saturating_sub(keep(&shape(MIN_ROUND_ARCS)) + smallest));
+            let state = keep(&shape(round_arcs));
             let spared = (budget.available().saturating_sub(state + smallest) as f64 * spare.clamp(0.0, 1.0)) as u64;
-            Traverse::open(&store, "out", budget, &TraverseOptions::default(), state + spared)
+            Ok((Traverse::open(&store, "out", budget, &TraverseOptions::default(), state + spared)?, round_arcs))
         })();
-        let graph = agree(comm, opened.map_err(|e| DistError::Ingest(e.into())))?;
+        let (graph, round_arcs) = agree(comm, opened.map_err(|e: StoreError| DistError::Ingest(e.into())))?;
         Ok(Part {
             comm,
             dir,
@@ -379,6 +407,7 @@ impl<'c> Part<'c> {
             requested,
             owned_counts,
             push_round: PUSH_ROUND_ENTRIES,
+            round_arcs,
             _charge: charge,
         })
     }
@@ -389,6 +418,20 @@ impl<'c> Part<'c> {
     pub fn with_push_round(mut self, entries: usize) -> Self {
         self.push_round = entries.clamp(1, PUSH_ROUND_ENTRIES);
         self
+    }
+
+    /// The part with its lists read in rounds of at most `arcs` arcs
+    /// (at least 1) instead of what the budget allowed at open: more
+    /// rounds (the tests use it to run several). Its charge was for the
+    /// larger rounds, so it still covers them.
+    pub fn with_round_arcs(mut self, arcs: u64) -> Self {
+        self.round_arcs = arcs.clamp(1, self.round_arcs);
+        self
+    }
+
+    /// Arcs a round of [`crate::statics::par_rounds`] reads at most.
+    pub fn round_arcs(&self) -> u64 {
+        self.round_arcs
     }
 
     /// The part's original ids and owners, charged to `budget`.
@@ -430,7 +473,8 @@ impl<'c> Part<'c> {
         let ghosts = n - owned;
         let largest = last.unwrap_or(0);
         let tables = n * BYTES_PER_VERTEX + CompactIndex::bytes(n, largest, false) + owned * BYTES_PER_OWNED + ghosts * BYTES_PER_GHOST;
-        let state = keep(&PartShape { owned, ghosts, vertices: m.vertices, ranks: ranks as u64 });
+        // the smallest budget has the smallest rounds
+        let state = keep(&PartShape { owned, ghosts, vertices: m.vertices, ranks: ranks as u64, round_arcs: MIN_ROUND_ARCS });
         let engine = Traverse::min_bytes(store, "out", TraverseOptions::default().block_bytes).map_err(|e| DistError::Ingest(e.into()))?;
         let need = budget.used() + tables + state + engine;
         if need > budget.total() {
@@ -515,6 +559,7 @@ impl<'c> Part<'c> {
             ghosts: self.ghosts.len() as u64,
             vertices: self.vertices(),
             ranks: self.comm.size() as u64,
+            round_arcs: self.round_arcs,
         }
     }
     pub fn stats(&self) -> TraverseStats {
@@ -725,6 +770,26 @@ mod tests {
     /// Galloping from the last search finds what a plain search of the
     /// owned ids finds, for questions ascending, repeated, descending and
     /// scattered, present or not.
+    /// Rounds grow with the room a budget has, in powers of two, from the
+    /// smallest (no room) to [`ROUND_ARCS`] (room to spare), never past
+    /// an eighth of the room.
+    #[test]
+    fn rounds_take_an_eighth_of_the_room() {
+        let bytes = |arcs: u64| arcs * crate::statics::ROUND_BYTES;
+        assert_eq!(round_arcs(0), MIN_ROUND_ARCS);
+        assert_eq!(round_arcs(8 * bytes(MIN_ROUND_ARCS) - 1), MIN_ROUND_ARCS);
+        assert_eq!(round_arcs(8 * bytes(4 * MIN_ROUND_ARCS)), 4 * MIN_ROUND_ARCS);
+        assert_eq!(round_arcs(8 * bytes(4 * MIN_ROUND_ARCS) - 1), 2 * MIN_ROUND_ARCS);
+        assert_eq!(round_arcs(u64::MAX), ROUND_ARCS);
+        let mut last = 0;
+        for room in (0..40).map(|k| 1u64 << k) {
+            let r = round_arcs(room);
+            assert!(r.is_power_of_two() && r >= last && r <= ROUND_ARCS, "{room} bytes: {r} arcs");
+            assert!(r == MIN_ROUND_ARCS || 8 * bytes(r) <= room, "{room} bytes: {r} arcs");
+            last = r;
+        }
+    }
+
     #[test]
     fn galloping_finds_what_a_search_finds() {
         let ids: Vec<u64> = (0..5000u64).map(|v| v * 7 + v % 7).collect();

@@ -50,10 +50,11 @@ fn merged<T: Clone>(per_rank: Vec<Vec<(u64, T)>>, n: usize) -> HashMap<u64, T> {
 
 fn open<'c>(comm: &'c dyn Comm, pattern: &str) -> Part<'c> {
     // small: the engine's cache is a few blocks, so lists are read and
-    // evicted, and what ranks push to owners goes in several rounds of a
-    // few entries each
+    // evicted, lists are read in rounds of a few arcs, and what ranks push
+    // to owners goes in several rounds of a few entries each
     Part::open(comm, pattern, &Budget::new(24 << 20), |shape| bfs::state_bytes(shape) + sssp::state_bytes(shape))
         .unwrap()
+        .with_round_arcs(7)
         .with_push_round(5)
 }
 

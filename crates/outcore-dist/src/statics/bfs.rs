@@ -23,7 +23,7 @@
 //! A vertex's parent is a neighbour on the level above (Graph500's rule);
 //! levels equal the single-machine BFS exactly.
 
-use super::{par_rounds, RankFigures, ROUND_ARCS, ROUND_BYTES};
+use super::{par_rounds, RankFigures, ROUND_BYTES};
 use crate::error::Result;
 use crate::part::{bit, bitmap, push_round_bytes, set_bit, Part, PartShape, Place};
 use outcore_algorithms::bfs::hybrid::SWEEP_BLOCK;
@@ -151,7 +151,7 @@ pub fn state_bytes(shape: &PartShape) -> u64 {
     shape.owned * (8 + 8 + 4 + 4 + 4 + 1)
         + shape.ghosts * (8 + 1 + 4)
         + shape.vertices.div_ceil(8) * 2
-        + ROUND_ARCS * ROUND_BYTES
+        + shape.round_arcs * ROUND_BYTES
         + push_round_bytes(1, shape.ranks)
 }
 

@@ -26,17 +26,16 @@ use crate::part::{Part, Place};
 use outcore_engines::traverse::Lookahead;
 use outcore_store::StoreError;
 
-/// Arcs (and vertices) a round of [`par_rounds`] reads at most; what its
-/// visits emit is charged by each algorithm at [`ROUND_BYTES`] an arc.
-pub const ROUND_ARCS: u64 = 1 << 18;
-/// Bytes an arc's output may take in a round: the largest item emitted
+/// Bytes an arc's output may take in a round of [`par_rounds`] (of
+/// [`Part::round_arcs`] arcs, and vertices, at most: each algorithm charges
+/// this per arc of it): the largest item emitted
 /// (16 bytes: BFS's (vertex, parent), SSSP's (source, target, weight)
 /// with padding), twice (emitted per piece, then handed over); and the
 /// round's vertices in local ids (4 bytes, at most one an arc).
 pub const ROUND_BYTES: u64 = 32 + 4;
 
 /// Read the lists of the owned vertices `list` (owned indices) on every
-/// core, in rounds of at most [`ROUND_ARCS`] arcs: `visit(owned index,
+/// core, in rounds of at most [`Part::round_arcs`] arcs: `visit(owned index,
 /// local neighbours, weights, out)` runs on any thread and may only read
 /// shared state; `apply` then takes what the round's visits emitted, in
 /// the order of `list`, so that the result is what one thread would have
@@ -55,13 +54,13 @@ pub fn par_rounds<T: Send>(
     };
     // the round's vertices in local ids (a round at a time, not the whole list)
     let mut local: Vec<u32> = Vec::new();
-    let (mut at, mut read) = (0, 0u64);
+    let (mut at, mut read, round) = (0, 0u64, part.round_arcs());
     while at < list.len() {
         local.clear();
         let (mut end, mut arcs) = (at, 0u64);
         while end < list.len()
             && (end == at
-                || (arcs + part.graph.degree(part.owned[list[end] as usize] as u64) <= ROUND_ARCS && end - at < ROUND_ARCS as usize))
+                || (arcs + part.graph.degree(part.owned[list[end] as usize] as u64) <= round && end - at < round as usize))
         {
             let v = part.owned[list[end] as usize];
             arcs += part.graph.degree(v as u64);

@@ -6,7 +6,7 @@
 //! ghost, and sends the ghosts' sums to their owners in ghost order (one
 //! all-to-all, no ids: the combining per destination of the issue).
 
-use super::{par_rounds, RankFigures, ROUND_ARCS, ROUND_BYTES};
+use super::{par_rounds, RankFigures, ROUND_BYTES};
 use crate::error::{DistError, Result};
 use crate::part::{push_round_bytes, Part, PartShape, Place};
 use outcore_algorithms::pagerank::Schedule;
@@ -26,7 +26,7 @@ pub struct DistPageRank {
 /// rank, share, degree and place in the vertex list; per ghost its sum; a
 /// round of (target, source) pairs, and a round of the sums' exchange.
 pub fn state_bytes(shape: &PartShape) -> u64 {
-    shape.owned * (8 + 8 + 8 + 8 + 4) + shape.ghosts * 8 + ROUND_ARCS * ROUND_BYTES + push_round_bytes(0, shape.ranks)
+    shape.owned * (8 + 8 + 8 + 8 + 4) + shape.ghosts * 8 + shape.round_arcs * ROUND_BYTES + push_round_bytes(0, shape.ranks)
 }
 
 pub fn pagerank(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {

@@ -9,7 +9,7 @@
 //! parent is a neighbour whose distance plus the arc's weight is the
 //! vertex's.
 
-use super::{par_rounds, RankFigures, ROUND_ARCS, ROUND_BYTES};
+use super::{par_rounds, RankFigures, ROUND_BYTES};
 use crate::dynamic::agree;
 use crate::error::{DistError, Result};
 use crate::part::{push_round_bytes, Part, PartShape, Place};
@@ -33,7 +33,7 @@ pub struct DistSssp {
 /// the distance sent, the best offer and the list of those offered; a
 /// round of weighted arcs and a round of the offers' exchange.
 pub fn state_bytes(shape: &PartShape) -> u64 {
-    shape.owned * (8 + 8 + 4 + 4 + 1) + shape.ghosts * (8 + 16 + 4) + ROUND_ARCS * ROUND_BYTES + push_round_bytes(2, shape.ranks)
+    shape.owned * (8 + 8 + 4 + 4 + 1) + shape.ghosts * (8 + 16 + 4) + shape.round_arcs * ROUND_BYTES + push_round_bytes(2, shape.ranks)
 }
 
 /// From the vertex with original id `root`; None (on every rank) if it is not a vertex.

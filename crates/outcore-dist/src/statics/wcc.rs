@@ -14,7 +14,7 @@
 //! It stops after an iteration in which no label fell on any rank: then
 //! both ends of every arc carry the same label.
 
-use super::{par_rounds, RankFigures, ROUND_ARCS, ROUND_BYTES};
+use super::{par_rounds, RankFigures, ROUND_BYTES};
 use crate::error::{DistError, Result};
 use crate::part::{ask_round_bytes, push_round_bytes, Part, PartShape, Place};
 use std::time::Instant;
@@ -34,7 +34,7 @@ pub struct DistWcc {
 pub fn state_bytes(shape: &PartShape) -> u64 {
     shape.owned * (8 + 4 + 8 + 8)
         + shape.ghosts * (8 + 8 + 4)
-        + ROUND_ARCS * ROUND_BYTES
+        + shape.round_arcs * ROUND_BYTES
         + push_round_bytes(1, shape.ranks).max(ask_round_bytes(shape.ranks))
 }
 
