@@ -932,3 +932,32 @@ fn remove_stale_free(dir: &Path, name: &str, epoch: u32) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The invariant checker (`check`, which the model tests lean on)
+    /// finds a partition's recorded counts wrong when either is wrong alone.
+    #[test]
+    fn check_finds_either_count_wrong_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = DynamicStore::create(&dir.path().join("d"), StoreOptions { partitions: 1, ..Default::default() }).unwrap();
+        // a hub with an edge chunk, and low-degree vertices in the shared table
+        let mut updates: Vec<Update> = (1..=100).map(|v| Update::InsertEdge { u: 0, v, w: 1.0 }).collect();
+        updates.extend((1..50).map(|u| Update::InsertEdge { u, v: u + 1, w: 1.0 }));
+        store.apply(&updates).unwrap();
+        store.check().unwrap();
+        let counts = store.parts[0].counts;
+        assert_eq!((counts.arcs, counts.chunked), (149, 1));
+        store.parts[0].counts.arcs += 1;
+        let e = store.check().expect_err("one arc too many recorded");
+        assert!(e.contains("150 recorded") || e.contains("arcs: 150"), "{e}");
+        store.parts[0].counts = counts;
+        store.parts[0].counts.chunked += 1;
+        let e = store.check().expect_err("one chunk too many recorded");
+        assert!(e.contains("chunked: 2"), "{e}");
+        store.parts[0].counts = counts;
+        store.check().unwrap();
+    }
+}

@@ -70,5 +70,8 @@ fn a_resident_limit_drops_the_heap_pages_after_a_batch() {
         assert_eq!(s.arcs(), 300_000);
     }
     let (dropped, left) = (undo_cached(&dir.path().join("d")), undo_cached(&dir.path().join("e")));
-    assert!(left > 1 << 20 && dropped < left / 8, "the undo logs' cached bytes: {dropped} after a batch past the limit, {left} without one");
+    assert!(
+        left > 1 << 20 && dropped < left / 8,
+        "the undo logs' cached bytes: {dropped} after a batch past the limit, {left} without one"
+    );
 }

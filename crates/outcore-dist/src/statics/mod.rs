@@ -59,8 +59,7 @@ pub fn par_rounds<T: Send>(
         local.clear();
         let (mut end, mut arcs) = (at, 0u64);
         while end < list.len()
-            && (end == at
-                || (arcs + part.graph.degree(part.owned[list[end] as usize] as u64) <= round && end - at < round as usize))
+            && (end == at || (arcs + part.graph.degree(part.owned[list[end] as usize] as u64) <= round && end - at < round as usize))
         {
             let v = part.owned[list[end] as usize];
             arcs += part.graph.degree(v as u64);
