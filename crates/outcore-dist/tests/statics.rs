@@ -83,7 +83,7 @@ fn check_bfs_hot(gr: &Graph, pattern: &str, ranks: usize, root: u64, opts: &bfs:
             Some(k) => Some(HotLists::build(&part.store, "out", &part.graph, k, &budget, String::new()).unwrap()),
         };
         let r = bfs::bfs(&part, root, opts, hot.as_ref()).unwrap().expect("the root is a vertex");
-        (0..part.owned.len() as u32).map(|i| (part.owned_id(i), (r.level[i as usize], r.parent[i as usize]))).collect::<Vec<_>>()
+        (0..part.owned.len() as u32).map(|i| (part.owned_id(i), (r.level_of(i as usize), r.parent[i as usize]))).collect::<Vec<_>>()
     });
     let got = merged(per_rank, gr.original.len());
     let want = bfs_levels(&gr.g, gr.dense[&root]);
@@ -307,7 +307,7 @@ fn the_validators_fail_damaged_results() {
             outcore_dist::statics::validate::validate_sssp(&part, root, &s).unwrap().is_ok(),
         ];
         // rank 1 damages one reached vertex that is not the root: a level, then a parent, then a distance
-        let damage = |level: &[u64]| (0..level.len()).find(|&i| level[i] != UNREACHED && level[i] > 0);
+        let damage = |level: &[u32]| (0..level.len()).find(|&i| level[i] != bfs::UNREACHED_LEVEL && level[i] > 0);
         let at = if comm.rank() == 1 { damage(&b.level) } else { None };
         if let Some(i) = at {
             b.level[i] += 1;

@@ -825,7 +825,7 @@ fn static_bfs(comm: &MpiComm, a: StaticBfsArgs) -> Result<()> {
         bail!("{}: root {} is not a vertex of the store", a.common.parts, a.root)
     };
     let pairs: Vec<(u64, u64)> =
-        (0..part.owned.len()).map(|i| (part.owned_id(i as u32), if column == 0 { r.level[i] } else { r.parent[i] })).collect();
+        (0..part.owned.len()).map(|i| (part.owned_id(i as u32), if column == 0 { r.level_of(i) } else { r.parent[i] })).collect();
     write_output(comm, &a.common.out, &a.common.parts, pairs, |x, out| match (column, x == UNREACHED_U64) {
         (0, true) => write!(out, "{}", i64::MAX).unwrap(),
         (_, true) => out.extend_from_slice(b"-1"),

@@ -126,9 +126,10 @@ pub struct Step {
 }
 
 pub struct DistBfs {
-    /// Per owned vertex: its level ([`UNREACHED`] if not reached) and its
-    /// parent's original id (its own id for the root, [`UNREACHED`] if not reached).
-    pub level: Vec<u64>,
+    /// Per owned vertex: its level ([`UNREACHED_LEVEL`] if not reached;
+    /// [`DistBfs::level_of`] widens it) and its parent's original id (its
+    /// own id for the root, [`UNREACHED`] if not reached).
+    pub level: Vec<u32>,
     pub parent: Vec<u64>,
     /// Over all ranks.
     pub reached: u64,
@@ -142,13 +143,27 @@ pub struct DistBfs {
     pub figures: RankFigures,
 }
 
-/// Bytes of state of a part of `shape`: per owned vertex its level and
-/// parent, the frontiers and the unvisited list; per ghost its best
+impl DistBfs {
+    /// Owned vertex `i`'s level as the single machine gives it
+    /// ([`UNREACHED`] if not reached).
+    pub fn level_of(&self, i: usize) -> u64 {
+        match self.level[i] {
+            UNREACHED_LEVEL => UNREACHED,
+            l => l as u64,
+        }
+    }
+}
+
+/// An unreached vertex's level in [`DistBfs::level`].
+pub const UNREACHED_LEVEL: u32 = u32::MAX;
+
+/// Bytes of state of a part of `shape`: per owned vertex its level (u32)
+/// and parent, the frontiers and the unvisited list; per ghost its best
 /// parent, whether it was sent, and the list of those proposed (or, while
 /// hot lists are built, the ghosts' degrees); the gathered frontier
 /// bitmaps; a top-down round's pairs, and a round of an exchange.
 pub fn state_bytes(shape: &PartShape) -> u64 {
-    shape.owned * (8 + 8 + 4 + 4 + 4 + 1)
+    shape.owned * (4 + 8 + 4 + 4 + 4 + 1)
         + shape.ghosts * (8 + 1 + 4)
         + shape.vertices.div_ceil(8) * 2
         + shape.round_arcs * ROUND_BYTES
@@ -157,9 +172,9 @@ pub fn state_bytes(shape: &PartShape) -> u64 {
 
 /// Owned vertex `j` found from `from` in a top-down step to `next_level`:
 /// visited now, or, found again in the same step, given the smaller parent.
-fn reach(level: &mut [u64], parent: &mut [u64], next: &mut Vec<u32>, j: u32, from: u64, next_level: u64) {
+fn reach(level: &mut [u32], parent: &mut [u64], next: &mut Vec<u32>, j: u32, from: u64, next_level: u32) {
     let j = j as usize;
-    if level[j] == UNREACHED {
+    if level[j] == UNREACHED_LEVEL {
         level[j] = next_level;
         parent[j] = from;
         next.push(j as u32);
@@ -180,10 +195,10 @@ fn sweep_hot_lists(
     part: &Part,
     hot: &HotLists,
     in_frontier: &(impl Fn(u32) -> bool + Sync),
-    level: &mut [u64],
+    level: &mut [u32],
     parent: &mut [u64],
     next: &mut Vec<u32>,
-    next_level: u64,
+    next_level: u32,
 ) -> Vec<u32> {
     let places = part.places();
     let local = part.original.len();
@@ -211,7 +226,7 @@ fn sweep_hot_lists(
                 |i, degree, row| {
                     let Place::Owned(j) = places.place((first + i) as u32) else { return };
                     let j = j as usize - bounds[b];
-                    if levels[j] != UNREACHED {
+                    if levels[j] != UNREACHED_LEVEL {
                         return;
                     }
                     match row.find(in_frontier) {
@@ -236,7 +251,7 @@ fn sweep_hot_lists(
         if *l == next_level {
             next.push(j as u32);
         } else if *l == PENDING {
-            *l = UNREACHED;
+            *l = UNREACHED_LEVEL;
             unsettled.push(j as u32);
         }
     }
@@ -245,7 +260,7 @@ fn sweep_hot_lists(
 
 /// An unvisited vertex whose list a bottom-up step still has to read
 /// (held in `level` only during [`sweep_hot_lists`]).
-const PENDING: u64 = UNREACHED - 1;
+const PENDING: u32 = UNREACHED_LEVEL - 1;
 
 /// BFS from the vertex with original id `root`; None (on every rank) if it is not a vertex.
 /// `hot` (from [`hot_lists`]) settles bottom-up vertices without reading their lists.
@@ -254,7 +269,7 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
     let comm = part.comm();
     let before = comm.traffic();
     let owned = part.owned.len();
-    let mut level = vec![UNREACHED; owned];
+    let mut level = vec![UNREACHED_LEVEL; owned];
     let mut parent = vec![UNREACHED; owned];
     let mut frontier: Vec<u32> = Vec::new();
     if let Some(i) = part.find_owned(root) {
@@ -290,7 +305,9 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
             }
         }
         last_frontier = nf;
-        let next_level = depth + 1;
+        // a level is a u32 (no path in a graph of fewer than 2^32 - 2
+        // vertices a rank is that long)
+        let next_level = u32::try_from(depth + 1).ok().filter(|&l| l < PENDING).expect("a BFS level below 2^32 - 2");
         let mut next: Vec<u32> = Vec::new();
         if bottom_up {
             let mut mine = bitmap(owned);
@@ -312,7 +329,7 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
             // its first neighbour in the frontier
             let unsettled: Vec<u32> = match hot {
                 Some(hot) => sweep_hot_lists(part, hot, &in_frontier, &mut level, &mut parent, &mut next, next_level),
-                None => (0..owned as u32).filter(|&i| level[i as usize] == UNREACHED).collect(),
+                None => (0..owned as u32).filter(|&i| level[i as usize] == UNREACHED_LEVEL).collect(),
             };
             read += par_rounds(
                 part,
@@ -381,13 +398,13 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
         frontier = next;
         let found = comm.sum(&[frontier.len() as u64])[0];
         if found > 0 {
-            depth = next_level;
+            depth = next_level as u64;
             reached += found;
         }
     }
     // Graph500's nedge: the reached vertices' arcs (an undirected edge
     // from both ends, so halved; a self loop is stored once)
-    let reached_arcs: u64 = (0..owned as u32).filter(|&i| level[i as usize] != UNREACHED).map(degree).sum();
+    let reached_arcs: u64 = (0..owned as u32).filter(|&i| level[i as usize] != UNREACHED_LEVEL).map(degree).sum();
     let totals = comm.sum(&[read, reached_arcs]);
     let edges_traversed = if part.directed() { totals[1] } else { totals[1] / 2 };
     let figures = RankFigures::now(part, start, before);
