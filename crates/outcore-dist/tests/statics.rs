@@ -70,7 +70,8 @@ fn check_bfs_hot(gr: &Graph, pattern: &str, ranks: usize, root: u64, opts: &bfs:
         let keep = bfs::state_bytes;
         let part = match hot_k {
             None => open(comm, pattern),
-            Some(_) => Part::open_sharing(comm, pattern, &budget, keep, bfs::HOT_SHARE).unwrap(),
+            // (lists read, and levels scanned, a few vertices at a time)
+            Some(_) => Part::open_sharing(comm, pattern, &budget, keep, bfs::HOT_SHARE).unwrap().with_round_arcs(7),
         };
         let hot = match hot_k {
             None => None,

@@ -158,26 +158,45 @@ impl DistBfs {
 pub const UNREACHED_LEVEL: u32 = u32::MAX;
 
 /// Bytes of state of a part of `shape`: per owned vertex its level (u32)
-/// and parent, the frontiers and the unvisited list; per ghost its best
+/// and parent, and a bit of the frontier bitmap (the frontiers and the
+/// lists to read are found by scanning the levels, a round's arcs'
+/// worth of vertices at a time, not held); per ghost its best
 /// parent, whether it was sent, and the list of those proposed (or, while
 /// hot lists are built, the ghosts' degrees); the gathered frontier
 /// bitmaps; a top-down round's pairs, and a round of an exchange.
 pub fn state_bytes(shape: &PartShape) -> u64 {
-    shape.owned * (4 + 8 + 4 + 4 + 4 + 1)
+    shape.owned * (4 + 8 + 1)
+        + shape.round_arcs * 4
         + shape.ghosts * (8 + 1 + 4)
         + shape.vertices.div_ceil(8) * 2
         + shape.round_arcs * ROUND_BYTES
         + push_round_bytes(1, shape.ranks)
 }
 
+/// The next owned indices from `*at` whose level is `wanted`, ascending,
+/// at most `max` (the vertices a step reads the lists of are found by
+/// scanning `level`, not kept in a list), into `chunk` (`*at` moves past
+/// them); false when the scan is done. The caller may change levels
+/// between calls: only ever from `wanted` to another level, or at
+/// vertices not wanted.
+fn next_chunk(level: &[u32], at: &mut usize, wanted: u32, max: usize, chunk: &mut Vec<u32>) -> bool {
+    chunk.clear();
+    while *at < level.len() && chunk.len() < max {
+        if level[*at] == wanted {
+            chunk.push(*at as u32);
+        }
+        *at += 1;
+    }
+    !chunk.is_empty()
+}
+
 /// Owned vertex `j` found from `from` in a top-down step to `next_level`:
 /// visited now, or, found again in the same step, given the smaller parent.
-fn reach(level: &mut [u32], parent: &mut [u64], next: &mut Vec<u32>, j: u32, from: u64, next_level: u32) {
+fn reach(level: &mut [u32], parent: &mut [u64], j: u32, from: u64, next_level: u32) {
     let j = j as usize;
     if level[j] == UNREACHED_LEVEL {
         level[j] = next_level;
         parent[j] = from;
-        next.push(j as u32);
     } else if level[j] == next_level && from < parent[j] {
         parent[j] = from;
     }
@@ -185,21 +204,19 @@ fn reach(level: &mut [u32], parent: &mut [u64], next: &mut Vec<u32>, j: u32, fro
 
 /// The in-memory part of a bottom-up step (NETALX): each unvisited owned
 /// vertex whose hot list holds a frontier vertex takes the hottest such
-/// as parent (pushed on `next`, in owned order); those left whose lists
-/// are longer than k are returned, in owned order, to be read. A block of
-/// [`SWEEP_BLOCK`] local vertices per task, on every core: owned indices
-/// ascend with local ids, so each block's owned vertices are one range of
-/// `level` and `parent`. Vertices to read are marked [`PENDING`] in `level`
-/// meanwhile, so that the sweep needs no list of its own.
+/// as parent; those left whose lists are longer than k are marked
+/// [`PENDING`] in `level`, to be read (the caller finds them by a scan and
+/// unmarks those still unreached). A block of [`SWEEP_BLOCK`] local
+/// vertices per task, on every core: owned indices ascend with local ids,
+/// so each block's owned vertices are one range of `level` and `parent`.
 fn sweep_hot_lists(
     part: &Part,
     hot: &HotLists,
     in_frontier: &(impl Fn(u32) -> bool + Sync),
     level: &mut [u32],
     parent: &mut [u64],
-    next: &mut Vec<u32>,
     next_level: u32,
-) -> Vec<u32> {
+) {
     let places = part.places();
     let local = part.original.len();
     let block = SWEEP_BLOCK as usize;
@@ -213,53 +230,34 @@ fn sweep_hot_lists(
         chunks.push((l, p));
     }
     let (k, graph) = (hot.k as u64, &part.graph);
-    let pending: usize = chunks
-        .into_par_iter()
-        .enumerate()
-        .map(|(b, (levels, parents))| {
-            let first = b * block;
-            let mut pending = 0;
-            hot.walk_block(
-                b,
-                block.min(local - first),
-                |u| graph.degree(u),
-                |i, degree, row| {
-                    let Place::Owned(j) = places.place((first + i) as u32) else { return };
-                    let j = j as usize - bounds[b];
-                    if levels[j] != UNREACHED_LEVEL {
-                        return;
+    chunks.into_par_iter().enumerate().for_each(|(b, (levels, parents))| {
+        let first = b * block;
+        hot.walk_block(
+            b,
+            block.min(local - first),
+            |u| graph.degree(u),
+            |i, degree, row| {
+                let Place::Owned(j) = places.place((first + i) as u32) else { return };
+                let j = j as usize - bounds[b];
+                if levels[j] != UNREACHED_LEVEL {
+                    return;
+                }
+                match row.find(in_frontier) {
+                    Some(t) => {
+                        levels[j] = next_level;
+                        parents[j] = places.original.get(t);
                     }
-                    match row.find(in_frontier) {
-                        Some(t) => {
-                            levels[j] = next_level;
-                            parents[j] = places.original.get(t);
-                        }
-                        // a list no longer than k is all in memory
-                        None if degree > k => {
-                            levels[j] = PENDING;
-                            pending += 1;
-                        }
-                        None => {}
-                    }
-                },
-            );
-            pending
-        })
-        .sum();
-    let mut unsettled = Vec::with_capacity(pending);
-    for (j, l) in level.iter_mut().enumerate() {
-        if *l == next_level {
-            next.push(j as u32);
-        } else if *l == PENDING {
-            *l = UNREACHED_LEVEL;
-            unsettled.push(j as u32);
-        }
-    }
-    unsettled
+                    // a list no longer than k is all in memory
+                    None if degree > k => levels[j] = PENDING,
+                    None => {}
+                }
+            },
+        );
+    });
 }
 
 /// An unvisited vertex whose list a bottom-up step still has to read
-/// (held in `level` only during [`sweep_hot_lists`]).
+/// (held in `level` only from [`sweep_hot_lists`] to the reads).
 const PENDING: u32 = UNREACHED_LEVEL - 1;
 
 /// BFS from the vertex with original id `root`; None (on every rank) if it is not a vertex.
@@ -271,28 +269,32 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
     let owned = part.owned.len();
     let mut level = vec![UNREACHED_LEVEL; owned];
     let mut parent = vec![UNREACHED; owned];
-    let mut frontier: Vec<u32> = Vec::new();
+    let degree = |i: u32| part.graph.degree(part.owned[i as usize] as u64);
+    // this rank's frontier: its size and arcs (its vertices are those at
+    // level `depth`)
+    let (mut frontier, mut frontier_arcs) = (0u64, 0u64);
     if let Some(i) = part.find_owned(root) {
         level[i as usize] = 0;
         parent[i as usize] = root;
-        frontier.push(i);
+        (frontier, frontier_arcs) = (1, degree(i));
     }
-    if comm.sum(&[frontier.len() as u64])[0] == 0 {
+    if comm.sum(&[frontier])[0] == 0 {
         return Ok(None);
     }
     let n = part.vertices();
-    let degree = |i: u32| part.graph.degree(part.owned[i as usize] as u64);
     let hybrid = opts.direction == Direction::Hybrid && !part.directed();
     // ghosts sent to their owners (visited there by now), and this step's best parents
     let mut sent = bitmap(part.ghost_count());
     let mut ghost_parent = vec![UNREACHED; part.ghost_count()];
-    let mut unvisited_arcs: u64 = (0..owned as u32).map(degree).sum::<u64>() - frontier.iter().map(|&i| degree(i)).sum::<u64>();
+    let mut unvisited_arcs: u64 = (0..owned as u32).map(degree).sum::<u64>() - frontier_arcs;
+    // a round's arcs' worth of vertices at most: a round reads no more
+    let most = part.round_arcs() as usize;
+    let mut chunk: Vec<u32> = Vec::with_capacity(most);
     let (mut depth, mut reached, mut read, mut bottom_up, mut last_frontier) = (0u64, 1u64, 0u64, false, 0u64);
     let mut steps = Vec::new();
     loop {
         let t = Instant::now();
-        let frontier_arcs: u64 = frontier.iter().map(|&i| degree(i)).sum();
-        let g = comm.sum(&[frontier.len() as u64, frontier_arcs, unvisited_arcs]);
+        let g = comm.sum(&[frontier, frontier_arcs, unvisited_arcs]);
         let (nf, mf, mu) = (g[0], g[1], g[2]);
         if nf == 0 {
             break;
@@ -308,11 +310,13 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
         // a level is a u32 (no path in a graph of fewer than 2^32 - 2
         // vertices a rank is that long)
         let next_level = u32::try_from(depth + 1).ok().filter(|&l| l < PENDING).expect("a BFS level below 2^32 - 2");
-        let mut next: Vec<u32> = Vec::new();
+        let this_level = depth as u32;
         if bottom_up {
             let mut mine = bitmap(owned);
-            for &i in &frontier {
-                set_bit(&mut mine, i);
+            for (i, &l) in level.iter().enumerate() {
+                if l == this_level {
+                    set_bit(&mut mine, i as u32);
+                }
             }
             let all = part.gather_bitmaps(&mine);
             let me = part.rank();
@@ -327,76 +331,91 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
             // the hot lists first, in memory; every core then reads the
             // lists of the vertices they did not settle, each stopping at
             // its first neighbour in the frontier
-            let unsettled: Vec<u32> = match hot {
-                Some(hot) => sweep_hot_lists(part, hot, &in_frontier, &mut level, &mut parent, &mut next, next_level),
-                None => (0..owned as u32).filter(|&i| level[i as usize] == UNREACHED_LEVEL).collect(),
+            let unsettled = match hot {
+                Some(hot) => {
+                    sweep_hot_lists(part, hot, &in_frontier, &mut level, &mut parent, next_level);
+                    PENDING
+                }
+                None => UNREACHED_LEVEL,
             };
-            read += par_rounds(
-                part,
-                &unsettled,
-                false,
-                |i, nbrs, _, out| {
-                    if let Some(&p) = nbrs.iter().find(|&&t| in_frontier(t as u32)) {
-                        out.push((i, places.original.get(p as u32)));
-                    }
-                },
-                |(i, p)| {
-                    level[i as usize] = next_level;
-                    parent[i as usize] = p;
-                    next.push(i);
-                },
-            )
-            .map_err(|e| crate::error::DistError::Ingest(e.into()))?;
+            let mut at = 0;
+            while next_chunk(&level, &mut at, unsettled, most, &mut chunk) {
+                read += par_rounds(
+                    part,
+                    &chunk,
+                    false,
+                    |i, nbrs, _, out| {
+                        if let Some(&p) = nbrs.iter().find(|&&t| in_frontier(t as u32)) {
+                            out.push((i, places.original.get(p as u32)));
+                        }
+                    },
+                    |(i, p)| {
+                        level[i as usize] = next_level;
+                        parent[i as usize] = p;
+                    },
+                )
+                .map_err(|e| crate::error::DistError::Ingest(e.into()))?;
+            }
+            for l in level.iter_mut().filter(|l| **l == PENDING) {
+                *l = UNREACHED_LEVEL;
+            }
         } else {
             // every core reads the frontier's lists; what they find is
             // applied here, in frontier order
             let places = part.places();
             let mut proposed: Vec<u32> = Vec::new();
             let (owned_local, shipped) = (&part.owned[..], &sent);
-            read += par_rounds(
-                part,
-                &frontier,
-                false,
-                |i, nbrs, _, out| {
-                    let from = places.original.get(owned_local[i as usize]);
-                    for &t in nbrs {
-                        // (an owned vertex already visited is passed over by `reach`)
-                        let new = match places.place(t as u32) {
-                            Place::Owned(_) => true,
-                            Place::Ghost(g) => !bit(shipped, g),
-                        };
-                        if new {
-                            out.push((t as u32, from));
+            let mut at = 0;
+            while next_chunk(&level, &mut at, this_level, most, &mut chunk) {
+                read += par_rounds(
+                    part,
+                    &chunk,
+                    false,
+                    |i, nbrs, _, out| {
+                        let from = places.original.get(owned_local[i as usize]);
+                        for &t in nbrs {
+                            // (an owned vertex already visited is passed over by `reach`)
+                            let new = match places.place(t as u32) {
+                                Place::Owned(_) => true,
+                                Place::Ghost(g) => !bit(shipped, g),
+                            };
+                            if new {
+                                out.push((t as u32, from));
+                            }
                         }
-                    }
-                },
-                |(t, from)| match places.place(t) {
-                    Place::Owned(j) => reach(&mut level, &mut parent, &mut next, j, from, next_level),
-                    Place::Ghost(g) => {
-                        if ghost_parent[g as usize] == UNREACHED {
-                            proposed.push(g);
+                    },
+                    |(t, from)| match places.place(t) {
+                        Place::Owned(j) => reach(&mut level, &mut parent, j, from, next_level),
+                        Place::Ghost(g) => {
+                            if ghost_parent[g as usize] == UNREACHED {
+                                proposed.push(g);
+                            }
+                            ghost_parent[g as usize] = ghost_parent[g as usize].min(from);
                         }
-                        ghost_parent[g as usize] = ghost_parent[g as usize].min(from);
-                    }
-                },
-            )
-            .map_err(|e| crate::error::DistError::Ingest(e.into()))?;
+                    },
+                )
+                .map_err(|e| crate::error::DistError::Ingest(e.into()))?;
+            }
             let best = &ghost_parent;
             part.push_some(
                 proposed.len(),
                 |k| (proposed[k], [best[proposed[k] as usize]]),
-                |j, [from]| reach(&mut level, &mut parent, &mut next, j, from, next_level),
+                |j, [from]| reach(&mut level, &mut parent, j, from, next_level),
             );
             for &g in &proposed {
                 set_bit(&mut sent, g);
                 ghost_parent[g as usize] = UNREACHED;
             }
         }
-        next.sort_unstable();
-        unvisited_arcs -= next.iter().map(|&i| degree(i)).sum::<u64>();
+        // the next frontier: the vertices this step reached
+        (frontier, frontier_arcs) = (0, 0);
+        for i in (0..owned as u32).filter(|&i| level[i as usize] == next_level) {
+            frontier += 1;
+            frontier_arcs += degree(i);
+        }
+        unvisited_arcs -= frontier_arcs;
         steps.push(Step { level: depth, bottom_up, frontier: nf, seconds: t.elapsed().as_secs_f64() });
-        frontier = next;
-        let found = comm.sum(&[frontier.len() as u64])[0];
+        let found = comm.sum(&[frontier])[0];
         if found > 0 {
             depth = next_level as u64;
             reached += found;
