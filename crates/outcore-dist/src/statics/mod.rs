@@ -78,6 +78,28 @@ pub fn par_rounds<T: Send>(
     Ok(read)
 }
 
+/// [`par_rounds`] over every owned vertex, in order: a round's arcs' worth
+/// of vertices listed at a time ([`Part::round_arcs`], 4 bytes each,
+/// charged by the caller), not a list of them all.
+pub fn par_rounds_all<T: Send>(
+    part: &Part,
+    weights: bool,
+    visit: impl Fn(u32, &[u64], &[f32], &mut Vec<T>) + Sync,
+    mut apply: impl FnMut(T),
+) -> Result<u64, StoreError> {
+    let owned = part.owned.len() as u32;
+    let most = part.round_arcs().clamp(1, u32::MAX as u64) as u32;
+    let (mut chunk, mut at, mut read) = (Vec::with_capacity(most as usize), 0u32, 0u64);
+    while at < owned {
+        let end = owned.min(at.saturating_add(most));
+        chunk.clear();
+        chunk.extend(at..end);
+        read += par_rounds(part, &chunk, weights, &visit, &mut apply)?;
+        at = end;
+    }
+    Ok(read)
+}
+
 /// What every distributed run reports, per rank.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct RankFigures {

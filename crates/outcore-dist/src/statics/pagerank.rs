@@ -6,7 +6,7 @@
 //! ghost, and sends the ghosts' sums to their owners in ghost order (one
 //! all-to-all, no ids: the combining per destination of the issue).
 
-use super::{par_rounds, RankFigures, ROUND_BYTES};
+use super::{par_rounds_all, RankFigures, ROUND_BYTES};
 use crate::error::{DistError, Result};
 use crate::part::{push_round_bytes, Part, PartShape, Place};
 use outcore_algorithms::pagerank::Schedule;
@@ -22,11 +22,12 @@ pub struct DistPageRank {
     pub figures: RankFigures,
 }
 
-/// Bytes of state of a part of `shape`: per owned vertex its rank, next
-/// rank, share, degree and place in the vertex list; per ghost its sum; a
-/// round of (target, source) pairs, and a round of the sums' exchange.
+/// Bytes of state of a part of `shape`: per owned vertex its rank and
+/// next rank (a share and a degree are computed as they are needed, from
+/// the rank and the index); per ghost its sum; a round of (target, source)
+/// pairs and its vertices, and a round of the sums' exchange.
 pub fn state_bytes(shape: &PartShape) -> u64 {
-    shape.owned * (8 + 8 + 8 + 8 + 4) + shape.ghosts * 8 + shape.round_arcs * ROUND_BYTES + push_round_bytes(0, shape.ranks)
+    shape.owned * (8 + 8) + shape.ghosts * 8 + shape.round_arcs * (ROUND_BYTES + 4) + push_round_bytes(0, shape.ranks)
 }
 
 pub fn pagerank(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
@@ -35,29 +36,30 @@ pub fn pagerank(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
     let before = comm.traffic();
     let n = part.vertices();
     let owned = part.owned.len();
-    let all: Vec<u32> = (0..owned as u32).collect();
-    let degree: Vec<u64> = all.iter().map(|&i| part.graph.degree(part.owned[i as usize] as u64)).collect();
+    let degree = |i: usize| part.graph.degree(part.owned[i] as u64);
     let nf = n.max(1) as f64;
     let d = schedule.damping;
     let mut rank = vec![1.0 / nf; owned];
     let (mut done, mut delta) = (0u32, f64::INFINITY);
     let mut ghost_sum = vec![0.0f64; part.ghost_count()];
     while done < schedule.iterations && n > 0 {
-        let sinks = comm.sum_f64((0..owned).filter(|&i| degree[i] == 0).map(|i| rank[i]).sum());
+        let sinks = comm.sum_f64((0..owned).filter(|&i| degree(i) == 0).map(|i| rank[i]).sum());
         let base = (1.0 - d) / nf + d * sinks / nf;
         let mut next = vec![0.0f64; owned];
         ghost_sum.iter_mut().for_each(|x| *x = 0.0);
-        let share: Vec<f64> = (0..owned).map(|i| if degree[i] > 0 { d * rank[i] / degree[i] as f64 } else { 0.0 }).collect();
-        // every core reads lists; the sums are added here, in list order
-        let places = part.places();
-        par_rounds(
+        // every core reads lists, each vertex's share of its rank going
+        // to each out-neighbour; the sums are added here, in list order
+        let (places, now) = (part.places(), &rank);
+        par_rounds_all(
             part,
-            &all,
             false,
-            |i, nbrs, _, out| out.extend(nbrs.iter().map(|&v| (v as u32, i))),
-            |(v, i)| match places.place(v) {
-                Place::Owned(j) => next[j as usize] += share[i as usize],
-                Place::Ghost(g) => ghost_sum[g as usize] += share[i as usize],
+            |i, nbrs, _, out| {
+                let share = d * now[i as usize] / nbrs.len() as f64;
+                out.extend(nbrs.iter().map(|&v| (v as u32, share)))
+            },
+            |(v, share)| match places.place(v) {
+                Place::Owned(j) => next[j as usize] += share,
+                Place::Ghost(g) => ghost_sum[g as usize] += share,
             },
         )
         .map_err(|e| DistError::Ingest(e.into()))?;

@@ -14,7 +14,7 @@
 //! It stops after an iteration in which no label fell on any rank: then
 //! both ends of every arc carry the same label.
 
-use super::{par_rounds, RankFigures, ROUND_BYTES};
+use super::{par_rounds_all, RankFigures, ROUND_BYTES};
 use crate::error::{DistError, Result};
 use crate::part::{ask_round_bytes, push_round_bytes, Part, PartShape, Place};
 use std::time::Instant;
@@ -27,14 +27,14 @@ pub struct DistWcc {
     pub figures: RankFigures,
 }
 
-/// Bytes of state of a part of `shape`: per owned vertex its label, the
-/// vertex list, and the shortcut's questions and answers; per ghost its
-/// label, its offer and the list of those offered; a round of arcs, and a
+/// Bytes of state of a part of `shape`: per owned vertex its label and
+/// the shortcut's questions and answers; per ghost its label, its offer
+/// and the list of those offered; a round of arcs and its vertices, and a
 /// round of an exchange (the labels', the offers' or the shortcut's).
 pub fn state_bytes(shape: &PartShape) -> u64 {
-    shape.owned * (8 + 4 + 8 + 8)
+    shape.owned * (8 + 8 + 8)
         + shape.ghosts * (8 + 8 + 4)
-        + shape.round_arcs * ROUND_BYTES
+        + shape.round_arcs * (ROUND_BYTES + 4)
         + push_round_bytes(1, shape.ranks).max(ask_round_bytes(shape.ranks))
 }
 
@@ -42,9 +42,8 @@ pub fn wcc(part: &Part) -> Result<DistWcc> {
     let start = Instant::now();
     let comm = part.comm();
     let before = comm.traffic();
-    let owned = part.owned.len();
-    let all: Vec<u32> = (0..owned as u32).collect();
-    let mut label: Vec<u64> = all.iter().map(|&i| part.owned_id(i)).collect();
+    let owned = part.owned.len() as u32;
+    let mut label: Vec<u64> = (0..owned).map(|i| part.owned_id(i)).collect();
     let mut iterations = 0u32;
     loop {
         iterations += 1;
@@ -56,9 +55,8 @@ pub fn wcc(part: &Part) -> Result<DistWcc> {
         // 2. along every arc, both ways: every core reads lists, the arcs
         // are applied here, in list order
         let places = part.places();
-        par_rounds(
+        par_rounds_all(
             part,
-            &all,
             false,
             |i, nbrs, _, out| out.extend(nbrs.iter().map(|&v| (i, v as u32))),
             |(i, v)| {
@@ -116,7 +114,7 @@ pub fn wcc(part: &Part) -> Result<DistWcc> {
             break;
         }
     }
-    let roots = all.iter().filter(|&&i| label[i as usize] == part.owned_id(i)).count() as u64;
+    let roots = (0..owned).filter(|&i| label[i as usize] == part.owned_id(i)).count() as u64;
     let components = comm.sum(&[roots])[0];
     let figures = RankFigures::now(part, start, before);
     Ok(DistWcc { label, iterations, components, figures })
