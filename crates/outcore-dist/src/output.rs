@@ -30,12 +30,27 @@ pub fn write_pairs(
     value: impl Fn(u64, &mut Vec<u8>),
 ) -> Result<()> {
     pairs.sort_unstable_by_key(|p| p.0);
+    write_sorted(comm, path, force, store, pairs.len(), &|i| pairs[i].0, &|i, line| value(pairs[i].1, line))
+}
+
+/// [`write_pairs`] for `count` lines whose ids ascend: line `i` is vertex
+/// `id(i)`, its value formatted by `value(i, line)`. Nothing is gathered
+/// into a list first: the lines are formatted from the caller's arrays,
+/// a chunk at a time.
+pub fn write_sorted(
+    comm: &dyn Comm,
+    path: &str,
+    force: bool,
+    store: &str,
+    count: usize,
+    id: &dyn Fn(usize) -> u64,
+    value: &dyn Fn(usize, &mut Vec<u8>),
+) -> Result<()> {
     let rank = comm.rank().to_string();
     let store_dir = PathBuf::from(store.replace("{rank}", &rank));
     if path.contains("{rank}") {
         let target = PathBuf::from(path.replace("{rank}", &rank));
-        let written =
-            outcore::output::write_id_values(&target, force, &[&store_dir], pairs.iter().map(|p| p.0), |i, line| value(pairs[i].1, line));
+        let written = outcore::output::write_id_values(&target, force, &[&store_dir], (0..count).map(id), value);
         return agree(comm, written.map_err(DistError::from));
     }
     let target = Path::new(path);
@@ -48,7 +63,7 @@ pub fn write_pairs(
         Ok(())
     };
     agree(comm, allowed)?;
-    let mut lines = Lines { pairs: &pairs, next: 0, value: &value, buf: Vec::new() };
+    let mut lines = Lines { count, id, next: 0, value, buf: Vec::new() };
     let written = if comm.rank() == 0 {
         let mut streamed = false;
         let result = outcore::output::write_with(target, force, &[&store_dir], |w| {
@@ -67,29 +82,29 @@ pub fn write_pairs(
 }
 
 /// This rank's lines, formatted a chunk at a time.
-struct Lines<'a, F: Fn(u64, &mut Vec<u8>)> {
-    pairs: &'a [(u64, u64)],
+struct Lines<'a> {
+    count: usize,
+    id: &'a dyn Fn(usize) -> u64,
     next: usize,
-    value: &'a F,
+    value: &'a dyn Fn(usize, &mut Vec<u8>),
     buf: Vec<u8>,
 }
 
-impl<F: Fn(u64, &mut Vec<u8>)> Lines<'_, F> {
+impl Lines<'_> {
     /// The next chunk of at least one line (at most about [`CHUNK_BYTES`]),
     /// empty when every line has gone.
     fn next_chunk(&mut self) -> &[u8] {
         self.buf.clear();
-        while self.next < self.pairs.len() && self.buf.len() < CHUNK_BYTES {
-            let (id, x) = self.pairs[self.next];
-            let _ = write!(self.buf, "{id} ");
-            (self.value)(x, &mut self.buf);
+        while self.next < self.count && self.buf.len() < CHUNK_BYTES {
+            let _ = write!(self.buf, "{} ", (self.id)(self.next));
+            (self.value)(self.next, &mut self.buf);
             self.buf.push(b'\n');
             self.next += 1;
         }
         &self.buf
     }
     fn done(&self) -> bool {
-        self.next == self.pairs.len()
+        self.next == self.count
     }
 }
 
@@ -98,11 +113,7 @@ impl<F: Fn(u64, &mut Vec<u8>)> Lines<'_, F> {
 /// chunk to rank 0 and tells every rank whether more follow. Rank 0 keeps
 /// taking part after a failed write, so that no rank waits for it, and
 /// returns the first error at the end.
-fn stream_to_rank_0<F: Fn(u64, &mut Vec<u8>)>(
-    comm: &dyn Comm,
-    lines: &mut Lines<'_, F>,
-    mut out: Option<&mut dyn Write>,
-) -> std::io::Result<()> {
+fn stream_to_rank_0(comm: &dyn Comm, lines: &mut Lines<'_>, mut out: Option<&mut dyn Write>) -> std::io::Result<()> {
     let (me, size) = (comm.rank(), comm.size());
     let mut failed: Option<std::io::Error> = None;
     for turn in 0..size {

@@ -704,6 +704,15 @@ fn write_output(comm: &MpiComm, flags: &OutputFlags, store: &str, pairs: Vec<(u6
     Ok(())
 }
 
+/// A part's results, one per owned vertex, as `id value` lines if asked
+/// for: owned vertices ascend in original id, so the lines are formatted
+/// from the result as they go, with no list of them gathered first.
+fn write_owned(comm: &MpiComm, flags: &OutputFlags, parts: &str, part: &Part, value: impl Fn(usize, &mut Vec<u8>)) -> Result<()> {
+    let Some(path) = &flags.output else { return Ok(()) };
+    outcore_dist::output::write_sorted(comm, path, flags.force, parts, part.owned.len(), &|i| part.owned_id(i as u32), &value)?;
+    Ok(())
+}
+
 fn bfs(comm: &MpiComm, a: BfsArgs) -> Result<()> {
     let d = DistDynamic::open(comm, &a.store.store)?;
     let t = Instant::now();
@@ -824,12 +833,12 @@ fn static_bfs(comm: &MpiComm, a: StaticBfsArgs) -> Result<()> {
     let Some(r) = bfs::bfs(&part, a.root, &opts, hot.as_ref())? else {
         bail!("{}: root {} is not a vertex of the store", a.common.parts, a.root)
     };
-    let pairs: Vec<(u64, u64)> =
-        (0..part.owned.len()).map(|i| (part.owned_id(i as u32), if column == 0 { r.level_of(i) } else { r.parent[i] })).collect();
-    write_output(comm, &a.common.out, &a.common.parts, pairs, |x, out| match (column, x == UNREACHED_U64) {
-        (0, true) => write!(out, "{}", i64::MAX).unwrap(),
-        (_, true) => out.extend_from_slice(b"-1"),
-        _ => write!(out, "{x}").unwrap(),
+    write_owned(comm, &a.common.out, &a.common.parts, &part, |i, out| {
+        match (column, if column == 0 { r.level_of(i) } else { r.parent[i] }) {
+            (0, UNREACHED_U64) => write!(out, "{}", i64::MAX).unwrap(),
+            (_, UNREACHED_U64) => out.extend_from_slice(b"-1"),
+            (_, x) => write!(out, "{x}").unwrap(),
+        }
     })?;
     let secs = r.figures.seconds;
     let teps = r.edges_traversed as f64 / secs.max(1e-9);
@@ -861,8 +870,7 @@ fn static_pagerank(comm: &MpiComm, a: StaticPageRankArgs) -> Result<()> {
     let params = PageRankParams { damping: a.damping, iterations: a.iterations, tolerance: a.tolerance };
     let schedule = params.schedule(part.vertices());
     let r = pagerank::pagerank(&part, &schedule)?;
-    let pairs: Vec<(u64, u64)> = (0..part.owned.len()).map(|i| (part.owned_id(i as u32), r.rank[i].to_bits())).collect();
-    write_output(comm, &a.common.out, &a.common.parts, pairs, |x, out| outcore::graphalytics_float(f64::from_bits(x), out))?;
+    write_owned(comm, &a.common.out, &a.common.parts, &part, |i, out| outcore::graphalytics_float(r.rank[i], out))?;
     let secs = r.figures.seconds;
     let summary = json!({"vertices": part.vertices(), "damping": a.damping, "iterations": r.iterations, "delta": r.delta,
         "stopped_by": r.stopped_by, "seconds": secs});
@@ -879,8 +887,7 @@ fn static_pagerank(comm: &MpiComm, a: StaticPageRankArgs) -> Result<()> {
 fn static_wcc(comm: &MpiComm, a: StaticArgs) -> Result<()> {
     let (part, _budget) = open_part(comm, &a, wcc::state_bytes, 0.0)?;
     let r = wcc::wcc(&part)?;
-    let pairs: Vec<(u64, u64)> = (0..part.owned.len()).map(|i| (part.owned_id(i as u32), r.label[i])).collect();
-    write_output(comm, &a.out, &a.parts, pairs, |x, out| write!(out, "{x}").unwrap())?;
+    write_owned(comm, &a.out, &a.parts, &part, |i, out| write!(out, "{}", r.label[i]).unwrap())?;
     let secs = r.figures.seconds;
     let summary = json!({"vertices": part.vertices(), "components": r.components, "iterations": r.iterations, "seconds": secs});
     let line = format!("WCC: {} components of {} vertices, {} iterations in {secs:.2} s", r.components, part.vertices(), r.iterations);
@@ -891,12 +898,10 @@ fn static_sssp(comm: &MpiComm, a: StaticSsspArgs) -> Result<()> {
     let column = pick(&a.values, &["distance", "parent"])?;
     let (part, _budget) = open_part(comm, &a.common, sssp::state_bytes, 0.0)?;
     let Some(r) = sssp::sssp(&part, a.root)? else { bail!("{}: root {} is not a vertex of the store", a.common.parts, a.root) };
-    let pairs: Vec<(u64, u64)> =
-        (0..part.owned.len()).map(|i| (part.owned_id(i as u32), if column == 0 { r.distance[i].to_bits() } else { r.parent[i] })).collect();
-    write_output(comm, &a.common.out, &a.common.parts, pairs, |x, out| match column {
-        0 => outcore::graphalytics_float(f64::from_bits(x), out),
-        _ if x == UNREACHED_U64 => out.extend_from_slice(b"-1"),
-        _ => write!(out, "{x}").unwrap(),
+    write_owned(comm, &a.common.out, &a.common.parts, &part, |i, out| match (column, r.parent[i]) {
+        (0, _) => outcore::graphalytics_float(r.distance[i], out),
+        (_, UNREACHED_U64) => out.extend_from_slice(b"-1"),
+        (_, x) => write!(out, "{x}").unwrap(),
     })?;
     let secs = r.figures.seconds;
     let summary = json!({"root": a.root, "reached": r.reached, "vertices": part.vertices(), "supersteps": r.supersteps,
