@@ -436,6 +436,27 @@ mod tests {
         assert_eq!(seen, model);
     }
 
+    /// The probe statistics against the slots: a live slot's distance is
+    /// how far it sits past its key's home slot.
+    #[test]
+    fn probe_statistics_are_the_distances_from_home() {
+        let cap = 512;
+        let mut mem = vec![0u8; cap * 17];
+        // SAFETY: `mem` holds cap * 17 bytes, outlives `t`, and only `t` touches it.
+        let t = unsafe { Table::new(mem.as_mut_ptr(), cap as u64, 17) };
+        for k in 0..400 {
+            t.insert(&body(k % 97, k), &mut NoUndo).unwrap();
+        }
+        let (mut sum, mut most) = (0u64, 0u64);
+        t.for_each_live(|p| {
+            let d = (p + cap as u64 - t.home(mix(t.key(p)))) % cap as u64;
+            sum += d;
+            most = most.max(d);
+        });
+        assert!(sum > 400, "keys of 97 values, four each, cluster: {sum}");
+        assert_eq!((t.probe_sum(), t.max_probe() as u64), (sum, most));
+    }
+
     /// A slot's management byte is empty, or a probe distance of 1 to
     /// `MAX_DIST + 1` (with or without the tombstone bit): a tombstone
     /// without a distance is damage, and the check names its slot.
