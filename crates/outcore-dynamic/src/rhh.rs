@@ -457,6 +457,27 @@ mod tests {
         assert_eq!((t.probe_sum(), t.max_probe() as u64), (sum, most));
     }
 
+    /// A cluster of keys with one home slot fills distances 0 to
+    /// `MAX_DIST` (126): the 128th such key is `Overfull`, the table's
+    /// signal to grow, and no sooner.
+    #[test]
+    fn a_cluster_reaches_the_largest_distance_before_overfull() {
+        let cap = 1024;
+        let mut mem = vec![0u8; cap * 17];
+        // SAFETY: `mem` holds cap * 17 bytes, outlives `t`, and only `t` touches it.
+        let t = unsafe { Table::new(mem.as_mut_ptr(), cap as u64, 17) };
+        let home_zero: Vec<u64> = (0..).filter(|&k| t.home(mix(k)) == 0).take(MAX_DIST as usize + 2).collect();
+        for (i, &k) in home_zero.iter().enumerate() {
+            let inserted = t.insert(&body(k, 0), &mut NoUndo);
+            if i <= MAX_DIST as usize {
+                assert_eq!(inserted.ok(), Some(i as u64), "key {i} of one home");
+            } else {
+                assert!(inserted.is_err(), "key {i} of one home found a slot");
+            }
+        }
+        assert_eq!(t.max_probe(), MAX_DIST);
+    }
+
     /// A slot's management byte is empty, or a probe distance of 1 to
     /// `MAX_DIST + 1` (with or without the tombstone bit): a tombstone
     /// without a distance is damage, and the check names its slot.
