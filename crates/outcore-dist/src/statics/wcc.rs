@@ -9,7 +9,9 @@
 //!    carries labels both ways, whatever its direction;
 //! 3. shortcut: every vertex asks the owner of its label for that
 //!    vertex's label, and takes it if smaller (pointer jumping, which cuts
-//!    the iterations from the diameter towards its logarithm).
+//!    the iterations from the diameter towards its logarithm); a round's
+//!    worth of vertices at a time, so that the questions are bounded, a
+//!    later group seeing the labels an earlier one lowered.
 //!
 //! It stops after an iteration in which no label fell on any rank: then
 //! both ends of every arc carry the same label.
@@ -27,14 +29,15 @@ pub struct DistWcc {
     pub figures: RankFigures,
 }
 
-/// Bytes of state of a part of `shape`: per owned vertex its label and
-/// the shortcut's questions and answers; per ghost its label, its offer
-/// and the list of those offered; a round of arcs and its vertices, and a
-/// round of an exchange (the labels', the offers' or the shortcut's).
+/// Bytes of state of a part of `shape`: per owned vertex its label; per
+/// ghost its label, its offer and the list of those offered; a round of
+/// arcs and its vertices, or a round's worth of the shortcut's questions
+/// and answers; and a round of an exchange (the labels', the offers' or
+/// the shortcut's).
 pub fn state_bytes(shape: &PartShape) -> u64 {
-    shape.owned * (8 + 8 + 8)
+    shape.owned * 8
         + shape.ghosts * (8 + 8 + 4)
-        + shape.round_arcs * (ROUND_BYTES + 4)
+        + shape.round_arcs * (ROUND_BYTES + 4).max(8 + 8)
         + push_round_bytes(1, shape.ranks).max(ask_round_bytes(shape.ranks))
 }
 
@@ -97,16 +100,26 @@ pub fn wcc(part: &Part) -> Result<DistWcc> {
                 }
             },
         );
-        // 3. the label's label
-        let mut asked: Vec<u64> = label.iter().enumerate().filter(|&(i, &l)| l != part.owned_id(i as u32)).map(|(_, &l)| l).collect();
-        asked.sort_unstable();
-        asked.dedup();
-        let answers = part.ask(&asked, |i| label[i as usize])?;
-        for l in label.iter_mut() {
-            if let Ok(k) = asked.binary_search(l) {
-                if answers[k] < *l {
-                    *l = answers[k];
-                    fell += 1;
+        // 3. the label's label, a group of owned vertices at a time (as
+        // many groups on every rank: asking is collective)
+        let group = part.round_arcs().max(1) as usize;
+        let groups = comm.max(&[(owned as usize).div_ceil(group) as u64])[0] as usize;
+        let mut asked: Vec<u64> = Vec::with_capacity(group);
+        for g in 0..groups {
+            let members = (g * group).min(owned as usize)..((g + 1) * group).min(owned as usize);
+            asked.clear();
+            asked.extend(
+                members.clone().map(|i| label[i]).zip(members.clone()).filter(|&(l, i)| l != part.owned_id(i as u32)).map(|(l, _)| l),
+            );
+            asked.sort_unstable();
+            asked.dedup();
+            let answers = part.ask(&asked, |i| label[i as usize])?;
+            for l in &mut label[members] {
+                if let Ok(k) = asked.binary_search(l) {
+                    if answers[k] < *l {
+                        *l = answers[k];
+                        fell += 1;
+                    }
                 }
             }
         }
