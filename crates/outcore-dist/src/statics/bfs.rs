@@ -23,7 +23,7 @@
 //! A vertex's parent is a neighbour on the level above (Graph500's rule);
 //! levels equal the single-machine BFS exactly.
 
-use super::{par_rounds, RankFigures, ROUND_BYTES};
+use super::{par_rounds, OwnedChunks, RankFigures, ROUND_BYTES};
 use crate::error::Result;
 use crate::part::{bit, bitmap, push_round_bytes, set_bit, Part, PartShape, Place};
 use outcore_algorithms::bfs::hybrid::SWEEP_BLOCK;
@@ -173,23 +173,6 @@ pub fn state_bytes(shape: &PartShape) -> u64 {
         + push_round_bytes(1, shape.ranks)
 }
 
-/// The next owned indices from `*at` whose level is `wanted`, ascending,
-/// at most `max` (the vertices a step reads the lists of are found by
-/// scanning `level`, not kept in a list), into `chunk` (`*at` moves past
-/// them); false when the scan is done. The caller may change levels
-/// between calls: only ever from `wanted` to another level, or at
-/// vertices not wanted.
-fn next_chunk(level: &[u32], at: &mut usize, wanted: u32, max: usize, chunk: &mut Vec<u32>) -> bool {
-    chunk.clear();
-    while *at < level.len() && chunk.len() < max {
-        if level[*at] == wanted {
-            chunk.push(*at as u32);
-        }
-        *at += 1;
-    }
-    !chunk.is_empty()
-}
-
 /// Owned vertex `j` found from `from` in a top-down step to `next_level`:
 /// visited now, or, found again in the same step, given the smaller parent.
 fn reach(level: &mut [u32], parent: &mut [u64], j: u32, from: u64, next_level: u32) {
@@ -287,9 +270,6 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
     let mut sent = bitmap(part.ghost_count());
     let mut ghost_parent = vec![UNREACHED; part.ghost_count()];
     let mut unvisited_arcs: u64 = (0..owned as u32).map(degree).sum::<u64>() - frontier_arcs;
-    // a round's arcs' worth of vertices at most: a round reads no more
-    let most = part.round_arcs() as usize;
-    let mut chunk: Vec<u32> = Vec::with_capacity(most);
     let (mut depth, mut reached, mut read, mut bottom_up, mut last_frontier) = (0u64, 1u64, 0u64, false, 0u64);
     let mut steps = Vec::new();
     loop {
@@ -338,11 +318,11 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
                 }
                 None => UNREACHED_LEVEL,
             };
-            let mut at = 0;
-            while next_chunk(&level, &mut at, unsettled, most, &mut chunk) {
+            let mut chunks = OwnedChunks::new(part);
+            while let Some(chunk) = chunks.next_where(|i| level[i as usize] == unsettled) {
                 read += par_rounds(
                     part,
-                    &chunk,
+                    chunk,
                     false,
                     |i, nbrs, _, out| {
                         if let Some(&p) = nbrs.iter().find(|&&t| in_frontier(t as u32)) {
@@ -365,11 +345,11 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
             let places = part.places();
             let mut proposed: Vec<u32> = Vec::new();
             let (owned_local, shipped) = (&part.owned[..], &sent);
-            let mut at = 0;
-            while next_chunk(&level, &mut at, this_level, most, &mut chunk) {
+            let mut chunks = OwnedChunks::new(part);
+            while let Some(chunk) = chunks.next_where(|i| level[i as usize] == this_level) {
                 read += par_rounds(
                     part,
-                    &chunk,
+                    chunk,
                     false,
                     |i, nbrs, _, out| {
                         let from = places.original.get(owned_local[i as usize]);

@@ -78,24 +78,50 @@ pub fn par_rounds<T: Send>(
     Ok(read)
 }
 
-/// [`par_rounds`] over every owned vertex, in order: a round's arcs' worth
-/// of vertices listed at a time ([`Part::round_arcs`], 4 bytes each,
-/// charged by the caller), not a list of them all.
+/// Owned indices a round's worth at a time ([`Part::round_arcs`] at most,
+/// 4 bytes each, charged by the caller), chosen by a scan of the owned
+/// vertices rather than kept in a list of them all: feed each
+/// [`OwnedChunks::next_where`] to [`par_rounds`].
+pub struct OwnedChunks {
+    at: u32,
+    owned: u32,
+    most: usize,
+    chunk: Vec<u32>,
+}
+
+impl OwnedChunks {
+    pub fn new(part: &Part) -> OwnedChunks {
+        let most = part.round_arcs().clamp(1, u32::MAX as u64) as usize;
+        OwnedChunks { at: 0, owned: part.owned.len() as u32, most, chunk: Vec::with_capacity(most) }
+    }
+
+    /// The next owned indices, ascending, for which `wanted` holds; `None`
+    /// when the scan is done. Between calls the caller may change what
+    /// `wanted` answers, but only for indices already handed out or not
+    /// wanted.
+    pub fn next_where(&mut self, wanted: impl Fn(u32) -> bool) -> Option<&[u32]> {
+        self.chunk.clear();
+        while self.at < self.owned && self.chunk.len() < self.most {
+            if wanted(self.at) {
+                self.chunk.push(self.at);
+            }
+            self.at += 1;
+        }
+        (!self.chunk.is_empty()).then_some(&self.chunk[..])
+    }
+}
+
+/// [`par_rounds`] over every owned vertex, in order, a round at a time
+/// ([`OwnedChunks`]).
 pub fn par_rounds_all<T: Send>(
     part: &Part,
     weights: bool,
     visit: impl Fn(u32, &[u64], &[f32], &mut Vec<T>) + Sync,
     mut apply: impl FnMut(T),
 ) -> Result<u64, StoreError> {
-    let owned = part.owned.len() as u32;
-    let most = part.round_arcs().clamp(1, u32::MAX as u64) as u32;
-    let (mut chunk, mut at, mut read) = (Vec::with_capacity(most as usize), 0u32, 0u64);
-    while at < owned {
-        let end = owned.min(at.saturating_add(most));
-        chunk.clear();
-        chunk.extend(at..end);
-        read += par_rounds(part, &chunk, weights, &visit, &mut apply)?;
-        at = end;
+    let (mut chunks, mut read) = (OwnedChunks::new(part), 0u64);
+    while let Some(chunk) = chunks.next_where(|_| true) {
+        read += par_rounds(part, chunk, weights, &visit, &mut apply)?;
     }
     Ok(read)
 }

@@ -108,9 +108,8 @@ pub fn wcc(part: &Part) -> Result<DistWcc> {
         for g in 0..groups {
             let members = (g * group).min(owned as usize)..((g + 1) * group).min(owned as usize);
             asked.clear();
-            asked.extend(
-                members.clone().map(|i| label[i]).zip(members.clone()).filter(|&(l, i)| l != part.owned_id(i as u32)).map(|(l, _)| l),
-            );
+            // (a vertex that is its own label has nothing to ask)
+            asked.extend(members.clone().filter(|&i| label[i] != part.owned_id(i as u32)).map(|i| label[i]));
             asked.sort_unstable();
             asked.dedup();
             let answers = part.ask(&asked, |i| label[i as usize])?;
