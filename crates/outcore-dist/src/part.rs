@@ -27,15 +27,24 @@ use outcore_engines::CompactIndex;
 use outcore_io::{Budget, Reservation};
 use outcore_store::{Store, StoreError};
 use std::path::{Path, PathBuf};
+use sux::bits::BitVec;
+use sux::prelude::{Rank, Rank9};
 
 /// Bytes a part keeps per local vertex besides its original id (an
-/// Elias-Fano sequence, [`OriginalIds`]): slot, owner.
-const BYTES_PER_VERTEX: u64 = 4 + 2;
+/// Elias-Fano sequence, [`OriginalIds`]): whether this rank owns it, a bit
+/// with sux's `Rank9` over it (a quarter more), [`owned_bits_bytes`].
 /// Bytes per owned vertex (its local id; a search by original id is a
 /// search of these, as a part's local ids ascend with the original ids)
-/// and per ghost (its index, its place at its owner, and the owner's list of it).
+/// and per ghost (its owner, its place at its owner, its place in its
+/// owner's group, and the owner's list of it).
 const BYTES_PER_OWNED: u64 = 4;
-const BYTES_PER_GHOST: u64 = 4 + 4 + 4;
+const BYTES_PER_GHOST: u64 = 2 + 4 + 4 + 4;
+
+/// Bytes of the bit per local vertex that says whether this rank owns
+/// it, and `Rank9`'s counters (16 bytes per 512 bits, and one more).
+fn owned_bits_bytes(n: u64) -> u64 {
+    n.div_ceil(64) * 8 + (n.div_ceil(512) + 1) * 16
+}
 /// Largest `partition.json` read.
 const MAX_MANIFEST_BYTES: u64 = 16 << 20;
 
@@ -48,18 +57,21 @@ pub struct Part<'c> {
     pub graph: Traverse,
     /// Original id of each local vertex (the part's dense ids).
     pub original: OriginalIds,
-    /// Local vertex: its owned index if this rank owns it, else its ghost index.
-    slot: Vec<u32>,
-    /// Local vertex: the rank that owns it.
-    owner_of: Vec<u16>,
+    /// Local vertex: whether this rank owns it. Owned vertex v's owned
+    /// index is the rank of v (the owned vertices before it), a ghost's
+    /// ghost index v minus that: both number in local order.
+    is_owned: Rank9,
     /// Owned local vertices, ascending.
     pub owned: Vec<u32>,
-    /// Ghosts in ghost-index order: grouped by owner, ascending within a group.
-    pub ghosts: Vec<u32>,
-    /// Ghost indices of each rank's group: `ghost_start[r]..ghost_start[r + 1]`.
-    ghost_start: Vec<usize>,
+    /// Each ghost's owner.
+    ghost_owner: Vec<u16>,
     /// Each ghost's owned index at its owner.
     remote: Vec<u32>,
+    /// Ghost indices grouped by owner, ascending within a group: the order
+    /// the owner's `requested` list of them follows.
+    group: Vec<u32>,
+    /// Each rank's group: `group[ghost_start[r]..ghost_start[r + 1]]`.
+    ghost_start: Vec<usize>,
     /// Per rank q: owned indices of the vertices q holds as ghosts, in q's ghost order.
     requested: Vec<Vec<u32>>,
     /// Owned vertices of every rank (their global indices follow rank order).
@@ -90,27 +102,26 @@ pub fn rank_budget(memory: u64) -> Result<(Budget, Reservation)> {
 /// job's transport, which stays on one thread).
 #[derive(Clone, Copy)]
 pub struct Places<'a> {
-    rank: usize,
-    slot: &'a [u32],
-    owner_of: &'a [u16],
+    is_owned: &'a Rank9,
+    ghost_owner: &'a [u16],
     remote: &'a [u32],
-    ghosts: &'a [u32],
     pub original: &'a OriginalIds,
 }
 
 impl Places<'_> {
     #[inline]
     pub fn place(&self, v: u32) -> Place {
-        if self.owner_of[v as usize] as usize == self.rank {
-            Place::Owned(self.slot[v as usize])
+        let before = self.is_owned.rank(v as usize) as u32;
+        if self.is_owned[v as usize] {
+            Place::Owned(before)
         } else {
-            Place::Ghost(self.slot[v as usize])
+            Place::Ghost(v - before)
         }
     }
     /// Ghost `g`'s owner and its owned index there.
     #[inline]
     pub fn ghost_home(&self, g: u32) -> (usize, u32) {
-        (self.owner_of[self.ghosts[g as usize] as usize] as usize, self.remote[g as usize])
+        (self.ghost_owner[g as usize] as usize, self.remote[g as usize])
     }
 }
 
@@ -320,34 +331,31 @@ impl<'c> Part<'c> {
         let theirs = comm.broadcast(0, &identity);
         agree(comm, if theirs == identity { Ok(()) } else { Err(corrupt(&dir, "is a part of another partitioned store than rank 0's")) })?;
         let local = agree(comm, Self::tables(&store, &manifest, (rank, ranks), budget, &keep, &dir))?;
-        let (original, owner_of, charge) = local;
+        let (original, owned_bits, ghost_owner, charge) = local;
+        let is_owned = Rank9::new(owned_bits);
         let n = original.len();
-        let mut slot = vec![0u32; n];
-        let mut owned = Vec::new();
-        let mut by_owner: Vec<Vec<u32>> = vec![Vec::new(); ranks];
-        for v in 0..n {
-            let r = owner_of[v] as usize;
-            if r == rank {
-                slot[v] = owned.len() as u32;
-                owned.push(v as u32);
-            } else {
-                by_owner[r].push(v as u32);
-            }
-        }
+        let mut owned = Vec::with_capacity(n - ghost_owner.len());
+        owned.extend((0..n as u32).filter(|&v| is_owned[v as usize]));
+        // the ghosts grouped by owner (a counting sort: ascending within a group)
         let mut ghost_start = vec![0usize; ranks + 1];
-        let mut ghosts = Vec::new();
-        for r in 0..ranks {
-            for &v in &by_owner[r] {
-                slot[v as usize] = ghosts.len() as u32;
-                ghosts.push(v);
-            }
-            ghost_start[r + 1] = ghosts.len();
+        for &r in &ghost_owner {
+            ghost_start[r as usize + 1] += 1;
         }
-        drop(by_owner);
+        for r in 0..ranks {
+            ghost_start[r + 1] += ghost_start[r];
+        }
+        let mut group = vec![0u32; ghost_owner.len()];
+        let mut fill = ghost_start.clone();
+        for (g, &r) in ghost_owner.iter().enumerate() {
+            group[fill[r as usize]] = g as u32;
+            fill[r as usize] += 1;
+        }
         let find = |id: u64| find_owned(&original, &owned, id);
         // tell each owner which of its vertices this part reaches
-        let asks: Vec<Vec<u64>> =
-            (0..ranks).map(|r| ghosts[ghost_start[r]..ghost_start[r + 1]].iter().map(|&v| original.get(v)).collect()).collect();
+        let mut asks: Vec<Vec<u64>> = (0..ranks).map(|r| Vec::with_capacity(ghost_start[r + 1] - ghost_start[r])).collect();
+        for (g, v) in (0..n as u32).filter(|&v| !is_owned[v as usize]).enumerate() {
+            asks[ghost_owner[g] as usize].push(original.get(v));
+        }
         let asked = comm.all_to_all(&asks);
         drop(asks);
         let mut requested = Vec::with_capacity(ranks);
@@ -373,13 +381,16 @@ impl<'c> Part<'c> {
             },
         )?;
         let answers: Vec<Vec<u64>> = requested.iter().map(|l| l.iter().map(|&i| i as u64).collect()).collect();
-        let remote: Vec<u32> = comm.all_to_all(&answers).into_iter().flatten().map(|i| i as u32).collect();
+        let mut remote = vec![0u32; ghost_owner.len()];
+        for (&g, i) in group.iter().zip(comm.all_to_all(&answers).into_iter().flatten()) {
+            remote[g as usize] = i as u32;
+        }
         let owned_counts =
             comm.all_gather(&(owned.len() as u64).to_le_bytes()).iter().map(|b| u64::from_le_bytes(b[..8].try_into().unwrap())).collect();
         let opened = (|| {
             let shape = |round_arcs| PartShape {
                 owned: owned.len() as u64,
-                ghosts: ghosts.len() as u64,
+                ghosts: ghost_owner.len() as u64,
                 vertices: manifest.vertices,
                 ranks: ranks as u64,
                 round_arcs,
@@ -398,12 +409,12 @@ impl<'c> Part<'c> {
             store,
             graph,
             original,
-            slot,
-            owner_of,
+            is_owned,
             owned,
-            ghosts,
-            ghost_start,
+            ghost_owner,
             remote,
+            group,
+            ghost_start,
             requested,
             owned_counts,
             push_round: PUSH_ROUND_ENTRIES,
@@ -434,7 +445,8 @@ impl<'c> Part<'c> {
         self.round_arcs
     }
 
-    /// The part's original ids and owners, charged to `budget`.
+    /// The part's original ids, which of its vertices this rank owns and
+    /// each ghost's owner, charged to `budget`.
     #[allow(clippy::type_complexity)]
     fn tables(
         store: &Store,
@@ -443,7 +455,7 @@ impl<'c> Part<'c> {
         budget: &Budget,
         keep: &dyn Fn(&PartShape) -> u64,
         dir: &Path,
-    ) -> Result<(OriginalIds, Vec<u16>, Reservation)> {
+    ) -> Result<(OriginalIds, BitVec, Vec<u16>, Reservation)> {
         let n = store.vertices();
         if n >= u32::MAX as u64 {
             return Err(corrupt(dir, format!("{n} vertices: a part holds fewer than 2^32")));
@@ -454,7 +466,8 @@ impl<'c> Part<'c> {
         // every charge of the run at once, so that a budget too small
         // names the whole of what would work, not one stage's share
         let ingest = |e: StoreError| DistError::Ingest(e.into());
-        let mut owner_of = Vec::with_capacity(n as usize);
+        let mut owned_bits = BitVec::with_capacity(n as usize);
+        let mut ghost_owner = Vec::new();
         let mut last: Option<u64> = None;
         let mut ids = store.ids().and_then(|i| i.stream()).map_err(ingest)?;
         while let Some(id) = ids.next_id().map_err(ingest)? {
@@ -463,16 +476,23 @@ impl<'c> Part<'c> {
                 // part renumbered since is not the one the partition wrote
                 return Err(corrupt(dir, format!("its id map does not ascend (vertex {id} after {before})")));
             }
+            if owned_bits.len() as u64 == n {
+                return Err(corrupt(dir, "its id map is longer than its vertex count"));
+            }
             last = Some(id);
-            owner_of.push(m.owner.rank_of(id, ranks) as u16);
+            let owner = m.owner.rank_of(id, ranks);
+            owned_bits.push(owner == rank);
+            if owner != rank {
+                ghost_owner.push(owner as u16);
+            }
         }
-        if owner_of.len() as u64 != n {
+        if owned_bits.len() as u64 != n {
             return Err(corrupt(dir, "its id map is shorter than its vertex count"));
         }
-        let owned = owner_of.iter().filter(|&&r| r as usize == rank).count() as u64;
-        let ghosts = n - owned;
+        let ghosts = ghost_owner.len() as u64;
+        let owned = n - ghosts;
         let largest = last.unwrap_or(0);
-        let tables = n * BYTES_PER_VERTEX + CompactIndex::bytes(n, largest, false) + owned * BYTES_PER_OWNED + ghosts * BYTES_PER_GHOST;
+        let tables = owned_bits_bytes(n) + CompactIndex::bytes(n, largest, false) + owned * BYTES_PER_OWNED + ghosts * BYTES_PER_GHOST;
         // the smallest budget has the smallest rounds
         let state = keep(&PartShape { owned, ghosts, vertices: m.vertices, ranks: ranks as u64, round_arcs: MIN_ROUND_ARCS });
         let engine = Traverse::min_bytes(store, "out", TraverseOptions::default().block_bytes).map_err(|e| DistError::Ingest(e.into()))?;
@@ -504,7 +524,7 @@ impl<'c> Part<'c> {
             Ok(())
         })
         .map_err(ingest)?;
-        Ok((OriginalIds(original), owner_of, charge))
+        Ok((OriginalIds(original), owned_bits, ghost_owner, charge))
     }
 
     pub fn comm(&self) -> &'c dyn Comm {
@@ -529,14 +549,7 @@ impl<'c> Part<'c> {
     /// [`Part::place`] for other threads, and each ghost's home
     /// ([`Places::ghost_home`]).
     pub fn places(&self) -> Places<'_> {
-        Places {
-            rank: self.comm.rank(),
-            slot: &self.slot,
-            owner_of: &self.owner_of,
-            remote: &self.remote,
-            ghosts: &self.ghosts,
-            original: &self.original,
-        }
+        Places { is_owned: &self.is_owned, ghost_owner: &self.ghost_owner, remote: &self.remote, original: &self.original }
     }
     /// The original id of owned vertex `i`.
     pub fn owned_id(&self, i: u32) -> u64 {
@@ -551,12 +564,12 @@ impl<'c> Part<'c> {
         self.manifest.owner.rank_of(id, self.comm.size())
     }
     pub fn ghost_count(&self) -> usize {
-        self.ghosts.len()
+        self.ghost_owner.len()
     }
     pub fn shape(&self) -> PartShape {
         PartShape {
             owned: self.owned.len() as u64,
-            ghosts: self.ghosts.len() as u64,
+            ghosts: self.ghost_count() as u64,
             vertices: self.vertices(),
             ranks: self.comm.size() as u64,
             round_arcs: self.round_arcs,
@@ -578,7 +591,7 @@ impl<'c> Part<'c> {
                 .map(|q| {
                     let group = self.ghost_start[q]..self.ghost_start[q + 1];
                     let (lo, hi) = round_of(group.len(), share, round);
-                    (group.start + lo..group.start + hi).map(|g| value(g as u32)).collect()
+                    self.group[group.start + lo..group.start + hi].iter().map(|&g| value(g)).collect()
                 })
                 .collect();
             for (q, got) in self.comm.all_to_all(&send).into_iter().enumerate() {
@@ -622,11 +635,12 @@ impl<'c> Part<'c> {
             let mut send: Vec<Vec<u64>> = (0..p).map(|_| Vec::with_capacity(room)).collect();
             while next < count {
                 let (g, words) = entry(next);
-                let r = self.owner_of[self.ghosts[g as usize] as usize] as usize;
+                let r = self.ghost_owner[g as usize] as usize;
                 if send[r].len() == share * (W + 1) {
                     break;
                 }
-                send[r].push((g as usize - self.ghost_start[r]) as u64);
+                // the ghost's owned index at its owner
+                send[r].push(self.remote[g as usize] as u64);
                 send[r].extend_from_slice(&words);
                 next += 1;
             }
@@ -635,11 +649,11 @@ impl<'c> Part<'c> {
                 s.push((next < count) as u64);
             }
             let mut again = false;
-            for (q, got) in self.comm.all_to_all(&send).into_iter().enumerate() {
+            for got in self.comm.all_to_all(&send) {
                 let (&more, got) = got.split_last().expect("every rank sends its last word");
                 again |= more != 0;
                 for e in got.chunks_exact(W + 1) {
-                    apply(self.requested[q][e[0] as usize], e[1..].try_into().expect("W words"));
+                    apply(e[0] as u32, e[1..].try_into().expect("W words"));
                 }
             }
             if !again {
@@ -653,7 +667,7 @@ impl<'c> Part<'c> {
     /// of this part's ghosts, in ghost order. Every rank calls it.
     pub fn pull_all(&self, value: impl Fn(u32) -> u64) -> Vec<u64> {
         let share = self.round_share();
-        let mut values = vec![0u64; self.ghosts.len()];
+        let mut values = vec![0u64; self.ghost_count()];
         for round in 0..self.exchange_rounds(share) {
             let send: Vec<Vec<u64>> = self
                 .requested
@@ -665,7 +679,9 @@ impl<'c> Part<'c> {
                 .collect();
             for (q, got) in self.comm.all_to_all(&send).into_iter().enumerate() {
                 let (lo, hi) = round_of(self.ghost_start[q + 1] - self.ghost_start[q], share, round);
-                values[self.ghost_start[q] + lo..self.ghost_start[q] + hi].copy_from_slice(&got);
+                for (&g, x) in self.group[self.ghost_start[q] + lo..self.ghost_start[q] + hi].iter().zip(got) {
+                    values[g as usize] = x;
+                }
             }
         }
         values
