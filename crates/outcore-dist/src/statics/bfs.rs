@@ -156,18 +156,21 @@ impl DistBfs {
 
 /// An unreached vertex's level in [`DistBfs::level`].
 pub const UNREACHED_LEVEL: u32 = u32::MAX;
+/// A ghost no frontier vertex reached in this step (its best parent is
+/// kept as the owned index of the parent, 4 bytes, not its id).
+const NO_PROPOSAL: u32 = u32::MAX;
 
 /// Bytes of state of a part of `shape`: per owned vertex its level (u32)
 /// and parent, and a bit of the frontier bitmap (the frontiers and the
 /// lists to read are found by scanning the levels, a round's arcs'
 /// worth of vertices at a time, not held); per ghost its best
-/// parent, whether it was sent, and the list of those proposed (or, while
-/// hot lists are built, the ghosts' degrees); the gathered frontier
+/// parent (an owned index), whether it was sent, and the list of those
+/// proposed; the gathered frontier
 /// bitmaps; a top-down round's pairs, and a round of an exchange.
 pub fn state_bytes(shape: &PartShape) -> u64 {
     shape.owned * (4 + 8 + 1)
         + shape.round_arcs * 4
-        + shape.ghosts * (8 + 1 + 4)
+        + shape.ghosts * (4 + 1 + 4)
         + shape.vertices.div_ceil(8) * 2
         + shape.round_arcs * ROUND_BYTES
         + push_round_bytes(1, shape.ranks)
@@ -268,7 +271,7 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
     let hybrid = opts.direction == Direction::Hybrid && !part.directed();
     // ghosts sent to their owners (visited there by now), and this step's best parents
     let mut sent = bitmap(part.ghost_count());
-    let mut ghost_parent = vec![UNREACHED; part.ghost_count()];
+    let mut ghost_parent = vec![NO_PROPOSAL; part.ghost_count()];
     let mut unvisited_arcs: u64 = (0..owned as u32).map(degree).sum::<u64>() - frontier_arcs;
     let (mut depth, mut reached, mut read, mut bottom_up, mut last_frontier) = (0u64, 1u64, 0u64, false, 0u64);
     let mut steps = Vec::new();
@@ -346,13 +349,13 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
             let mut proposed: Vec<u32> = Vec::new();
             let (owned_local, shipped) = (&part.owned[..], &sent);
             let mut chunks = OwnedChunks::new(part);
+            let mut from = (NO_PROPOSAL, 0u64);
             while let Some(chunk) = chunks.next_where(|i| level[i as usize] == this_level) {
                 read += par_rounds(
                     part,
                     chunk,
                     false,
                     |i, nbrs, _, out| {
-                        let from = places.original.get(owned_local[i as usize]);
                         for &t in nbrs {
                             // (an owned vertex already visited is passed over by `reach`)
                             let new = match places.place(t as u32) {
@@ -360,17 +363,25 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
                                 Place::Ghost(g) => !bit(shipped, g),
                             };
                             if new {
-                                out.push((t as u32, from));
+                                out.push((t as u32, i));
                             }
                         }
                     },
-                    |(t, from)| match places.place(t) {
-                        Place::Owned(j) => reach(&mut level, &mut parent, j, from, next_level),
+                    |(t, i)| match places.place(t) {
+                        Place::Owned(j) => {
+                            // (a list's pairs come together: its vertex's id is looked up once)
+                            if from.0 != i {
+                                from = (i, places.original.get(owned_local[i as usize]));
+                            }
+                            reach(&mut level, &mut parent, j, from.1, next_level)
+                        }
                         Place::Ghost(g) => {
-                            if ghost_parent[g as usize] == UNREACHED {
+                            if ghost_parent[g as usize] == NO_PROPOSAL {
                                 proposed.push(g);
                             }
-                            ghost_parent[g as usize] = ghost_parent[g as usize].min(from);
+                            // owned indices ascend with original ids: the
+                            // smallest is the parent of smallest id
+                            ghost_parent[g as usize] = ghost_parent[g as usize].min(i);
                         }
                     },
                 )
@@ -379,12 +390,12 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
             let best = &ghost_parent;
             part.push_some(
                 proposed.len(),
-                |k| (proposed[k], [best[proposed[k] as usize]]),
+                |k| (proposed[k], [places.original.get(owned_local[best[proposed[k] as usize] as usize])]),
                 |j, [from]| reach(&mut level, &mut parent, j, from, next_level),
             );
             for &g in &proposed {
                 set_bit(&mut sent, g);
-                ghost_parent[g as usize] = UNREACHED;
+                ghost_parent[g as usize] = NO_PROPOSAL;
             }
         }
         // the next frontier: the vertices this step reached

@@ -18,7 +18,7 @@
 
 use super::{par_rounds_all, RankFigures, ROUND_BYTES};
 use crate::error::{DistError, Result};
-use crate::part::{ask_round_bytes, push_round_bytes, Part, PartShape, Place};
+use crate::part::{ask_round_bytes, bit, bitmap, push_round_bytes, set_bit, Part, PartShape, Place};
 use std::time::Instant;
 
 pub struct DistWcc {
@@ -30,13 +30,14 @@ pub struct DistWcc {
 }
 
 /// Bytes of state of a part of `shape`: per owned vertex its label; per
-/// ghost its label, its offer and the list of those offered; a round of
+/// ghost its label (an offer lowers it), whether it was offered and the
+/// list of those offered; a round of
 /// arcs and its vertices, or a round's worth of the shortcut's questions
 /// and answers; and a round of an exchange (the labels', the offers' or
 /// the shortcut's).
 pub fn state_bytes(shape: &PartShape) -> u64 {
     shape.owned * 8
-        + shape.ghosts * (8 + 8 + 4)
+        + shape.ghosts * (8 + 1 + 4)
         + shape.round_arcs * (ROUND_BYTES + 4).max(8 + 8)
         + push_round_bytes(1, shape.ranks).max(ask_round_bytes(shape.ranks))
 }
@@ -53,8 +54,10 @@ pub fn wcc(part: &Part) -> Result<DistWcc> {
         let mut fell = 0u64;
         // 1. the ghosts' labels
         let mut ghost_label = part.pull_all(|i| label[i as usize]);
+        // ghosts whose label an arc lowered: what they were lowered to is
+        // offered to their owners
         let mut offered: Vec<u32> = Vec::new();
-        let mut offer = vec![u64::MAX; part.ghost_count()];
+        let mut was_offered = bitmap(part.ghost_count());
         // 2. along every arc, both ways: every core reads lists, the arcs
         // are applied here, in list order
         let places = part.places();
@@ -64,7 +67,8 @@ pub fn wcc(part: &Part) -> Result<DistWcc> {
             |i, nbrs, _, out| out.extend(nbrs.iter().map(|&v| (i, v as u32))),
             |(i, v)| {
                 let i = i as usize;
-                let there = match places.place(v) {
+                let place = places.place(v);
+                let there = match place {
                     Place::Owned(j) => label[j as usize],
                     Place::Ghost(g) => ghost_label[g as usize],
                 };
@@ -73,16 +77,16 @@ pub fn wcc(part: &Part) -> Result<DistWcc> {
                     fell += 1;
                 } else if label[i] < there {
                     let m = label[i];
-                    match places.place(v) {
+                    match place {
                         Place::Owned(j) => {
                             label[j as usize] = m;
                             fell += 1;
                         }
                         Place::Ghost(g) => {
-                            if offer[g as usize] == u64::MAX {
+                            if !bit(&was_offered, g) {
+                                set_bit(&mut was_offered, g);
                                 offered.push(g);
                             }
-                            offer[g as usize] = m;
                             ghost_label[g as usize] = m;
                         }
                     }
@@ -92,7 +96,7 @@ pub fn wcc(part: &Part) -> Result<DistWcc> {
         .map_err(|e| DistError::Ingest(e.into()))?;
         part.push_some(
             offered.len(),
-            |k| (offered[k], [offer[offered[k] as usize]]),
+            |k| (offered[k], [ghost_label[offered[k] as usize]]),
             |j, [m]| {
                 if m < label[j as usize] {
                     label[j as usize] = m;
