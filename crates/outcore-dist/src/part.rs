@@ -30,9 +30,6 @@ use std::path::{Path, PathBuf};
 use sux::bits::BitVec;
 use sux::prelude::{Rank, Rank9};
 
-/// Bytes a part keeps per local vertex besides its original id (an
-/// Elias-Fano sequence, [`OriginalIds`]): whether this rank owns it, a bit
-/// with sux's `Rank9` over it (a quarter more), [`owned_bits_bytes`].
 /// Bytes per owned vertex (its local id; a search by original id is a
 /// search of these, as a part's local ids ascend with the original ids)
 /// and per ghost (its owner, its place at its owner, its place in its
@@ -40,8 +37,10 @@ use sux::prelude::{Rank, Rank9};
 const BYTES_PER_OWNED: u64 = 4;
 const BYTES_PER_GHOST: u64 = 2 + 4 + 4 + 4;
 
-/// Bytes of the bit per local vertex that says whether this rank owns
-/// it, and `Rank9`'s counters (16 bytes per 512 bits, and one more).
+/// Bytes a part keeps per local vertex besides its original id (an
+/// Elias-Fano sequence, [`OriginalIds`]): the bit that says whether this
+/// rank owns it, and sux's `Rank9` counters over those bits (16 bytes per
+/// 512 bits, and one more).
 fn owned_bits_bytes(n: u64) -> u64 {
     n.div_ceil(64) * 8 + (n.div_ceil(512) + 1) * 16
 }
@@ -489,6 +488,8 @@ impl<'c> Part<'c> {
         if owned_bits.len() as u64 != n {
             return Err(corrupt(dir, "its id map is shorter than its vertex count"));
         }
+        // (charged at 2 bytes a ghost: not what doubling left spare)
+        ghost_owner.shrink_to_fit();
         let ghosts = ghost_owner.len() as u64;
         let owned = n - ghosts;
         let largest = last.unwrap_or(0);

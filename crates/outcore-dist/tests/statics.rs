@@ -348,3 +348,80 @@ fn sssp_refuses_a_negative_weight_on_every_rank() {
     assert!(errors.iter().any(|e| e.contains("weights must be non-negative for SSSP, and edge 2 -> 3 has weight -2")), "{errors:?}");
     assert!(errors.iter().all(|e| !e.is_empty()), "{errors:?}");
 }
+
+/// A part's tables, checked vertex by vertex at 1 to 4 ranks: every local
+/// vertex is owned by this rank (its owned index lists it back) or a ghost
+/// whose home is its owner by the partition's hash and, at that owner, the
+/// vertex with its original id; owned and ghost indices each number their
+/// vertices once; and the exchanges built on them carry each value to the
+/// right vertex (a pull gives each ghost its own id, a push of every
+/// ghost's id arrives at the owned vertex of that id, in rounds of 5).
+#[test]
+fn a_parts_places_and_exchanges_name_the_right_vertices() {
+    use outcore_dist::part::Place;
+    let shared = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data/real/CA-GrQc.txt");
+    let dir = tempfile::tempdir().unwrap();
+    let (source, gr) = load(&shared, dir.path(), Some(false), false);
+    for ranks in [1, 2, 3, 4] {
+        let pattern = parts(&source, dir.path(), ranks);
+        // per rank: its owned ids, and per local vertex (id, place, home)
+        let seen = run_threads(ranks, |comm| {
+            let part = open(comm, &pattern);
+            let places = part.places();
+            let owned_ids: Vec<u64> = (0..part.owned.len() as u32).map(|i| part.owned_id(i)).collect();
+            let local: Vec<(u64, Place, Option<(usize, u32)>)> = (0..part.original.len() as u32)
+                .map(|v| {
+                    let place = places.place(v);
+                    let home = match place {
+                        Place::Owned(i) => {
+                            assert_eq!(part.owned[i as usize], v, "rank {}: owned index {i} lists vertex {v}", comm.rank());
+                            None
+                        }
+                        Place::Ghost(g) => Some(places.ghost_home(g)),
+                    };
+                    (part.original.get(v), place, home)
+                })
+                .collect();
+            let pulled = part.pull_all(|i| part.owned_id(i));
+            let ghost_ids: Vec<(u32, u64)> =
+                local.iter().filter_map(|&(id, p, _)| if let Place::Ghost(g) = p { Some((g, id)) } else { None }).collect();
+            for &(g, id) in &ghost_ids {
+                assert_eq!(pulled[g as usize], id, "rank {}: ghost {g} pulled another vertex's value", comm.rank());
+            }
+            let mut arrived = 0usize;
+            part.push_some(
+                ghost_ids.len(),
+                |k| (ghost_ids[k].0, [ghost_ids[k].1]),
+                |j, [id]| {
+                    assert_eq!(part.owned_id(j), id, "rank {}: a push for {id} arrived at owned index {j}", comm.rank());
+                    arrived += 1;
+                },
+            );
+            (owned_ids, local, part.ghost_count(), arrived, part.owner(0))
+        });
+        let total_ghosts: usize = seen.iter().map(|s| s.2).sum();
+        assert_eq!(seen.iter().map(|s| s.3).sum::<usize>(), total_ghosts, "{ranks} ranks: every ghost's push arrives once");
+        let mut owners = HashMap::new();
+        for (r, (owned_ids, local, ghosts, _, _)) in seen.iter().enumerate() {
+            let (mut owned_seen, mut ghost_seen) = (vec![false; owned_ids.len()], vec![false; *ghosts]);
+            for &(id, place, home) in local {
+                match (place, home) {
+                    (Place::Owned(i), None) => {
+                        assert!(!std::mem::replace(&mut owned_seen[i as usize], true), "rank {r}: owned index {i} twice");
+                        assert_eq!(owned_ids[i as usize], id);
+                        assert!(owners.insert(id, r).is_none(), "vertex {id} owned by two ranks");
+                    }
+                    (Place::Ghost(g), Some((q, j))) => {
+                        assert!(!std::mem::replace(&mut ghost_seen[g as usize], true), "rank {r}: ghost index {g} twice");
+                        assert_ne!(q, r, "rank {r}: ghost {id} at home on its own rank");
+                        assert_eq!(seen[q].0[j as usize], id, "rank {r}: ghost {id}'s home is another vertex at rank {q}");
+                    }
+                    other => panic!("rank {r}: vertex {id}: {other:?}"),
+                }
+            }
+            assert!(owned_seen.into_iter().all(|s| s) && ghost_seen.into_iter().all(|s| s), "rank {r}: indices with no vertex");
+        }
+        // every vertex of the graph owned once
+        assert_eq!(owners.len(), gr.original.len(), "{ranks} ranks");
+    }
+}
