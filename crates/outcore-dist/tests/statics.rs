@@ -358,6 +358,8 @@ fn sssp_refuses_a_negative_weight_on_every_rank() {
 /// ghost's id arrives at the owned vertex of that id, in rounds of 5).
 #[test]
 fn a_parts_places_and_exchanges_name_the_right_vertices() {
+    /// A local vertex's original id, place, and (a ghost's) owner and index there.
+    type LocalVertex = (u64, outcore_dist::part::Place, Option<(usize, u32)>);
     use outcore_dist::part::Place;
     let shared = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data/real/CA-GrQc.txt");
     let dir = tempfile::tempdir().unwrap();
@@ -369,7 +371,7 @@ fn a_parts_places_and_exchanges_name_the_right_vertices() {
             let part = open(comm, &pattern);
             let places = part.places();
             let owned_ids: Vec<u64> = (0..part.owned.len() as u32).map(|i| part.owned_id(i)).collect();
-            let local: Vec<(u64, Place, Option<(usize, u32)>)> = (0..part.original.len() as u32)
+            let local: Vec<LocalVertex> = (0..part.original.len() as u32)
                 .map(|v| {
                     let place = places.place(v);
                     let home = match place {
