@@ -24,7 +24,7 @@ pub struct DistPageRank {
 
 /// Bytes of state of a part of `shape`: per owned vertex its rank and
 /// next rank (a share and a degree are computed as they are needed, from
-/// the rank and the index); per ghost its sum; a round of (target, source)
+/// the rank and the index); per ghost its sum; a round of (place, share)
 /// pairs and its vertices, and a round of the sums' exchange.
 pub fn state_bytes(shape: &PartShape) -> u64 {
     shape.owned * (8 + 8) + shape.ghosts * 8 + shape.round_arcs * (ROUND_BYTES + 4) + push_round_bytes(0, shape.ranks)
@@ -47,17 +47,18 @@ pub fn pagerank(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
         let base = (1.0 - d) / nf + d * sinks / nf;
         let mut next = vec![0.0f64; owned];
         ghost_sum.iter_mut().for_each(|x| *x = 0.0);
-        // every core reads lists, each vertex's share of its rank going
-        // to each out-neighbour; the sums are added here, in list order
+        // every core reads lists and places each out-neighbour, each
+        // vertex's share of its rank going to each; the sums are added
+        // here, in list order
         let (places, now) = (part.places(), &rank);
         par_rounds_all(
             part,
             false,
             |i, nbrs, _, out| {
                 let share = d * now[i as usize] / nbrs.len() as f64;
-                out.extend(nbrs.iter().map(|&v| (v as u32, share)))
+                out.extend(nbrs.iter().map(|&v| (places.place(v as u32), share)))
             },
-            |(v, share)| match places.place(v) {
+            |(place, share)| match place {
                 Place::Owned(j) => next[j as usize] += share,
                 Place::Ghost(g) => ghost_sum[g as usize] += share,
             },

@@ -64,10 +64,10 @@ pub fn wcc(part: &Part) -> Result<DistWcc> {
         par_rounds_all(
             part,
             false,
-            |i, nbrs, _, out| out.extend(nbrs.iter().map(|&v| (i, v as u32))),
-            |(i, v)| {
+            // (each core places the far ends of the arcs it reads)
+            |i, nbrs, _, out| out.extend(nbrs.iter().map(|&v| (i, places.place(v as u32)))),
+            |(i, place)| {
                 let i = i as usize;
-                let place = places.place(v);
                 let there = match place {
                     Place::Owned(j) => label[j as usize],
                     Place::Ghost(g) => ghost_label[g as usize],
