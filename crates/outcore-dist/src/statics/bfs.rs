@@ -347,7 +347,7 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
             // applied here, in frontier order
             let places = part.places();
             let mut proposed: Vec<u32> = Vec::new();
-            let (owned_local, shipped) = (&part.owned[..], &sent);
+            let shipped = &sent;
             let mut chunks = OwnedChunks::new(part);
             let mut from = (NO_PROPOSAL, 0u64);
             while let Some(chunk) = chunks.next_where(|i| level[i as usize] == this_level) {
@@ -371,7 +371,7 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
                         Place::Owned(j) => {
                             // (a list's pairs come together: its vertex's id is looked up once)
                             if from.0 != i {
-                                from = (i, places.original.get(owned_local[i as usize]));
+                                from = (i, part.owned_id(i));
                             }
                             reach(&mut level, &mut parent, j, from.1, next_level)
                         }
@@ -390,7 +390,7 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
             let best = &ghost_parent;
             part.push_some(
                 proposed.len(),
-                |k| (proposed[k], [places.original.get(owned_local[best[proposed[k] as usize] as usize])]),
+                |k| (proposed[k], [part.owned_id(best[proposed[k] as usize])]),
                 |j, [from]| reach(&mut level, &mut parent, j, from, next_level),
             );
             for &g in &proposed {
