@@ -254,8 +254,8 @@ pub fn run(comm: &dyn Comm, opts: &Graph500Options) -> Result<Graph500Outcome> {
 /// `splitmix64(key ^ i) % n`, i = 0, 1, ... (as `outcore graph500`), their
 /// degrees asked of their owners 256 candidates at a time.
 fn pick_roots(part: &Part, n: u64, count: usize, key: u64) -> Result<Vec<u64>> {
-    let degree = |i: u32| part.graph.degree(part.owned[i as usize] as u64);
-    let with_edges = part.comm().sum(&[(0..part.owned.len() as u32).filter(|&i| degree(i) > 0).count() as u64])[0];
+    let degree = |i: u32| part.graph.degree(part.owned_vertex(i) as u64);
+    let with_edges = part.comm().sum(&[(0..part.owned_count()).filter(|&i| degree(i) > 0).count() as u64])[0];
     let want = count.min(with_edges as usize);
     let (mut roots, mut seen, mut i) = (Vec::new(), std::collections::HashSet::new(), 0u64);
     while roots.len() < want {

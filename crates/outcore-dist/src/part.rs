@@ -8,14 +8,15 @@
 //! RASP run-ahead).
 //!
 //! A part's store also lists the vertices its arcs reach on other ranks:
-//! its *ghosts*. At open every rank tells each owner which of the owner's
-//! vertices it holds as ghosts, and the owner answers with their places in
-//! its own numbering. After that an exchange carries values without ids,
-//! or with short positions: a push combines per ghost before sending
-//! (PageRank's sums, WCC's and SSSP's minima, BFS's parents), a pull
-//! brings the owners' values to every rank that holds a ghost of them, and
-//! a bitmap of owned vertices is gathered from every rank (BFS's
-//! bottom-up frontier).
+//! its *ghosts*. At open every rank asks each owner, in rounds, for the
+//! places of the owner's vertices it holds as ghosts in the owner's own
+//! numbering, and keeps them. After that an exchange carries short
+//! positions, not ids: a push sends (place at the owner, value) pairs,
+//! combined per ghost before sending (PageRank's sums, WCC's and SSSP's
+//! minima, BFS's parents); a pull sends the places and the owners answer
+//! with their values, in the same order; and a bitmap of owned vertices
+//! is gathered from every rank (BFS's bottom-up frontier). Owners keep no
+//! list of who holds their vertices: each exchange names them.
 
 use crate::comm::Comm;
 use crate::dynamic::agree;
@@ -28,22 +29,26 @@ use outcore_io::{Budget, Reservation};
 use outcore_store::{Store, StoreError};
 use std::path::{Path, PathBuf};
 use sux::bits::BitVec;
-use sux::prelude::{Rank, Rank9};
+use sux::prelude::{Rank, Rank9, Select, SelectAdapt};
 
-/// Bytes per owned vertex (its local id; a search by original id is a
-/// search of these, as a part's local ids ascend with the original ids)
-/// and per ghost (its owner, its place at its owner, its place in its
-/// owner's group, and the owner's list of it).
-const BYTES_PER_OWNED: u64 = 4;
-const BYTES_PER_GHOST: u64 = 2 + 4 + 4 + 4;
+/// Bytes per ghost: its owner and its place at its owner.
+const BYTES_PER_GHOST: u64 = 2 + 4;
 
 /// Bytes a part keeps per local vertex besides its original id (an
 /// Elias-Fano sequence, [`OriginalIds`]): the bit that says whether this
-/// rank owns it, and sux's `Rank9` counters over those bits (16 bytes per
-/// 512 bits, and one more).
+/// rank owns it, sux's `Rank9` counters over those bits (16 bytes per 512
+/// bits, and one more), and its `SelectAdapt` inventory, which finds the
+/// local vertex of an owned index (at most 14 % of the bits with a
+/// subinventory of 2^3 words, charged at 25 %, and a few words besides).
 fn owned_bits_bytes(n: u64) -> u64 {
-    n.div_ceil(64) * 8 + (n.div_ceil(512) + 1) * 16
+    let bits = n.div_ceil(64) * 8;
+    bits + (n.div_ceil(512) + 1) * 16 + bits / 4 + 256
 }
+
+/// The owned bits with their rank and select structures.
+type OwnedBits = SelectAdapt<Rank9>;
+/// `SelectAdapt`'s subinventory: 2^3 words an inventory entry.
+const SELECT_SUBINVENTORY_LOG2: usize = 3;
 /// Largest `partition.json` read.
 const MAX_MANIFEST_BYTES: u64 = 16 << 20;
 
@@ -59,20 +64,14 @@ pub struct Part<'c> {
     /// Local vertex: whether this rank owns it. Owned vertex v's owned
     /// index is the rank of v (the owned vertices before it), a ghost's
     /// ghost index v minus that: both number in local order.
-    is_owned: Rank9,
-    /// Owned local vertices, ascending.
-    pub owned: Vec<u32>,
+    /// (Its select finds owned index i's local vertex.)
+    is_owned: OwnedBits,
+    /// Vertices this rank owns.
+    owned_count: u32,
     /// Each ghost's owner.
     ghost_owner: Vec<u16>,
     /// Each ghost's owned index at its owner.
     remote: Vec<u32>,
-    /// Ghost indices grouped by owner, ascending within a group: the order
-    /// the owner's `requested` list of them follows.
-    group: Vec<u32>,
-    /// Each rank's group: `group[ghost_start[r]..ghost_start[r + 1]]`.
-    ghost_start: Vec<usize>,
-    /// Per rank q: owned indices of the vertices q holds as ghosts, in q's ghost order.
-    requested: Vec<Vec<u32>>,
     /// Owned vertices of every rank (their global indices follow rank order).
     pub owned_counts: Vec<u64>,
     /// Entries a round of an exchange ([`Part::push_some`],
@@ -101,7 +100,7 @@ pub fn rank_budget(memory: u64) -> Result<(Budget, Reservation)> {
 /// job's transport, which stays on one thread).
 #[derive(Clone, Copy)]
 pub struct Places<'a> {
-    is_owned: &'a Rank9,
+    is_owned: &'a OwnedBits,
     ghost_owner: &'a [u16],
     remote: &'a [u32],
     pub original: &'a OriginalIds,
@@ -173,9 +172,8 @@ pub fn round_arcs(spare: u64) -> u64 {
 /// [`Part::ask`]; past that many ranks, one from each).
 pub const PUSH_ROUND_ENTRIES: usize = 1 << 15;
 
-/// The bytes one round of [`Part::push_some`] (`words` words an entry),
-/// or of [`Part::push_all`] or [`Part::pull_all`] (`words` 0: a value and
-/// no position), holds at its peak at `ranks` ranks: what is sent, the
+/// The bytes one round of [`Part::push_some`] (`words` words an entry,
+/// besides its position; [`Part::push_all`] is 1) holds at its peak at `ranks` ranks: what is sent, the
 /// transport's flat copy, what it receives and the copy handed back. One
 /// rank has no ghosts, so nothing to exchange.
 pub fn push_round_bytes(words: u64, ranks: u64) -> u64 {
@@ -185,18 +183,11 @@ pub fn push_round_bytes(words: u64, ranks: u64) -> u64 {
     4 * ((PUSH_ROUND_ENTRIES as u64).max(ranks) * (words + 1) + ranks) * 8
 }
 
-/// The bytes one round of [`Part::ask`] holds at its peak at `ranks`
-/// ranks: the questions sent, the transport's flat copy and what arrives,
+/// The bytes one round of [`Part::ask`] or [`Part::pull_all`] holds at
+/// its peak at `ranks` ranks: the questions sent, the transport's flat copy and what arrives,
 /// then the answers the same way.
 pub fn ask_round_bytes(ranks: u64) -> u64 {
     4 * ((PUSH_ROUND_ENTRIES as u64).max(ranks) + ranks) * 8
-}
-
-/// Positions `lo..hi` of a list of `len` that round `round` of `share`
-/// a round carries (empty past its end).
-fn round_of(len: usize, share: usize, round: u64) -> (usize, usize) {
-    let lo = (round as usize).saturating_mul(share).min(len);
-    (lo, (lo + share).min(len))
 }
 
 /// Where a vertex of the part lives.
@@ -225,31 +216,103 @@ impl OriginalIds {
     }
 }
 
-/// The owned index of original id `id`: a search of `owned`, whose
-/// original ids ascend with the local ids.
-fn find_owned(original: &OriginalIds, owned: &[u32], id: u64) -> Option<u32> {
-    owned.binary_search_by_key(&id, |&v| original.get(v)).ok().map(|k| k as u32)
+/// The first of positions `lo..hi` whose key is at least `id` (`hi` if none).
+fn first_at_least(key: &impl Fn(usize) -> u64, id: u64, mut lo: usize, mut hi: usize) -> usize {
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if key(mid) < id {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// The owned index of original id `id` among `count` owned vertices whose
+/// ids, `key(owned index)`, ascend (as a part's local ids ascend with the
+/// original ids): a binary search.
+fn find_owned(key: impl Fn(usize) -> u64, count: usize, id: u64) -> Option<u32> {
+    let at = first_at_least(&key, id, 0, count);
+    (at < count && key(at) == id).then_some(at as u32)
 }
 
 /// [`find_owned`] for ids that mostly ascend: `cursor` holds the owned
 /// position the last search ended at and the id it searched for; an id
 /// above that gallops on from there (a few lookups when ids are dense, as
 /// a sorted list of questions is), any other searches from the start.
-fn find_owned_after(original: &OriginalIds, owned: &[u32], id: u64, cursor: &mut (usize, u64)) -> Option<u32> {
-    let key = |k: usize| original.get(owned[k]);
+fn find_owned_after(key: impl Fn(usize) -> u64, count: usize, id: u64, cursor: &mut (usize, u64)) -> Option<u32> {
     // every owned position before `lo` holds a smaller id
     let mut lo = if id > cursor.1 { cursor.0 } else { 0 };
     let (mut probe, mut step) = (lo, 1usize);
-    while probe < owned.len() && key(probe) < id {
+    while probe < count && key(probe) < id {
         lo = probe + 1;
         probe = lo + step;
         step *= 2;
     }
-    let end = (probe + 1).min(owned.len());
-    let found = owned[lo..end].binary_search_by_key(&id, |&v| original.get(v));
-    let at = lo + found.unwrap_or_else(|k| k);
+    let at = first_at_least(&key, id, lo, (probe + 1).min(count));
     *cursor = (at, id);
-    found.ok().map(|_| at as u32)
+    (at < count && key(at) == id).then_some(at as u32)
+}
+
+/// Questions to other ranks, answered in rounds, a collective: question
+/// `k` of `count` is one word, `word(k)` (called once for each, in the
+/// order of `k`), asked of rank `owner(k)`; a rank answers the words rank q asks with `answer(q, word)`, in
+/// the order they come; `receive(k, answer)` takes question k's answer.
+/// A round carries at most `share` questions to each rank, and as many
+/// answers back, whatever `count` is; every rank takes part until none
+/// has questions left.
+fn ask_in_rounds(
+    comm: &dyn Comm,
+    share: usize,
+    count: usize,
+    owner: impl Fn(usize) -> usize,
+    mut word: impl FnMut(usize) -> u64,
+    mut answer: impl FnMut(usize, u64) -> u64,
+    mut receive: impl FnMut(usize, u64),
+) {
+    let p = comm.size();
+    let mut next = 0;
+    loop {
+        let first = next;
+        let room = share.min(count - next) + 1;
+        let mut send: Vec<Vec<u64>> = (0..p).map(|_| Vec::with_capacity(room)).collect();
+        while next < count {
+            let r = owner(next);
+            if send[r].len() == share {
+                break;
+            }
+            send[r].push(word(next));
+            next += 1;
+        }
+        // each asker's last word: whether it has more to ask
+        for s in &mut send {
+            s.push((next < count) as u64);
+        }
+        let mut again = false;
+        let replies: Vec<Vec<u64>> = comm
+            .all_to_all(&send)
+            .into_iter()
+            .enumerate()
+            .map(|(q, asked)| {
+                let (&more, asked) = asked.split_last().expect("every rank sends its last word");
+                again |= more != 0;
+                asked.iter().map(|&word| answer(q, word)).collect()
+            })
+            .collect();
+        drop(send);
+        let got = comm.all_to_all(&replies);
+        drop(replies);
+        let mut at = vec![0usize; p];
+        for k in first..next {
+            let r = owner(k);
+            receive(k, got[r][at[r]]);
+            at[r] += 1;
+        }
+        if !again {
+            return;
+        }
+    }
 }
 
 fn corrupt(path: &Path, why: impl std::fmt::Display) -> DistError {
@@ -331,47 +394,34 @@ impl<'c> Part<'c> {
         agree(comm, if theirs == identity { Ok(()) } else { Err(corrupt(&dir, "is a part of another partitioned store than rank 0's")) })?;
         let local = agree(comm, Self::tables(&store, &manifest, (rank, ranks), budget, &keep, &dir))?;
         let (original, owned_bits, ghost_owner, charge) = local;
-        let is_owned = Rank9::new(owned_bits);
+        let is_owned = SelectAdapt::new(Rank9::new(owned_bits), SELECT_SUBINVENTORY_LOG2);
         let n = original.len();
-        let mut owned = Vec::with_capacity(n - ghost_owner.len());
-        owned.extend((0..n as u32).filter(|&v| is_owned[v as usize]));
-        // the ghosts grouped by owner (a counting sort: ascending within a group)
-        let mut ghost_start = vec![0usize; ranks + 1];
-        for &r in &ghost_owner {
-            ghost_start[r as usize + 1] += 1;
-        }
-        for r in 0..ranks {
-            ghost_start[r + 1] += ghost_start[r];
-        }
-        let mut group = vec![0u32; ghost_owner.len()];
-        let mut fill = ghost_start.clone();
-        for (g, &r) in ghost_owner.iter().enumerate() {
-            group[fill[r as usize]] = g as u32;
-            fill[r as usize] += 1;
-        }
-        let find = |id: u64| find_owned(&original, &owned, id);
-        // tell each owner which of its vertices this part reaches
-        let mut asks: Vec<Vec<u64>> = (0..ranks).map(|r| Vec::with_capacity(ghost_start[r + 1] - ghost_start[r])).collect();
-        for (g, v) in (0..n as u32).filter(|&v| !is_owned[v as usize]).enumerate() {
-            asks[ghost_owner[g] as usize].push(original.get(v));
-        }
-        let asked = comm.all_to_all(&asks);
-        drop(asks);
-        let mut requested = Vec::with_capacity(ranks);
+        let owned = (n - ghost_owner.len()) as u32;
+        let owned_id = |k: usize| original.get(is_owned.select(k).expect("an owned index below the count") as u32);
+        // ask each owner, in rounds, for the place of each ghost in its
+        // numbering; ghosts ascend in original id, so each asker's
+        // questions do, and each is found by galloping on from the last
+        let mut ghost_ids = (0..n as u32).filter(|&v| !is_owned[v as usize]).map(|v| original.get(v));
+        let ghost_count = ghost_owner.len();
+        let mut cursors = vec![(0usize, 0u64); ranks];
         let mut missing = None;
-        for (q, ids) in asked.iter().enumerate() {
-            let mut list = Vec::with_capacity(ids.len());
-            for &id in ids {
-                match find(id) {
-                    Some(i) => list.push(i),
-                    None => {
-                        missing.get_or_insert((q, id));
-                        list.push(0);
-                    }
+        let mut remote = vec![0u32; ghost_owner.len()];
+        ask_in_rounds(
+            comm,
+            (PUSH_ROUND_ENTRIES / ranks).max(1),
+            ghost_count,
+            |g| ghost_owner[g] as usize,
+            // asked in ghost order: the ghosts' ids come from one scan
+            |_| ghost_ids.next().expect("a ghost for each question"),
+            |q, id| match find_owned_after(owned_id, owned as usize, id, &mut cursors[q]) {
+                Some(i) => i as u64,
+                None => {
+                    missing.get_or_insert((q, id));
+                    0
                 }
-            }
-            requested.push(list);
-        }
+            },
+            |g, i| remote[g] = i as u32,
+        );
         agree(
             comm,
             match missing {
@@ -379,17 +429,12 @@ impl<'c> Part<'c> {
                 Some((q, id)) => Err(corrupt(&dir, format!("lacks vertex {id}, which the part of rank {q} reaches and this rank owns"))),
             },
         )?;
-        let answers: Vec<Vec<u64>> = requested.iter().map(|l| l.iter().map(|&i| i as u64).collect()).collect();
-        let mut remote = vec![0u32; ghost_owner.len()];
-        for (&g, i) in group.iter().zip(comm.all_to_all(&answers).into_iter().flatten()) {
-            remote[g as usize] = i as u32;
-        }
         let owned_counts =
-            comm.all_gather(&(owned.len() as u64).to_le_bytes()).iter().map(|b| u64::from_le_bytes(b[..8].try_into().unwrap())).collect();
+            comm.all_gather(&(owned as u64).to_le_bytes()).iter().map(|b| u64::from_le_bytes(b[..8].try_into().unwrap())).collect();
         let opened = (|| {
             let shape = |round_arcs| PartShape {
-                owned: owned.len() as u64,
-                ghosts: ghost_owner.len() as u64,
+                owned: owned as u64,
+                ghosts: ghost_count as u64,
                 vertices: manifest.vertices,
                 ranks: ranks as u64,
                 round_arcs,
@@ -409,12 +454,9 @@ impl<'c> Part<'c> {
             graph,
             original,
             is_owned,
-            owned,
+            owned_count: owned,
             ghost_owner,
             remote,
-            group,
-            ghost_start,
-            requested,
             owned_counts,
             push_round: PUSH_ROUND_ENTRIES,
             round_arcs,
@@ -493,7 +535,7 @@ impl<'c> Part<'c> {
         let ghosts = ghost_owner.len() as u64;
         let owned = n - ghosts;
         let largest = last.unwrap_or(0);
-        let tables = owned_bits_bytes(n) + CompactIndex::bytes(n, largest, false) + owned * BYTES_PER_OWNED + ghosts * BYTES_PER_GHOST;
+        let tables = owned_bits_bytes(n) + CompactIndex::bytes(n, largest, false) + ghosts * BYTES_PER_GHOST;
         // the smallest budget has the smallest rounds
         let state = keep(&PartShape { owned, ghosts, vertices: m.vertices, ranks: ranks as u64, round_arcs: MIN_ROUND_ARCS });
         let engine = Traverse::min_bytes(store, "out", TraverseOptions::default().block_bytes).map_err(|e| DistError::Ingest(e.into()))?;
@@ -552,13 +594,27 @@ impl<'c> Part<'c> {
     pub fn places(&self) -> Places<'_> {
         Places { is_owned: &self.is_owned, ghost_owner: &self.ghost_owner, remote: &self.remote, original: &self.original }
     }
+    /// Vertices this rank owns.
+    pub fn owned_count(&self) -> u32 {
+        self.owned_count
+    }
+    /// The local vertex of owned index `i` (below [`Part::owned_count`]).
+    #[inline]
+    pub fn owned_vertex(&self, i: u32) -> u32 {
+        self.is_owned.select(i as usize).expect("an owned index below the owned count") as u32
+    }
+    /// Owned vertices among local vertices `0..v` (`v` at most the part's
+    /// vertices): the owned index of `v`, if owned, or of the next owned.
+    pub fn owned_before(&self, v: u32) -> u32 {
+        self.is_owned.rank(v as usize) as u32
+    }
     /// The original id of owned vertex `i`.
     pub fn owned_id(&self, i: u32) -> u64 {
-        self.original.get(self.owned[i as usize])
+        self.original.get(self.owned_vertex(i))
     }
     /// The owned index of the vertex with original id `id`, if this rank owns it.
     pub fn find_owned(&self, id: u64) -> Option<u32> {
-        find_owned(&self.original, &self.owned, id)
+        find_owned(|k| self.owned_id(k as u32), self.owned_count as usize, id)
     }
     /// The rank that owns original id `id`.
     pub fn owner(&self, id: u64) -> usize {
@@ -569,7 +625,7 @@ impl<'c> Part<'c> {
     }
     pub fn shape(&self) -> PartShape {
         PartShape {
-            owned: self.owned.len() as u64,
+            owned: self.owned_count as u64,
             ghosts: self.ghost_count() as u64,
             vertices: self.vertices(),
             ranks: self.comm.size() as u64,
@@ -580,28 +636,10 @@ impl<'c> Part<'c> {
         self.graph.stats()
     }
 
-    /// Every ghost's value (`value(ghost index)`) to its owner, in rounds
-    /// as [`Part::push_some`]'s; `apply(owned index, value)` for each
-    /// value that arrives, sender by sender in rank order within a round.
-    /// Every rank calls it.
+    /// Every ghost's value (`value(ghost index)`) to its owner, as
+    /// [`Part::push_some`] with every ghost, in ghost order.
     pub fn push_all(&self, value: impl Fn(u32) -> u64, mut apply: impl FnMut(u32, u64)) {
-        let p = self.comm.size();
-        let share = self.round_share();
-        for round in 0..self.exchange_rounds(share) {
-            let send: Vec<Vec<u64>> = (0..p)
-                .map(|q| {
-                    let group = self.ghost_start[q]..self.ghost_start[q + 1];
-                    let (lo, hi) = round_of(group.len(), share, round);
-                    self.group[group.start + lo..group.start + hi].iter().map(|&g| value(g)).collect()
-                })
-                .collect();
-            for (q, got) in self.comm.all_to_all(&send).into_iter().enumerate() {
-                let (lo, _) = round_of(self.requested[q].len(), share, round);
-                for (&i, x) in self.requested[q][lo..].iter().zip(got) {
-                    apply(i, x);
-                }
-            }
-        }
+        self.push_some((0..self.ghost_count() as u32).map(|g| (g, [value(g)])), |i, [x]| apply(i, x));
     }
 
     /// Entries a round of an exchange carries to each rank: a 1/P share
@@ -610,44 +648,36 @@ impl<'c> Part<'c> {
         (self.push_round / self.comm.size()).max(1)
     }
 
-    /// Rounds of `share` values to each rank that exchanging a value for
-    /// every ghost takes, over all ranks (each sends its ghosts' group to
-    /// their owner, who holds the same list of them: both ends know it).
-    fn exchange_rounds(&self, share: usize) -> u64 {
-        let mine = (0..self.comm.size())
-            .map(|q| (self.ghost_start[q + 1] - self.ghost_start[q]).max(self.requested[q].len()).div_ceil(share) as u64)
-            .max()
-            .unwrap_or(0);
-        self.comm.max(&[mine])[0]
-    }
-
-    /// Some ghosts' values to their owners: `count` entries, `entry(k)`
-    /// the k-th (a ghost at most once, and `W` words), in exchange rounds
-    /// that each hold at most [`PUSH_ROUND_ENTRIES`] entries a rank (or as
-    /// [`Part::with_push_round`] sets), sent
-    /// or received, whatever `count` is; `apply(owned index, words)` for
-    /// each that arrives. Every rank calls it, with or without entries.
-    pub fn push_some<const W: usize>(&self, count: usize, entry: impl Fn(usize) -> (u32, [u64; W]), mut apply: impl FnMut(u32, [u64; W])) {
+    /// Some ghosts' values to their owners: `entries`, each a ghost index
+    /// (a ghost at most once) and `W` words, in exchange rounds that each
+    /// hold at most [`PUSH_ROUND_ENTRIES`] entries a rank (or as
+    /// [`Part::with_push_round`] sets), sent or received, however many
+    /// there are; `apply(owned index, words)` for each that arrives, sender
+    /// by sender in rank order within a round. Every rank calls it, with
+    /// or without entries.
+    pub fn push_some<const W: usize>(&self, entries: impl Iterator<Item = (u32, [u64; W])>, mut apply: impl FnMut(u32, [u64; W])) {
         let p = self.comm.size();
         let share = self.round_share();
-        let mut next = 0;
+        let mut entries = entries.peekable();
         loop {
-            let room = share.min(count - next) * (W + 1) + 1;
-            let mut send: Vec<Vec<u64>> = (0..p).map(|_| Vec::with_capacity(room)).collect();
-            while next < count {
-                let (g, words) = entry(next);
+            let mut send: Vec<Vec<u64>> = (0..p).map(|_| Vec::new()).collect();
+            while let Some(&(g, _)) = entries.peek() {
                 let r = self.ghost_owner[g as usize] as usize;
                 if send[r].len() == share * (W + 1) {
                     break;
                 }
+                let (_, words) = entries.next().expect("peeked");
+                if send[r].is_empty() {
+                    send[r].reserve_exact(share * (W + 1) + 1);
+                }
                 // the ghost's owned index at its owner
                 send[r].push(self.remote[g as usize] as u64);
                 send[r].extend_from_slice(&words);
-                next += 1;
             }
             // each sender's last word: whether it has more to send
+            let more = entries.peek().is_some();
             for s in &mut send {
-                s.push((next < count) as u64);
+                s.push(more as u64);
             }
             let mut again = false;
             for got in self.comm.all_to_all(&send) {
@@ -663,94 +693,51 @@ impl<'c> Part<'c> {
         }
     }
 
-    /// Every owned vertex's value (`value(owned index)`) to each rank that
-    /// holds it as a ghost, in rounds as [`Part::push_some`]'s: the values
-    /// of this part's ghosts, in ghost order. Every rank calls it.
+    /// Every ghost's owner's value (`value(owned index)` on the owner): the
+    /// values of this part's ghosts, in ghost order. Each ghost's place
+    /// at its owner is sent, and the owner answers, in rounds as
+    /// [`Part::ask`]'s. Every rank calls it.
     pub fn pull_all(&self, value: impl Fn(u32) -> u64) -> Vec<u64> {
-        let share = self.round_share();
         let mut values = vec![0u64; self.ghost_count()];
-        for round in 0..self.exchange_rounds(share) {
-            let send: Vec<Vec<u64>> = self
-                .requested
-                .iter()
-                .map(|l| {
-                    let (lo, hi) = round_of(l.len(), share, round);
-                    l[lo..hi].iter().map(|&i| value(i)).collect()
-                })
-                .collect();
-            for (q, got) in self.comm.all_to_all(&send).into_iter().enumerate() {
-                let (lo, hi) = round_of(self.ghost_start[q + 1] - self.ghost_start[q], share, round);
-                for (&g, x) in self.group[self.ghost_start[q] + lo..self.ghost_start[q] + hi].iter().zip(got) {
-                    values[g as usize] = x;
-                }
-            }
-        }
+        ask_in_rounds(
+            self.comm,
+            self.round_share(),
+            self.ghost_count(),
+            |g| self.ghost_owner[g] as usize,
+            |g| self.remote[g] as u64,
+            |_, i| value(i as u32),
+            |g, x| values[g] = x,
+        );
         values
     }
 
     /// Values of the owned vertices with original ids `ids`, asked of their
     /// owners: `value(owned index)` on the owner; in the order of `ids`.
-    /// Every id must be a vertex. In rounds, as [`Part::push_some`]: a
-    /// round holds at most [`PUSH_ROUND_ENTRIES`] questions and as many
-    /// answers a rank, whatever the length of `ids`. Every rank calls it.
+    /// Every id must be a vertex. In rounds: a round holds at most
+    /// [`PUSH_ROUND_ENTRIES`] questions and as many answers a rank (or as
+    /// [`Part::with_push_round`] sets), whatever the length of `ids`.
+    /// Every rank calls it.
     pub fn ask(&self, ids: &[u64], value: impl Fn(u32) -> u64) -> Result<Vec<u64>> {
-        let p = self.comm.size();
-        let share = self.round_share();
-        let mut answers = Vec::with_capacity(ids.len());
+        let mut answers = vec![0u64; ids.len()];
         let mut missing = None;
-        let mut next = 0;
-        loop {
-            let first = next;
-            let room = share.min(ids.len() - next) + 1;
-            let mut send: Vec<Vec<u64>> = (0..p).map(|_| Vec::with_capacity(room)).collect();
-            while next < ids.len() {
-                let r = self.owner(ids[next]);
-                if send[r].len() == share {
-                    break;
+        // questions come ascending when the asker's ids do: each found by
+        // galloping on from the last of its asker
+        let mut cursors = vec![(0usize, 0u64); self.comm.size()];
+        ask_in_rounds(
+            self.comm,
+            self.round_share(),
+            ids.len(),
+            |k| self.owner(ids[k]),
+            |k| ids[k],
+            |q, id| match find_owned_after(|k| self.owned_id(k as u32), self.owned_count as usize, id, &mut cursors[q]) {
+                Some(i) => value(i),
+                None => {
+                    missing.get_or_insert(id);
+                    0
                 }
-                send[r].push(ids[next]);
-                next += 1;
-            }
-            // each asker's last word: whether it has more to ask
-            for s in &mut send {
-                s.push((next < ids.len()) as u64);
-            }
-            let mut again = false;
-            let replies: Vec<Vec<u64>> = self
-                .comm
-                .all_to_all(&send)
-                .into_iter()
-                .map(|asked| {
-                    let (&more, asked) = asked.split_last().expect("every rank sends its last word");
-                    again |= more != 0;
-                    // questions come ascending when the asker's ids do: each
-                    // found by galloping on from the last
-                    let mut cursor = (0usize, 0u64);
-                    asked
-                        .iter()
-                        .map(|&id| match find_owned_after(&self.original, &self.owned, id, &mut cursor) {
-                            Some(i) => value(i),
-                            None => {
-                                missing.get_or_insert(id);
-                                0
-                            }
-                        })
-                        .collect()
-                })
-                .collect();
-            drop(send);
-            let got = self.comm.all_to_all(&replies);
-            drop(replies);
-            let mut at = vec![0usize; p];
-            for &id in &ids[first..next] {
-                let r = self.owner(id);
-                answers.push(got[r][at[r]]);
-                at[r] += 1;
-            }
-            if !again {
-                break;
-            }
-        }
+            },
+            |k, x| answers[k] = x,
+        );
         agree(
             self.comm,
             match missing {
@@ -827,8 +814,9 @@ mod tests {
         for questions in [ascending, descending, scattered, vec![8, 8, 8, 0, 0, 34_999, 34_993, u64::MAX, 2]] {
             let mut cursor = (0, 0);
             for &id in &questions {
-                assert_eq!(find_owned_after(&original, &owned, id, &mut cursor), plain(id), "id {id}");
-                assert_eq!(find_owned(&original, &owned, id), plain(id), "id {id}");
+                let key = |k: usize| original.get(owned[k]);
+                assert_eq!(find_owned_after(key, owned.len(), id, &mut cursor), plain(id), "id {id}");
+                assert_eq!(find_owned(key, owned.len(), id), plain(id), "id {id}");
             }
         }
     }

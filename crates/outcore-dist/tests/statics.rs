@@ -84,7 +84,7 @@ fn check_bfs_hot(gr: &Graph, pattern: &str, ranks: usize, root: u64, opts: &bfs:
             Some(k) => Some(HotLists::build(&part.store, "out", &part.graph, k, &budget, String::new()).unwrap()),
         };
         let r = bfs::bfs(&part, root, opts, hot.as_ref()).unwrap().expect("the root is a vertex");
-        (0..part.owned.len() as u32).map(|i| (part.owned_id(i), (r.level_of(i as usize), r.parent[i as usize]))).collect::<Vec<_>>()
+        (0..part.owned_count()).map(|i| (part.owned_id(i), (r.level_of(i as usize), r.parent[i as usize]))).collect::<Vec<_>>()
     });
     let got = merged(per_rank, gr.original.len());
     let want = bfs_levels(&gr.g, gr.dense[&root]);
@@ -108,7 +108,7 @@ fn check_pagerank(gr: &Graph, pattern: &str, ranks: usize, params: Params) {
     let per_rank = run_threads(ranks, |comm| {
         let part = open(comm, pattern);
         let r = pagerank::pagerank(&part, &schedule).unwrap();
-        (0..part.owned.len() as u32).map(|i| (part.owned_id(i), (r.rank[i as usize], r.iterations))).collect::<Vec<_>>()
+        (0..part.owned_count()).map(|i| (part.owned_id(i), (r.rank[i as usize], r.iterations))).collect::<Vec<_>>()
     });
     let got = merged(per_rank, gr.original.len());
     let (want, iterations, _) = pagerank_until(&gr.g, schedule.damping, schedule.iterations, schedule.tolerance);
@@ -123,7 +123,7 @@ fn check_wcc(gr: &Graph, pattern: &str, ranks: usize) {
     let per_rank = run_threads(ranks, |comm| {
         let part = open(comm, pattern);
         let r = wcc::wcc(&part).unwrap();
-        (0..part.owned.len() as u32).map(|i| (part.owned_id(i), (r.label[i as usize], r.components))).collect::<Vec<_>>()
+        (0..part.owned_count()).map(|i| (part.owned_id(i), (r.label[i as usize], r.components))).collect::<Vec<_>>()
     });
     let got = merged(per_rank, gr.original.len());
     let want = wcc_reference(&gr.g);
@@ -143,7 +143,7 @@ fn check_sssp(gr: &Graph, pattern: &str, ranks: usize, root: u64) {
     let per_rank = run_threads(ranks, |comm| {
         let part = open(comm, pattern);
         let r = sssp::sssp(&part, root).unwrap().expect("the root is a vertex");
-        (0..part.owned.len() as u32).map(|i| (part.owned_id(i), (r.distance[i as usize], r.parent[i as usize]))).collect::<Vec<_>>()
+        (0..part.owned_count()).map(|i| (part.owned_id(i), (r.distance[i as usize], r.parent[i as usize]))).collect::<Vec<_>>()
     });
     let got = merged(per_rank, gr.original.len());
     let want = sssp_reference(&gr.g, gr.dense[&root]);
@@ -370,13 +370,13 @@ fn a_parts_places_and_exchanges_name_the_right_vertices() {
         let seen = run_threads(ranks, |comm| {
             let part = open(comm, &pattern);
             let places = part.places();
-            let owned_ids: Vec<u64> = (0..part.owned.len() as u32).map(|i| part.owned_id(i)).collect();
+            let owned_ids: Vec<u64> = (0..part.owned_count()).map(|i| part.owned_id(i)).collect();
             let local: Vec<LocalVertex> = (0..part.original.len() as u32)
                 .map(|v| {
                     let place = places.place(v);
                     let home = match place {
                         Place::Owned(i) => {
-                            assert_eq!(part.owned[i as usize], v, "rank {}: owned index {i} lists vertex {v}", comm.rank());
+                            assert_eq!(part.owned_vertex(i), v, "rank {}: owned index {i} lists vertex {v}", comm.rank());
                             None
                         }
                         Place::Ghost(g) => Some(places.ghost_home(g)),
@@ -391,14 +391,20 @@ fn a_parts_places_and_exchanges_name_the_right_vertices() {
                 assert_eq!(pulled[g as usize], id, "rank {}: ghost {g} pulled another vertex's value", comm.rank());
             }
             let mut arrived = 0usize;
-            part.push_some(
-                ghost_ids.len(),
-                |k| (ghost_ids[k].0, [ghost_ids[k].1]),
-                |j, [id]| {
-                    assert_eq!(part.owned_id(j), id, "rank {}: a push for {id} arrived at owned index {j}", comm.rank());
-                    arrived += 1;
+            part.push_some(ghost_ids.iter().map(|&(g, id)| (g, [id])), |j, [id]| {
+                assert_eq!(part.owned_id(j), id, "rank {}: a push for {id} arrived at owned index {j}", comm.rank());
+                arrived += 1;
+            });
+            // every ghost's value, its id, as `push_all` sends it
+            let mut arrived_all = 0usize;
+            part.push_all(
+                |g| pulled[g as usize],
+                |j, id| {
+                    assert_eq!(part.owned_id(j), id, "rank {}: push_all's {id} arrived at owned index {j}", comm.rank());
+                    arrived_all += 1;
                 },
             );
+            assert_eq!(arrived_all, arrived, "rank {}: push_all and push_some of every ghost deliver as many", comm.rank());
             (owned_ids, local, part.ghost_count(), arrived, part.owner(0))
         });
         let total_ghosts: usize = seen.iter().map(|s| s.2).sum();

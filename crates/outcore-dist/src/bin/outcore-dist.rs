@@ -709,7 +709,7 @@ fn write_output(comm: &MpiComm, flags: &OutputFlags, store: &str, pairs: Vec<(u6
 /// from the result as they go, with no list of them gathered first.
 fn write_owned(comm: &MpiComm, flags: &OutputFlags, parts: &str, part: &Part, value: impl Fn(usize, &mut Vec<u8>)) -> Result<()> {
     let Some(path) = &flags.output else { return Ok(()) };
-    outcore_dist::output::write_sorted(comm, path, flags.force, parts, part.owned.len(), &|i| part.owned_id(i as u32), &value)?;
+    outcore_dist::output::write_sorted(comm, path, flags.force, parts, part.owned_count() as usize, &|i| part.owned_id(i as u32), &value)?;
     Ok(())
 }
 

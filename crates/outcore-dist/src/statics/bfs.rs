@@ -69,7 +69,7 @@ pub fn hot_lists(part: &Part, budget: &Budget, state: u64) -> Result<Option<HotL
     if part.comm().max(&[k as u64])[0] == 0 {
         return Ok(None);
     }
-    let ghost_degree = part.pull_all(|i| part.graph.degree(part.owned[i as usize] as u64));
+    let ghost_degree = part.pull_all(|i| part.graph.degree(part.owned_vertex(i) as u64));
     if k == 0 {
         return Ok(None);
     }
@@ -160,17 +160,24 @@ pub const UNREACHED_LEVEL: u32 = u32::MAX;
 /// kept as the owned index of the parent, 4 bytes, not its id).
 const NO_PROPOSAL: u32 = u32::MAX;
 
+/// The ghosts given a parent in this step: a scan of their best parents
+/// (no list of them is kept).
+fn proposed(best: &[u32]) -> impl Iterator<Item = u32> + '_ {
+    (0..best.len() as u32).filter(|&g| best[g as usize] != NO_PROPOSAL)
+}
+
 /// Bytes of state of a part of `shape`: per owned vertex its level (u32)
 /// and parent, and a bit of the frontier bitmap (the frontiers and the
 /// lists to read are found by scanning the levels, a round's arcs'
-/// worth of vertices at a time, not held); per ghost its best
-/// parent (an owned index), whether it was sent, and the list of those
-/// proposed; the gathered frontier
+/// worth of vertices at a time, not held); per ghost its best parent (an
+/// owned index) and a bit, whether it was sent; the gathered frontier
 /// bitmaps; a top-down round's pairs, and a round of an exchange.
 pub fn state_bytes(shape: &PartShape) -> u64 {
-    shape.owned * (4 + 8 + 1)
+    shape.owned * (4 + 8)
+        + shape.owned.div_ceil(8)
         + shape.round_arcs * 4
-        + shape.ghosts * (4 + 1 + 4)
+        + shape.ghosts * 4
+        + shape.ghosts.div_ceil(8)
         + shape.vertices.div_ceil(8) * 2
         + shape.round_arcs * ROUND_BYTES
         + push_round_bytes(1, shape.ranks)
@@ -206,7 +213,7 @@ fn sweep_hot_lists(
     let places = part.places();
     let local = part.original.len();
     let block = SWEEP_BLOCK as usize;
-    let bounds: Vec<usize> = (0..=local.div_ceil(block)).map(|b| part.owned.partition_point(|&u| (u as usize) < b * block)).collect();
+    let bounds: Vec<usize> = (0..=local.div_ceil(block)).map(|b| part.owned_before((b * block).min(local) as u32) as usize).collect();
     let mut chunks = Vec::with_capacity(bounds.len().saturating_sub(1));
     let (mut levels, mut parents) = (&mut level[..], &mut parent[..]);
     for w in bounds.windows(2) {
@@ -252,10 +259,10 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
     let start = Instant::now();
     let comm = part.comm();
     let before = comm.traffic();
-    let owned = part.owned.len();
+    let owned = part.owned_count() as usize;
     let mut level = vec![UNREACHED_LEVEL; owned];
     let mut parent = vec![UNREACHED; owned];
-    let degree = |i: u32| part.graph.degree(part.owned[i as usize] as u64);
+    let degree = |i: u32| part.graph.degree(part.owned_vertex(i) as u64);
     // this rank's frontier: its size and arcs (its vertices are those at
     // level `depth`)
     let (mut frontier, mut frontier_arcs) = (0u64, 0u64);
@@ -346,7 +353,6 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
             // every core reads the frontier's lists; what they find is
             // applied here, in frontier order
             let places = part.places();
-            let mut proposed: Vec<u32> = Vec::new();
             let shipped = &sent;
             let mut chunks = OwnedChunks::new(part);
             let mut from = (NO_PROPOSAL, 0u64);
@@ -376,9 +382,6 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
                             reach(&mut level, &mut parent, j, from.1, next_level)
                         }
                         Place::Ghost(g) => {
-                            if ghost_parent[g as usize] == NO_PROPOSAL {
-                                proposed.push(g);
-                            }
                             // owned indices ascend with original ids: the
                             // smallest is the parent of smallest id
                             ghost_parent[g as usize] = ghost_parent[g as usize].min(i);
@@ -387,15 +390,12 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
                 )
                 .map_err(|e| crate::error::DistError::Ingest(e.into()))?;
             }
-            let best = &ghost_parent;
-            part.push_some(
-                proposed.len(),
-                |k| (proposed[k], [part.owned_id(best[proposed[k] as usize])]),
-                |j, [from]| reach(&mut level, &mut parent, j, from, next_level),
-            );
-            for &g in &proposed {
-                set_bit(&mut sent, g);
-                ghost_parent[g as usize] = NO_PROPOSAL;
+            part.push_some(proposed(&ghost_parent).map(|g| (g, [part.owned_id(ghost_parent[g as usize])])), |j, [from]| {
+                reach(&mut level, &mut parent, j, from, next_level)
+            });
+            for (g, best) in ghost_parent.iter_mut().enumerate().filter(|(_, best)| **best != NO_PROPOSAL) {
+                set_bit(&mut sent, g as u32);
+                *best = NO_PROPOSAL;
             }
         }
         // the next frontier: the vertices this step reached

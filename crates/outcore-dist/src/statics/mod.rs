@@ -59,9 +59,9 @@ pub fn par_rounds<T: Send>(
         local.clear();
         let (mut end, mut arcs) = (at, 0u64);
         while end < list.len()
-            && (end == at || (arcs + part.graph.degree(part.owned[list[end] as usize] as u64) <= round && end - at < round as usize))
+            && (end == at || (arcs + part.graph.degree(part.owned_vertex(list[end]) as u64) <= round && end - at < round as usize))
         {
-            let v = part.owned[list[end] as usize];
+            let v = part.owned_vertex(list[end]);
             arcs += part.graph.degree(v as u64);
             local.push(v);
             end += 1;
@@ -92,7 +92,7 @@ pub struct OwnedChunks {
 impl OwnedChunks {
     pub fn new(part: &Part) -> OwnedChunks {
         let most = part.round_arcs().clamp(1, u32::MAX as u64) as usize;
-        OwnedChunks { at: 0, owned: part.owned.len() as u32, most, chunk: Vec::with_capacity(most) }
+        OwnedChunks { at: 0, owned: part.owned_count(), most, chunk: Vec::with_capacity(most) }
     }
 
     /// The next owned indices, ascending, for which `wanted` holds; `None`
@@ -150,7 +150,7 @@ impl RankFigures {
         let stats = part.stats();
         RankFigures {
             rank: part.rank(),
-            owned_vertices: part.owned.len() as u64,
+            owned_vertices: part.owned_count() as u64,
             ghosts: part.ghost_count() as u64,
             arcs: part.graph.arcs(),
             seconds: start.elapsed().as_secs_f64(),
@@ -168,7 +168,7 @@ impl RankFigures {
 /// neighbours, weights)` (weights empty unless asked for). Returns the
 /// entries read.
 pub fn for_each_list(part: &Part, list: &[u32], weights: bool, mut visit: impl FnMut(u32, &[u64], &[f32])) -> Result<u64, StoreError> {
-    let local: Vec<u32> = list.iter().map(|&i| part.owned[i as usize]).collect();
+    let local: Vec<u32> = list.iter().map(|&i| part.owned_vertex(i)).collect();
     let mut reader = part.graph.reader();
     let mut ahead = Lookahead::default();
     let (mut nbrs, mut w, mut read) = (Vec::new(), Vec::new(), 0u64);

@@ -25,9 +25,9 @@ pub struct DistPageRank {
 /// Bytes of state of a part of `shape`: per owned vertex its rank and
 /// next rank (a share and a degree are computed as they are needed, from
 /// the rank and the index); per ghost its sum; a round of (place, share)
-/// pairs and its vertices, and a round of the sums' exchange.
+/// pairs and its vertices, and a round of the sums' exchange (each with its place).
 pub fn state_bytes(shape: &PartShape) -> u64 {
-    shape.owned * (8 + 8) + shape.ghosts * 8 + shape.round_arcs * (ROUND_BYTES + 4) + push_round_bytes(0, shape.ranks)
+    shape.owned * (8 + 8) + shape.ghosts * 8 + shape.round_arcs * (ROUND_BYTES + 4) + push_round_bytes(1, shape.ranks)
 }
 
 pub fn pagerank(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
@@ -35,8 +35,8 @@ pub fn pagerank(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
     let comm = part.comm();
     let before = comm.traffic();
     let n = part.vertices();
-    let owned = part.owned.len();
-    let degree = |i: usize| part.graph.degree(part.owned[i] as u64);
+    let owned = part.owned_count() as usize;
+    let degree = |i: usize| part.graph.degree(part.owned_vertex(i as u32) as u64);
     let nf = n.max(1) as f64;
     let d = schedule.damping;
     let mut rank = vec![1.0 / nf; owned];

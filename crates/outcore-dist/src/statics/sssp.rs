@@ -44,7 +44,7 @@ pub fn sssp(part: &Part, root: u64) -> Result<Option<DistSssp>> {
     if !part.weighted() {
         return Err(DistError::Usage(format!("{}: SSSP needs weights; the partitioned store has none", part.dir.display())));
     }
-    let owned = part.owned.len();
+    let owned = part.owned_count() as usize;
     let mut distance = vec![f64::INFINITY; owned];
     let mut parent = vec![UNREACHED; owned];
     let mut active: Vec<u32> = Vec::new();
@@ -74,7 +74,7 @@ pub fn sssp(part: &Part, root: u64) -> Result<Option<DistSssp>> {
             |i, nbrs, weights, out| out.extend(nbrs.iter().zip(weights).map(|(&v, &w)| (i, v as u32, w))),
             |(i, v, w)| {
                 // looked up only for an arc that improves a distance
-                let from = || places.original.get(part.owned[i as usize]);
+                let from = || places.original.get(part.owned_vertex(i));
                 // (Bellman-Ford would not end on a negative cycle)
                 if w.is_nan() || w < 0.0 {
                     negative.get_or_insert_with(|| format!("edge {} -> {} has weight {w}", from(), places.original.get(v)));
@@ -118,7 +118,7 @@ pub fn sssp(part: &Part, root: u64) -> Result<Option<DistSssp>> {
             let (d, from) = offers[offered[k] as usize];
             (offered[k], [d.to_bits(), from])
         };
-        part.push_some(offered.len(), entry, |j, [d, from]| {
+        part.push_some((0..offered.len()).map(entry), |j, [d, from]| {
             let (j, d) = (j as usize, f64::from_bits(d));
             if d < distance[j] || (d == distance[j] && from < parent[j] && parent[j] != part.owned_id(j as u32)) {
                 distance[j] = d;

@@ -32,7 +32,7 @@ fn store(e: outcore_store::StoreError) -> DistError {
 
 /// Ok(Ok(())) if `r` passes every rule, Ok(Err(why)) if not.
 pub fn validate_bfs(part: &Part, root: u64, r: &DistBfs) -> Result<std::result::Result<(), String>> {
-    let owned = part.owned.len();
+    let owned = part.owned_count() as usize;
     let mut bad: Option<String> = None;
     let mut fail = |why: String| {
         bad.get_or_insert(why);
@@ -92,7 +92,7 @@ pub fn validate_bfs(part: &Part, root: u64, r: &DistBfs) -> Result<std::result::
 /// Ok(Ok(())) if `r` passes every rule, Ok(Err(why)) if not. Distances
 /// are compared with f32's relative precision.
 pub fn validate_sssp(part: &Part, root: u64, r: &DistSssp) -> Result<std::result::Result<(), String>> {
-    let owned = part.owned.len();
+    let owned = part.owned_count() as usize;
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0);
     let mut bad: Option<String> = None;
     let mut fail = |why: String| {

@@ -30,14 +30,15 @@ pub struct DistWcc {
 }
 
 /// Bytes of state of a part of `shape`: per owned vertex its label; per
-/// ghost its label (an offer lowers it), whether it was offered and the
-/// list of those offered; a round of
+/// ghost its label (an offer lowers it) and a bit, whether it was
+/// offered; a round of
 /// arcs and its vertices, or a round's worth of the shortcut's questions
 /// and answers; and a round of an exchange (the labels', the offers' or
 /// the shortcut's).
 pub fn state_bytes(shape: &PartShape) -> u64 {
     shape.owned * 8
-        + shape.ghosts * (8 + 1 + 4)
+        + shape.ghosts * 8
+        + shape.ghosts.div_ceil(8)
         + shape.round_arcs * (ROUND_BYTES + 4).max(8 + 8)
         + push_round_bytes(1, shape.ranks).max(ask_round_bytes(shape.ranks))
 }
@@ -46,7 +47,7 @@ pub fn wcc(part: &Part) -> Result<DistWcc> {
     let start = Instant::now();
     let comm = part.comm();
     let before = comm.traffic();
-    let owned = part.owned.len() as u32;
+    let owned = part.owned_count();
     let mut label: Vec<u64> = (0..owned).map(|i| part.owned_id(i)).collect();
     let mut iterations = 0u32;
     loop {
@@ -55,8 +56,8 @@ pub fn wcc(part: &Part) -> Result<DistWcc> {
         // 1. the ghosts' labels
         let mut ghost_label = part.pull_all(|i| label[i as usize]);
         // ghosts whose label an arc lowered: what they were lowered to is
-        // offered to their owners
-        let mut offered: Vec<u32> = Vec::new();
+        // offered to their owners (found by a scan of these bits, no list
+        // of them is kept)
         let mut was_offered = bitmap(part.ghost_count());
         // 2. along every arc, both ways: every core reads lists, the arcs
         // are applied here, in list order
@@ -83,10 +84,7 @@ pub fn wcc(part: &Part) -> Result<DistWcc> {
                             fell += 1;
                         }
                         Place::Ghost(g) => {
-                            if !bit(&was_offered, g) {
-                                set_bit(&mut was_offered, g);
-                                offered.push(g);
-                            }
+                            set_bit(&mut was_offered, g);
                             ghost_label[g as usize] = m;
                         }
                     }
@@ -95,8 +93,7 @@ pub fn wcc(part: &Part) -> Result<DistWcc> {
         )
         .map_err(|e| DistError::Ingest(e.into()))?;
         part.push_some(
-            offered.len(),
-            |k| (offered[k], [ghost_label[offered[k] as usize]]),
+            (0..part.ghost_count() as u32).filter(|&g| bit(&was_offered, g)).map(|g| (g, [ghost_label[g as usize]])),
             |j, [m]| {
                 if m < label[j as usize] {
                     label[j as usize] = m;
