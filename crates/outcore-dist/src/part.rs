@@ -134,6 +134,9 @@ pub struct PartShape {
     /// Vertices of the whole graph.
     pub vertices: u64,
     pub ranks: u64,
+    /// Whether the graph is directed (an undirected graph's part holds
+    /// every neighbour of its owned vertices).
+    pub directed: bool,
     /// Arcs a round of [`crate::statics::par_rounds`] reads at most
     /// ([`Part::round_arcs`]): what a round's visits emit is charged per
     /// arc of it.
@@ -229,15 +232,15 @@ fn first_at_least(key: &impl Fn(usize) -> u64, id: u64, mut lo: usize, mut hi: u
     lo
 }
 
-/// The owned index of original id `id` among `count` owned vertices whose
-/// ids, `key(owned index)`, ascend (as a part's local ids ascend with the
+/// The position of original id `id` among `count` vertices (owned, or all local) whose
+/// ids, `key(position)`, ascend (as a part's local ids ascend with the
 /// original ids): a binary search.
-fn find_owned(key: impl Fn(usize) -> u64, count: usize, id: u64) -> Option<u32> {
+fn position_of(key: impl Fn(usize) -> u64, count: usize, id: u64) -> Option<u32> {
     let at = first_at_least(&key, id, 0, count);
     (at < count && key(at) == id).then_some(at as u32)
 }
 
-/// [`find_owned`] for ids that mostly ascend: `cursor` holds the owned
+/// [`position_of`] among owned vertices, for ids that mostly ascend: `cursor` holds the owned
 /// position the last search ended at and the id it searched for; an id
 /// above that gallops on from there (a few lookups when ids are dense, as
 /// a sorted list of questions is), any other searches from the start.
@@ -437,6 +440,7 @@ impl<'c> Part<'c> {
                 ghosts: ghost_count as u64,
                 vertices: manifest.vertices,
                 ranks: ranks as u64,
+                directed: manifest.directed,
                 round_arcs,
             };
             let smallest = Traverse::min_bytes(&store, "out", TraverseOptions::default().block_bytes)?;
@@ -537,7 +541,8 @@ impl<'c> Part<'c> {
         let largest = last.unwrap_or(0);
         let tables = owned_bits_bytes(n) + CompactIndex::bytes(n, largest, false) + ghosts * BYTES_PER_GHOST;
         // the smallest budget has the smallest rounds
-        let state = keep(&PartShape { owned, ghosts, vertices: m.vertices, ranks: ranks as u64, round_arcs: MIN_ROUND_ARCS });
+        let state =
+            keep(&PartShape { owned, ghosts, vertices: m.vertices, ranks: ranks as u64, directed: m.directed, round_arcs: MIN_ROUND_ARCS });
         let engine = Traverse::min_bytes(store, "out", TraverseOptions::default().block_bytes).map_err(|e| DistError::Ingest(e.into()))?;
         let need = budget.used() + tables + state + engine;
         if need > budget.total() {
@@ -614,7 +619,12 @@ impl<'c> Part<'c> {
     }
     /// The owned index of the vertex with original id `id`, if this rank owns it.
     pub fn find_owned(&self, id: u64) -> Option<u32> {
-        find_owned(|k| self.owned_id(k as u32), self.owned_count as usize, id)
+        position_of(|k| self.owned_id(k as u32), self.owned_count as usize, id)
+    }
+    /// The local vertex with original id `id`, if the part holds it: a
+    /// binary search of the original ids.
+    pub fn find_local(&self, id: u64) -> Option<u32> {
+        position_of(|v| self.original.get(v as u32), self.original.len(), id)
     }
     /// The rank that owns original id `id`.
     pub fn owner(&self, id: u64) -> usize {
@@ -629,6 +639,7 @@ impl<'c> Part<'c> {
             ghosts: self.ghost_count() as u64,
             vertices: self.vertices(),
             ranks: self.comm.size() as u64,
+            directed: self.directed(),
             round_arcs: self.round_arcs,
         }
     }
@@ -816,7 +827,7 @@ mod tests {
             for &id in &questions {
                 let key = |k: usize| original.get(owned[k]);
                 assert_eq!(find_owned_after(key, owned.len(), id, &mut cursor), plain(id), "id {id}");
-                assert_eq!(find_owned(key, owned.len(), id), plain(id), "id {id}");
+                assert_eq!(position_of(key, owned.len(), id), plain(id), "id {id}");
             }
         }
     }

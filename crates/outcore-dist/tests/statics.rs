@@ -84,7 +84,9 @@ fn check_bfs_hot(gr: &Graph, pattern: &str, ranks: usize, root: u64, opts: &bfs:
             Some(k) => Some(HotLists::build(&part.store, "out", &part.graph, k, &budget, String::new()).unwrap()),
         };
         let r = bfs::bfs(&part, root, opts, hot.as_ref()).unwrap().expect("the root is a vertex");
-        (0..part.owned_count()).map(|i| (part.owned_id(i), (r.level_of(i as usize), r.parent[i as usize]))).collect::<Vec<_>>()
+        (0..part.owned_count())
+            .map(|i| (part.owned_id(i), (r.level_of(i as usize), r.parent_of(&part.original, i as usize))))
+            .collect::<Vec<_>>()
     });
     let got = merged(per_rank, gr.original.len());
     let want = bfs_levels(&gr.g, gr.dense[&root]);
@@ -316,7 +318,11 @@ fn the_validators_fail_damaged_results() {
         verdicts.push(outcore_dist::statics::validate::validate_bfs(&part, root, &b).unwrap().is_ok());
         if let Some(i) = at {
             b.level[i] -= 1;
-            b.parent[i] = part.owned_id(i as u32);
+            // its own parent
+            match &mut b.parent {
+                bfs::Parents::Ids(ids) => ids[i] = part.owned_id(i as u32),
+                bfs::Parents::Local(local) => local[i] = part.owned_vertex(i as u32),
+            }
         }
         verdicts.push(outcore_dist::statics::validate::validate_bfs(&part, root, &b).unwrap().is_ok());
         if let Some(i) = at {

@@ -834,7 +834,7 @@ fn static_bfs(comm: &MpiComm, a: StaticBfsArgs) -> Result<()> {
         bail!("{}: root {} is not a vertex of the store", a.common.parts, a.root)
     };
     write_owned(comm, &a.common.out, &a.common.parts, &part, |i, out| {
-        match (column, if column == 0 { r.level_of(i) } else { r.parent[i] }) {
+        match (column, if column == 0 { r.level_of(i) } else { r.parent_of(&part.original, i) }) {
             (0, UNREACHED_U64) => write!(out, "{}", i64::MAX).unwrap(),
             (_, UNREACHED_U64) => out.extend_from_slice(b"-1"),
             (_, x) => write!(out, "{x}").unwrap(),

@@ -25,7 +25,7 @@
 
 use super::{par_rounds, OwnedChunks, RankFigures, ROUND_BYTES};
 use crate::error::Result;
-use crate::part::{bit, bitmap, push_round_bytes, set_bit, Part, PartShape, Place};
+use crate::part::{bit, bitmap, push_round_bytes, set_bit, OriginalIds, Part, PartShape, Place};
 use outcore_algorithms::bfs::hybrid::SWEEP_BLOCK;
 use outcore_algorithms::bfs::HotLists;
 use outcore_algorithms::values::UNREACHED_U64 as UNREACHED;
@@ -127,10 +127,10 @@ pub struct Step {
 
 pub struct DistBfs {
     /// Per owned vertex: its level ([`UNREACHED_LEVEL`] if not reached;
-    /// [`DistBfs::level_of`] widens it) and its parent's original id (its
-    /// own id for the root, [`UNREACHED`] if not reached).
+    /// [`DistBfs::level_of`] widens it) and its parent (the vertex itself
+    /// for the root; [`DistBfs::parent_of`] gives its original id).
     pub level: Vec<u32>,
-    pub parent: Vec<u64>,
+    pub parent: Parents,
     /// Over all ranks.
     pub reached: u64,
     pub depth: u64,
@@ -143,7 +143,32 @@ pub struct DistBfs {
     pub figures: RankFigures,
 }
 
+/// Each owned vertex's parent, as the search keeps it.
+pub enum Parents {
+    /// Original ids ([`UNREACHED`] if not reached): on a directed graph,
+    /// whose parents (in-neighbours) a part need not hold.
+    Ids(Vec<u64>),
+    /// Local ids of the part ([`NO_PARENT`] if not reached): on an
+    /// undirected graph, whose parents are neighbours, all in the part (4
+    /// bytes a vertex, not 8).
+    Local(Vec<u32>),
+}
+
+/// An unreached vertex's parent in [`Parents::Local`].
+pub const NO_PARENT: u32 = u32::MAX;
+
 impl DistBfs {
+    /// Owned vertex `i`'s parent's original id ([`UNREACHED`] if not
+    /// reached); `original` is the part's ([`crate::part::Part::original`]).
+    pub fn parent_of(&self, original: &OriginalIds, i: usize) -> u64 {
+        match &self.parent {
+            Parents::Ids(ids) => ids[i],
+            Parents::Local(local) => match local[i] {
+                NO_PARENT => UNREACHED,
+                v => original.get(v),
+            },
+        }
+    }
     /// Owned vertex `i`'s level as the single machine gives it
     /// ([`UNREACHED`] if not reached).
     pub fn level_of(&self, i: usize) -> u64 {
@@ -167,13 +192,14 @@ fn proposed(best: &[u32]) -> impl Iterator<Item = u32> + '_ {
 }
 
 /// Bytes of state of a part of `shape`: per owned vertex its level (u32)
-/// and parent, and a bit of the frontier bitmap (the frontiers and the
+/// and parent (a local id, 4 bytes, on an undirected graph; an original
+/// id, 8, on a directed one: [`Parents`]), and a bit of the frontier bitmap (the frontiers and the
 /// lists to read are found by scanning the levels, a round's arcs'
 /// worth of vertices at a time, not held); per ghost its best parent (an
 /// owned index) and a bit, whether it was sent; the gathered frontier
 /// bitmaps; a top-down round's pairs, and a round of an exchange.
 pub fn state_bytes(shape: &PartShape) -> u64 {
-    shape.owned * (4 + 8)
+    shape.owned * (4 + if shape.directed { 8 } else { 4 })
         + shape.owned.div_ceil(8)
         + shape.round_arcs * 4
         + shape.ghosts * 4
@@ -183,9 +209,48 @@ pub fn state_bytes(shape: &PartShape) -> u64 {
         + push_round_bytes(1, shape.ranks)
 }
 
+/// How the search keeps a parent ([`Parents`]): an original id, or a
+/// local id. Both ascend with the original ids, so the smaller key is the
+/// parent of smaller id.
+trait ParentKey: Copy + Ord + Send + Sync {
+    const NONE: Self;
+    /// Local vertex `v` of the part.
+    fn local(v: u32, original: &OriginalIds) -> Self;
+    /// The vertex of original id `id`, sent by another rank (None if the
+    /// part lacks it).
+    fn id(id: u64, part: &Part) -> Option<Self>;
+    fn parents(keys: Vec<Self>) -> Parents;
+}
+
+impl ParentKey for u64 {
+    const NONE: u64 = UNREACHED;
+    fn local(v: u32, original: &OriginalIds) -> u64 {
+        original.get(v)
+    }
+    fn id(id: u64, _: &Part) -> Option<u64> {
+        Some(id)
+    }
+    fn parents(keys: Vec<u64>) -> Parents {
+        Parents::Ids(keys)
+    }
+}
+
+impl ParentKey for u32 {
+    const NONE: u32 = NO_PARENT;
+    fn local(v: u32, _: &OriginalIds) -> u32 {
+        v
+    }
+    fn id(id: u64, part: &Part) -> Option<u32> {
+        part.find_local(id)
+    }
+    fn parents(keys: Vec<u32>) -> Parents {
+        Parents::Local(keys)
+    }
+}
+
 /// Owned vertex `j` found from `from` in a top-down step to `next_level`:
 /// visited now, or, found again in the same step, given the smaller parent.
-fn reach(level: &mut [u32], parent: &mut [u64], j: u32, from: u64, next_level: u32) {
+fn reach<P: ParentKey>(level: &mut [u32], parent: &mut [P], j: u32, from: P, next_level: u32) {
     let j = j as usize;
     if level[j] == UNREACHED_LEVEL {
         level[j] = next_level;
@@ -202,12 +267,12 @@ fn reach(level: &mut [u32], parent: &mut [u64], j: u32, from: u64, next_level: u
 /// unmarks those still unreached). A block of [`SWEEP_BLOCK`] local
 /// vertices per task, on every core: owned indices ascend with local ids,
 /// so each block's owned vertices are one range of `level` and `parent`.
-fn sweep_hot_lists(
+fn sweep_hot_lists<P: ParentKey>(
     part: &Part,
     hot: &HotLists,
     in_frontier: &(impl Fn(u32) -> bool + Sync),
     level: &mut [u32],
-    parent: &mut [u64],
+    parent: &mut [P],
     next_level: u32,
 ) {
     let places = part.places();
@@ -238,7 +303,7 @@ fn sweep_hot_lists(
                 match row.find(in_frontier) {
                     Some(t) => {
                         levels[j] = next_level;
-                        parents[j] = places.original.get(t);
+                        parents[j] = P::local(t, places.original);
                     }
                     // a list no longer than k is all in memory
                     None if degree > k => levels[j] = PENDING,
@@ -256,19 +321,28 @@ const PENDING: u32 = UNREACHED_LEVEL - 1;
 /// BFS from the vertex with original id `root`; None (on every rank) if it is not a vertex.
 /// `hot` (from [`hot_lists`]) settles bottom-up vertices without reading their lists.
 pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) -> Result<Option<DistBfs>> {
+    if part.directed() {
+        search::<u64>(part, root, opts, hot)
+    } else {
+        search::<u32>(part, root, opts, hot)
+    }
+}
+
+/// [`bfs`], keeping parents as `P`.
+fn search<P: ParentKey>(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) -> Result<Option<DistBfs>> {
     let start = Instant::now();
     let comm = part.comm();
     let before = comm.traffic();
     let owned = part.owned_count() as usize;
     let mut level = vec![UNREACHED_LEVEL; owned];
-    let mut parent = vec![UNREACHED; owned];
+    let mut parent = vec![P::NONE; owned];
     let degree = |i: u32| part.graph.degree(part.owned_vertex(i) as u64);
     // this rank's frontier: its size and arcs (its vertices are those at
     // level `depth`)
     let (mut frontier, mut frontier_arcs) = (0u64, 0u64);
     if let Some(i) = part.find_owned(root) {
         level[i as usize] = 0;
-        parent[i as usize] = root;
+        parent[i as usize] = P::local(part.owned_vertex(i), &part.original);
         (frontier, frontier_arcs) = (1, degree(i));
     }
     if comm.sum(&[frontier])[0] == 0 {
@@ -336,7 +410,7 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
                     false,
                     |i, nbrs, _, out| {
                         if let Some(&p) = nbrs.iter().find(|&&t| in_frontier(t as u32)) {
-                            out.push((i, places.original.get(p as u32)));
+                            out.push((i, P::local(p as u32, places.original)));
                         }
                     },
                     |(i, p)| {
@@ -355,7 +429,7 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
             let places = part.places();
             let shipped = &sent;
             let mut chunks = OwnedChunks::new(part);
-            let mut from = (NO_PROPOSAL, 0u64);
+            let mut from = (NO_PROPOSAL, P::NONE);
             while let Some(chunk) = chunks.next_where(|i| level[i as usize] == this_level) {
                 read += par_rounds(
                     part,
@@ -377,7 +451,7 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
                         Place::Owned(j) => {
                             // (a list's pairs come together: its vertex's id is looked up once)
                             if from.0 != i {
-                                from = (i, part.owned_id(i));
+                                from = (i, P::local(part.owned_vertex(i), places.original));
                             }
                             reach(&mut level, &mut parent, j, from.1, next_level)
                         }
@@ -390,9 +464,26 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
                 )
                 .map_err(|e| crate::error::DistError::Ingest(e.into()))?;
             }
+            // (on an undirected graph a parent from another rank is a
+            // neighbour, so in this part: its local id is found)
+            let mut stranger = None;
             part.push_some(proposed(&ghost_parent).map(|g| (g, [part.owned_id(ghost_parent[g as usize])])), |j, [from]| {
-                reach(&mut level, &mut parent, j, from, next_level)
+                match P::id(from, part) {
+                    Some(from) => reach(&mut level, &mut parent, j, from, next_level),
+                    None => drop(stranger.get_or_insert((from, j))),
+                }
             });
+            crate::dynamic::agree(
+                comm,
+                match stranger {
+                    None => Ok(()),
+                    Some((from, j)) => Err(crate::error::DistError::Corrupt(format!(
+                        "{}: an undirected part lacks vertex {from}, which another rank holds as a neighbour of vertex {}",
+                        part.dir.display(),
+                        part.owned_id(j)
+                    ))),
+                },
+            )?;
             for (g, best) in ghost_parent.iter_mut().enumerate().filter(|(_, best)| **best != NO_PROPOSAL) {
                 set_bit(&mut sent, g as u32);
                 *best = NO_PROPOSAL;
@@ -418,5 +509,6 @@ pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) ->
     let totals = comm.sum(&[read, reached_arcs]);
     let edges_traversed = if part.directed() { totals[1] } else { totals[1] / 2 };
     let figures = RankFigures::now(part, start, before);
+    let parent = P::parents(parent);
     Ok(Some(DistBfs { level, parent, reached, depth, arcs_read: totals[0], edges_traversed, steps, figures }))
 }

@@ -37,13 +37,14 @@ pub fn validate_bfs(part: &Part, root: u64, r: &DistBfs) -> Result<std::result::
     let mut fail = |why: String| {
         bad.get_or_insert(why);
     };
-    let parents: Vec<u64> = r.parent.iter().copied().filter(|&p| p != UNREACHED).collect();
+    let parent_of = |i: usize| r.parent_of(&part.original, i);
+    let parents: Vec<u64> = (0..owned).map(parent_of).filter(|&p| p != UNREACHED).collect();
     let mut asked = parents.clone();
     asked.sort_unstable();
     asked.dedup();
     let level_of = part.ask(&asked, |i| r.level_of(i as usize))?;
     for i in 0..owned {
-        let (v, l, p) = (part.owned_id(i as u32), r.level_of(i), r.parent[i]);
+        let (v, l, p) = (part.owned_id(i as u32), r.level_of(i), parent_of(i));
         if (l == UNREACHED) != (p == UNREACHED) {
             fail(format!("vertex {v}: level {l} but parent {p}"));
         } else if v == root && (l != 0 || p != root) {
@@ -60,7 +61,7 @@ pub fn validate_bfs(part: &Part, root: u64, r: &DistBfs) -> Result<std::result::
     let ghost_level = part.pull_all(|i| r.level_of(i as usize));
     let all: Vec<u32> = (0..owned as u32).collect();
     for_each_list(part, &all, false, |i, nbrs, _| {
-        let (v, l, p) = (part.owned_id(i), r.level_of(i as usize), r.parent[i as usize]);
+        let (v, l, p) = (part.owned_id(i), r.level_of(i as usize), parent_of(i as usize));
         let mut parent_seen = l == UNREACHED || v == root;
         for &t in nbrs {
             let lt = match part.place(t as u32) {
