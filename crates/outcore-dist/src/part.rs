@@ -74,6 +74,8 @@ pub struct Part<'c> {
     remote: Vec<u32>,
     /// Owned vertices of every rank (their global indices follow rank order).
     pub owned_counts: Vec<u64>,
+    /// The largest original id of the whole graph.
+    largest_id: u64,
     /// Entries a round of an exchange ([`Part::push_some`],
     /// [`Part::push_all`], [`Part::pull_all`], [`Part::ask`]) sends at most.
     push_round: usize,
@@ -137,6 +139,9 @@ pub struct PartShape {
     /// Whether the graph is directed (an undirected graph's part holds
     /// every neighbour of its owned vertices).
     pub directed: bool,
+    /// The largest original id of the whole graph (ids below 2^32 - 1 fit
+    /// in 4 bytes: WCC's labels).
+    pub largest_id: u64,
     /// Arcs a round of [`crate::statics::par_rounds`] reads at most
     /// ([`Part::round_arcs`]): what a round's visits emit is charged per
     /// arc of it.
@@ -395,7 +400,14 @@ impl<'c> Part<'c> {
         let identity = serde_json::to_vec(&(&manifest.source, &manifest.parts)).expect("serializes");
         let theirs = comm.broadcast(0, &identity);
         agree(comm, if theirs == identity { Ok(()) } else { Err(corrupt(&dir, "is a part of another partitioned store than rank 0's")) })?;
-        let local = agree(comm, Self::tables(&store, &manifest, (rank, ranks), budget, &keep, &dir))?;
+        // the graph's largest id: each part's last (a part's ids ascend,
+        // which its tables check)
+        let last = match store.vertices() {
+            0 => Ok(0),
+            n => store.ids().and_then(|ids| ids.original(n - 1)).map_err(|e| DistError::Ingest(e.into())),
+        };
+        let largest_id = comm.max(&[agree(comm, last)?])[0];
+        let local = agree(comm, Self::tables(&store, &manifest, (rank, ranks), budget, &keep, &dir, largest_id))?;
         let (original, owned_bits, ghost_owner, charge) = local;
         let is_owned = SelectAdapt::new(Rank9::new(owned_bits), SELECT_SUBINVENTORY_LOG2);
         let n = original.len();
@@ -441,6 +453,7 @@ impl<'c> Part<'c> {
                 vertices: manifest.vertices,
                 ranks: ranks as u64,
                 directed: manifest.directed,
+                largest_id,
                 round_arcs,
             };
             let smallest = Traverse::min_bytes(&store, "out", TraverseOptions::default().block_bytes)?;
@@ -462,6 +475,7 @@ impl<'c> Part<'c> {
             ghost_owner,
             remote,
             owned_counts,
+            largest_id,
             push_round: PUSH_ROUND_ENTRIES,
             round_arcs,
             _charge: charge,
@@ -500,6 +514,7 @@ impl<'c> Part<'c> {
         budget: &Budget,
         keep: &dyn Fn(&PartShape) -> u64,
         dir: &Path,
+        largest_id: u64,
     ) -> Result<(OriginalIds, BitVec, Vec<u16>, Reservation)> {
         let n = store.vertices();
         if n >= u32::MAX as u64 {
@@ -541,8 +556,16 @@ impl<'c> Part<'c> {
         let largest = last.unwrap_or(0);
         let tables = owned_bits_bytes(n) + CompactIndex::bytes(n, largest, false) + ghosts * BYTES_PER_GHOST;
         // the smallest budget has the smallest rounds
-        let state =
-            keep(&PartShape { owned, ghosts, vertices: m.vertices, ranks: ranks as u64, directed: m.directed, round_arcs: MIN_ROUND_ARCS });
+        let shape = PartShape {
+            owned,
+            ghosts,
+            vertices: m.vertices,
+            ranks: ranks as u64,
+            directed: m.directed,
+            largest_id,
+            round_arcs: MIN_ROUND_ARCS,
+        };
+        let state = keep(&shape);
         let engine = Traverse::min_bytes(store, "out", TraverseOptions::default().block_bytes).map_err(|e| DistError::Ingest(e.into()))?;
         let need = budget.used() + tables + state + engine;
         if need > budget.total() {
@@ -640,6 +663,7 @@ impl<'c> Part<'c> {
             vertices: self.vertices(),
             ranks: self.comm.size() as u64,
             directed: self.directed(),
+            largest_id: self.largest_id,
             round_arcs: self.round_arcs,
         }
     }
@@ -710,6 +734,13 @@ impl<'c> Part<'c> {
     /// [`Part::ask`]'s. Every rank calls it.
     pub fn pull_all(&self, value: impl Fn(u32) -> u64) -> Vec<u64> {
         let mut values = vec![0u64; self.ghost_count()];
+        self.pull_each(value, |g, x| values[g as usize] = x);
+        values
+    }
+
+    /// [`Part::pull_all`], handing each ghost's value to `receive(ghost
+    /// index, value)` (to keep in a narrower type).
+    pub fn pull_each(&self, value: impl Fn(u32) -> u64, mut receive: impl FnMut(u32, u64)) {
         ask_in_rounds(
             self.comm,
             self.round_share(),
@@ -717,9 +748,8 @@ impl<'c> Part<'c> {
             |g| self.ghost_owner[g] as usize,
             |g| self.remote[g] as u64,
             |_, i| value(i as u32),
-            |g, x| values[g] = x,
+            |g, x| receive(g as u32, x),
         );
-        values
     }
 
     /// Values of the owned vertices with original ids `ids`, asked of their

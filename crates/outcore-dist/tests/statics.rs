@@ -84,6 +84,8 @@ fn check_bfs_hot(gr: &Graph, pattern: &str, ranks: usize, root: u64, opts: &bfs:
             Some(k) => Some(HotLists::build(&part.store, "out", &part.graph, k, &budget, String::new()).unwrap()),
         };
         let r = bfs::bfs(&part, root, opts, hot.as_ref()).unwrap().expect("the root is a vertex");
+        // parents as local ids exactly when the graph is undirected
+        assert_eq!(matches!(r.parent, bfs::Parents::Local(_)), !part.directed());
         (0..part.owned_count())
             .map(|i| (part.owned_id(i), (r.level_of(i as usize), r.parent_of(&part.original, i as usize))))
             .collect::<Vec<_>>()
@@ -125,7 +127,10 @@ fn check_wcc(gr: &Graph, pattern: &str, ranks: usize) {
     let per_rank = run_threads(ranks, |comm| {
         let part = open(comm, pattern);
         let r = wcc::wcc(&part).unwrap();
-        (0..part.owned_count()).map(|i| (part.owned_id(i), (r.label[i as usize], r.components))).collect::<Vec<_>>()
+        // labels in 4 bytes exactly when every id fits
+        let narrow = gr.original.iter().all(|&o| o < u32::MAX as u64);
+        assert_eq!(matches!(r.label, wcc::Labels::Narrow(_)), narrow);
+        (0..part.owned_count()).map(|i| (part.owned_id(i), (r.label_of(i as usize), r.components))).collect::<Vec<_>>()
     });
     let got = merged(per_rank, gr.original.len());
     let want = wcc_reference(&gr.g);
@@ -243,6 +248,36 @@ fn unweighted_graphs_at_one_to_four_ranks_equal_the_references() {
             check_bfs(&gr, &pattern, ranks, root, &bfs::BfsOptions { alpha: 1e6, beta: 1.0, ..Default::default() });
             check_pagerank(&gr, &pattern, ranks, Params::default());
             check_pagerank(&gr, &pattern, ranks, Params { damping: 0.5, iterations: Some(7), tolerance: None });
+            check_wcc(&gr, &pattern, ranks);
+        }
+    }
+}
+
+/// Ids past 32 bits: WCC keeps its labels, and BFS on a directed graph
+/// its parents, as 8-byte ids (below that, 4 bytes: the graphs above), and
+/// both still equal the references. CA-GrQc with 2^33 added to every id,
+/// both ways.
+#[test]
+fn ids_past_32_bits_equal_the_references() {
+    let shared = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data/real/CA-GrQc.txt");
+    let text = std::fs::read_to_string(shared).unwrap();
+    let shifted: String = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let ids: Vec<u64> = l.split_whitespace().map(|x| x.parse::<u64>().unwrap() + (1 << 33)).collect();
+            format!("{} {}\n", ids[0], ids[1])
+        })
+        .collect();
+    for directed in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("wide.txt");
+        std::fs::write(&input, &shifted).unwrap();
+        let (source, gr) = load(&input, dir.path(), Some(directed), false);
+        assert!(gr.original.iter().all(|&o| o > u32::MAX as u64));
+        for ranks in [1, 3] {
+            let pattern = parts(&source, dir.path(), ranks);
+            check_bfs(&gr, &pattern, ranks, roots(&gr)[1], &bfs::BfsOptions::default());
             check_wcc(&gr, &pattern, ranks);
         }
     }

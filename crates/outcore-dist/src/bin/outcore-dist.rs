@@ -887,7 +887,7 @@ fn static_pagerank(comm: &MpiComm, a: StaticPageRankArgs) -> Result<()> {
 fn static_wcc(comm: &MpiComm, a: StaticArgs) -> Result<()> {
     let (part, _budget) = open_part(comm, &a, wcc::state_bytes, 0.0)?;
     let r = wcc::wcc(&part)?;
-    write_owned(comm, &a.out, &a.parts, &part, |i, out| write!(out, "{}", r.label[i]).unwrap())?;
+    write_owned(comm, &a.out, &a.parts, &part, |i, out| write!(out, "{}", r.label_of(i)).unwrap())?;
     let secs = r.figures.seconds;
     let summary = json!({"vertices": part.vertices(), "components": r.components, "iterations": r.iterations, "seconds": secs});
     let line = format!("WCC: {} components of {} vertices, {} iterations in {secs:.2} s", r.components, part.vertices(), r.iterations);
