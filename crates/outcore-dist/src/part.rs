@@ -118,6 +118,11 @@ impl Places<'_> {
             Place::Ghost(v - before)
         }
     }
+    /// The local vertex of owned index `i` ([`Part::owned_vertex`]).
+    #[inline]
+    pub fn owned_vertex(&self, i: u32) -> u32 {
+        self.is_owned.select(i as usize).expect("an owned index below the owned count") as u32
+    }
     /// Ghost `g`'s owner and its owned index there.
     #[inline]
     pub fn ghost_home(&self, g: u32) -> (usize, u32) {
@@ -629,7 +634,7 @@ impl<'c> Part<'c> {
     /// The local vertex of owned index `i` (below [`Part::owned_count`]).
     #[inline]
     pub fn owned_vertex(&self, i: u32) -> u32 {
-        self.is_owned.select(i as usize).expect("an owned index below the owned count") as u32
+        self.places().owned_vertex(i)
     }
     /// Owned vertices among local vertices `0..v` (`v` at most the part's
     /// vertices): the owned index of `v`, if owned, or of the next owned.

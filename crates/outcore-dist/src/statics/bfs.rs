@@ -413,9 +413,12 @@ fn search<P: ParentKey>(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&
                             out.push((i, P::local(p as u32, places.original)));
                         }
                     },
+                    // (a long list comes in pieces: its first find stands)
                     |(i, p)| {
-                        level[i as usize] = next_level;
-                        parent[i as usize] = p;
+                        if level[i as usize] != next_level {
+                            level[i as usize] = next_level;
+                            parent[i as usize] = p;
+                        }
                     },
                 )
                 .map_err(|e| crate::error::DistError::Ingest(e.into()))?;

@@ -39,7 +39,11 @@ pub const ROUND_BYTES: u64 = 32 + 4;
 /// local neighbours, weights, out)` runs on any thread and may only read
 /// shared state; `apply` then takes what the round's visits emitted, in
 /// the order of `list`, so that the result is what one thread would have
-/// found. Returns the entries read.
+/// found. A list longer than a round is read alone and visited in pieces
+/// of a round's arcs, in order, each piece's emissions applied before the
+/// next is visited: `visit` may see a vertex several times, so what a
+/// round emits stays within what a round's arcs are charged. Returns the
+/// entries read.
 pub fn par_rounds<T: Send>(
     part: &Part,
     list: &[u32],
@@ -55,7 +59,25 @@ pub fn par_rounds<T: Send>(
     // the round's vertices in local ids (a round at a time, not the whole list)
     let mut local: Vec<u32> = Vec::new();
     let (mut at, mut read, round) = (0, 0u64, part.round_arcs());
+    let (mut nbrs, mut w, mut out) = (Vec::new(), Vec::new(), Vec::new());
     while at < list.len() {
+        let first = part.owned_vertex(list[at]) as u64;
+        if part.graph.degree(first) > round {
+            // (the engine holds a buffer of its longest list for this reader)
+            let mut reader = part.graph.reader();
+            reader.neighbours(first, &mut nbrs)?;
+            if weights {
+                reader.weights(first, &mut w)?;
+            }
+            read += nbrs.len() as u64;
+            for (k, piece) in nbrs.chunks(round as usize).enumerate() {
+                let piece_weights = if weights { &w[k * round as usize..][..piece.len()] } else { &[][..] };
+                visit(list[at], piece, piece_weights, &mut out);
+                out.drain(..).for_each(&mut apply);
+            }
+            at += 1;
+            continue;
+        }
         local.clear();
         let (mut end, mut arcs) = (at, 0u64);
         while end < list.len()

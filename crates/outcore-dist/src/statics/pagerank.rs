@@ -50,12 +50,13 @@ pub fn pagerank(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
         // every core reads lists and places each out-neighbour, each
         // vertex's share of its rank going to each; the sums are added
         // here, in list order
-        let (places, now) = (part.places(), &rank);
+        let (places, now, graph) = (part.places(), &rank, &part.graph);
         par_rounds_all(
             part,
             false,
+            // (a long list comes in pieces: the share is of its whole degree)
             |i, nbrs, _, out| {
-                let share = d * now[i as usize] / nbrs.len() as f64;
+                let share = d * now[i as usize] / graph.degree(places.owned_vertex(i) as u64) as f64;
                 out.extend(nbrs.iter().map(|&v| (places.place(v as u32), share)))
             },
             |(place, share)| match place {
