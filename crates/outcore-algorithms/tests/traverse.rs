@@ -745,3 +745,37 @@ fn traverse_budget_error_suggests_the_smallest_budget_that_works() {
     assert!(open(short.suggest).is_ok(), "the suggested {} is not enough", short.suggest);
     budget_error(short.suggest - (1 << 20));
 }
+
+/// With `parallel_longest`, the parallel readers are charged for lists of
+/// that many entries and one reader for the longest: the engine opens in
+/// less, reads the short lists on every core, refuses a longer one there
+/// (the caller promised to read those alone), and a reader of its own
+/// reads the longest as it does without the option.
+#[test]
+fn parallel_readers_charged_for_short_lists_refuse_a_long_one() {
+    let case = import(&shared().join("real/CA-GrQc.txt"), ImportOptions { directed: Some(false), ..Default::default() });
+    let store = &case.store;
+    let longest = store.layout("out").unwrap().longest_list().unwrap();
+    let short = 8;
+    let limited = TraverseOptions { parallel_longest: Some(short), ..Default::default() };
+    let (full, less) = (Traverse::min_bytes(store, "out", 4096).unwrap(), Traverse::min_bytes_with(store, "out", &limited).unwrap());
+    assert!(short < longest && less < full, "{less} bytes charged for lists of {short}, {full} for lists of {longest}");
+    // the smallest budget with the option: it opens, where without it would not
+    let budget = Budget::new(less);
+    assert!(Traverse::open(store, "out", &budget, &TraverseOptions::default(), 0).is_err());
+    let g = Traverse::open(store, "out", &budget, &limited, 0).unwrap();
+    let n = store.vertices() as u32;
+    let reference = reference_graph(store);
+    let shorts: Vec<u32> = (0..n).filter(|&v| g.degree(v as u64) <= short).collect();
+    let (found, _) = g.par_lists(&shorts, |v, list, out: &mut Vec<(u32, Vec<u64>)>| out.push((v, list.to_vec()))).unwrap();
+    for (v, list) in found.into_iter().flatten() {
+        assert_eq!(list, reference.neighbours(v as u64), "vertex {v}");
+    }
+    let hub = (0..n).max_by_key(|&v| g.degree(v as u64)).unwrap();
+    let err = g.par_lists(&[hub], |_, _, _: &mut Vec<()>| ()).unwrap_err().to_string();
+    assert!(err.contains("parallel readers"), "{err}");
+    let mut list = Vec::new();
+    g.reader().neighbours(hub as u64, &mut list).unwrap();
+    assert_eq!(list.len() as u64, longest);
+    assert_eq!(list, reference.neighbours(hub as u64));
+}

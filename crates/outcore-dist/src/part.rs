@@ -180,6 +180,13 @@ pub fn round_arcs(spare: u64) -> u64 {
     }
 }
 
+/// The traverse engine's options for rounds of `round_arcs` arcs: a list
+/// longer than a round is read alone ([`crate::statics::par_rounds`]), so
+/// the parallel readers need room for a round's lists only.
+fn engine_options(round_arcs: u64) -> TraverseOptions {
+    TraverseOptions { parallel_longest: Some(round_arcs), ..Default::default() }
+}
+
 /// Entries a rank sends, and at most receives, in one round of an
 /// exchange ([`Part::push_some`], [`Part::push_all`], [`Part::pull_all`],
 /// [`Part::ask`]; past that many ranks, one from each).
@@ -461,11 +468,11 @@ impl<'c> Part<'c> {
                 largest_id,
                 round_arcs,
             };
-            let smallest = Traverse::min_bytes(&store, "out", TraverseOptions::default().block_bytes)?;
+            let smallest = Traverse::min_bytes_with(&store, "out", &engine_options(MIN_ROUND_ARCS))?;
             let round_arcs = round_arcs(budget.available().saturating_sub(keep(&shape(MIN_ROUND_ARCS)) + smallest));
             let state = keep(&shape(round_arcs));
             let spared = (budget.available().saturating_sub(state + smallest) as f64 * spare.clamp(0.0, 1.0)) as u64;
-            Ok((Traverse::open(&store, "out", budget, &TraverseOptions::default(), state + spared)?, round_arcs))
+            Ok((Traverse::open(&store, "out", budget, &engine_options(round_arcs), state + spared)?, round_arcs))
         })();
         let (graph, round_arcs) = agree(comm, opened.map_err(|e: StoreError| DistError::Ingest(e.into())))?;
         Ok(Part {
@@ -571,7 +578,7 @@ impl<'c> Part<'c> {
             round_arcs: MIN_ROUND_ARCS,
         };
         let state = keep(&shape);
-        let engine = Traverse::min_bytes(store, "out", TraverseOptions::default().block_bytes).map_err(|e| DistError::Ingest(e.into()))?;
+        let engine = Traverse::min_bytes_with(store, "out", &engine_options(MIN_ROUND_ARCS)).map_err(|e| DistError::Ingest(e.into()))?;
         let need = budget.used() + tables + state + engine;
         if need > budget.total() {
             let f = outcore_io::format_bytes;

@@ -28,11 +28,25 @@ pub struct TraverseOptions {
     pub max_ahead: usize,
     /// Cache size; by default what the budget has left beyond `keep`.
     pub cache_bytes: Option<u64>,
+    /// The longest list [`Traverse::par_lists`] is given, when the caller
+    /// reads longer ones with one reader ([`Traverse::reader`]), one at a
+    /// time: the parallel readers are charged for lists of this many
+    /// entries, and only that one reader for the longest. By default
+    /// every reader is charged for the longest list.
+    pub parallel_longest: Option<u64>,
 }
 
 impl Default for TraverseOptions {
     fn default() -> Self {
-        TraverseOptions { block_bytes: 4096, depth: 64, prefetch: true, force_pread: false, max_ahead: 4096, cache_bytes: None }
+        TraverseOptions {
+            block_bytes: 4096,
+            depth: 64,
+            prefetch: true,
+            force_pread: false,
+            max_ahead: 4096,
+            cache_bytes: None,
+            parallel_longest: None,
+        }
     }
 }
 
@@ -61,6 +75,9 @@ pub struct Traverse {
     /// Readers besides `own` the budget was charged for: at most this many
     /// threads read at once ([`Traverse::par_lists`]).
     threads: usize,
+    /// The longest list those threads were charged for
+    /// ([`TraverseOptions::parallel_longest`]).
+    parallel_longest: u64,
 }
 
 /// The part of the engine its readers share (`Sync`): one block cache
@@ -150,9 +167,16 @@ impl Traverse {
     /// the layout has them) and a cache of the
     /// minimum 64 blocks.
     pub fn min_bytes(store: &Store, layout: &str, block_bytes: usize) -> Result<u64, StoreError> {
+        Self::min_bytes_with(store, layout, &TraverseOptions { block_bytes, ..Default::default() })
+    }
+
+    /// [`Traverse::min_bytes`] with `opts`' block size and
+    /// [`TraverseOptions::parallel_longest`].
+    pub fn min_bytes_with(store: &Store, layout: &str, opts: &TraverseOptions) -> Result<u64, StoreError> {
         let lay = store.layout(layout)?;
-        let mut bytes = Self::index_bytes(store, layout)? + Self::min_cache_bytes(block_bytes);
-        bytes += list_bytes(&lay, lay.longest_list()?, rayon::current_num_threads());
+        let mut bytes = Self::index_bytes(store, layout)? + Self::min_cache_bytes(opts.block_bytes);
+        let longest = lay.longest_list()?;
+        bytes += list_bytes(&lay, longest, opts.parallel_longest.map_or(longest, |p| p.min(longest)), rayon::current_num_threads());
         if outcore_io::verify::verification_enabled() {
             bytes += lay.page_sums_bytes();
         }
@@ -228,9 +252,12 @@ impl Traverse {
             ));
         }
         let threads = rayon::current_num_threads();
+        let parallel_longest = opts.parallel_longest.map_or(longest, |p| p.min(longest));
         charges.push(budget.reserve(
-            &format!("the lists {} readers decode (the longest has {longest} entries)", threads + 1),
-            list_bytes(&lay, longest, threads),
+            &format!(
+                "the lists {threads} parallel readers decode (up to {parallel_longest} entries each) and one more reader (the longest has {longest} entries)"
+            ),
+            list_bytes(&lay, longest, parallel_longest, threads),
         )?);
         // checking the files ahead of the reads, where the budget has room
         // for it beside the smallest cache (README "Every read is checked")
@@ -300,6 +327,7 @@ impl Traverse {
             },
             own: ReaderState::new(codec),
             threads,
+            parallel_longest,
         })
     }
 
@@ -361,6 +389,7 @@ impl Traverse {
         visit: impl Fn(u32, &[u64], &mut Vec<T>) + Sync,
     ) -> Result<(Vec<Vec<T>>, u64), StoreError> {
         self.par_pieces(vertices, |reader, v, nbrs, _, found| {
+            self.within_parallel_longest(v)?;
             reader.neighbours(v as u64, nbrs)?;
             visit(v, nbrs, found);
             Ok(())
@@ -374,11 +403,29 @@ impl Traverse {
         visit: impl Fn(u32, &[u64], &[f32], &mut Vec<T>) + Sync,
     ) -> Result<(Vec<Vec<T>>, u64), StoreError> {
         self.par_pieces(vertices, |reader, v, nbrs, weights, found| {
+            self.within_parallel_longest(v)?;
             reader.neighbours(v as u64, nbrs)?;
             reader.weights(v as u64, weights)?;
             visit(v, nbrs, weights, found);
             Ok(())
         })
+    }
+
+    /// An error if `v`'s list is longer than the parallel readers were
+    /// charged for ([`TraverseOptions::parallel_longest`]): the caller
+    /// promised to read such lists alone.
+    fn within_parallel_longest(&self, v: u32) -> Result<(), StoreError> {
+        let degree = self.degree(v as u64);
+        if degree > self.parallel_longest {
+            return Err(StoreError::invalid(
+                &self.shared.adjacency_path,
+                format!(
+                    "vertex {v}'s list of {degree} entries was given to the parallel readers, charged for {} at most",
+                    self.parallel_longest
+                ),
+            ));
+        }
+        Ok(())
     }
 
     #[allow(clippy::type_complexity)]
@@ -637,12 +684,14 @@ impl Lookahead {
     }
 }
 
-/// Memory of the lists `threads` readers and the engine's own decode at
-/// once, the longest having `longest` entries ([`Layout::list_bytes`]).
+/// Memory of the lists `threads` parallel readers (each at most
+/// `parallel_longest` entries) and one more reader (the engine's own, or
+/// the caller's) decode at once, the longest having `longest` entries
+/// ([`Layout::list_bytes`]).
 ///
 /// [`Layout::list_bytes`]: outcore_store::Layout::list_bytes
-fn list_bytes(lay: &outcore_store::Layout, longest: u64, threads: usize) -> u64 {
-    (threads as u64 + 1) * lay.list_bytes(longest)
+fn list_bytes(lay: &outcore_store::Layout, longest: u64, parallel_longest: u64, threads: usize) -> u64 {
+    threads as u64 * lay.list_bytes(parallel_longest) + lay.list_bytes(longest)
 }
 
 /// The first edge of every vertex, from `lay`'s degrees file (`path`), in
