@@ -401,6 +401,8 @@ impl<'c> Part<'c> {
         let opened = (|| {
             let dir = dir?;
             let manifest = read_manifest(&dir, rank, ranks)?;
+            // what runs killed outright left here (PageRank's rank files)
+            outcore_io::staging::sweep(&dir);
             let store = Store::open(&dir).map_err(|e| DistError::Ingest(e.into()))?;
             if store.manifest().arcs != manifest.parts[rank].arcs {
                 return Err(corrupt(&dir, "holds another number of arcs than the partition recorded"));

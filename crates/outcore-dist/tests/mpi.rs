@@ -309,9 +309,15 @@ fn rank_process(pattern: &str, rank: usize) -> Option<u32> {
 /// CA-GrQc imported as it is (directed) into `dir` and cut in two parts;
 /// the parts' path pattern.
 fn grqc_in_two_parts(dir: &Path) -> String {
+    grqc_in_two_parts_as(dir, None)
+}
+
+/// [`grqc_in_two_parts`], imported as `directed` says (None: as it is).
+fn grqc_in_two_parts_as(dir: &Path, directed: Option<bool>) -> String {
     let shared = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data/real/CA-GrQc.txt");
     let source = dir.join("grqc");
-    outcore_ingest::import::import_file(&shared, &source, &Default::default(), &outcore_io::NoProgress).unwrap();
+    let opts = outcore_ingest::import::ImportOptions { directed, ..Default::default() };
+    outcore_ingest::import::import_file(&shared, &source, &opts, &outcore_io::NoProgress).unwrap();
     let pattern = dir.join("p/part-{rank}").display().to_string();
     outcore_dist::partition::partition(&source, &pattern, 2, 0, 64 << 20, false, &outcore_io::NoProgress).unwrap();
     pattern
@@ -320,7 +326,8 @@ fn grqc_in_two_parts(dir: &Path) -> String {
 #[test]
 fn a_rank_killed_during_a_static_run_stops_every_rank_and_leaves_no_output() {
     let dir = tempfile::tempdir().unwrap();
-    let pattern = grqc_in_two_parts(dir.path());
+    // undirected: PageRank pulls, its ranks in files beside each part
+    let pattern = grqc_in_two_parts_as(dir.path(), Some(false));
     let out = dir.path().join("ranks.txt");
     // a million iterations: still running when rank 1 is killed
     let args = ["pagerank", &pattern, "--iterations", "1000000", "--output", out.to_str().unwrap(), "--memory", "96M"];
@@ -341,6 +348,14 @@ fn a_rank_killed_during_a_static_run_stops_every_rank_and_leaves_no_output() {
     // nothing under the output's name; the parts are as they were
     assert!(!out.exists(), "an output file after a failed run");
     run(2, &["wcc", &pattern, "--memory", "96M"]);
+    // the killed rank's rank files (PageRank keeps its ranks beside the
+    // part) were removed by the next run to open the part
+    for rank in 0..2 {
+        let part = std::path::PathBuf::from(pattern.replace("{rank}", &rank.to_string()));
+        let left: Vec<_> =
+            std::fs::read_dir(&part).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().starts_with(".outcore-")).collect();
+        assert!(left.is_empty(), "part {rank} keeps {:?}", left.iter().map(|e| e.file_name()).collect::<Vec<_>>());
+    }
 }
 
 /// SIGKILL rank 1 (process `victim`) of `job`: the job must fail within

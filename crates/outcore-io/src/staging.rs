@@ -154,8 +154,15 @@ fn lock(path: &Path) -> Option<File> {
 }
 
 /// Whether process `pid` exists.
+/// Whether process `pid` runs: it exists and is not a zombie (dead, its
+/// files and locks released, waiting for its parent to reap it: an MPI
+/// rank its launcher killed, for a while).
 fn process_alive(pid: u32) -> bool {
-    Path::new(&format!("/proc/{pid}")).exists()
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // the state follows the command's closing parenthesis
+        Ok(stat) => !matches!(stat.rsplit_once(')').and_then(|(_, rest)| rest.trim_start().chars().next()), Some('Z' | 'X')),
+        Err(_) => false,
+    }
 }
 
 /// Remove the stale staging entries in `dir`: ours by name, with their
@@ -309,6 +316,31 @@ mod tests {
         sweep(d.path());
         assert!(!dead_dir.exists() && !dead_file.exists());
         assert!(live.exists() && mine.exists() && other.exists());
+    }
+
+    /// A zombie (exited, not yet reaped: an MPI rank its launcher killed)
+    /// is dead: its entries are swept; a running process's are not.
+    #[test]
+    fn a_zombies_entries_are_swept() {
+        let d = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        // exited, and not waited for
+        let stat = format!("/proc/{}/stat", child.id());
+        let start = std::time::Instant::now();
+        while !std::fs::read_to_string(&stat).unwrap().contains(") Z") {
+            assert!(start.elapsed() < Duration::from_secs(10), "the child did not exit");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let zombie = d.path().join(format!(".outcore-{}-z.partial", child.id()));
+        std::fs::create_dir(&zombie).unwrap();
+        let mut sleeper = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        let running = d.path().join(format!(".outcore-{}-r.partial", sleeper.id()));
+        std::fs::create_dir(&running).unwrap();
+        sweep(d.path());
+        assert!(!zombie.exists() && running.exists());
+        child.wait().unwrap();
+        sleeper.kill().unwrap();
+        sleeper.wait().unwrap();
     }
 
     #[test]

@@ -331,6 +331,8 @@ struct PageRankArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // SIGINT or SIGTERM: the work stops, and what it staged is removed
+    outcore_io::staging::install_interrupt_handler();
     let Some(comm) = MpiComm::init() else {
         eprintln!("outcore-dist: MPI was already initialised");
         return ExitCode::FAILURE;

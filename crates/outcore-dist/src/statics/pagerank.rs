@@ -1,16 +1,27 @@
 //! PageRank across ranks, with the single-machine semantics of
 //! `outcore_algorithms::pagerank` (Graphalytics: synchronous steps from
 //! 1/|V|, sinks' rank spread over every vertex, stopping by the same
-//! [`Schedule`]). Each iteration a rank reads its part's lists once, adds
-//! each owned vertex's share into its owned targets and into one sum per
-//! ghost, and sends the ghosts' sums to their owners in ghost order (one
-//! all-to-all, no ids: the combining per destination of the issue).
+//! [`Schedule`]). Each iteration a rank reads its part's lists once.
+//!
+//! - A directed graph pushes: each owned vertex's share goes into its
+//!   owned targets and into one sum per ghost, and the ghosts' sums go to
+//!   their owners (combined per destination before sending).
+//! - An undirected graph pulls (a list is both out- and in-neighbours):
+//!   each rank first pulls its ghosts' shares from their owners, then sums
+//!   each owned vertex's incoming shares as its list is read. The old and
+//!   new ranks are read and written in owned order, so they stream through
+//!   a file beside the part (BigSparse's vertex data on the SSD), and a
+//!   rank holds one f64 an owned vertex (its share), not two.
 
 use super::{par_rounds_all, RankFigures, ROUND_BYTES};
 use crate::error::{DistError, Result};
-use crate::part::{push_round_bytes, Part, PartShape, Place};
+use crate::part::{ask_round_bytes, push_round_bytes, Part, PartShape, Place};
 use outcore_algorithms::pagerank::Schedule;
+use outcore_io::{SeqReader, SeqWriter};
 use std::time::Instant;
+
+/// Chunks of the rank files' streams: a reader holds two, a writer three.
+const RANKS_CHUNK_BYTES: usize = 256 << 10;
 
 pub struct DistPageRank {
     /// Per owned vertex.
@@ -22,15 +33,161 @@ pub struct DistPageRank {
     pub figures: RankFigures,
 }
 
-/// Bytes of state of a part of `shape`: per owned vertex its rank and
-/// next rank (a share and a degree are computed as they are needed, from
-/// the rank and the index); per ghost its sum; a round of (place, share)
-/// pairs and its vertices, and a round of the sums' exchange (each with its place).
+/// Bytes of state of a part of `shape`. Directed (a push): per owned
+/// vertex its rank and next rank (a share and a degree are computed as
+/// they are needed, from the rank and the index); per ghost its sum; a
+/// round of (place, share) pairs and its vertices, and a round of the
+/// sums' exchange (each with its place). Undirected (a pull): per owned
+/// vertex its share, per ghost its share; a round's sums (one a list)
+/// and its vertices; a round of the pull; the rank files' streams.
 pub fn state_bytes(shape: &PartShape) -> u64 {
-    shape.owned * (8 + 8) + shape.ghosts * 8 + shape.round_arcs * (ROUND_BYTES + 4) + push_round_bytes(1, shape.ranks)
+    if shape.directed {
+        shape.owned * (8 + 8) + shape.ghosts * 8 + shape.round_arcs * (ROUND_BYTES + 4) + push_round_bytes(1, shape.ranks)
+    } else {
+        shape.owned * 8
+            + shape.ghosts * 8
+            + shape.round_arcs * (ROUND_BYTES + 4)
+            + ask_round_bytes(shape.ranks)
+            + 5 * RANKS_CHUNK_BYTES as u64
+    }
 }
 
 pub fn pagerank(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
+    if part.directed() {
+        push(part, schedule)
+    } else {
+        pull(part, schedule)
+    }
+}
+
+/// An undirected graph's PageRank by pulling shares (the module's comment).
+fn pull(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
+    let start = Instant::now();
+    let comm = part.comm();
+    let before = comm.traffic();
+    let n = part.vertices();
+    let owned = part.owned_count() as usize;
+    let degree = |i: usize| part.graph.degree(part.owned_vertex(i as u32) as u64);
+    let nf = n.max(1) as f64;
+    let d = schedule.damping;
+    if schedule.iterations == 0 || n == 0 {
+        let figures = RankFigures::now(part, start, before);
+        let rank = vec![1.0 / nf; owned];
+        return Ok(DistPageRank { rank, iterations: 0, delta: f64::INFINITY, stopped_by: schedule.stopped_by(f64::INFINITY), figures });
+    }
+    let ingest = |e: outcore_io::IoError| DistError::Ingest(e.into());
+    // the rank files: removed when done, on an interrupt, or (killed
+    // outright) by the next run here
+    let temp = crate::dynamic::agree(comm, outcore_io::TempArea::create(&part.dir, "pagerank").map_err(ingest))?;
+    crate::dynamic::agree(comm, temp.require_free(2 * 8 * owned as u64, "PageRank's rank files").map_err(ingest))?;
+    // `share[i]`: owned vertex i's share of its rank for each neighbour
+    // (a sink, which no list names, keeps its rank there)
+    let to_share = |i: usize, r: f64, sinks: &mut f64| match degree(i) {
+        0 => {
+            *sinks += r;
+            r
+        }
+        k => d * r / k as f64,
+    };
+    let mut sinks = 0.0;
+    let mut share: Vec<f64> = (0..owned).map(|i| to_share(i, 1.0 / nf, &mut sinks)).collect();
+    let mut ghost_share = vec![0.0f64; part.ghost_count()];
+    let (mut done, mut delta) = (0u32, f64::INFINITY);
+    let files = [temp.file("ranks-a"), temp.file("ranks-b")];
+    loop {
+        let base = (1.0 - d) / nf + d * comm.sum_f64(sinks) / nf;
+        part.pull_each(|i| share[i as usize].to_bits(), |g, x| ghost_share[g as usize] = f64::from_bits(x));
+        // every core sums lists' shares; each vertex's new rank is written
+        // here, in owned order, beside its old one read
+        let (old_path, new_path) = (&files[(done as usize + 1) % 2], &files[done as usize % 2]);
+        let pass = (|| -> Result<f64> {
+            let mut old = if done == 0 { None } else { Some(SeqReader::open(old_path, RANKS_CHUNK_BYTES).map_err(ingest)?) };
+            let mut new = SeqWriter::scratch(new_path, RANKS_CHUNK_BYTES).map_err(ingest)?;
+            let (mut change, mut failed) = (0.0, None);
+            // the vertex being summed (a long list comes in pieces) and the next to write
+            let (mut current, mut next) = ((0u32, 0.0f64), 0u32);
+            let mut finish = |i: u32, sum: f64, change: &mut f64| -> Result<()> {
+                if i != next {
+                    return Err(DistError::Corrupt(format!("{}: PageRank summed vertex {i} where {next} was due", part.dir.display())));
+                }
+                let was = match &mut old {
+                    None => 1.0 / nf,
+                    Some(r) => f64::from_le_bytes(
+                        r.next_word::<8>()
+                            .map_err(ingest)?
+                            .ok_or_else(|| DistError::Corrupt(format!("{}: ends before owned vertex {i}", old_path.display())))?,
+                    ),
+                };
+                let now = base + sum;
+                *change += (now - was).abs();
+                new.write_bytes(&now.to_le_bytes()).map_err(ingest)?;
+                next += 1;
+                Ok(())
+            };
+            let (places, shares, ghosts) = (part.places(), &share, &ghost_share);
+            par_rounds_all(
+                part,
+                false,
+                |i, nbrs, _, out| {
+                    let sum: f64 = nbrs
+                        .iter()
+                        .map(|&v| match places.place(v as u32) {
+                            Place::Owned(j) => shares[j as usize],
+                            Place::Ghost(g) => ghosts[g as usize],
+                        })
+                        .sum();
+                    out.push((i, sum))
+                },
+                |(i, sum)| {
+                    if i == current.0 {
+                        current.1 += sum;
+                    } else if failed.is_none() {
+                        if let Err(e) = finish(current.0, current.1, &mut change) {
+                            failed = Some(e);
+                        }
+                        current = (i, sum);
+                    }
+                },
+            )
+            .map_err(|e| DistError::Ingest(e.into()))?;
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            if owned > 0 {
+                finish(current.0, current.1, &mut change)?;
+            }
+            drop(finish);
+            new.finish().map_err(ingest)?;
+            Ok(change)
+        })();
+        delta = comm.sum_f64(crate::dynamic::agree(comm, pass)?);
+        done += 1;
+        let stop = done >= schedule.iterations || schedule.tolerance.is_some_and(|t| delta < t);
+        // the new ranks back: as shares for the next iteration, or the result
+        sinks = 0.0;
+        let back = (|| -> Result<()> {
+            let mut ranks = SeqReader::open(new_path, RANKS_CHUNK_BYTES).map_err(ingest)?;
+            for i in 0..owned {
+                let word = ranks.next_word::<8>().map_err(ingest)?;
+                let r = f64::from_le_bytes(
+                    word.ok_or_else(|| DistError::Corrupt(format!("{}: ends before owned vertex {i}", new_path.display())))?,
+                );
+                share[i] = if stop { r } else { to_share(i, r, &mut sinks) };
+            }
+            Ok(())
+        })();
+        crate::dynamic::agree(comm, back)?;
+        if stop {
+            break;
+        }
+    }
+    drop(temp);
+    let figures = RankFigures::now(part, start, before);
+    Ok(DistPageRank { rank: share, iterations: done, delta, stopped_by: schedule.stopped_by(delta), figures })
+}
+
+/// A directed graph's PageRank by pushing shares (the module's comment).
+fn push(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
     let start = Instant::now();
     let comm = part.comm();
     let before = comm.traffic();
