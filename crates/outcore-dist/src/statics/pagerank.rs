@@ -92,7 +92,8 @@ fn pull(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
     let mut sinks = 0.0;
     let mut share: Vec<f64> = (0..owned).map(|i| to_share(i, 1.0 / nf, &mut sinks)).collect();
     let mut ghost_share = vec![0.0f64; part.ghost_count()];
-    let (mut done, mut delta) = (0u32, f64::INFINITY);
+    let mut done = 0u32;
+    let mut delta;
     let files = [temp.file("ranks-a"), temp.file("ranks-b")];
     loop {
         let base = (1.0 - d) / nf + d * comm.sum_f64(sinks) / nf;
@@ -156,7 +157,6 @@ fn pull(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
             if owned > 0 {
                 finish(current.0, current.1, &mut change)?;
             }
-            drop(finish);
             new.finish().map_err(ingest)?;
             Ok(change)
         })();
