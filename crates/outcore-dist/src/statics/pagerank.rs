@@ -53,27 +53,55 @@ pub fn state_bytes(shape: &PartShape) -> u64 {
 }
 
 pub fn pagerank(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
+    let n = part.vertices();
+    let run = Run {
+        part,
+        schedule,
+        start: Instant::now(),
+        before: part.comm().traffic(),
+        n,
+        owned: part.owned_count() as usize,
+        nf: n.max(1) as f64,
+        d: schedule.damping,
+    };
     if part.directed() {
-        push(part, schedule)
+        push(&run)
     } else {
-        pull(part, schedule)
+        pull(&run)
+    }
+}
+
+/// What both ways of running share.
+struct Run<'a, 'c> {
+    part: &'a Part<'c>,
+    schedule: &'a Schedule,
+    start: Instant,
+    before: crate::comm::Traffic,
+    /// Vertices of the graph (and as f64, at least 1), owned vertices.
+    n: u64,
+    owned: usize,
+    nf: f64,
+    d: f64,
+}
+
+impl Run<'_, '_> {
+    /// Owned vertex `i`'s degree.
+    fn degree(&self, i: usize) -> u64 {
+        self.part.graph.degree(self.part.owned_vertex(i as u32) as u64)
+    }
+    fn result(&self, rank: Vec<f64>, iterations: u32, delta: f64) -> DistPageRank {
+        let figures = RankFigures::now(self.part, self.start, self.before);
+        DistPageRank { rank, iterations, delta, stopped_by: self.schedule.stopped_by(delta), figures }
     }
 }
 
 /// An undirected graph's PageRank by pulling shares (the module's comment).
-fn pull(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
-    let start = Instant::now();
+fn pull(run: &Run) -> Result<DistPageRank> {
+    let Run { part, schedule, n, owned, nf, d, .. } = *run;
     let comm = part.comm();
-    let before = comm.traffic();
-    let n = part.vertices();
-    let owned = part.owned_count() as usize;
-    let degree = |i: usize| part.graph.degree(part.owned_vertex(i as u32) as u64);
-    let nf = n.max(1) as f64;
-    let d = schedule.damping;
+    let degree = |i: usize| run.degree(i);
     if schedule.iterations == 0 || n == 0 {
-        let figures = RankFigures::now(part, start, before);
-        let rank = vec![1.0 / nf; owned];
-        return Ok(DistPageRank { rank, iterations: 0, delta: f64::INFINITY, stopped_by: schedule.stopped_by(f64::INFINITY), figures });
+        return Ok(run.result(vec![1.0 / nf; owned], 0, f64::INFINITY));
     }
     let ingest = |e: outcore_io::IoError| DistError::Ingest(e.into());
     // the rank files: removed when done, on an interrupt, or (killed
@@ -182,20 +210,14 @@ fn pull(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
         }
     }
     drop(temp);
-    let figures = RankFigures::now(part, start, before);
-    Ok(DistPageRank { rank: share, iterations: done, delta, stopped_by: schedule.stopped_by(delta), figures })
+    Ok(run.result(share, done, delta))
 }
 
 /// A directed graph's PageRank by pushing shares (the module's comment).
-fn push(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
-    let start = Instant::now();
+fn push(run: &Run) -> Result<DistPageRank> {
+    let Run { part, schedule, n, owned, nf, d, .. } = *run;
     let comm = part.comm();
-    let before = comm.traffic();
-    let n = part.vertices();
-    let owned = part.owned_count() as usize;
-    let degree = |i: usize| part.graph.degree(part.owned_vertex(i as u32) as u64);
-    let nf = n.max(1) as f64;
-    let d = schedule.damping;
+    let degree = |i: usize| run.degree(i);
     let mut rank = vec![1.0 / nf; owned];
     let (mut done, mut delta) = (0u32, f64::INFINITY);
     let mut ghost_sum = vec![0.0f64; part.ghost_count()];
@@ -235,6 +257,5 @@ fn push(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
             break;
         }
     }
-    let figures = RankFigures::now(part, start, before);
-    Ok(DistPageRank { rank, iterations: done, delta, stopped_by: schedule.stopped_by(delta), figures })
+    Ok(run.result(rank, done, delta))
 }
