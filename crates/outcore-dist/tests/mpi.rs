@@ -358,6 +358,37 @@ fn a_rank_killed_during_a_static_run_stops_every_rank_and_leaves_no_output() {
     }
 }
 
+/// Ctrl-C on mpirun (its SIGTERM to the ranks, then SIGKILL a second
+/// later): each rank removes what it staged in that second, so neither
+/// the parts' directories nor the output's holds anything of the run.
+#[test]
+fn an_interrupted_static_run_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let pattern = grqc_in_two_parts_as(dir.path(), Some(false));
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let out = out_dir.join("ranks.txt");
+    let args = ["pagerank", &pattern, "--iterations", "1000000", "--output", out.to_str().unwrap(), "--memory", "96M"];
+    let mut job = mpirun(2, &args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let start = Instant::now();
+    let part0 = std::path::PathBuf::from(pattern.replace("{rank}", "0"));
+    let staged =
+        |d: &Path| std::fs::read_dir(d).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().starts_with(".outcore-")).count();
+    // iterating: rank 0's rank files are there
+    while staged(&part0) == 0 {
+        assert!(start.elapsed() < Duration::from_secs(60), "rank 0 did not start iterating in a minute");
+        assert!(job.try_wait().unwrap().is_none(), "the job ended before the interrupt");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(Command::new("kill").args(["-INT", &job.id().to_string()]).status().unwrap().success());
+    let status = job.wait().unwrap();
+    assert!(!status.success(), "an interrupted job succeeded");
+    assert!(!out.exists(), "an output file after an interrupted run");
+    for d in [part0, std::path::PathBuf::from(pattern.replace("{rank}", "1")), out_dir] {
+        assert_eq!(staged(&d), 0, "{} keeps what the run staged", d.display());
+    }
+}
+
 /// SIGKILL rank 1 (process `victim`) of `job`: the job must fail within
 /// 30 seconds, and mpirun must name the lost rank.
 fn kill_rank_and_expect_the_job_to_stop(job: &mut std::process::Child, victim: u32) {

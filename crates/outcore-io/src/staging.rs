@@ -254,13 +254,20 @@ pub fn interrupt_status(sig: i32) -> u8 {
 /// has not ended `GRACE` later, remove the live staging paths and exit
 /// with 128 + the signal. A second signal exits at once (after cleaning).
 pub fn install_interrupt_handler() {
+    install_interrupt_handler_within(GRACE)
+}
+
+/// [`install_interrupt_handler`] with `grace` for the work to unwind: an
+/// MPI rank has about a second between mpirun's SIGTERM and its SIGKILL
+/// (Open MPI's `odls_base_sigkill_timeout`), so it cleans up sooner.
+pub fn install_interrupt_handler_within(grace: Duration) {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else { return };
     std::thread::spawn(move || {
         let Some(sig) = signals.forever().next() else { return };
         INTERRUPT.store(sig, Ordering::SeqCst);
         // the command unwinds and exits; a second signal or the deadline ends the wait
-        let deadline = std::time::Instant::now() + GRACE;
+        let deadline = std::time::Instant::now() + grace;
         while std::time::Instant::now() < deadline && signals.pending().next().is_none() {
             std::thread::sleep(Duration::from_millis(20));
         }

@@ -331,8 +331,9 @@ struct PageRankArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // SIGINT or SIGTERM: the work stops, and what it staged is removed
-    outcore_io::staging::install_interrupt_handler();
+    // SIGINT or SIGTERM: the work stops, and what it staged is removed,
+    // within mpirun's second between its SIGTERM and its SIGKILL
+    outcore_io::staging::install_interrupt_handler_within(std::time::Duration::from_millis(300));
     let Some(comm) = MpiComm::init() else {
         eprintln!("outcore-dist: MPI was already initialised");
         return ExitCode::FAILURE;

@@ -61,6 +61,8 @@ pub fn par_rounds<T: Send>(
     let (mut at, mut read, round) = (0, 0u64, part.round_arcs());
     let (mut nbrs, mut w, mut out) = (Vec::new(), Vec::new(), Vec::new());
     while at < list.len() {
+        // an interrupt stops the work within a round
+        outcore_io::staging::check_interrupt(&part.dir)?;
         let first = part.owned_vertex(list[at]) as u64;
         if part.graph.degree(first) > round {
             // (the engine holds a buffer of its longest list for this reader)
