@@ -384,9 +384,26 @@ fn an_interrupted_static_run_leaves_nothing_behind() {
     let status = job.wait().unwrap();
     assert!(!status.success(), "an interrupted job succeeded");
     assert!(!out.exists(), "an output file after an interrupted run");
-    for d in [part0, std::path::PathBuf::from(pattern.replace("{rank}", "1")), out_dir] {
+    for d in [part0, std::path::PathBuf::from(pattern.replace("{rank}", "1")), out_dir.clone()] {
         assert_eq!(staged(&d), 0, "{} keeps what the run staged", d.display());
     }
+    // --temp-dir puts the rank files elsewhere (here per rank) and changes
+    // no rank; a missing one is named
+    let ranks_in = |name: &str, extra: &[&str]| {
+        let path = out_dir.join(name);
+        let mut args = vec!["pagerank", &pattern, "--iterations", "7", "--memory", "96M", "--output", path.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        run(2, &args);
+        std::fs::read_to_string(path).unwrap()
+    };
+    for rank in 0..2 {
+        std::fs::create_dir(dir.path().join(format!("t{rank}"))).unwrap();
+    }
+    let temp = dir.path().join("t{rank}").display().to_string();
+    assert_eq!(ranks_in("a.txt", &[]), ranks_in("b.txt", &["--temp-dir", &temp]));
+    let missing = dir.path().join("nowhere").display().to_string();
+    let err = fails(2, &["pagerank", &pattern, "--iterations", "7", "--memory", "96M", "--temp-dir", &missing]);
+    assert!(err.contains("nowhere"), "{err}");
 }
 
 /// SIGKILL rank 1 (process `victim`) of `job`: the job must fail within

@@ -116,6 +116,9 @@ struct StaticPageRankArgs {
     /// Stop once an iteration changes the ranks by less than this (L1; default |V| x 1e-6 when --iterations is not given).
     #[arg(long)]
     tolerance: Option<f64>,
+    /// Where each rank keeps its rank files on an undirected graph (16 bytes an owned vertex, removed at the end); {rank} is replaced by the rank. Default: the rank's part directory.
+    #[arg(long)]
+    temp_dir: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -872,7 +875,8 @@ fn static_pagerank(comm: &MpiComm, a: StaticPageRankArgs) -> Result<()> {
     let (part, _budget) = open_part(comm, &a.common, pagerank::state_bytes, 0.0)?;
     let params = PageRankParams { damping: a.damping, iterations: a.iterations, tolerance: a.tolerance };
     let schedule = params.schedule(part.vertices());
-    let r = pagerank::pagerank(&part, &schedule)?;
+    let temp_dir = a.temp_dir.map(|t| PathBuf::from(t.replace("{rank}", &comm.rank().to_string())));
+    let r = pagerank::pagerank_with(&part, &schedule, temp_dir.as_deref())?;
     write_owned(comm, &a.common.out, &a.common.parts, &part, |i, out| outcore::graphalytics_float(r.rank[i], out))?;
     let secs = r.figures.seconds;
     let summary = json!({"vertices": part.vertices(), "damping": a.damping, "iterations": r.iterations, "delta": r.delta,

@@ -53,6 +53,12 @@ pub fn state_bytes(shape: &PartShape) -> u64 {
 }
 
 pub fn pagerank(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
+    pagerank_with(part, schedule, None)
+}
+
+/// [`pagerank`], an undirected graph's rank files in `temp_dir` (default:
+/// the part's directory).
+pub fn pagerank_with(part: &Part, schedule: &Schedule, temp_dir: Option<&std::path::Path>) -> Result<DistPageRank> {
     let n = part.vertices();
     let run = Run {
         part,
@@ -63,6 +69,7 @@ pub fn pagerank(part: &Part, schedule: &Schedule) -> Result<DistPageRank> {
         owned: part.owned_count() as usize,
         nf: n.max(1) as f64,
         d: schedule.damping,
+        temp_dir: temp_dir.unwrap_or(&part.dir),
     };
     if part.directed() {
         push(&run)
@@ -82,6 +89,8 @@ struct Run<'a, 'c> {
     owned: usize,
     nf: f64,
     d: f64,
+    /// Where an undirected graph's rank files go.
+    temp_dir: &'a std::path::Path,
 }
 
 impl Run<'_, '_> {
@@ -106,7 +115,7 @@ fn pull(run: &Run) -> Result<DistPageRank> {
     let ingest = |e: outcore_io::IoError| DistError::Ingest(e.into());
     // the rank files: removed when done, on an interrupt, or (killed
     // outright) by the next run here
-    let temp = crate::dynamic::agree(comm, outcore_io::TempArea::create(&part.dir, "pagerank").map_err(ingest))?;
+    let temp = crate::dynamic::agree(comm, outcore_io::TempArea::create(run.temp_dir, "pagerank").map_err(ingest))?;
     crate::dynamic::agree(comm, temp.require_free(2 * 8 * owned as u64, "PageRank's rank files").map_err(ingest))?;
     // `share[i]`: owned vertex i's share of its rank for each neighbour
     // (a sink, which no list names, keeps its rank there)
