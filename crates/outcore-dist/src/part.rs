@@ -193,7 +193,8 @@ fn engine_options(round_arcs: u64) -> TraverseOptions {
 pub const PUSH_ROUND_ENTRIES: usize = 1 << 15;
 
 /// The bytes one round of [`Part::push_some`] (`words` words an entry,
-/// besides its position; [`Part::push_all`] is 1) holds at its peak at `ranks` ranks: what is sent, the
+/// besides its position; [`Part::push_all`] is 1) holds at its peak at
+/// `ranks` ranks: what is sent, the
 /// transport's flat copy, what it receives and the copy handed back. One
 /// rank has no ghosts, so nothing to exchange.
 pub fn push_round_bytes(words: u64, ranks: u64) -> u64 {
@@ -204,7 +205,8 @@ pub fn push_round_bytes(words: u64, ranks: u64) -> u64 {
 }
 
 /// The bytes one round of [`Part::ask`] or [`Part::pull_all`] holds at
-/// its peak at `ranks` ranks: the questions sent, the transport's flat copy and what arrives,
+/// its peak at `ranks` ranks: the questions sent, the transport's flat
+/// copy and what arrives,
 /// then the answers the same way.
 pub fn ask_round_bytes(ranks: u64) -> u64 {
     4 * ((PUSH_ROUND_ENTRIES as u64).max(ranks) + ranks) * 8
@@ -249,15 +251,16 @@ fn first_at_least(key: &impl Fn(usize) -> u64, id: u64, mut lo: usize, mut hi: u
     lo
 }
 
-/// The position of original id `id` among `count` vertices (owned, or all local) whose
-/// ids, `key(position)`, ascend (as a part's local ids ascend with the
-/// original ids): a binary search.
+/// The position of original id `id` among `count` vertices (owned, or
+/// all local) whose ids, `key(position)`, ascend (as a part's local ids
+/// ascend with the original ids): a binary search.
 fn position_of(key: impl Fn(usize) -> u64, count: usize, id: u64) -> Option<u32> {
     let at = first_at_least(&key, id, 0, count);
     (at < count && key(at) == id).then_some(at as u32)
 }
 
-/// [`position_of`] among owned vertices, for ids that mostly ascend: `cursor` holds the owned
+/// [`position_of`] among owned vertices, for ids that mostly ascend:
+/// `cursor` holds the owned
 /// position the last search ended at and the id it searched for; an id
 /// above that gallops on from there (a few lookups when ids are dense, as
 /// a sorted list of questions is), any other searches from the start.
@@ -277,8 +280,8 @@ fn find_owned_after(key: impl Fn(usize) -> u64, count: usize, id: u64, cursor: &
 
 /// Questions to other ranks, answered in rounds, a collective: question
 /// `k` of `count` is one word, `word(k)` (called once for each, in the
-/// order of `k`), asked of rank `owner(k)`; a rank answers the words rank q asks with `answer(q, word)`, in
-/// the order they come; `receive(k, answer)` takes question k's answer.
+/// order of `k`), asked of rank `owner(k)`; a rank answers the words
+/// rank q asks with `answer(q, word)`, in the order they come; `receive(k, answer)` takes question k's answer.
 /// A round carries at most `share` questions to each rank, and as many
 /// answers back, whatever `count` is; every rank takes part until none
 /// has questions left.
