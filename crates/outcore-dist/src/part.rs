@@ -158,6 +158,11 @@ impl PartShape {
     pub fn local(&self) -> u64 {
         self.owned + self.ghosts
     }
+    /// Whether every original id of the graph fits in 4 bytes, with
+    /// `u32::MAX` left over for "none".
+    pub fn ids_fit_u32(&self) -> bool {
+        self.largest_id < u32::MAX as u64
+    }
 }
 
 /// Arcs a round of [`crate::statics::par_rounds`] reads at most, when the

@@ -148,14 +148,21 @@ pub enum Parents {
     /// Original ids ([`UNREACHED`] if not reached): on a directed graph,
     /// whose parents (in-neighbours) a part need not hold.
     Ids(Vec<u64>),
+    /// Original ids in 4 bytes ([`NO_PARENT`] if not reached): a directed
+    /// graph whose ids all fit.
+    Narrow(Vec<NarrowId>),
     /// Local ids of the part ([`NO_PARENT`] if not reached): on an
     /// undirected graph, whose parents are neighbours, all in the part (4
     /// bytes a vertex, not 8).
     Local(Vec<u32>),
 }
 
-/// An unreached vertex's parent in [`Parents::Local`].
+/// An unreached vertex's parent in [`Parents::Local`] and [`Parents::Narrow`].
 pub const NO_PARENT: u32 = u32::MAX;
+
+/// An original id below `u32::MAX`, in 4 bytes ([`Parents::Narrow`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct NarrowId(pub u32);
 
 impl DistBfs {
     /// Owned vertex `i`'s parent's original id ([`UNREACHED`] if not
@@ -163,6 +170,10 @@ impl DistBfs {
     pub fn parent_of(&self, original: &OriginalIds, i: usize) -> u64 {
         match &self.parent {
             Parents::Ids(ids) => ids[i],
+            Parents::Narrow(ids) => match ids[i].0 {
+                NO_PARENT => UNREACHED,
+                id => id as u64,
+            },
             Parents::Local(local) => match local[i] {
                 NO_PARENT => UNREACHED,
                 v => original.get(v),
@@ -193,13 +204,14 @@ fn proposed(best: &[u32]) -> impl Iterator<Item = u32> + '_ {
 
 /// Bytes of state of a part of `shape`: per owned vertex its level (u32)
 /// and parent (a local id, 4 bytes, on an undirected graph; an original
-/// id, 8, on a directed one: [`Parents`]), and a bit of the frontier bitmap (the frontiers and the
+/// id on a directed one, 4 bytes when every id fits, else 8:
+/// [`Parents`]), and a bit of the frontier bitmap (the frontiers and the
 /// lists to read are found by scanning the levels, a round's arcs'
 /// worth of vertices at a time, not held); per ghost its best parent (an
 /// owned index) and a bit, whether it was sent; the gathered frontier
 /// bitmaps; a top-down round's pairs, and a round of an exchange.
 pub fn state_bytes(shape: &PartShape) -> u64 {
-    shape.owned * (4 + if shape.directed { 8 } else { 4 })
+    shape.owned * (4 + if shape.directed && !shape.ids_fit_u32() { 8 } else { 4 })
         + shape.owned.div_ceil(8)
         + shape.round_arcs * 4
         + shape.ghosts * 4
@@ -232,6 +244,20 @@ impl ParentKey for u64 {
     }
     fn parents(keys: Vec<u64>) -> Parents {
         Parents::Ids(keys)
+    }
+}
+
+impl ParentKey for NarrowId {
+    const NONE: NarrowId = NarrowId(NO_PARENT);
+    fn local(v: u32, original: &OriginalIds) -> NarrowId {
+        // (only for graphs whose ids all fit: `PartShape::ids_fit_u32`)
+        NarrowId(original.get(v) as u32)
+    }
+    fn id(id: u64, _: &Part) -> Option<NarrowId> {
+        Some(NarrowId(id as u32))
+    }
+    fn parents(keys: Vec<NarrowId>) -> Parents {
+        Parents::Narrow(keys)
     }
 }
 
@@ -321,7 +347,9 @@ const PENDING: u32 = UNREACHED_LEVEL - 1;
 /// BFS from the vertex with original id `root`; None (on every rank) if it is not a vertex.
 /// `hot` (from [`hot_lists`]) settles bottom-up vertices without reading their lists.
 pub fn bfs(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&HotLists>) -> Result<Option<DistBfs>> {
-    if part.directed() {
+    if part.directed() && part.shape().ids_fit_u32() {
+        search::<NarrowId>(part, root, opts, hot)
+    } else if part.directed() {
         search::<u64>(part, root, opts, hot)
     } else {
         search::<u32>(part, root, opts, hot)

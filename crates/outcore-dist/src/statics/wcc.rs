@@ -69,7 +69,7 @@ impl Label for u64 {
 
 impl Label for u32 {
     fn of(id: u64) -> u32 {
-        // (only for graphs whose ids all fit: `narrow`)
+        // (only for graphs whose ids all fit: `PartShape::ids_fit_u32`)
         id as u32
     }
     fn id(self) -> u64 {
@@ -80,11 +80,6 @@ impl Label for u32 {
     }
 }
 
-/// Whether a graph's labels fit in 4 bytes.
-fn narrow(largest_id: u64) -> bool {
-    largest_id < u32::MAX as u64
-}
-
 /// Bytes of state of a part of `shape`: per owned vertex its label; per
 /// ghost its label (an offer lowers it) and a bit, whether it was
 /// offered (a label 4 bytes when every id fits, else 8); a round of
@@ -92,7 +87,7 @@ fn narrow(largest_id: u64) -> bool {
 /// and answers; and a round of an exchange (the labels', the offers' or
 /// the shortcut's).
 pub fn state_bytes(shape: &PartShape) -> u64 {
-    let label = if narrow(shape.largest_id) { 4 } else { 8 };
+    let label = if shape.ids_fit_u32() { 4 } else { 8 };
     shape.owned * label
         + shape.ghosts * label
         + shape.ghosts.div_ceil(8)
@@ -101,7 +96,7 @@ pub fn state_bytes(shape: &PartShape) -> u64 {
 }
 
 pub fn wcc(part: &Part) -> Result<DistWcc> {
-    if narrow(part.shape().largest_id) {
+    if part.shape().ids_fit_u32() {
         run::<u32>(part)
     } else {
         run::<u64>(part)
