@@ -383,6 +383,9 @@ fn search<P: ParentKey>(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&
     let mut ghost_parent = vec![NO_PROPOSAL; part.ghost_count()];
     let mut unvisited_arcs: u64 = (0..owned as u32).map(degree).sum::<u64>() - frontier_arcs;
     let (mut depth, mut reached, mut read, mut bottom_up, mut last_frontier) = (0u64, 1u64, 0u64, false, 0u64);
+    // a parent pushed from another rank that this part lacks (an
+    // undirected part that is not): reported once the search ends
+    let mut stranger = None;
     let mut steps = Vec::new();
     loop {
         let t = Instant::now();
@@ -497,24 +500,12 @@ fn search<P: ParentKey>(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&
             }
             // (on an undirected graph a parent from another rank is a
             // neighbour, so in this part: its local id is found)
-            let mut stranger = None;
             part.push_some(proposed(&ghost_parent).map(|g| (g, [part.owned_id(ghost_parent[g as usize])])), |j, [from]| {
                 match P::id(from, part) {
                     Some(from) => reach(&mut level, &mut parent, j, from, next_level),
                     None => drop(stranger.get_or_insert((from, j))),
                 }
             });
-            crate::dynamic::agree(
-                comm,
-                match stranger {
-                    None => Ok(()),
-                    Some((from, j)) => Err(crate::error::DistError::Corrupt(format!(
-                        "{}: an undirected part lacks vertex {from}, which another rank holds as a neighbour of vertex {}",
-                        part.dir.display(),
-                        part.owned_id(j)
-                    ))),
-                },
-            )?;
             for (g, best) in ghost_parent.iter_mut().enumerate().filter(|(_, best)| **best != NO_PROPOSAL) {
                 set_bit(&mut sent, g as u32);
                 *best = NO_PROPOSAL;
@@ -534,6 +525,17 @@ fn search<P: ParentKey>(part: &Part, root: u64, opts: &BfsOptions, hot: Option<&
             reached += found;
         }
     }
+    crate::dynamic::agree(
+        comm,
+        match stranger {
+            None => Ok(()),
+            Some((from, j)) => Err(crate::error::DistError::Corrupt(format!(
+                "{}: an undirected part lacks vertex {from}, which another rank holds as a neighbour of vertex {}",
+                part.dir.display(),
+                part.owned_id(j)
+            ))),
+        },
+    )?;
     // Graph500's nedge: the reached vertices' arcs (an undirected edge
     // from both ends, so halved; a self loop is stored once)
     let reached_arcs: u64 = (0..owned as u32).filter(|&i| level[i as usize] != UNREACHED_LEVEL).map(degree).sum();

@@ -150,11 +150,7 @@ fn pull(run: &Run) -> Result<DistPageRank> {
                 }
                 let was = match &mut old {
                     None => 1.0 / nf,
-                    Some(r) => f64::from_le_bytes(
-                        r.next_word::<8>()
-                            .map_err(ingest)?
-                            .ok_or_else(|| DistError::Corrupt(format!("{}: ends before owned vertex {i}", old_path.display())))?,
-                    ),
+                    Some(r) => next_rank(r, old_path, i as usize)?,
                 };
                 let now = base + sum;
                 *change += (now - was).abs();
@@ -205,10 +201,7 @@ fn pull(run: &Run) -> Result<DistPageRank> {
         let back = (|| -> Result<()> {
             let mut ranks = SeqReader::open(new_path, RANKS_CHUNK_BYTES).map_err(ingest)?;
             for i in 0..owned {
-                let word = ranks.next_word::<8>().map_err(ingest)?;
-                let r = f64::from_le_bytes(
-                    word.ok_or_else(|| DistError::Corrupt(format!("{}: ends before owned vertex {i}", new_path.display())))?,
-                );
+                let r = next_rank(&mut ranks, new_path, i)?;
                 share[i] = if stop { r } else { to_share(i, r, &mut sinks) };
             }
             Ok(())
@@ -220,6 +213,14 @@ fn pull(run: &Run) -> Result<DistPageRank> {
     }
     drop(temp);
     Ok(run.result(share, done, delta))
+}
+
+/// Owned vertex `i`'s rank, the next in a rank file at `path`.
+fn next_rank(ranks: &mut SeqReader, path: &std::path::Path, i: usize) -> Result<f64> {
+    match ranks.next_word::<8>().map_err(|e| DistError::Ingest(e.into()))? {
+        Some(word) => Ok(f64::from_le_bytes(word)),
+        None => Err(DistError::Corrupt(format!("{}: ends before owned vertex {i}", path.display()))),
+    }
 }
 
 /// A directed graph's PageRank by pushing shares (the module's comment).
