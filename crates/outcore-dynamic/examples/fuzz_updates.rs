@@ -8,7 +8,7 @@
 //! applied to a fresh dynamic store too. A finding is a panic or an input
 //! that takes more than 10 s; each is saved under OUT.
 //!
-//!   cargo run --release -p outcore-dynamic --example fuzz_updates -- [INPUTS per target] [OUT]
+//!   cargo run --release -p outcore-dynamic --example fuzz_updates -- [INPUTS per target] [OUT] [text|binary ...]
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -46,7 +46,9 @@ fn main() {
     let work = tempfile::tempdir().unwrap();
     Findings::header();
     let mut total = 0;
-    for (name, file, seed) in streams::seeds() {
+    // the targets named after INPUTS and OUT, or both
+    let only = &args[2.min(args.len())..];
+    for (name, file, seed) in streams::seeds().into_iter().filter(|(name, ..)| only.is_empty() || only.iter().any(|o| o == name)) {
         let mut rng = Rng(0xD1A_5EED ^ name.len() as u64);
         let mut findings = Findings::new(name, &out);
         let path = work.path().join(file);
