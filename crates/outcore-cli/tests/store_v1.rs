@@ -78,7 +78,7 @@ fn version_1_stores_give_what_version_2_stores_give() {
             "--quiet",
         ]);
         assert_eq!(code, 0, "{err}");
-        assert_eq!(manifest(&v2)["version"], 2);
+        assert_eq!(manifest(&v2)["version"], 3);
         assert_eq!(manifest(&v2)["layouts"]["in"]["index_format"], "elias-fano");
         assert!(v2.join("out.ef").is_file() && !v2.join("out.index").exists() && !v2.join("out.degrees").exists());
         same_results(
@@ -119,9 +119,9 @@ fn version_1_stores_give_what_version_2_stores_give() {
 }
 
 /// An `in` layout added to a version 1 store is Elias-Fano, and the store
-/// becomes version 2; its `out` layout stays as it was.
+/// becomes the current version (3); its `out` layout stays as it was.
 #[test]
-fn an_in_layout_added_to_a_version_1_store_makes_it_version_2() {
+fn an_in_layout_added_to_a_version_1_store_makes_it_current() {
     let d = tempfile::tempdir().unwrap();
     let v1 = fixture("directed-gapref");
     let copy = d.path().join("copy");
@@ -136,7 +136,7 @@ fn an_in_layout_added_to_a_version_1_store_makes_it_version_2() {
     std::fs::write(copy.join("manifest.json"), serde_json::to_string_pretty(&m).unwrap()).unwrap();
     assert_eq!(outcore(&["layout", "add", s(&copy), "in", "--quiet"]).0, 0);
     let m = manifest(&copy);
-    assert_eq!(m["version"], 2);
+    assert_eq!(m["version"], 3);
     assert_eq!(m["layouts"]["out"]["index"], "out.index");
     assert_eq!(m["layouts"]["in"]["index"], "in.ef");
     assert_eq!(m["layouts"]["in"]["index_format"], "elias-fano");
@@ -166,13 +166,13 @@ fn upgrading_a_version_1_store_gives_the_files_an_import_writes() {
     copy_dir(&fixture("grqc-ceesor"), &old);
     let (code, out, err) = outcore(&["layout", "upgrade", s(&old)]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("upgraded") && out.contains("format version 2") && out.contains("layout out"), "{out}");
+    assert!(out.contains("upgraded") && out.contains("format version 3") && out.contains("layout out"), "{out}");
     for f in ["out.ef", "out.starts", "out.adj", "out.blocks", "idmap"] {
         assert!(std::fs::read(old.join(f)).unwrap() == std::fs::read(fresh.join(f)).unwrap(), "{f} differs from the import's");
     }
     assert!(!old.join("out.index").exists() && !old.join("out.degrees").exists(), "the version 1 files are left behind");
     let m = manifest(&old);
-    assert_eq!(m["version"], 2);
+    assert_eq!(m["version"], 3);
     assert_eq!(m["layouts"]["out"], manifest(&fresh)["layouts"]["out"]);
     assert_eq!(outcore(&["info", s(&old), "--verify"]).0, 0);
     let (code, out, _) = outcore(&["layout", "upgrade", s(&old)]);

@@ -54,7 +54,7 @@ pub fn add_in(dir: &Path, memory: u64, progress: &dyn Progress) -> Result<Layout
             manifest.files.insert(name.clone(), FileRecord::from_hashes(&summary.hashes));
         }
         manifest.layouts.insert("in".into(), record.clone());
-        // the new layout's index is Elias-Fano: a version 1 store becomes version 2
+        // the new layout's index is Elias-Fano: a version 1 store becomes the current version
         manifest.version = outcore_store::FORMAT_VERSION;
         crate::tiles::publish_layout(dir, &manifest, staged)?;
         Ok(record)

@@ -32,7 +32,7 @@ pub struct Upgrade {
     pub page_sums_bytes: u64,
 }
 
-/// Upgrade the store at `dir` to format version 2 (nothing to do for a
+/// Upgrade the store at `dir` to the current format version (nothing to do for a
 /// store whose layouts are Elias-Fano already, record their longest list
 /// and have their page checksums).
 pub fn upgrade(dir: &Path) -> Result<Upgrade> {

@@ -113,6 +113,62 @@ impl BitWriter {
     }
 }
 
+/// Bits of the zeta_k code of `x + 1` ([`BitWriter::write_zeta0`]), for
+/// k >= 2: h + 1 unary bits and a minimal binary code of s - 1 or s bits,
+/// s = (h + 1) k, whose short form serves the first 2^hk values.
+pub fn zeta0_len(x: u64, k: u32) -> u64 {
+    debug_assert!(k >= 2);
+    let x = x as u128 + 1;
+    let h = (127 - x.leading_zeros()) / k;
+    let s = ((h + 1) * k) as u64;
+    let long = x - (1u128 << (h * k)) >= 1u128 << (h * k);
+    h as u64 + 1 + s - 1 + long as u64
+}
+
+/// Bits of [`BitWriter::write_elias_fano`] for `count` values whose last
+/// is `last`, with `low_bits` low bits each.
+pub fn elias_fano_len(count: u64, last: u64, low_bits: u32) -> u64 {
+    count * low_bits as u64 + (last >> low_bits) + count
+}
+
+impl BitWriter {
+    /// A non-decreasing sequence as Elias-Fano (Elias 1974, Fano 1971):
+    /// the low `low_bits <= 56` bits of every value, in order, then the
+    /// high parts as unary gaps (the zeros before each value's one are its
+    /// high part less the last one's). [`BitReader::read_elias_fano`] reads
+    /// the low parts independently of each other and the ones with a
+    /// count of trailing zeros, so no value waits for the one before it.
+    pub fn write_elias_fano(&mut self, values: &[u64], low_bits: u32) {
+        debug_assert!(low_bits <= 56 && values.is_sorted());
+        let mask = (1u64 << low_bits) - 1;
+        for &y in values {
+            self.write(y & mask, low_bits);
+        }
+        let mut high = 0;
+        for &y in values {
+            self.write_unary((y >> low_bits) - high);
+            high = y >> low_bits;
+        }
+    }
+}
+
+/// The 64 bits of `bytes` from bit `bit` on, left-aligned (zeros past the
+/// end): at least 57 of them from one unaligned load.
+#[inline(always)]
+fn word_at(bytes: &[u8], bit: u64) -> u64 {
+    let at = (bit >> 3) as usize;
+    let word = match bytes.get(at..at + 8) {
+        Some(word) => u64::from_be_bytes(word.try_into().unwrap()),
+        None => {
+            let tail = bytes.get(at..).unwrap_or(&[]);
+            let mut b = [0u8; 8];
+            b[..tail.len().min(8)].copy_from_slice(&tail[..tail.len().min(8)]);
+            u64::from_be_bytes(b)
+        }
+    };
+    word << (bit & 7)
+}
+
 /// Minimal binary code of `z` in `0..n`.
 fn write_minimal(w: &mut BitWriter, z: u64, n: u128) {
     if n <= 1 {
@@ -346,6 +402,66 @@ impl<'a> BitReader<'a> {
         out
     }
 
+    /// `out.len()` values written by [`BitWriter::write_elias_fano`] with
+    /// `low_bits` low bits each, into `out` in order, each plus `add` plus
+    /// its rank (wrapping: the caller checks the last); the reader is left
+    /// after the last one. The values are checked to be non-decreasing
+    /// and to fit 64 bits, so a damaged sequence is an error, and the
+    /// sequence's bits to lie before the stream's end. Returns the last
+    /// value (0 when `out` is empty).
+    ///
+    /// The high parts are read 56 bits at a time, bit-reversed so that each
+    /// one is found by a count of trailing zeros and cleared with one
+    /// instruction: the loop carries only that word and a counter.
+    pub fn read_elias_fano(&mut self, low_bits: u32, add: u64, out: &mut [u64]) -> Result<u64, &'static str> {
+        let count = out.len() as u64;
+        if low_bits > 56 {
+            return Err("impossible code: Elias-Fano low parts wider than 56 bits");
+        }
+        // every value takes its low bits and at least its one
+        if count.checked_mul(low_bits as u64 + 1).is_none_or(|bits| bits > self.remaining()) {
+            return Err(PAST_END);
+        }
+        let (lows, highs) = (self.pos, self.pos + count * low_bits as u64);
+        let (bytes, end) = (self.bytes, self.end);
+        let (mut done, mut chunk_start, mut last, mut descends) = (0usize, highs, 0u64, false);
+        let mut last_at = 0u64;
+        while done < out.len() {
+            if chunk_start >= end {
+                return Err(PAST_END);
+            }
+            let valid = (end - chunk_start).min(56) as u32;
+            // stream bit j of the chunk at bit j of `ones`
+            let mut ones = (word_at(bytes, chunk_start) & !(u64::MAX >> valid)).reverse_bits();
+            let chunk_offset = chunk_start - highs;
+            let ones_here = (ones.count_ones() as usize).min(out.len() - done);
+            for slot in &mut out[done..done + ones_here] {
+                let at = chunk_offset + ones.trailing_zeros() as u64;
+                ones &= ones - 1;
+                let high = at - done as u64;
+                let low = (word_at(bytes, lows + done as u64 * low_bits as u64) >> 1) >> (63 - low_bits);
+                let y = (high << low_bits) | low;
+                descends |= y < last;
+                (last, last_at) = (y, at);
+                *slot = y.wrapping_add(add).wrapping_add(done as u64);
+                done += 1;
+            }
+            chunk_start += valid as u64;
+        }
+        if count == 0 {
+            return Ok(0);
+        }
+        *self = BitReader::new(bytes, highs + last_at + 1, end)?;
+        if descends {
+            return Err("impossible code: Elias-Fano values descend");
+        }
+        let high_of_last = last_at - (count - 1);
+        if low_bits > 0 && high_of_last >> (64 - low_bits) != 0 {
+            return Err("impossible code: Elias-Fano value wider than 64 bits");
+        }
+        Ok(last)
+    }
+
     /// Boldi-Vigna zeta_k of `x + 1`.
     #[inline(always)]
     pub fn read_zeta0(&mut self, k: u32) -> Result<u64, &'static str> {
@@ -504,6 +620,45 @@ mod tests {
                 Code::Zeta0(_, k) => r.read_zeta0(k).is_err(),
             };
             prop_assert!(cut);
+        }
+
+        /// Elias-Fano sequences of any width round-trip from any bit
+        /// offset, leave the reader after their last one, and read short
+        /// of their end are errors.
+        #[test]
+        fn elias_fano_round_trips(values in prop::collection::vec(any::<u64>(), 0..300), shift in 0u32..64, low_bits in 0u32..=56, lead in 0u32..8, trail in 0u32..=64) {
+            let mut values: Vec<u64> = values.into_iter().map(|x| x >> shift).collect();
+            values.sort_unstable();
+            // high parts below 2^16, so the unary codes stay short
+            let low_bits = low_bits.clamp((64 - shift).saturating_sub(16), 56.min(64 - shift));
+            let mut w = BitWriter::new();
+            w.write(0, lead);
+            w.write_elias_fano(&values, low_bits);
+            let end = w.len();
+            prop_assert_eq!(end - lead as u64, elias_fano_len(values.len() as u64, values.last().copied().unwrap_or(0), low_bits));
+            w.write_unary(3);
+            if trail > 0 {
+                w.write(u64::MAX >> (64 - trail), trail);
+            }
+            let mut r = BitReader::new(w.bytes(), lead as u64, w.len()).unwrap();
+            let mut got = vec![0; values.len()];
+            let last = r.read_elias_fano(low_bits, 7, &mut got).unwrap();
+            let ranked: Vec<u64> = values.iter().enumerate().map(|(rank, y)| y.wrapping_add(7 + rank as u64)).collect();
+            prop_assert_eq!(&got, &ranked);
+            prop_assert_eq!(last, values.last().copied().unwrap_or(0));
+            prop_assert_eq!(r.position(), end);
+            prop_assert_eq!(r.read_unary(), Ok(3));
+            if !values.is_empty() {
+                let mut r = BitReader::new(w.bytes(), lead as u64, end - 1).unwrap();
+                prop_assert!(r.read_elias_fano(low_bits, 0, &mut got).is_err());
+            }
+        }
+
+        #[test]
+        fn zeta_lengths_are_the_written_ones(x in prop_oneof![0u64..1 << 12, any::<u64>()], k in 2u32..=6) {
+            let mut w = BitWriter::new();
+            w.write_zeta0(x, k);
+            prop_assert_eq!(zeta0_len(x, k), w.len());
         }
 
         #[test]

@@ -11,14 +11,31 @@
 //! 3. the intervals of the remaining ids: runs of at least [`MIN_INTERVAL`]
 //!    consecutive ids, as (left, length) with gamma codes, the first left
 //!    relative to v, later ones as gaps;
-//! 4. the residuals, zeta_3 gaps (the first relative to v, zig-zag), up to
-//!    the end of the list's bits: the degree is not stored in the stream
-//!    (the layout stores degrees beside it).
+//! 4. the residuals, up to the end of the list's bits: the degree is not
+//!    stored in the stream (the layout stores degrees beside it). The
+//!    first is a zeta_3 code relative to v (zig-zag). In revision 1 the
+//!    rest are zeta_3 gaps. Revision 2 (format version 3) puts a flag
+//!    before the first: 0, the rest are zeta_3 gaps; 1, they are an
+//!    Elias-Fano sequence (their count less one in gamma, the low-part
+//!    width in 6 bits, then [`BitWriter::write_elias_fano`]) of each
+//!    residual less the first and its rank, whichever is shorter. A zeta
+//!    gap waits for the one before it (about 10 cycles a code); the
+//!    Elias-Fano values do not, and on graphs without locality (Kronecker)
+//!    they are shorter too.
 
-use crate::bits::{unzigzag, zigzag, BitReader, BitWriter};
+use crate::bits::{elias_fano_len, unzigzag, zeta0_len, zigzag, BitReader, BitWriter};
 use crate::codec::{Codec, Encoding, IndexUnit, ListDecoder, ListEncoder, ListSource};
 
-pub struct Gapref;
+/// The gapref codec of one revision (see the module comment).
+pub struct Gapref {
+    revision: u32,
+}
+
+/// Revision 2, which this outcore writes.
+pub static GAPREF: Gapref = Gapref { revision: 2 };
+/// Revision 1: residuals as zeta gaps only (stores of format versions 1
+/// and 2).
+pub static GAPREF_ZETA_ONLY: Gapref = Gapref { revision: 1 };
 
 /// How far back a list may refer.
 pub const WINDOW: u64 = 7;
@@ -32,6 +49,9 @@ const SLOTS: usize = 8;
 impl Codec for Gapref {
     fn encoding(&self) -> Encoding {
         Encoding::Gapref
+    }
+    fn revision(&self) -> u32 {
+        self.revision
     }
     fn index_unit(&self) -> IndexUnit {
         IndexUnit::Bits
@@ -56,19 +76,22 @@ impl Codec for Gapref {
             extras: Vec::new(),
             runs: Vec::new(),
             spans: Vec::new(),
+            residuals: Vec::new(),
+            choose_residuals: self.revision >= 2,
         })
     }
     fn encoder_lists(&self) -> u64 {
         // the recent lists; the extras, their runs and spans (two words
-        // each); the candidate and the best encoding (at most a word an entry)
-        SLOTS as u64 + 6
+        // each); the residuals less the first and their ranks; the
+        // candidate and the best encoding (at most a word an entry)
+        SLOTS as u64 + 7
     }
     fn decoder_lists(&self) -> u64 {
         // the recent lists and four scratch lists
         SLOTS as u64 + 4
     }
     fn decoder(&self) -> Box<dyn ListDecoder> {
-        Box::new(GaprefDecoder::new())
+        Box::new(GaprefDecoder::new(self.revision >= 2))
     }
 }
 
@@ -81,6 +104,10 @@ struct GaprefEncoder {
     runs: Vec<u64>,
     /// Maximal runs of consecutive ids in `extras`, as index ranges.
     spans: Vec<(usize, usize)>,
+    /// The residuals after the first, each less the first and its rank.
+    residuals: Vec<u64>,
+    /// Revision 2: a flag chooses zeta gaps or Elias-Fano per list.
+    choose_residuals: bool,
 }
 
 impl ListEncoder for GaprefEncoder {
@@ -179,17 +206,52 @@ impl GaprefEncoder {
             w.write_gamma0((j - i) as u64 - MIN_INTERVAL);
             prev_right = Some(extras[j - 1]);
         }
-        let mut prev = None::<u64>;
-        for &(i, j) in self.spans.iter().filter(|s| !is_interval(s)) {
-            for &x in &extras[i..j] {
-                match prev {
-                    None => w.write_zeta0(zigzag(x as i128 - vertex as i128), ZETA_K),
-                    Some(p) => w.write_zeta0(x - p - 1, ZETA_K),
+        let mut residuals = self.spans.iter().filter(|s| !is_interval(s)).flat_map(|&(i, j)| &extras[i..j]);
+        let Some(&first) = residuals.next() else { return };
+        self.residuals.clear();
+        self.residuals.extend(residuals.enumerate().map(|(rank, &x)| x - first - 1 - rank as u64));
+        let ef = self.choose_residuals.then(|| elias_fano_plan(&self.residuals)).flatten();
+        if self.choose_residuals {
+            w.write_bit(ef.is_some());
+        }
+        w.write_zeta0(zigzag(first as i128 - vertex as i128), ZETA_K);
+        match ef {
+            Some(low_bits) => {
+                w.write_gamma0(self.residuals.len() as u64 - 1);
+                w.write(low_bits as u64, 6);
+                w.write_elias_fano(&self.residuals, low_bits);
+            }
+            None => {
+                // a residual less the first and its rank is the sum of the gaps less one before it
+                let mut before = 0;
+                for &y in &self.residuals {
+                    w.write_zeta0(y - before, ZETA_K);
+                    before = y;
                 }
-                prev = Some(x);
             }
         }
     }
+}
+
+/// The width of the low parts that makes `values` (residuals less the
+/// first and their ranks, non-decreasing) shortest as Elias-Fano, if that
+/// is no longer than their zeta_3 gaps.
+fn elias_fano_plan(values: &[u64]) -> Option<u32> {
+    let &last = values.last()?;
+    let (low_bits, ef) =
+        (0..=56).map(|l| (l, elias_fano_len(values.len() as u64, last, l))).min_by_key(|&(_, bits)| bits).expect("a width");
+    let header = values.len() as u64 - 1;
+    let ef = ef + 2 * (64 - (header + 1).leading_zeros() as u64) - 1 + 6;
+    let mut before = 0;
+    let zeta: u64 = values
+        .iter()
+        .map(|&y| {
+            let gap = y - before;
+            before = y;
+            zeta0_len(gap, ZETA_K)
+        })
+        .sum();
+    (ef <= zeta).then_some(low_bits)
 }
 
 struct GaprefDecoder {
@@ -200,11 +262,14 @@ struct GaprefDecoder {
     residuals: Vec<u64>,
     /// Intervals and residuals merged, before the copied ids join them.
     merged: Vec<u64>,
+    /// Revision 2: a flag says how each list's residuals are coded.
+    flagged_residuals: bool,
 }
 
 impl GaprefDecoder {
-    fn new() -> Self {
+    fn new(flagged_residuals: bool) -> Self {
         GaprefDecoder {
+            flagged_residuals,
             recent: vec![(u64::MAX, Vec::new()); SLOTS],
             copied: Vec::new(),
             extras: Vec::new(),
@@ -266,6 +331,31 @@ fn read_residual_gaps(bits: &mut BitReader, mut x: u64, vertices: u64, out: &mut
         x = next_residual(x, bits.read_zeta0(ZETA_K)?, vertices)?;
         out.push(x);
     }
+}
+
+/// The residuals after the first, `first`, as an Elias-Fano sequence (see
+/// the module comment): each is `first` plus its rank plus one plus its
+/// value, and the last is below `vertices` (the values do not descend, so
+/// the others are too). Nothing but padding may follow.
+fn read_residual_sequence(bits: &mut BitReader, first: u64, vertices: u64, out: &mut Vec<u64>) -> Result<(), String> {
+    let count = bits.read_gamma0()?.checked_add(1).ok_or("impossible code: residual count")?;
+    let low_bits = bits.read(6)? as u32;
+    if count > bits.remaining() {
+        return Err(format!("impossible code: {count} residuals in {} bits", bits.remaining()));
+    }
+    let at = out.len();
+    out.resize(at + count as usize, 0);
+    // `first` is below `vertices`, so one more fits; every residual is
+    // below the last, so if the last is inside the graph nothing wrapped
+    let last = bits.read_elias_fano(low_bits, first + 1, &mut out[at..])?;
+    let last = (first as u128) + count as u128 + last as u128;
+    if last >= vertices as u128 {
+        return Err(format!("impossible code: residual {last} outside the graph"));
+    }
+    if !bits.only_padding_left() {
+        return Err(format!("impossible code: {} bits after the residuals", bits.remaining()));
+    }
+    Ok(())
 }
 
 /// The residual after `x` with `gap`: x + gap + 1, below `vertices`.
@@ -344,13 +434,18 @@ impl GaprefDecoder {
             let residuals = if alone { &mut list } else { &mut self.residuals };
             residuals.clear();
             if !bits.only_padding_left() {
+                let elias_fano = self.flagged_residuals && bits.read_bit()?;
                 let first = vertex as i128 + unzigzag(bits.read_zeta0(ZETA_K)?);
                 let x = u64::try_from(first)
                     .ok()
                     .filter(|&x| x < src.vertices)
                     .ok_or_else(|| format!("impossible code: residual {first} outside the graph"))?;
                 residuals.push(x);
-                read_residual_gaps(&mut bits, x, src.vertices, residuals)?;
+                if elias_fano {
+                    read_residual_sequence(&mut bits, x, src.vertices, residuals)?;
+                } else {
+                    read_residual_gaps(&mut bits, x, src.vertices, residuals)?;
+                }
             }
             if !alone {
                 if self.copied.is_empty() {
@@ -372,7 +467,7 @@ impl GaprefDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::tests::round_trip;
+    use crate::codec::tests::{round_trip, round_trip_with};
     use proptest::prelude::*;
 
     /// `decoder_lists` states what the decoder keeps (the traverse engine
@@ -387,7 +482,7 @@ mod tests {
         let lists: Vec<Vec<u64>> =
             (0..3 * SLOTS as u64).map(|v| (0..longest).map(|k| k * 5 + if k % 7 == v % 7 { 1 } else { 0 }).collect()).collect();
         let mut w = BitWriter::new();
-        let mut encoder = Gapref.encoder();
+        let mut encoder = GAPREF.encoder();
         let mut index = Vec::new();
         for (v, l) in lists.iter().enumerate() {
             let at = w.len();
@@ -397,7 +492,7 @@ mod tests {
         w.align();
         let entry = |u: u64| (index[u as usize], index[u as usize + 1]);
         let src = ListSource { vertices: u64::MAX, bytes: w.bytes(), first_byte: 0, first_vertex: 0, entry: &entry };
-        let mut decoder = GaprefDecoder::new();
+        let mut decoder = GaprefDecoder::new(true);
         let mut out = Vec::new();
         for (v, l) in lists.iter().enumerate() {
             decoder.decode(v as u64, index[v], index[v + 1], &src, &mut out).unwrap();
@@ -407,9 +502,9 @@ mod tests {
         let kept: usize = d.recent.iter().map(|(_, l)| l.capacity()).sum::<usize>()
             + [&d.copied, &d.extras, &d.residuals, &d.merged].iter().map(|l| l.capacity()).sum::<usize>();
         assert!(
-            kept as u64 <= Gapref.decoder_lists() * longest,
+            kept as u64 <= GAPREF.decoder_lists() * longest,
             "the decoder keeps {kept} entries; it states {} lists of {longest}",
-            Gapref.decoder_lists()
+            GAPREF.decoder_lists()
         );
         assert!(kept as u64 > SLOTS as u64 * longest, "the decoder keeps only {kept} entries");
     }
@@ -451,6 +546,52 @@ mod tests {
             let lists: Vec<Vec<u64>> = lists.into_iter().map(|s| s.into_iter().collect()).collect();
             round_trip(Encoding::Gapref, &lists);
         }
+        /// Revision 1 (zeta gaps only) still writes and reads the format of
+        /// version 1 and 2 stores.
+        #[test]
+        fn revision_1_round_trips(lists in similar_lists(0), sparse in prop::collection::vec(prop::collection::btree_set(0u64..1 << 40, 0..50), 0..10)) {
+            round_trip_with(&GAPREF_ZETA_ONLY, &lists);
+            let sparse: Vec<Vec<u64>> = sparse.into_iter().map(|s| s.into_iter().collect()).collect();
+            round_trip_with(&GAPREF_ZETA_ONLY, &sparse);
+        }
+        /// Lists of ids spread over 2^k vertices, dense to sparse, so that
+        /// both residual codes are chosen: revision 2 is never more than its
+        /// flag longer than revision 1, and shorter when the residuals are
+        /// spread (Elias-Fano then).
+        #[test]
+        fn revision_2_chooses_the_shorter_residuals(spread in 6u32..40, ids in prop::collection::btree_set(any::<u64>(), 2..200)) {
+            let list: Vec<u64> = ids.into_iter().map(|x| x >> (64 - spread)).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+            round_trip(Encoding::Gapref, std::slice::from_ref(&list));
+            let bits = |codec: &Gapref| {
+                let mut w = BitWriter::new();
+                codec.encoder().encode(1 << spread, &list, &mut w);
+                w.len()
+            };
+            let (zeta, chosen) = (bits(&GAPREF_ZETA_ONLY), bits(&GAPREF));
+            prop_assert!(chosen <= zeta + 1, "revision 2: {chosen} bits, revision 1: {zeta}");
+            if list.len() >= 20 && (list.len() as u64) << 8 < 1 << spread {
+                prop_assert!(chosen < zeta, "{} ids over 2^{spread}: revision 2 {chosen} bits, revision 1 {zeta}", list.len());
+            }
+        }
+    }
+
+    /// Random lists of a Kronecker-like graph (no locality): their residuals
+    /// go as Elias-Fano, which takes fewer bits than zeta gaps.
+    #[test]
+    fn spread_residuals_take_elias_fano() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let list: std::collections::BTreeSet<u64> = (0..40)
+            .map(|_| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x >> 40
+            })
+            .collect();
+        let list: Vec<u64> = list.into_iter().collect();
+        let mut w = BitWriter::new();
+        GAPREF.encoder().encode(5, &list, &mut w);
+        // no reference (1), no intervals (1), then the flag
+        let mut r = BitReader::new(w.bytes(), 0, w.len()).unwrap();
+        assert_eq!((r.read_unary(), r.read_gamma0(), r.read_bit()), (Ok(0), Ok(0), Ok(true)));
     }
 
     /// Decode one hand-written list of vertex 10 in a graph of 100.
@@ -462,7 +603,7 @@ mod tests {
         let entry = |_: u64| (0, end);
         let src = ListSource { vertices: 100, bytes: w.bytes(), first_byte: 0, first_vertex: 10, entry: &entry };
         let mut out = Vec::new();
-        Gapref.decoder().decode(10, 0, end, &src, &mut out).map(|()| out)
+        GAPREF.decoder().decode(10, 0, end, &src, &mut out).map(|()| out)
     }
 
     #[test]
@@ -474,6 +615,7 @@ mod tests {
                 w.write_gamma0(1);
                 w.write_gamma0(zigzag(0));
                 w.write_gamma0(0);
+                w.write_bit(false);
                 w.write_zeta0(zigzag(residual as i128 - 10), ZETA_K);
             })
         };
@@ -486,11 +628,61 @@ mod tests {
         assert!(err.contains("outside the graph"), "{err}");
     }
 
+    /// No reference, no intervals, residuals 20 then the Elias-Fano
+    /// sequence `values` with `low_bits`, claiming `count` of them, then
+    /// `trailing` ones.
+    fn elias_fano_list(count: u64, low_bits: u32, lows: &[u64], highs: &[u64], trailing: u32) -> Result<Vec<u64>, String> {
+        decode_written(move |w| {
+            w.write_unary(0);
+            w.write_gamma0(0);
+            w.write_bit(true);
+            w.write_zeta0(zigzag(20 - 10), ZETA_K);
+            w.write_gamma0(count - 1);
+            w.write(low_bits as u64, 6);
+            for &low in lows {
+                w.write(low, low_bits);
+            }
+            for &gap in highs {
+                w.write_unary(gap);
+            }
+            if trailing > 0 {
+                w.write(u64::MAX >> (64 - trailing), trailing);
+            }
+        })
+    }
+
+    #[test]
+    fn damaged_elias_fano_residuals_are_impossible_codes() {
+        // values 1, 2, 6 (low 2 bits 01 10 10, high parts 0 0 1): residuals 20, 22, 24, 29
+        assert_eq!(elias_fano_list(3, 2, &[1, 2, 2], &[0, 0, 1], 0).unwrap(), vec![20, 22, 24, 29]);
+        let err = |count, lows: &[u64], highs: &[u64], trailing| elias_fano_list(count, 2, lows, highs, trailing).unwrap_err();
+        // low parts that descend within a high part
+        assert!(err(3, &[2, 1, 2], &[0, 0, 1], 0).contains("descend"));
+        // more values claimed than written
+        assert!(err(4, &[1, 2, 2], &[0, 0, 1], 0).contains("past the end"));
+        // a value past the graph's 100 vertices
+        assert!(err(3, &[1, 2, 2], &[0, 0, 30], 0).contains("outside the graph"));
+        // ones after the last value
+        assert!(err(3, &[1, 2, 2], &[0, 0, 1], 3).contains("after the residuals"));
+        // low parts wider than 56 bits
+        let wide = decode_written(|w| {
+            w.write_unary(0);
+            w.write_gamma0(0);
+            w.write_bit(true);
+            w.write_zeta0(zigzag(20 - 10), ZETA_K);
+            w.write_gamma0(0);
+            w.write(60, 6);
+            w.write(0, 60);
+            w.write_unary(0);
+        });
+        assert!(wide.unwrap_err().contains("wider than 56"));
+    }
+
     #[test]
     fn references_and_intervals_pay() {
         let a: Vec<u64> = (100..110).chain([500, 900, 1500]).collect();
         let b: Vec<u64> = (100..110).chain([500, 901, 1500]).collect();
-        let mut enc = Gapref.encoder();
+        let mut enc = GAPREF.encoder();
         let mut w = BitWriter::new();
         enc.encode(10, &a, &mut w);
         let first = w.len();

@@ -23,7 +23,7 @@ pub mod target;
 pub mod tiles;
 mod writer;
 
-pub use codec::{codec_for, Codec, Encoding, IndexUnit, ListDecoder, ListSource};
+pub use codec::{codec_at, codec_for, Codec, Encoding, IndexUnit, ListDecoder, ListSource};
 pub use error::StoreError;
 pub use idmap::IdMap;
 pub use ids::{IdLookup, IdStream, Ids};

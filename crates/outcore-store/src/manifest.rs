@@ -9,8 +9,10 @@ use std::path::Path;
 pub const FORMAT_NAME: &str = "outcore-store";
 /// Version 2 keeps each layout's index (and a compressed layout's edge
 /// starts) as Elias-Fano ([`IndexFormat::EliasFano`]); version 1 stores,
-/// whose indexes are u64 arrays, still open as they are.
-pub const FORMAT_VERSION: u32 = 2;
+/// whose indexes are u64 arrays, still open as they are. Version 3 may
+/// hold gapref layouts of revision 2 ([`LayoutRecord::codec_revision`]),
+/// which outcore before it would misread; versions 1 and 2 open as they are.
+pub const FORMAT_VERSION: u32 = 3;
 /// The oldest store format version this outcore reads.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
 /// The most vertices a store may claim (index files of 2 PiB).
@@ -121,6 +123,13 @@ pub struct TilesRecord {
     pub weights: Option<String>,
 }
 
+fn first_revision() -> u32 {
+    1
+}
+fn is_first_revision(revision: &u32) -> bool {
+    *revision == 1
+}
+
 impl LayoutRecord {
     /// Every file of the layout.
     pub fn files(&self) -> impl Iterator<Item = &String> {
@@ -154,6 +163,11 @@ pub enum IndexFormat {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LayoutRecord {
     pub encoding: Encoding,
+    /// The revision of the encoding's format ([`crate::codec_at`]); absent
+    /// when 1. Gapref layouts written since format version 3 are revision
+    /// 2 (each list's residuals as zeta gaps or Elias-Fano).
+    #[serde(default = "first_revision", skip_serializing_if = "is_first_revision")]
+    pub codec_revision: u32,
     pub index_unit: IndexUnit,
     /// Absent in version 1 manifests, which only know u64 indexes.
     #[serde(default)]
@@ -271,6 +285,19 @@ impl Manifest {
         }
         if let Some((name, _)) = m.layouts.iter().find(|(_, r)| m.version < 2 && r.index_format != IndexFormat::U64) {
             return Err(StoreError::invalid(&path, format!("layout {name} has an Elias-Fano index in a version {} store", m.version)));
+        }
+        for (name, r) in &m.layouts {
+            if crate::codec_at(r.encoding, r.codec_revision).is_none() || m.version < 3 && r.codec_revision > 1 {
+                return Err(StoreError::invalid(
+                    &path,
+                    format!(
+                        "layout {name} is {} revision {}, which this outcore does not read in a version {} store",
+                        r.encoding.name(),
+                        r.codec_revision,
+                        m.version
+                    ),
+                ));
+            }
         }
         for (what, name) in m.named_files() {
             if !is_plain_file_name(name) {

@@ -2,7 +2,7 @@
 
 use crate::codec::{ListDecoder, ListSource};
 use crate::ef::EfCursor;
-use crate::{codec_for, Codec, IdMap, IndexFormat, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES};
+use crate::{codec_at, Codec, IdMap, IndexFormat, LayoutRecord, Manifest, StoreError, STREAM_CHUNK_BYTES};
 use outcore_io::verify::FileChecks;
 use outcore_io::{
     hash_file_blocks, hash_file_blocks_and_pages, open_maybe_direct, read_full_at, AlignedBuf, BlockHashes, Budget, ChecksumMismatch,
@@ -81,7 +81,13 @@ impl Store {
         Ok(Layout {
             dir: self.dir.clone(),
             record: record.clone(),
-            codec: codec_for(record.encoding),
+            // the manifest's check found every layout's codec
+            codec: codec_at(record.encoding, record.codec_revision).ok_or_else(|| {
+                StoreError::invalid(
+                    &self.dir,
+                    format!("layout {name}: {} revision {} is unknown", record.encoding.name(), record.codec_revision),
+                )
+            })?,
             vertices: self.manifest.vertices,
             longest,
         })

@@ -496,6 +496,7 @@ impl CsrWriter {
         let name = |f: &Option<SeqWriter>, ext: &str| f.as_ref().map(|_| format!("{}.{ext}", self.name));
         Ok(LayoutRecord {
             encoding: self.codec.encoding(),
+            codec_revision: self.codec.revision(),
             index_unit: self.codec.index_unit(),
             index_format: IndexFormat::EliasFano,
             index: format!("{}.ef", self.name),

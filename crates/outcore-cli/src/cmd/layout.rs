@@ -75,11 +75,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 ));
             }
             if did.is_empty() {
-                println!(
-                    "{}: already format version {} with Elias-Fano indexes, longest lists and page checksums: nothing to do",
-                    store.display(),
-                    outcore_store::FORMAT_VERSION
-                );
+                println!("{}: Elias-Fano indexes, longest lists and page checksums already: nothing to do", store.display());
             } else {
                 println!("upgraded {}: {} in {:.2} s", store.display(), did.join("; "), t.elapsed().as_secs_f64());
             }
