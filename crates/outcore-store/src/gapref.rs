@@ -13,15 +13,17 @@
 //!    relative to v, later ones as gaps;
 //! 4. the residuals, up to the end of the list's bits: the degree is not
 //!    stored in the stream (the layout stores degrees beside it). The
-//!    first is a zeta_3 code relative to v (zig-zag). In revision 1 the
-//!    rest are zeta_3 gaps. Revision 2 (format version 3) puts a flag
-//!    before the first: 0, the rest are zeta_3 gaps; 1, they are an
-//!    Elias-Fano sequence (their count less one in gamma, the low-part
-//!    width in 6 bits, then [`BitWriter::write_elias_fano`]) of each
-//!    residual less the first and its rank, whichever is shorter. A zeta
-//!    gap waits for the one before it (about 10 cycles a code); the
-//!    Elias-Fano values do not, and on graphs without locality (Kronecker)
-//!    they are shorter too.
+//!    first is a zeta_3 code relative to v (zig-zag), the rest zeta_3
+//!    gaps; or, in revision 2 (format version 3) when that is shorter by
+//!    at least the mark, an Elias-Fano sequence (their count less one in
+//!    gamma, the low-part width in 6 bits, then
+//!    [`BitWriter::write_elias_fano`]) of each residual after the first
+//!    less the first and its rank. The mark is the reference coded as
+//!    r + [`WINDOW`] + 1, 8 bits more, so lists that keep zeta gaps (most
+//!    of a web graph's) cost what they did in revision 1. A zeta gap waits
+//!    for the one before it (about 10 cycles a code); the Elias-Fano
+//!    values do not, and on graphs without locality (Kronecker) they are
+//!    shorter too.
 
 use crate::bits::{elias_fano_len, unzigzag, zeta0_len, zigzag, BitReader, BitWriter};
 use crate::codec::{Codec, Encoding, IndexUnit, ListDecoder, ListEncoder, ListSource};
@@ -77,7 +79,7 @@ impl Codec for Gapref {
             runs: Vec::new(),
             spans: Vec::new(),
             residuals: Vec::new(),
-            choose_residuals: self.revision >= 2,
+            mark_residuals: self.revision >= 2,
         })
     }
     fn encoder_lists(&self) -> u64 {
@@ -106,8 +108,8 @@ struct GaprefEncoder {
     spans: Vec<(usize, usize)>,
     /// The residuals after the first, each less the first and its rank.
     residuals: Vec<u64>,
-    /// Revision 2: a flag chooses zeta gaps or Elias-Fano per list.
-    choose_residuals: bool,
+    /// Revision 2: a list's residuals may be Elias-Fano, marked in its reference.
+    mark_residuals: bool,
 }
 
 impl ListEncoder for GaprefEncoder {
@@ -151,8 +153,6 @@ impl ListEncoder for GaprefEncoder {
 
 impl GaprefEncoder {
     fn encode_with(&mut self, vertex: u64, neighbours: &[u64], r: u64) {
-        let w = &mut self.scratch;
-        w.write_unary(r);
         self.extras.clear();
         if r == 0 {
             self.extras.extend_from_slice(neighbours);
@@ -178,12 +178,7 @@ impl GaprefEncoder {
                 run += 1;
             }
             self.extras.extend_from_slice(&neighbours[j..]);
-            w.write_gamma0(self.runs.len() as u64);
-            for (i, &len) in self.runs.iter().enumerate() {
-                w.write_gamma0(if i == 0 { len } else { len - 1 });
-            }
         }
-        // intervals, then residuals
         let extras = &self.extras;
         self.spans.clear();
         let mut i = 0;
@@ -196,6 +191,23 @@ impl GaprefEncoder {
             i = j;
         }
         let is_interval = |&(i, j): &(usize, usize)| (j - i) as u64 >= MIN_INTERVAL;
+        let mut residuals = self.spans.iter().filter(|s| !is_interval(s)).flat_map(|&(i, j)| &extras[i..j]);
+        let first = residuals.next().copied();
+        self.residuals.clear();
+        if let Some(first) = first {
+            self.residuals.extend(residuals.enumerate().map(|(rank, &x)| x - first - 1 - rank as u64));
+        }
+        let ef = self.mark_residuals.then(|| elias_fano_plan(&self.residuals, WINDOW + 1)).flatten();
+        // the reference, past the window when the residuals are Elias-Fano
+        let w = &mut self.scratch;
+        w.write_unary(if ef.is_some() { WINDOW + 1 + r } else { r });
+        if r > 0 {
+            w.write_gamma0(self.runs.len() as u64);
+            for (i, &len) in self.runs.iter().enumerate() {
+                w.write_gamma0(if i == 0 { len } else { len - 1 });
+            }
+        }
+        // intervals, then residuals
         w.write_gamma0(self.spans.iter().filter(|s| is_interval(s)).count() as u64);
         let mut prev_right = None::<u64>;
         for &(i, j) in self.spans.iter().filter(|s| is_interval(s)) {
@@ -206,14 +218,7 @@ impl GaprefEncoder {
             w.write_gamma0((j - i) as u64 - MIN_INTERVAL);
             prev_right = Some(extras[j - 1]);
         }
-        let mut residuals = self.spans.iter().filter(|s| !is_interval(s)).flat_map(|&(i, j)| &extras[i..j]);
-        let Some(&first) = residuals.next() else { return };
-        self.residuals.clear();
-        self.residuals.extend(residuals.enumerate().map(|(rank, &x)| x - first - 1 - rank as u64));
-        let ef = self.choose_residuals.then(|| elias_fano_plan(&self.residuals)).flatten();
-        if self.choose_residuals {
-            w.write_bit(ef.is_some());
-        }
+        let Some(first) = first else { return };
         w.write_zeta0(zigzag(first as i128 - vertex as i128), ZETA_K);
         match ef {
             Some(low_bits) => {
@@ -235,13 +240,13 @@ impl GaprefEncoder {
 
 /// The width of the low parts that makes `values` (residuals less the
 /// first and their ranks, non-decreasing) shortest as Elias-Fano, if that
-/// is no longer than their zeta_3 gaps.
-fn elias_fano_plan(values: &[u64]) -> Option<u32> {
+/// and the `mark` bits that say so are no longer than their zeta_3 gaps.
+fn elias_fano_plan(values: &[u64], mark: u64) -> Option<u32> {
     let &last = values.last()?;
     let (low_bits, ef) =
         (0..=56).map(|l| (l, elias_fano_len(values.len() as u64, last, l))).min_by_key(|&(_, bits)| bits).expect("a width");
     let header = values.len() as u64 - 1;
-    let ef = ef + 2 * (64 - (header + 1).leading_zeros() as u64) - 1 + 6;
+    let ef = ef + 2 * (64 - (header + 1).leading_zeros() as u64) - 1 + 6 + mark;
     let mut before = 0;
     let zeta: u64 = values
         .iter()
@@ -262,14 +267,14 @@ struct GaprefDecoder {
     residuals: Vec<u64>,
     /// Intervals and residuals merged, before the copied ids join them.
     merged: Vec<u64>,
-    /// Revision 2: a flag says how each list's residuals are coded.
-    flagged_residuals: bool,
+    /// Revision 2: a reference past the window marks Elias-Fano residuals.
+    marked_residuals: bool,
 }
 
 impl GaprefDecoder {
-    fn new(flagged_residuals: bool) -> Self {
+    fn new(marked_residuals: bool) -> Self {
         GaprefDecoder {
-            flagged_residuals,
+            marked_residuals,
             recent: vec![(u64::MAX, Vec::new()); SLOTS],
             copied: Vec::new(),
             extras: Vec::new(),
@@ -379,7 +384,12 @@ impl GaprefDecoder {
         let base = src.first_byte * 8;
         let mut bits = BitReader::new(src.bytes, lo.checked_sub(base).ok_or("list starts before its block")?, hi - base)?;
         if !bits.only_padding_left() {
-            let r = bits.read_unary()?;
+            let mut r = bits.read_unary()?;
+            // revision 2: a reference past the window marks Elias-Fano residuals
+            let elias_fano = self.marked_residuals && r > WINDOW;
+            if elias_fano {
+                r -= WINDOW + 1;
+            }
             if r > WINDOW || depth >= MAX_CHAIN && r > 0 {
                 return Err(format!("impossible code: reference {r} at chain depth {depth}"));
             }
@@ -433,8 +443,10 @@ impl GaprefDecoder {
             let alone = self.copied.is_empty() && self.extras.is_empty();
             let residuals = if alone { &mut list } else { &mut self.residuals };
             residuals.clear();
+            if elias_fano && bits.only_padding_left() {
+                return Err("impossible code: Elias-Fano residuals marked, none present".into());
+            }
             if !bits.only_padding_left() {
-                let elias_fano = self.flagged_residuals && bits.read_bit()?;
                 let first = vertex as i128 + unzigzag(bits.read_zeta0(ZETA_K)?);
                 let x = u64::try_from(first)
                     .ok()
@@ -555,9 +567,9 @@ mod tests {
             round_trip_with(&GAPREF_ZETA_ONLY, &sparse);
         }
         /// Lists of ids spread over 2^k vertices, dense to sparse, so that
-        /// both residual codes are chosen: revision 2 is never more than its
-        /// flag longer than revision 1, and shorter when the residuals are
-        /// spread (Elias-Fano then).
+        /// both residual codes are chosen: revision 2 is never longer than
+        /// revision 1, and shorter when the residuals are spread
+        /// (Elias-Fano then).
         #[test]
         fn revision_2_chooses_the_shorter_residuals(spread in 6u32..40, ids in prop::collection::btree_set(any::<u64>(), 2..200)) {
             let list: Vec<u64> = ids.into_iter().map(|x| x >> (64 - spread)).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
@@ -568,7 +580,7 @@ mod tests {
                 w.len()
             };
             let (zeta, chosen) = (bits(&GAPREF_ZETA_ONLY), bits(&GAPREF));
-            prop_assert!(chosen <= zeta + 1, "revision 2: {chosen} bits, revision 1: {zeta}");
+            prop_assert!(chosen <= zeta, "revision 2: {chosen} bits, revision 1: {zeta}");
             if list.len() >= 20 && (list.len() as u64) << 8 < 1 << spread {
                 prop_assert!(chosen < zeta, "{} ids over 2^{spread}: revision 2 {chosen} bits, revision 1 {zeta}", list.len());
             }
@@ -589,9 +601,9 @@ mod tests {
         let list: Vec<u64> = list.into_iter().collect();
         let mut w = BitWriter::new();
         GAPREF.encoder().encode(5, &list, &mut w);
-        // no reference (1), no intervals (1), then the flag
+        // no reference, marked; no intervals
         let mut r = BitReader::new(w.bytes(), 0, w.len()).unwrap();
-        assert_eq!((r.read_unary(), r.read_gamma0(), r.read_bit()), (Ok(0), Ok(0), Ok(true)));
+        assert_eq!((r.read_unary(), r.read_gamma0()), (Ok(WINDOW + 1), Ok(0)));
     }
 
     /// Decode one hand-written list of vertex 10 in a graph of 100.
@@ -615,7 +627,6 @@ mod tests {
                 w.write_gamma0(1);
                 w.write_gamma0(zigzag(0));
                 w.write_gamma0(0);
-                w.write_bit(false);
                 w.write_zeta0(zigzag(residual as i128 - 10), ZETA_K);
             })
         };
@@ -633,9 +644,8 @@ mod tests {
     /// `trailing` ones.
     fn elias_fano_list(count: u64, low_bits: u32, lows: &[u64], highs: &[u64], trailing: u32) -> Result<Vec<u64>, String> {
         decode_written(move |w| {
-            w.write_unary(0);
+            w.write_unary(WINDOW + 1);
             w.write_gamma0(0);
-            w.write_bit(true);
             w.write_zeta0(zigzag(20 - 10), ZETA_K);
             w.write_gamma0(count - 1);
             w.write(low_bits as u64, 6);
@@ -666,9 +676,8 @@ mod tests {
         assert!(err(3, &[1, 2, 2], &[0, 0, 1], 3).contains("after the residuals"));
         // low parts wider than 56 bits
         let wide = decode_written(|w| {
-            w.write_unary(0);
+            w.write_unary(WINDOW + 1);
             w.write_gamma0(0);
-            w.write_bit(true);
             w.write_zeta0(zigzag(20 - 10), ZETA_K);
             w.write_gamma0(0);
             w.write(60, 6);
