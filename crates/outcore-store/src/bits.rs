@@ -260,10 +260,7 @@ impl<'a> BitReader<'a> {
     }
     #[cold]
     fn word_near_the_end(&self) -> u64 {
-        let tail = self.bytes.get(self.next..).unwrap_or(&[]);
-        let mut b = [0u8; 8];
-        b[..tail.len().min(8)].copy_from_slice(&tail[..tail.len().min(8)]);
-        u64::from_be_bytes(b)
+        word_at(self.bytes, self.next as u64 * 8)
     }
     /// Drop `n <= 56` peeked bits.
     #[inline(always)]
