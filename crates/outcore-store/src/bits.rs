@@ -113,6 +113,12 @@ impl BitWriter {
     }
 }
 
+/// Bits of the gamma code of `x + 1` ([`BitWriter::write_gamma0`]): a
+/// unary length and as many bits after the leading one.
+pub fn gamma0_len(x: u64) -> u64 {
+    2 * (127 - (x as u128 + 1).leading_zeros() as u64) + 1
+}
+
 /// Bits of the zeta_k code of `x + 1` ([`BitWriter::write_zeta0`]), for
 /// k >= 2: h + 1 unary bits and a minimal binary code of s - 1 or s bits,
 /// s = (h + 1) k, whose short form serves the first 2^hk values.
@@ -415,6 +421,9 @@ impl<'a> BitReader<'a> {
         if low_bits > 56 {
             return Err("impossible code: Elias-Fano low parts wider than 56 bits");
         }
+        if count == 0 {
+            return Ok(0);
+        }
         // every value takes its low bits and at least its one
         if count.checked_mul(low_bits as u64 + 1).is_none_or(|bits| bits > self.remaining()) {
             return Err(PAST_END);
@@ -444,9 +453,6 @@ impl<'a> BitReader<'a> {
                 done += 1;
             }
             chunk_start += valid as u64;
-        }
-        if count == 0 {
-            return Ok(0);
         }
         *self = BitReader::new(bytes, highs + last_at + 1, end)?;
         if descends {
@@ -649,6 +655,13 @@ mod tests {
                 let mut r = BitReader::new(w.bytes(), lead as u64, end - 1).unwrap();
                 prop_assert!(r.read_elias_fano(low_bits, 0, &mut got).is_err());
             }
+        }
+
+        #[test]
+        fn gamma_lengths_are_the_written_ones(x in prop_oneof![0u64..1 << 12, any::<u64>()]) {
+            let mut w = BitWriter::new();
+            w.write_gamma0(x);
+            prop_assert_eq!(gamma0_len(x), w.len());
         }
 
         #[test]

@@ -25,7 +25,7 @@
 //!    values do not, and on graphs without locality (Kronecker) they are
 //!    shorter too.
 
-use crate::bits::{elias_fano_len, unzigzag, zeta0_len, zigzag, BitReader, BitWriter};
+use crate::bits::{elias_fano_len, gamma0_len, unzigzag, zeta0_len, zigzag, BitReader, BitWriter};
 use crate::codec::{Codec, Encoding, IndexUnit, ListDecoder, ListEncoder, ListSource};
 
 /// The gapref codec of one revision (see the module comment).
@@ -245,8 +245,8 @@ fn elias_fano_plan(values: &[u64], mark: u64) -> Option<u32> {
     let &last = values.last()?;
     let (low_bits, ef) =
         (0..=56).map(|l| (l, elias_fano_len(values.len() as u64, last, l))).min_by_key(|&(_, bits)| bits).expect("a width");
-    let header = values.len() as u64 - 1;
-    let ef = ef + 2 * (64 - (header + 1).leading_zeros() as u64) - 1 + 6 + mark;
+    // the count less one, the width in 6 bits, the mark
+    let ef = ef + gamma0_len(values.len() as u64 - 1) + 6 + mark;
     let mut before = 0;
     let zeta: u64 = values
         .iter()
