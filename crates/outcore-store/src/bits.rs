@@ -333,6 +333,19 @@ impl<'a> BitReader<'a> {
         }
         self.read_widening_entry_by_parts(size)
     }
+    /// The next `bits <= 56` bits when the first of them is a 1 and they
+    /// lie inside the stream (a CEESOR entry as wide as the last); `None`
+    /// and nothing consumed otherwise. The length read does not wait for
+    /// the bits, so a loop of these is not one chain of dependent codes.
+    #[inline(always)]
+    pub fn try_entry_of_width(&mut self, bits: u32) -> Option<u64> {
+        let word = self.peek();
+        if word >> 63 == 1 && bits <= 56 && bits as u64 <= self.remaining() {
+            self.consume(bits);
+            return Some(word >> (64 - bits));
+        }
+        None
+    }
     #[cold]
     #[inline(never)]
     fn read_widening_entry_by_parts(&mut self, size: u64) -> Result<(u64, u64, bool), &'static str> {

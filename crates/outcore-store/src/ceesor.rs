@@ -76,7 +76,10 @@ impl Codec for Ceesor {
         1
     }
     fn decoder(&self) -> Box<dyn ListDecoder> {
-        Box::new(CeesorDecoder { negative: Vec::new() })
+        Box::new(CeesorDecoder {
+            negative: Vec::new(),
+            batch: SignBatch { vertex: 0, vertices: 0, last: (0, true), ups: [0; SIGN_BATCH], downs: [0; SIGN_BATCH], n_up: 0, n_down: 0 },
+        })
     }
     fn reorders_weights(&self) -> bool {
         true
@@ -108,8 +111,113 @@ impl ListEncoder for Ceesor {
     }
 }
 
+/// Entries decoded before they join their side of the list.
+const SIGN_BATCH: usize = 64;
+
+/// A list's latest entries, as neighbours on either side of its vertex.
+/// The signs fall at random: each entry is written to both sides and
+/// counted in one, without a branch on its sign (a mispredicted branch
+/// every other entry otherwise).
+struct SignBatch {
+    vertex: u64,
+    vertices: u64,
+    /// The last entry's (offset, sign): entries ascend.
+    last: (u64, bool),
+    ups: [u64; SIGN_BATCH],
+    downs: [u64; SIGN_BATCH],
+    n_up: usize,
+    n_down: usize,
+}
+
+#[cold]
+fn outside(vertex: u64, offset: u64, positive: bool) -> String {
+    if positive {
+        format!("impossible code: neighbour {vertex} + {offset} is past the last vertex")
+    } else {
+        format!("impossible code: neighbour {vertex} - {offset} is below 0")
+    }
+}
+
+/// Why [`SignBatch::fill`] stopped.
+enum Stop {
+    /// The list is read.
+    End,
+    /// The batch is full.
+    Full,
+    /// The next entry is wider than the last (or cut by the end).
+    Widens,
+}
+
+impl SignBatch {
+    /// Entries of `width` bits (an offset as wide as the last and its
+    /// sign) into the batch until one is wider, the batch is full or the
+    /// list ends. Its counters are held in registers meanwhile.
+    #[inline(always)]
+    fn fill(&mut self, r: &mut BitReader, width: u32) -> Result<Stop, String> {
+        let (mut n_up, mut n_down, mut last) = (self.n_up, self.n_down, self.last);
+        let vertex = self.vertex;
+        let stop = loop {
+            if r.only_padding_left() {
+                break Stop::End;
+            }
+            if n_up + n_down == SIGN_BATCH {
+                break Stop::Full;
+            }
+            let Some(entry) = r.try_entry_of_width(width) else { break Stop::Widens };
+            let (offset, positive) = (entry >> 1, entry & 1 == 1);
+            if (offset, positive) <= last {
+                return Err(format!("impossible code: offset {offset} out of order"));
+            }
+            last = (offset, positive);
+            let (up, down) = (vertex.wrapping_add(offset), vertex.wrapping_sub(offset));
+            let inside = (positive & (up > vertex) & (up < self.vertices)) | (!positive & (offset <= vertex));
+            if !inside {
+                return Err(outside(vertex, offset, positive));
+            }
+            self.ups[n_up] = up;
+            self.downs[n_down] = down;
+            n_up += positive as usize;
+            n_down += !positive as usize;
+        };
+        (self.n_up, self.n_down, self.last) = (n_up, n_down, last);
+        Ok(stop)
+    }
+
+    #[inline(always)]
+    fn is_full(&self) -> bool {
+        self.n_up + self.n_down == SIGN_BATCH
+    }
+    #[inline(always)]
+    fn push(&mut self, offset: u64, positive: bool) -> Result<(), String> {
+        if (offset, positive) <= self.last {
+            return Err(format!("impossible code: offset {offset} out of order"));
+        }
+        self.last = (offset, positive);
+        let vertex = self.vertex;
+        let (up, down) = (vertex.wrapping_add(offset), vertex.wrapping_sub(offset));
+        let inside = (positive & (up > vertex) & (up < self.vertices)) | (!positive & (offset <= vertex));
+        if !inside {
+            return Err(outside(vertex, offset, positive));
+        }
+        self.ups[self.n_up] = up;
+        self.downs[self.n_down] = down;
+        self.n_up += positive as usize;
+        self.n_down += !positive as usize;
+        Ok(())
+    }
+    /// The entries so far to their sides: `ups` ascending, `downs` by
+    /// ascending offset (descending ids).
+    fn flush(&mut self, ups: &mut Vec<u64>, downs: &mut Vec<u64>) {
+        ups.extend_from_slice(&self.ups[..self.n_up]);
+        downs.extend_from_slice(&self.downs[..self.n_down]);
+        (self.n_up, self.n_down) = (0, 0);
+    }
+}
+
 struct CeesorDecoder {
     negative: Vec<u64>,
+    /// Kept from list to list: its arrays are not cleared for each.
+    batch: SignBatch,
 }
 
 impl ListDecoder for CeesorDecoder {
@@ -119,28 +227,30 @@ impl ListDecoder for CeesorDecoder {
         let (start, end) = ((lo & !SELF_LOOP) - src.first_byte * 8, (hi & !SELF_LOOP) - src.first_byte * 8);
         let mut r = BitReader::new(src.bytes, start, end)?;
         let mut size = 1u64;
-        let mut last = (0u64, true);
-        while !r.only_padding_left() {
+        let batch = &mut self.batch;
+        (batch.vertex, batch.vertices, batch.last, batch.n_up, batch.n_down) = (vertex, src.vertices, (0, true), 0, 0);
+        loop {
             // Algorithm 2: each leading 0 widens the entries by one bit; the
-            // entry's own top bit is the 1 that ends the run.
+            // entry's own top bit is the 1 that ends the run. Mostly an
+            // entry is as wide as the last (its top bit a 1): that path's
+            // length is known before its bits are, and it runs on a copy of
+            // the reader held in registers.
+            match r.in_registers(|r| batch.fill(r, size as u32 + 1))? {
+                Stop::End => break,
+                Stop::Full => {
+                    batch.flush(out, &mut self.negative);
+                    continue;
+                }
+                Stop::Widens => {}
+            }
             let (wider, offset, positive) = r.read_widening_entry(size)?;
             size = wider;
-            if (offset, positive) <= last {
-                return Err(format!("impossible code: offset {offset} out of order"));
+            if batch.is_full() {
+                batch.flush(out, &mut self.negative);
             }
-            last = (offset, positive);
-            if positive {
-                match vertex.checked_add(offset).filter(|&n| n < src.vertices) {
-                    Some(n) => out.push(n),
-                    None => return Err(format!("impossible code: neighbour {vertex} + {offset} is past the last vertex")),
-                }
-            } else {
-                match vertex.checked_sub(offset) {
-                    Some(n) => self.negative.push(n),
-                    None => return Err(format!("impossible code: neighbour {vertex} - {offset} is below 0")),
-                }
-            }
+            batch.push(offset, positive)?;
         }
+        batch.flush(out, &mut self.negative);
         let positives = out.len();
         let self_loop = lo & SELF_LOOP != 0;
         out.resize(positives + self.negative.len() + self_loop as usize, 0);
@@ -175,6 +285,52 @@ mod tests {
         assert_eq!(perm, vec![2, 1, 3, 0, 4]);
     }
 
+    /// Decode `stream` as the list of `vertex` in a graph of `vertices`.
+    fn decode_stream(stream: &BitWriter, vertex: u64, vertices: u64) -> Result<Vec<u64>, String> {
+        let mut bytes = stream.bytes().to_vec();
+        bytes.extend([0; 8]);
+        let entry = |_: u64| (0, stream.len());
+        let src = ListSource { vertices, bytes: &bytes, first_byte: 0, first_vertex: 0, entry: &entry };
+        let mut out = Vec::new();
+        Ceesor.decoder().decode(vertex, 0, stream.len(), &src, &mut out).map(|()| out)
+    }
+
+    /// Damage past the first batch of entries is found as in it: a
+    /// neighbour past the last vertex, one below 0, entries out of order.
+    #[test]
+    fn damaged_entries_are_impossible_codes() {
+        let mut w = BitWriter::new();
+        let list: Vec<u64> = (1..=100).collect();
+        Ceesor.encode(0, &list, &mut w);
+        assert_eq!(decode_stream(&w, 0, 101).unwrap(), list);
+        let err = decode_stream(&w, 0, 80).unwrap_err();
+        assert!(err.contains("neighbour 0 + 80 is past the last vertex"), "{err}");
+        // the same offsets, all below the vertex: 100 of them from 99
+        let mut w = BitWriter::new();
+        let below: Vec<u64> = (100..200).collect();
+        Ceesor.encode(200, &below, &mut w);
+        assert_eq!(decode_stream(&w, 200, 201).unwrap(), below);
+        let err = decode_stream(&w, 90, 201).unwrap_err();
+        assert!(err.contains("neighbour 90 - 91 is below 0"), "{err}");
+        // offsets 6+ then 5+ at the same width: "00 110 1 | 101 1"
+        let mut w = BitWriter::new();
+        for bit in [0, 0, 1, 1, 0, 1, 1, 0, 1, 1] {
+            w.write_bit(bit == 1);
+        }
+        let err = decode_stream(&w, 10, 100).unwrap_err();
+        assert!(err.contains("offset 5 out of order"), "{err}");
+    }
+
+    /// Vertices in the middle of the ids, with lists longer than a batch:
+    /// both signs, widening entries and batches that fill mid-list.
+    fn long_lists() -> impl Strategy<Value = Vec<Vec<u64>>> {
+        prop::collection::vec(prop::collection::btree_set(0u64..1000, 0..400), 0..4).prop_map(|ls| {
+            let mut lists = vec![Vec::new(); 500];
+            lists.extend(ls.into_iter().map(|s| s.into_iter().collect()));
+            lists
+        })
+    }
+
     fn lists(max_id: u64) -> impl Strategy<Value = Vec<Vec<u64>>> {
         prop::collection::vec(prop::collection::btree_set(0u64..max_id, 0..60), 0..40)
             .prop_map(|ls| ls.into_iter().map(|s| s.into_iter().collect()).collect())
@@ -183,6 +339,10 @@ mod tests {
     proptest! {
         #[test]
         fn round_trips_small_ids(lists in lists(64)) {
+            round_trip(Encoding::Ceesor, &lists);
+        }
+        #[test]
+        fn round_trips_long_lists(lists in long_lists()) {
             round_trip(Encoding::Ceesor, &lists);
         }
         #[test]

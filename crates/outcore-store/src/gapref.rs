@@ -89,8 +89,8 @@ impl Codec for Gapref {
         SLOTS as u64 + 7
     }
     fn decoder_lists(&self) -> u64 {
-        // the recent lists and four scratch lists
-        SLOTS as u64 + 4
+        // the recent lists and three scratch lists
+        SLOTS as u64 + 3
     }
     fn decoder(&self) -> Box<dyn ListDecoder> {
         Box::new(GaprefDecoder::new(self.revision >= 2))
@@ -264,8 +264,7 @@ struct GaprefDecoder {
     recent: Vec<(u64, Vec<u64>)>,
     copied: Vec<u64>,
     extras: Vec<u64>,
-    residuals: Vec<u64>,
-    /// Intervals and residuals merged, before the copied ids join them.
+    /// Copied ids and intervals merged, before they join the residuals.
     merged: Vec<u64>,
     /// Revision 2: a reference past the window marks Elias-Fano residuals.
     marked_residuals: bool,
@@ -278,7 +277,6 @@ impl GaprefDecoder {
             recent: vec![(u64::MAX, Vec::new()); SLOTS],
             copied: Vec::new(),
             extras: Vec::new(),
-            residuals: Vec::new(),
             merged: Vec::new(),
         }
     }
@@ -312,6 +310,27 @@ fn merge(a: &[u64], b: &[u64], out: &mut Vec<u64>) -> Result<(), &'static str> {
     }
     out.extend_from_slice(&a[i..]);
     out.extend_from_slice(&b[j..]);
+    Ok(())
+}
+
+/// Insert the strictly ascending `ids` into the strictly ascending `list`,
+/// from the back: each id moves the run of the list above it at once, and
+/// the list below the smallest id stays where it is. An id already in the
+/// list is an impossible code.
+fn insert_ascending(list: &mut Vec<u64>, ids: &[u64]) -> Result<(), &'static str> {
+    let mut below = list.len();
+    list.resize(below + ids.len(), 0);
+    for (left, &id) in ids.iter().enumerate().rev() {
+        let at = list[..below].partition_point(|&x| x < id);
+        if at < below && list[at] == id {
+            return Err("impossible code: neighbours repeat");
+        }
+        // list[at..below] is above `id` and every id after it: it moves up
+        // by one place for each id from `id` on
+        list.copy_within(at..below, at + left + 1);
+        list[at + left] = id;
+        below = at;
+    }
     Ok(())
 }
 
@@ -440,9 +459,9 @@ impl GaprefDecoder {
             }
             // Residuals ascend by construction, as do the intervals and the
             // copied ids: only a merge can meet an id twice, and it says so.
-            let alone = self.copied.is_empty() && self.extras.is_empty();
-            let residuals = if alone { &mut list } else { &mut self.residuals };
-            residuals.clear();
+            // The residuals (most of the ids on graphs without locality) are
+            // decoded into the list itself and the others inserted after.
+            let residuals = &mut list;
             if elias_fano && bits.only_padding_left() {
                 return Err("impossible code: Elias-Fano residuals marked, none present".into());
             }
@@ -459,17 +478,16 @@ impl GaprefDecoder {
                     read_residual_gaps(&mut bits, x, src.vertices, residuals)?;
                 }
             }
-            if !alone {
-                if self.copied.is_empty() {
-                    merge(&self.extras, &self.residuals, &mut list)?;
-                } else if self.extras.is_empty() {
-                    merge(&self.copied, &self.residuals, &mut list)?;
-                } else {
+            let others = match (self.copied.is_empty(), self.extras.is_empty()) {
+                (true, _) => &self.extras,
+                (false, true) => &self.copied,
+                (false, false) => {
                     self.merged.clear();
-                    merge(&self.extras, &self.residuals, &mut self.merged)?;
-                    merge(&self.copied, &self.merged, &mut list)?;
+                    merge(&self.copied, &self.extras, &mut self.merged)?;
+                    &self.merged
                 }
-            }
+            };
+            insert_ascending(&mut list, others)?;
         }
         self.recent[slot] = (vertex, list);
         Ok(())
@@ -512,7 +530,7 @@ mod tests {
         }
         let d = &decoder;
         let kept: usize = d.recent.iter().map(|(_, l)| l.capacity()).sum::<usize>()
-            + [&d.copied, &d.extras, &d.residuals, &d.merged].iter().map(|l| l.capacity()).sum::<usize>();
+            + [&d.copied, &d.extras, &d.merged].iter().map(|l| l.capacity()).sum::<usize>();
         assert!(
             kept as u64 <= GAPREF.decoder_lists() * longest,
             "the decoder keeps {kept} entries; it states {} lists of {longest}",
@@ -589,6 +607,21 @@ mod tests {
 
     /// Random lists of a Kronecker-like graph (no locality): their residuals
     /// go as Elias-Fano, which takes fewer bits than zeta gaps.
+    proptest! {
+        #[test]
+        fn insert_ascending_is_a_union_of_disjoint_lists(a in prop::collection::btree_set(0u64..500, 0..80), b in prop::collection::btree_set(0u64..500, 0..80)) {
+            let mut list: Vec<u64> = a.iter().copied().collect();
+            let ids: Vec<u64> = b.iter().copied().collect();
+            let result = insert_ascending(&mut list, &ids);
+            if a.is_disjoint(&b) {
+                prop_assert!(result.is_ok());
+                prop_assert_eq!(list, a.union(&b).copied().collect::<Vec<u64>>());
+            } else {
+                prop_assert_eq!(result, Err("impossible code: neighbours repeat"));
+            }
+        }
+    }
+
     #[test]
     fn spread_residuals_take_elias_fano() {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
