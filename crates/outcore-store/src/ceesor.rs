@@ -149,12 +149,18 @@ enum Stop {
 }
 
 impl SignBatch {
-    /// Entries of `width` bits (an offset as wide as the last and its
-    /// sign) into the batch until one is wider, the batch is full or the
-    /// list ends. Its counters are held in registers meanwhile.
+    /// Entries of `width <= 56` bits (an offset as wide as the last and
+    /// its sign) into the batch until one is wider, the batch is full or
+    /// the list ends. Its counters are held in registers meanwhile. An
+    /// entry's bits, read as a number, order entries as (offset, sign)
+    /// does, since offsets are below 2^55 here (widths only grow). The
+    /// neighbours are not checked against the graph here: they ascend by
+    /// offset on each side, so [`CeesorDecoder::decode`] checks the last
+    /// of each.
     #[inline(always)]
     fn fill(&mut self, r: &mut BitReader, width: u32) -> Result<Stop, String> {
-        let (mut n_up, mut n_down, mut last) = (self.n_up, self.n_down, self.last);
+        let (mut n_up, mut n_down) = (self.n_up, self.n_down);
+        let mut last = (self.last.0 << 1) | self.last.1 as u64;
         let vertex = self.vertex;
         let stop = loop {
             if r.only_padding_left() {
@@ -164,25 +170,19 @@ impl SignBatch {
                 break Stop::Full;
             }
             let Some(entry) = r.try_entry_of_width(width) else { break Stop::Widens };
+            if entry <= last {
+                return Err(format!("impossible code: offset {} out of order", entry >> 1));
+            }
+            last = entry;
             let (offset, positive) = (entry >> 1, entry & 1 == 1);
-            if (offset, positive) <= last {
-                return Err(format!("impossible code: offset {offset} out of order"));
-            }
-            last = (offset, positive);
-            let (up, down) = (vertex.wrapping_add(offset), vertex.wrapping_sub(offset));
-            let inside = (positive & (up > vertex) & (up < self.vertices)) | (!positive & (offset <= vertex));
-            if !inside {
-                return Err(outside(vertex, offset, positive));
-            }
-            self.ups[n_up] = up;
-            self.downs[n_down] = down;
+            self.ups[n_up] = vertex.wrapping_add(offset);
+            self.downs[n_down] = vertex.wrapping_sub(offset);
             n_up += positive as usize;
             n_down += !positive as usize;
         };
-        (self.n_up, self.n_down, self.last) = (n_up, n_down, last);
+        (self.n_up, self.n_down, self.last) = (n_up, n_down, (last >> 1, last & 1 == 1));
         Ok(stop)
     }
-
     #[inline(always)]
     fn is_full(&self) -> bool {
         self.n_up + self.n_down == SIGN_BATCH
@@ -251,6 +251,14 @@ impl ListDecoder for CeesorDecoder {
             batch.push(offset, positive)?;
         }
         batch.flush(out, &mut self.negative);
+        // the farthest neighbour on each side: a wrapped one lands on the
+        // vertex's other side
+        if let Some(&up) = out.last().filter(|&&up| up <= vertex || up >= src.vertices) {
+            return Err(outside(vertex, up.wrapping_sub(vertex), true));
+        }
+        if let Some(&down) = self.negative.last().filter(|&&down| down > vertex) {
+            return Err(outside(vertex, vertex.wrapping_sub(down), false));
+        }
         let positives = out.len();
         let self_loop = lo & SELF_LOOP != 0;
         out.resize(positives + self.negative.len() + self_loop as usize, 0);
@@ -304,14 +312,14 @@ mod tests {
         Ceesor.encode(0, &list, &mut w);
         assert_eq!(decode_stream(&w, 0, 101).unwrap(), list);
         let err = decode_stream(&w, 0, 80).unwrap_err();
-        assert!(err.contains("neighbour 0 + 80 is past the last vertex"), "{err}");
+        assert!(err.contains("neighbour 0 + 100 is past the last vertex"), "{err}");
         // the same offsets, all below the vertex: 100 of them from 99
         let mut w = BitWriter::new();
         let below: Vec<u64> = (100..200).collect();
         Ceesor.encode(200, &below, &mut w);
         assert_eq!(decode_stream(&w, 200, 201).unwrap(), below);
         let err = decode_stream(&w, 90, 201).unwrap_err();
-        assert!(err.contains("neighbour 90 - 91 is below 0"), "{err}");
+        assert!(err.contains("neighbour 90 - 100 is below 0"), "{err}");
         // offsets 6+ then 5+ at the same width: "00 110 1 | 101 1"
         let mut w = BitWriter::new();
         for bit in [0, 0, 1, 1, 0, 1, 1, 0, 1, 1] {
