@@ -313,6 +313,16 @@ mod tests {
         assert_eq!(decode_stream(&w, 0, 101).unwrap(), list);
         let err = decode_stream(&w, 0, 80).unwrap_err();
         assert!(err.contains("neighbour 0 + 100 is past the last vertex"), "{err}");
+        // past 2^64: neighbours wrap round to below the vertex (the first
+        // entry at 7 bits, offset 64, is checked as it is read)
+        let near_the_top = u64::MAX - 50;
+        let err = decode_stream(&w, near_the_top, u64::MAX).unwrap_err();
+        assert!(err.contains(&format!("neighbour {near_the_top} + 64 is past the last vertex")), "{err}");
+        let list: Vec<u64> = (1..=60).collect();
+        let mut w = BitWriter::new();
+        Ceesor.encode(0, &list, &mut w);
+        let err = decode_stream(&w, near_the_top, u64::MAX).unwrap_err();
+        assert!(err.contains(&format!("neighbour {near_the_top} + 60 is past the last vertex")), "{err}");
         // the same offsets, all below the vertex: 100 of them from 99
         let mut w = BitWriter::new();
         let below: Vec<u64> = (100..200).collect();
