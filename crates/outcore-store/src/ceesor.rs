@@ -149,16 +149,21 @@ enum Stop {
 }
 
 impl SignBatch {
-    /// Entries of `width <= 56` bits (an offset as wide as the last and
-    /// its sign) into the batch until one is wider, the batch is full or
-    /// the list ends. Its counters are held in registers meanwhile. An
-    /// entry's bits, read as a number, order entries as (offset, sign)
-    /// does, since offsets are below 2^55 here (widths only grow). The
-    /// neighbours are not checked against the graph here: they ascend by
-    /// offset on each side, so [`CeesorDecoder::decode`] checks the last
-    /// of each.
+    /// Entries of `width` bits (an offset as wide as the last and its
+    /// sign) into the batch until one is wider, the batch is full or the
+    /// list ends; none when `width` is over 56. Its counters are held in
+    /// registers meanwhile. An entry's bits, read as a number, order
+    /// entries as (offset, sign) does, since offsets are below 2^55 here
+    /// (widths only grow). The neighbours are not checked against the
+    /// graph here: they ascend by offset on each side, so
+    /// [`CeesorDecoder::decode`] checks the last of each.
     #[inline(always)]
     fn fill(&mut self, r: &mut BitReader, width: u32) -> Result<Stop, String> {
+        if width > 56 {
+            // the entries after a wider one take the general path; the
+            // last entry may not fit 63 bits, so it is left as it is
+            return Ok(if r.only_padding_left() { Stop::End } else { Stop::Widens });
+        }
         let (mut n_up, mut n_down) = (self.n_up, self.n_down);
         let mut last = (self.last.0 << 1) | self.last.1 as u64;
         let vertex = self.vertex;
@@ -337,6 +342,23 @@ mod tests {
         }
         let err = decode_stream(&w, 10, 100).unwrap_err();
         assert!(err.contains("offset 5 out of order"), "{err}");
+        // 64-bit offsets, 2^63 + 7 then 2^63 + 3: out of order too
+        let mut w = BitWriter::new();
+        for _ in 0..63 {
+            w.write_bit(false);
+        }
+        for offset in [(1u64 << 63) + 7, (1 << 63) + 3] {
+            w.write(offset, 64);
+            w.write_bit(true);
+        }
+        let err = decode_stream(&w, 0, u64::MAX).unwrap_err();
+        assert!(err.contains(&format!("offset {} out of order", (1u64 << 63) + 3)), "{err}");
+    }
+
+    #[test]
+    fn round_trips_offsets_past_2_56() {
+        let lists = [vec![1, 1 << 56, (1 << 60) + 3, (1 << 63) + 5, (1 << 63) + (1 << 62)], vec![0, 2, 1 << 57]];
+        round_trip(Encoding::Ceesor, &lists);
     }
 
     /// Vertices in the middle of the ids, with lists longer than a batch:
