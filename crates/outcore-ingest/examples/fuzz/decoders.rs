@@ -152,6 +152,12 @@ impl Lists {
                 continue; // and a list outside its block
             }
             if decoder.decode(v, lo, hi, &src, &mut out).is_ok() {
+                if let Some(w) = out.windows(2).find(|w| w[0] >= w[1]) {
+                    if self.encoding != Encoding::Raw32 {
+                        // the compressed decoders promise ascending lists too
+                        return Some(format!("vertex {v}: decoded {} then {}", w[0], w[1]));
+                    }
+                }
                 if let Some(u) = out.iter().find(|&&u| u >= self.vertices) {
                     if self.encoding != Encoding::Raw32 {
                         // raw ids are checked by the readers after decoding; the compressed decoders promise it
