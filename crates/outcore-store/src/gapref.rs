@@ -615,9 +615,9 @@ mod tests {
         }
     }
 
-    /// Random lists of a Kronecker-like graph (no locality): their residuals
-    /// go as Elias-Fano, which takes fewer bits than zeta gaps.
     proptest! {
+        /// Copied ids and intervals join the residuals as a set union
+        /// would, and an id in both is refused.
         #[test]
         fn insert_ascending_is_a_union_of_disjoint_lists(a in prop::collection::btree_set(0u64..500, 0..80), b in prop::collection::btree_set(0u64..500, 0..80)) {
             let mut list: Vec<u64> = a.iter().copied().collect();
@@ -632,6 +632,8 @@ mod tests {
         }
     }
 
+    /// Random lists of a Kronecker-like graph (no locality): their residuals
+    /// go as Elias-Fano, which takes fewer bits than zeta gaps.
     #[test]
     fn spread_residuals_take_elias_fano() {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
