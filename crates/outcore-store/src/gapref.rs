@@ -468,10 +468,10 @@ impl GaprefDecoder {
                 prev_right = Some((left + len - 1) as u64);
             }
             // Residuals ascend by construction, as do the intervals and the
-            // copied ids: only a merge can meet an id twice, and it says so.
+            // copied ids: only the merge of the last two or their insertion
+            // among the residuals can meet an id twice, and each says so.
             // The residuals (most of the ids on graphs without locality) are
             // decoded into the list itself and the others inserted after.
-            let residuals = &mut list;
             if elias_fano && bits.only_padding_left() {
                 return Err("impossible code: Elias-Fano residuals marked, none present".into());
             }
@@ -481,11 +481,11 @@ impl GaprefDecoder {
                     .ok()
                     .filter(|&x| x < src.vertices)
                     .ok_or_else(|| format!("impossible code: residual {first} outside the graph"))?;
-                residuals.push(x);
+                list.push(x);
                 if elias_fano {
-                    read_residual_sequence(&mut bits, x, src.vertices, residuals)?;
+                    read_residual_sequence(&mut bits, x, src.vertices, &mut list)?;
                 } else {
-                    read_residual_gaps(&mut bits, x, src.vertices, residuals)?;
+                    read_residual_gaps(&mut bits, x, src.vertices, &mut list)?;
                 }
             }
             let others = match (self.copied.is_empty(), self.extras.is_empty()) {

@@ -151,18 +151,16 @@ impl Lists {
             if r0 < b0 || r1 > b1.min(end_byte) {
                 continue; // and a list outside its block
             }
-            if decoder.decode(v, lo, hi, &src, &mut out).is_ok() {
+            // every decoder must not panic; raw lists are checked by the
+            // readers after decoding, the compressed decoders promise
+            // ascending ids inside the graph
+            let decoded = decoder.decode(v, lo, hi, &src, &mut out).is_ok();
+            if decoded && self.encoding != Encoding::Raw32 {
                 if let Some(w) = out.windows(2).find(|w| w[0] >= w[1]) {
-                    if self.encoding != Encoding::Raw32 {
-                        // the compressed decoders promise ascending lists too
-                        return Some(format!("vertex {v}: decoded {} then {}", w[0], w[1]));
-                    }
+                    return Some(format!("vertex {v}: decoded {} then {}", w[0], w[1]));
                 }
                 if let Some(u) = out.iter().find(|&&u| u >= self.vertices) {
-                    if self.encoding != Encoding::Raw32 {
-                        // raw ids are checked by the readers after decoding; the compressed decoders promise it
-                        return Some(format!("vertex {v}: decoded id {u} >= {} vertices", self.vertices));
-                    }
+                    return Some(format!("vertex {v}: decoded id {u} >= {} vertices", self.vertices));
                 }
             }
         }
