@@ -10,7 +10,8 @@
 
 use crate::compact_index::CompactIndex;
 use outcore_io::{Backend, BlockCache, Budget, BudgetError, CacheStats, Reservation};
-use outcore_store::{BlockTable, Codec, ListDecoder, ListSource, Store, StoreError};
+use outcore_store::{BlockTable, Codec, EdgeStarts, IndexEntries, ListDecoder, ListSource, Store, StoreError};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, MutexGuard};
@@ -210,9 +211,12 @@ impl Traverse {
         let vertices = store.vertices();
         let index_path = lay.index_path();
         let (last, flag) = last_entry(&lay)?;
-        let index = CompactIndex::build(&index_path, vertices + 1, lay.codec().position(last), flag, budget, |push| {
-            lay.index_entries()?.for_each(vertices + 1, push)
-        })?;
+        let index = match lay.index_entries()? {
+            IndexEntries::EliasFano(cursor) => CompactIndex::load(cursor, budget)?,
+            mut words => CompactIndex::build(&index_path, vertices + 1, lay.codec().position(last), flag, budget, |push| {
+                words.for_each(vertices + 1, push)
+            })?,
+        };
         check_index(&lay, &index, last)?;
         let mut files = vec![lay.adjacency_path()];
         let weighted = lay.weights_path().is_some();
@@ -239,7 +243,7 @@ impl Traverse {
         let block = opts.block_bytes;
         let frame = BlockCache::frame_bytes(block);
         let codec = lay.codec();
-        let (ranges, degree): (&CompactIndex, &dyn Fn(u64, u64) -> u64) = match &edge_starts {
+        let (ranges, degree): (&CompactIndex, &(dyn Fn(u64, u64) -> u64 + Sync)) = match &edge_starts {
             Some(starts) => (starts, &|lo, hi| hi - lo),
             None => (&index, &|lo, hi| codec.degree(lo, hi).unwrap_or(0)),
         };
@@ -704,10 +708,13 @@ fn edge_starts(lay: &outcore_store::Layout, path: &std::path::Path, arcs: u64, b
         return Err(StoreError::invalid(path, format!("is not {vertices} u32 degrees")));
     }
     let sum_error = |total: String| StoreError::invalid(path, format!("degrees sum to {total}, the store has {arcs} arcs"));
-    let starts = CompactIndex::build(path, vertices + 1, arcs, 0, budget, |push| {
-        let mut starts = lay.edge_starts()?.ok_or_else(|| StoreError::invalid(path, "is not a layout's degrees"))?;
-        starts.for_each(vertices, |at| if at > arcs { Err(sum_error(format!("more than {arcs}"))) } else { push(at) })
-    })?;
+    let starts = match lay.edge_starts()?.ok_or_else(|| StoreError::invalid(path, "is not a layout's degrees"))? {
+        // its largest entry is its last, checked against the arcs below
+        EdgeStarts::EliasFano(cursor) => CompactIndex::load(cursor, budget)?,
+        mut degrees => CompactIndex::build(path, vertices + 1, arcs, 0, budget, |push| {
+            degrees.for_each(vertices, |at| if at > arcs { Err(sum_error(format!("more than {arcs}"))) } else { push(at) })
+        })?,
+    };
     let total = starts.get(vertices);
     if total != arcs {
         return Err(sum_error(total.to_string()));
@@ -754,16 +761,26 @@ struct FastDegrees {
 }
 
 impl FastDegrees {
+    /// Vertices per task of the passes over the index.
+    const CHUNK: u64 = 1 << 20;
+
     /// Vertices of degree at least 65,535, and the largest degree (one
-    /// pass over `ranges`, whose entries give degrees by `degree(lo, hi)`).
-    fn hubs(ranges: &CompactIndex, degree: &dyn Fn(u64, u64) -> u64) -> (u64, u64) {
-        let (mut hubs, mut longest) = (0u64, 0u64);
-        ranges.for_each_range(|_, lo, hi| {
-            let d = degree(lo, hi);
-            hubs += (d >= u16::MAX as u64) as u64;
-            longest = longest.max(d);
-        });
-        (hubs, longest)
+    /// pass over `ranges` on every core, whose entries give degrees by
+    /// `degree(lo, hi)`).
+    fn hubs(ranges: &CompactIndex, degree: &(dyn Fn(u64, u64) -> u64 + Sync)) -> (u64, u64) {
+        let vertices = ranges.len().saturating_sub(1);
+        (0..vertices.div_ceil(Self::CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let (mut hubs, mut longest) = (0u64, 0u64);
+                ranges.for_each_range_in(c * Self::CHUNK, (c + 1) * Self::CHUNK, |_, lo, hi| {
+                    let d = degree(lo, hi);
+                    hubs += (d >= u16::MAX as u64) as u64;
+                    longest = longest.max(d);
+                });
+                (hubs, longest)
+            })
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1.max(b.1)))
     }
 
     /// Bytes for the degrees of `vertices` vertices with `hubs` hubs.
@@ -773,17 +790,25 @@ impl FastDegrees {
         vertices * 2 + buckets * 17 + 64
     }
 
-    fn new(ranges: &CompactIndex, degree: &dyn Fn(u64, u64) -> u64, hubs: u64) -> Self {
-        let mut short = Vec::with_capacity(ranges.len().saturating_sub(1) as usize);
-        let mut long = std::collections::HashMap::with_capacity_and_hasher(hubs as usize, Default::default());
-        ranges.for_each_range(|v, lo, hi| {
-            let d = degree(lo, hi);
-            short.push(d.min(u16::MAX as u64) as u16);
-            if d >= u16::MAX as u64 {
-                long.insert(v, d);
-            }
+    /// The degrees, a pass over `ranges` on every core; then the hubs'
+    /// (found by [`Self::hubs`]) into the map.
+    fn new(ranges: &CompactIndex, degree: &(dyn Fn(u64, u64) -> u64 + Sync), hubs: u64) -> Self {
+        let vertices = ranges.len().saturating_sub(1);
+        let mut short = vec![0u16; vertices as usize];
+        short.par_chunks_mut(Self::CHUNK as usize).enumerate().for_each(|(c, part)| {
+            let first = c as u64 * Self::CHUNK;
+            ranges.for_each_range_in(first, first + part.len() as u64, |v, lo, hi| {
+                part[(v - first) as usize] = degree(lo, hi).min(u16::MAX as u64) as u16;
+            });
         });
-        FastDegrees { bytes: Self::bytes(short.len() as u64, hubs), short, long }
+        let mut long = std::collections::HashMap::with_capacity_and_hasher(hubs as usize, Default::default());
+        if hubs > 0 {
+            for (v, _) in short.iter().enumerate().filter(|&(_, &d)| d == u16::MAX) {
+                let (lo, hi) = ranges.range(v as u64);
+                long.insert(v as u64, degree(lo, hi));
+            }
+        }
+        FastDegrees { bytes: Self::bytes(vertices, hubs), short, long }
     }
 
     #[inline]

@@ -266,6 +266,23 @@ impl Section {
     }
 }
 
+impl Section {
+    /// Every word of the section, in order, read in the aligned stretches
+    /// [`Self::word`] reads (so each checks whole checksum blocks).
+    fn read_all(&mut self) -> Result<Vec<u64>, StoreError> {
+        let mut words = Vec::with_capacity(self.words as usize);
+        let end = self.start + self.words * 8;
+        let mut at = self.start;
+        while at < end {
+            let stretch_end = ((at / READ_BYTES + 1) * READ_BYTES).min(end);
+            let bytes = self.window.range(at, stretch_end)?;
+            words.extend(bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())));
+            at = stretch_end;
+        }
+        Ok(words)
+    }
+}
+
 /// Reads an Elias-Fano file's entries in increasing order, checking each
 /// as it goes (a malformed file is an error naming it, never a panic).
 pub struct EfCursor {
@@ -412,6 +429,92 @@ impl EfCursor {
         self.next = entries;
         self.last = Some((entries - 1, entry));
         self.high_next = high_words;
+        Ok(())
+    }
+
+    /// The low bits whole, as the file's words (entry i's at bit i * l,
+    /// lowest first), and the last entry's low part: for a loader that
+    /// keeps the file's split as it is. [`Self::read_high_words`] and
+    /// [`Self::check_last_entry`] complete the checks that make the words a
+    /// sequence of the header's shape; only on a cursor nothing was read
+    /// from.
+    pub fn read_low_words(&mut self) -> Result<(Vec<u64>, u64), StoreError> {
+        self.whole_read_only()?;
+        let words = self.low.read_all()?;
+        let (n, l) = (self.header.entries, self.header.low_width as u64);
+        let last_low = if n == 0 || l == 0 {
+            0
+        } else {
+            let bit = (n - 1) * l;
+            let (k, offset) = ((bit / 64) as usize, bit % 64);
+            let mut low = words[k] >> offset;
+            if offset + l > 64 {
+                low |= words[k + 1] << (64 - offset);
+            }
+            low & (u64::MAX >> (64 - l))
+        };
+        Ok((words, last_low))
+    }
+
+    /// The high bits whole, as the file's words (bit (position >> l) + i
+    /// set for entry i), checked to hold one set bit per entry and none
+    /// past the sequence's bits: high parts that never decrease, at most
+    /// max's (the loader checks the order of the low parts within one).
+    /// Returns them and the last entry's high part.
+    pub fn read_high_words(&mut self) -> Result<(Vec<u64>, u64), StoreError> {
+        self.whole_read_only()?;
+        let words = self.high.read_all()?;
+        let EfHeader { entries, max, low_width, .. } = self.header;
+        let ones: u64 = words.iter().map(|w| w.count_ones() as u64).sum();
+        if ones != entries {
+            return Err(StoreError::invalid(&self.path, format!("its upper bits mark {ones} entries, the header says {entries} (corrupt index)")));
+        }
+        // the header's shape: one bit per entry and one per high part up to max's
+        let bits = entries as u128 + (max >> low_width) as u128 + 1;
+        let tail = (bits % 64) as u32;
+        if tail != 0 && words.last().is_some_and(|&w| w >> tail != 0) {
+            return Err(StoreError::invalid(&self.path, "has upper bits set past its last possible entry (corrupt index)"));
+        }
+        // the last one marks the last entry: its bit less the entries before it
+        let last_high = match words.iter().rposition(|&w| w != 0) {
+            Some(k) => (k as u64 * 64 + 63 - words[k].leading_zeros() as u64) - (entries - 1),
+            None => 0,
+        };
+        Ok((words, last_high))
+    }
+
+    /// The flag bits whole (none for a file without flags).
+    pub fn read_flag_words(&mut self) -> Result<Vec<u64>, StoreError> {
+        self.whole_read_only()?;
+        match &mut self.flags {
+            Some(flags) => flags.read_all(),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The last entry, from its parts read whole, is the header's: then
+    /// every entry (they never decrease) is at most the header's largest.
+    pub fn check_last_entry(&self, last_low: u64, last_high: u64, flag_words: &[u64]) -> Result<(), StoreError> {
+        let EfHeader { entries, low_width, flag, last, .. } = self.header;
+        if entries == 0 {
+            return Ok(());
+        }
+        let flagged = flag != 0 && flag_words.get(((entries - 1) / 64) as usize).is_some_and(|w| w >> ((entries - 1) % 64) & 1 == 1);
+        let position = last_high.checked_shl(low_width).filter(|p| p >> low_width == last_high).map(|p| p | last_low);
+        let entry = position.map(|p| p | if flagged { flag } else { 0 });
+        if entry != Some(last) {
+            return Err(StoreError::invalid(
+                &self.path,
+                format!("its last entry is {}, the header says {last} (corrupt index)", entry.map_or("past 2^64".to_string(), |e| e.to_string())),
+            ));
+        }
+        Ok(())
+    }
+
+    fn whole_read_only(&self) -> Result<(), StoreError> {
+        if self.next != 0 || self.high_next != 0 {
+            return Err(StoreError::invalid(&self.path, "read whole after a partial read"));
+        }
         Ok(())
     }
 
