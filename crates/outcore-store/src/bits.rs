@@ -567,6 +567,17 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// A writer is empty until its first bit, and counts every bit after.
+    #[test]
+    fn a_writer_counts_its_bits() {
+        let mut w = BitWriter::new();
+        assert!(w.is_empty() && w.len() == 0);
+        w.write_bit(false);
+        assert!(!w.is_empty() && w.len() == 1);
+        w.write(5, 3);
+        assert_eq!(w.len(), 4);
+    }
+
     #[derive(Debug, Clone)]
     enum Code {
         Bits(u64, u32),
