@@ -571,9 +571,11 @@ mod tests {
     #[test]
     fn a_writer_counts_its_bits() {
         let mut w = BitWriter::new();
-        assert!(w.is_empty() && w.len() == 0);
+        assert!(w.is_empty());
+        assert_eq!(w.len(), 0);
         w.write_bit(false);
-        assert!(!w.is_empty() && w.len() == 1);
+        assert!(!w.is_empty());
+        assert_eq!(w.len(), 1);
         w.write(5, 3);
         assert_eq!(w.len(), 4);
     }
