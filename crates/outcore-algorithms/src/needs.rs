@@ -188,7 +188,9 @@ impl EngineStats {
                 format_bytes(s.bytes_written()),
                 format_bytes(s.bytes_read())
             ),
-            EngineStats::Scan { passes, .. } => format!("{passes} sequential scan{}", if *passes == 1 { "" } else { "s" }),
+            EngineStats::Scan { passes, bytes_read } => {
+                format!("{passes} sequential scan{}, {} read", if *passes == 1 { "" } else { "s" }, format_bytes(*bytes_read))
+            }
         }
     }
 }

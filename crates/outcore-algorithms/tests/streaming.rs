@@ -558,6 +558,35 @@ fn wcc_asks_for_its_parents_or_labels() {
     }
 }
 
+/// WCC's report says what Afforest read, counted by its readers: after a
+/// sampling scan at least the index and the adjacency, and from the hot
+/// layout no scan (`passes` 0) and its own count, not the adjacency's
+/// size; union-find reads the layout once.
+#[test]
+fn wcc_reports_the_bytes_it_read() {
+    use outcore_algorithms::wcc::afforest;
+    let (dir, st) = store(&shared().join("real/CA-GrQc.txt"), Some(false), false, 6);
+    let figures = |st: &Store, m: &str| {
+        let p = Wcc.parse(&outcore_algorithms::params::Args::new().with("method", m)).unwrap();
+        let report = run(&Wcc, st, &p, &RunOptions::with_memory(1 << 30)).report;
+        let num = |k: &str| report.figure(k).and_then(|v| v.as_u64()).unwrap_or_else(|| panic!("{m}: no {k}"));
+        (num("bytes_read"), num("passes"))
+    };
+    let lay = st.layout("out").unwrap();
+    let file = |p: std::path::PathBuf| std::fs::metadata(p).unwrap().len();
+    let (scanned, passes) = figures(&st, "afforest");
+    assert_eq!(passes, 1);
+    assert!(scanned >= file(lay.index_path()) + file(lay.adjacency_path()), "{scanned} read by a sampling scan");
+    assert_eq!(figures(&st, "union-find"), (st.layout_bytes("out"), 1));
+    drop((lay, st));
+    let path = dir.path().join("s");
+    outcore_ingest::hot::add_hot(&path, 2, 1 << 30, &NoProgress).unwrap();
+    let st = Store::open(&path).unwrap();
+    let (_, _, stats) = afforest::wcc_charged(&st, &Budget::unlimited()).unwrap();
+    assert_eq!(stats.sampled_from, "hot");
+    assert_eq!(figures(&st, "afforest"), (stats.bytes_read, 0), "the report's bytes are the ones counted");
+}
+
 #[test]
 fn afforest_charges_what_it_holds_and_finds_the_largest_component_as_its_giant() {
     // the charges: parents (the labels' reservation, returned), then the

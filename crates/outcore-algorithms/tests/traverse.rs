@@ -505,6 +505,11 @@ fn wcc_equals_union_find_reference() {
     }
 }
 
+/// Bytes of `files` together.
+fn file_bytes(files: &[std::path::PathBuf]) -> u64 {
+    files.iter().map(|f| std::fs::metadata(f).unwrap().len()).sum()
+}
+
 #[test]
 fn afforest_equals_the_reference_partition() {
     for case in cases() {
@@ -517,6 +522,10 @@ fn afforest_equals_the_reference_partition() {
             let (got, _, stats) = pool.install(|| afforest::wcc_charged(&case.store, &budget)).unwrap();
             assert!(got.iter().map(|&x| x as u64).eq(want.iter().copied()), "{}, {threads} threads", case.name);
             assert_eq!(stats.sampled_from, "scan", "{}", case.name);
+            // the sampling scan reads the index and the adjacency whole
+            let lay = case.store.layout("out").unwrap();
+            let scanned = file_bytes(&[lay.index_path(), lay.adjacency_path()]);
+            assert!(stats.bytes_read >= scanned, "{}: {} bytes read, the scan alone reads {scanned}", case.name, stats.bytes_read);
             assert!(stats.giant_vertices >= 1 && stats.giant_vertices <= case.store.vertices(), "{}", case.name);
         }
     }
@@ -545,6 +554,18 @@ fn afforest_sampling_from_the_hot_layout() {
             let (got, _, stats) = afforest::wcc_charged(&store, &budget).unwrap();
             assert_eq!(stats.sampled_from, "hot", "{name}");
             assert!(got.iter().map(|&x| x as u64).eq(want.iter().copied()), "{name} with {columns} hot columns");
+            // the bytes read are counted, not the adjacency's size: the
+            // degrees' file and the two sampled columns whole, then the
+            // lookups (each index header a page of at most 64 KiB)
+            let lay = store.layout("out").unwrap();
+            let columns_read = (columns as usize).min(afforest::NEIGHBOUR_ROUNDS);
+            let mut whole = vec![lay.degrees_path().unwrap_or_else(|| lay.index_path())];
+            whole.extend((0..columns_read).map(|j| dir.join(&store.manifest().hot.as_ref().unwrap().columns[j].file)));
+            let sampled = file_bytes(&whole);
+            assert!(stats.bytes_read >= sampled, "{name}: {} bytes read, the sampling alone reads {sampled}", stats.bytes_read);
+            if stats.lists_finished == 0 {
+                assert!(stats.bytes_read <= sampled + 3 * (64 << 10), "{name}: {} bytes read, sampling {sampled}, no lookups", stats.bytes_read);
+            }
         }
         // columns of an older generation of the source layout are not
         // sampled: the lists are, by a scan

@@ -300,6 +300,8 @@ pub struct EfCursor {
     ones: u64,
     /// The entry decoded last (index, entry as written).
     last: Option<(u64, u64)>,
+    /// Bytes the header's read took.
+    header_read: u64,
     previous_position: u64,
 }
 
@@ -315,6 +317,7 @@ impl EfCursor {
         let words: Vec<u64> =
             header_window.range(0, HEADER_WORDS * 8)?.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
         let header = EfHeader::parse(path, &words, file_bytes, entries, flag)?;
+        let header_read = header_window.bytes_read();
         let low_start = HEADER_WORDS * 8;
         let high_start = low_start + header.low_words * 8;
         let flags_start = high_start + header.high_words * 8;
@@ -330,7 +333,13 @@ impl EfCursor {
             ones: 0,
             last: None,
             previous_position: 0,
+            header_read,
         })
+    }
+
+    /// Bytes read from the file so far, the header's read included.
+    pub fn bytes_read(&self) -> u64 {
+        self.header_read + self.low.window.bytes_read() + self.high.window.bytes_read() + self.flags.as_ref().map_or(0, |f| f.window.bytes_read())
     }
 
     pub fn header(&self) -> &EfHeader {

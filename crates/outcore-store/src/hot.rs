@@ -236,6 +236,11 @@ impl ColumnStream {
         Ok(ColumnStream { reader: SeqReader::open(&path, STREAM_CHUNK_BYTES)?, path, vertices: store.vertices() })
     }
 
+    /// Bytes of the column read so far (a scan reads it to its end).
+    pub fn bytes_read(&self) -> u64 {
+        self.reader.position()
+    }
+
     /// The next entry; an error past the column's end.
     pub fn next_entry(&mut self) -> Result<u32, StoreError> {
         let Some(entry) = self.reader.next_word::<4>()? else {

@@ -610,6 +610,14 @@ impl IndexEntries {
         }
     }
 
+    /// Bytes read from the index file so far.
+    pub fn bytes_read(&self) -> u64 {
+        match self {
+            IndexEntries::Words(w) => w.bytes_read(),
+            IndexEntries::EliasFano(c) => c.bytes_read(),
+        }
+    }
+
     /// Entry `i` (flags included); `i` never decreases between calls.
     #[inline]
     pub fn entry(&mut self, i: u64) -> Result<u64, StoreError> {
@@ -651,6 +659,14 @@ impl EdgeStarts {
         match self {
             EdgeStarts::Degrees(w) => w.path(),
             EdgeStarts::EliasFano(c) => c.path(),
+        }
+    }
+
+    /// Bytes read from the file so far.
+    pub fn bytes_read(&self) -> u64 {
+        match self {
+            EdgeStarts::Degrees(w) => w.bytes_read(),
+            EdgeStarts::EliasFano(c) => c.bytes_read(),
         }
     }
 
@@ -706,6 +722,15 @@ pub enum DegreeScan {
 }
 
 impl DegreeScan {
+    /// Bytes read from the layout's files so far.
+    pub fn bytes_read(&self) -> u64 {
+        match self {
+            DegreeScan::Index { index, .. } => index.bytes_read(),
+            DegreeScan::Starts { starts, .. } => starts.bytes_read(),
+            DegreeScan::Lists(scan) => scan.bytes_read(),
+        }
+    }
+
     /// The degree of the next vertex (an error past the last one).
     pub fn next_degree(&mut self) -> Result<u64, StoreError> {
         match self {
@@ -754,6 +779,8 @@ pub struct Window {
     path: PathBuf,
     buf: Vec<u8>,
     start: u64,
+    /// Bytes read from the file so far (a page read again counts again).
+    read: u64,
 }
 
 enum WindowSource {
@@ -775,6 +802,7 @@ impl Window {
             path: path.to_path_buf(),
             buf: Vec::new(),
             start: 0,
+            read: 0,
         })
     }
 
@@ -790,11 +818,23 @@ impl Window {
         let page_bytes = (len.div_ceil(DIRECT_ALIGN as u64) * DIRECT_ALIGN as u64).clamp(DIRECT_ALIGN as u64, read_bytes as u64) as usize;
         let page = AlignedBuf::new(page_bytes, DIRECT_ALIGN);
         let checks = outcore_io::verify::checks_for(&file);
-        Ok(Window { source: WindowSource::Paged { file, direct, len, page, checks }, path: path.to_path_buf(), buf: Vec::new(), start: 0 })
+        Ok(Window {
+            source: WindowSource::Paged { file, direct, len, page, checks },
+            path: path.to_path_buf(),
+            buf: Vec::new(),
+            start: 0,
+            read: 0,
+        })
     }
 
     pub(crate) fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Bytes read from the file so far: whole chunks of a sequential
+    /// window, whole pages of a paged one (read again, counted again).
+    pub(crate) fn bytes_read(&self) -> u64 {
+        self.read
     }
 
     /// The file's length.
@@ -824,7 +864,10 @@ impl Window {
         while self.start + (self.buf.len() as u64) < hi {
             let WindowSource::Seq(reader) = &mut self.source else { unreachable!() };
             match reader.next_chunk()? {
-                Some(chunk) => self.buf.extend_from_slice(chunk),
+                Some(chunk) => {
+                    self.read += chunk.len() as u64;
+                    self.buf.extend_from_slice(chunk)
+                }
                 None => return Err(self.truncated(self.start + self.buf.len() as u64, hi)),
             }
         }
@@ -847,6 +890,7 @@ impl Window {
             while at < end {
                 let want = ((end - at) as usize).min(page.capacity());
                 let got = read_full_at(file, page, want, at).ctx(&self.path, &format!("read at byte {at}"))?;
+                self.read += got as u64;
                 self.buf.extend_from_slice(&page[..got]);
                 if got < want {
                     break;
@@ -906,6 +950,16 @@ fn read_block(table: &mut Window, number: usize) -> Result<Block, StoreError> {
 }
 
 impl AdjacencyScan {
+    /// Bytes read from the layout's files so far (index, adjacency,
+    /// weights, block table, edge starts).
+    pub fn bytes_read(&self) -> u64 {
+        self.index.bytes_read()
+            + self.adjacency.bytes_read()
+            + self.weights.as_ref().map_or(0, Window::bytes_read)
+            + self.blocks.as_ref().map_or(0, Window::bytes_read)
+            + self.degrees.as_ref().map_or(0, EdgeStarts::bytes_read)
+    }
+
     /// Enter the block that starts at `self.vertex` and verify it.
     fn next_block(&mut self) -> Result<(), StoreError> {
         let number = self.block.map_or(0, |b| b.number + 1);

@@ -55,6 +55,9 @@ pub struct AfforestStats {
     /// Lists read in the final phase (vertices outside it whose lists the
     /// scan did not link whole, per layout).
     pub lists_finished: u64,
+    /// Bytes read from the store's files: the sampling's (degrees and
+    /// columns, or the scan) and the final phase's lookups.
+    pub bytes_read: u64,
 }
 
 /// Links gathered before every core makes them.
@@ -195,6 +198,7 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
                 linked_whole.set(v);
             }
         }
+        stats.bytes_read += degrees.bytes_read() + columns.iter().map(ColumnStream::bytes_read).sum::<u64>();
         directed as usize
     } else {
         stats.sampled_from = "scan";
@@ -207,6 +211,7 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
                 linked_whole.set(u);
             }
         }
+        stats.bytes_read += scan.bytes_read();
         0
     };
     links.flush();
@@ -230,6 +235,7 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
                 links.add(u, v as u32);
             }
         }
+        stats.bytes_read += lookup.bytes_read();
     }
     links.flush();
     drop((links, linked_whole, bitmap_charge));
