@@ -365,7 +365,7 @@ impl Layout {
             // edge positions of skipped vertices come from their degrees or edge starts
             let p = self.degrees_path().ok_or_else(|| StoreError::invalid(&self.dir, "a blocked layout without a degrees file"))?;
             scan.degrees = Some(match self.record.index_format {
-                IndexFormat::U64 => EdgeStarts::Degrees(Window::open_paged(&p)?),
+                IndexFormat::U64 => EdgeStarts::Degrees(Box::new(Window::open_paged(&p)?)),
                 IndexFormat::EliasFano => EdgeStarts::EliasFano(Box::new(EfCursor::open(&p, self.vertices + 1, 0)?)),
             });
         }
@@ -429,7 +429,7 @@ impl Layout {
 
     fn index_entries_with(&self, open: fn(&Path) -> Result<Window, StoreError>) -> Result<IndexEntries, StoreError> {
         Ok(match self.record.index_format {
-            IndexFormat::U64 => IndexEntries::Words(open(&self.index_path())?),
+            IndexFormat::U64 => IndexEntries::Words(Box::new(open(&self.index_path())?)),
             IndexFormat::EliasFano => {
                 IndexEntries::EliasFano(Box::new(EfCursor::open(&self.index_path(), self.vertices + 1, self.index_flag())?))
             }
@@ -492,7 +492,7 @@ impl Layout {
     pub fn edge_starts(&self) -> Result<Option<EdgeStarts>, StoreError> {
         let Some(p) = self.degrees_path() else { return Ok(None) };
         Ok(Some(match self.record.index_format {
-            IndexFormat::U64 => EdgeStarts::Degrees(Window::open(&p)?),
+            IndexFormat::U64 => EdgeStarts::Degrees(Box::new(Window::open(&p)?)),
             IndexFormat::EliasFano => EdgeStarts::EliasFano(Box::new(EfCursor::open(&p, self.vertices + 1, 0)?)),
         }))
     }
@@ -598,7 +598,7 @@ impl BlockTable {
 /// A layout's index entries read forward ([`Layout::index_entries`]).
 pub enum IndexEntries {
     /// Format version 1: u64 LE words.
-    Words(Window),
+    Words(Box<Window>),
     EliasFano(Box<EfCursor>),
 }
 
@@ -650,7 +650,7 @@ impl IndexEntries {
 /// Each vertex's first edge, read forward ([`Layout::edge_starts`]).
 pub enum EdgeStarts {
     /// Format version 1: u32 LE degrees, summed as they are read.
-    Degrees(Window),
+    Degrees(Box<Window>),
     EliasFano(Box<EfCursor>),
 }
 
