@@ -333,19 +333,45 @@ impl<'a> BitReader<'a> {
         }
         self.read_widening_entry_by_parts(size)
     }
-    /// The next `bits <= 56` bits when the first of them is a 1 and they
-    /// lie inside the stream (a CEESOR entry as wide as the last); `None`
-    /// and nothing consumed otherwise. The length read does not wait for
-    /// the bits, so a loop of these is not one chain of dependent codes.
+    /// Entries of `width` (1..=56) bits whose top bit is a 1 (a CEESOR
+    /// entry as wide as the last), at most `max`, each handed to `f`;
+    /// stops before an entry whose top bit is a 0 or that would pass the
+    /// end. Returns how many were read, and leaves the reader after them.
+    ///
+    /// Each entry is loaded from its own bit position, which advances by
+    /// `width`: the only value the loop carries is that position, so no
+    /// entry's load waits for the one before it (the buffered reader's
+    /// refill puts a load on that chain for every code).
     #[inline(always)]
-    pub fn try_entry_of_width(&mut self, bits: u32) -> Option<u64> {
-        let word = self.peek();
-        if word >> 63 == 1 && bits <= 56 && bits as u64 <= self.remaining() {
-            self.consume(bits);
-            return Some(word >> (64 - bits));
+    pub fn entries_of_width<E>(&mut self, width: u32, max: usize, mut f: impl FnMut(u64) -> Result<(), E>) -> Result<usize, E> {
+        debug_assert!((1..=56).contains(&width));
+        let (bytes, end, step) = (self.bytes, self.end, width as u64);
+        let mut pos = self.pos;
+        let mut read = 0;
+        while read < max && pos + step <= end {
+            let word = word_at(bytes, pos);
+            if word >> 63 == 0 {
+                break;
+            }
+            f(word >> (64 - width))?;
+            pos += step;
+            read += 1;
         }
-        None
+        if read > 0 {
+            self.seek_forward(pos);
+        }
+        Ok(read)
     }
+
+    /// Move to bit `pos` (at least the current position, at most the end).
+    #[inline]
+    fn seek_forward(&mut self, pos: u64) {
+        debug_assert!(pos >= self.pos && pos <= self.end);
+        (self.pos, self.buf, self.loaded, self.next) = (pos & !7, 0, 0, (pos >> 3) as usize);
+        self.refill();
+        self.consume((pos & 7) as u32);
+    }
+
     #[cold]
     #[inline(never)]
     fn read_widening_entry_by_parts(&mut self, size: u64) -> Result<(u64, u64, bool), &'static str> {

@@ -167,26 +167,27 @@ impl SignBatch {
         let (mut n_up, mut n_down) = (self.n_up, self.n_down);
         let mut last = (self.last.0 << 1) | self.last.1 as u64;
         let vertex = self.vertex;
-        let stop = loop {
-            if r.only_padding_left() {
-                break Stop::End;
-            }
-            if n_up + n_down == SIGN_BATCH {
-                break Stop::Full;
-            }
-            let Some(entry) = r.try_entry_of_width(width) else { break Stop::Widens };
+        let (ups, downs) = (&mut self.ups, &mut self.downs);
+        r.entries_of_width(width, SIGN_BATCH - (n_up + n_down), |entry| {
             if entry <= last {
                 return Err(format!("impossible code: offset {} out of order", entry >> 1));
             }
             last = entry;
             let (offset, positive) = (entry >> 1, entry & 1 == 1);
-            self.ups[n_up] = vertex.wrapping_add(offset);
-            self.downs[n_down] = vertex.wrapping_sub(offset);
+            ups[n_up] = vertex.wrapping_add(offset);
+            downs[n_down] = vertex.wrapping_sub(offset);
             n_up += positive as usize;
             n_down += !positive as usize;
-        };
+            Ok(())
+        })?;
         (self.n_up, self.n_down, self.last) = (n_up, n_down, (last >> 1, last & 1 == 1));
-        Ok(stop)
+        Ok(if r.only_padding_left() {
+            Stop::End
+        } else if n_up + n_down == SIGN_BATCH {
+            Stop::Full
+        } else {
+            Stop::Widens
+        })
     }
     #[inline(always)]
     fn is_full(&self) -> bool {
