@@ -243,11 +243,12 @@ impl Traverse {
         let block = opts.block_bytes;
         let frame = BlockCache::frame_bytes(block);
         let codec = lay.codec();
-        let (ranges, degree): (&CompactIndex, &(dyn Fn(u64, u64) -> u64 + Sync)) = match &edge_starts {
-            Some(starts) => (starts, &|lo, hi| hi - lo),
-            None => (&index, &|lo, hi| codec.degree(lo, hi).unwrap_or(0)),
+        let degrees_from = match &edge_starts {
+            Some(starts) => RangeDegrees::Difference(starts),
+            None if codec.index_unit() == outcore_store::IndexUnit::Edges && flag == 0 => RangeDegrees::Difference(&index),
+            None => RangeDegrees::Codec(&index, codec),
         };
-        let (hubs, longest) = FastDegrees::hubs(ranges, degree);
+        let (hubs, longest) = FastDegrees::hubs(degrees_from);
         // the lists the readers decode: the longest one each, at most
         if let Some(recorded) = lay.record().longest_list.filter(|&r| r < longest) {
             return Err(StoreError::invalid(
@@ -280,7 +281,7 @@ impl Traverse {
         let fast_bytes = FastDegrees::bytes(vertices, hubs);
         let fast_degrees = if budget.available() >= keep + fast_bytes + (MIN_FRAMES * frame) as u64 {
             charges.push(budget.reserve("degrees beside the index", fast_bytes)?);
-            Some(FastDegrees::new(ranges, degree, hubs))
+            Some(FastDegrees::new(degrees_from, hubs))
         } else {
             None
         };
@@ -748,6 +749,17 @@ impl Degrees<'_> {
     }
 }
 
+/// Where a layout's degrees come from: the difference of consecutive
+/// entries (edge starts, or an index counted in edges without flag bits),
+/// or what the codec makes of a list's index entries. A pass over every
+/// vertex's degree is written once per kind, so the difference is inlined
+/// into it.
+#[derive(Clone, Copy)]
+enum RangeDegrees<'a> {
+    Difference(&'a CompactIndex),
+    Codec(&'a CompactIndex, &'static dyn Codec),
+}
+
 /// Degrees taken from the index once: 16 bits each, and a hash map for
 /// the few of at least 65,535. (A byte each with the hubs of degree 255 or
 /// more in the map took 1.44x as long to rank a Kronecker graph's lists at
@@ -765,9 +777,15 @@ impl FastDegrees {
     const CHUNK: u64 = 1 << 20;
 
     /// Vertices of degree at least 65,535, and the largest degree (one
-    /// pass over `ranges` on every core, whose entries give degrees by
-    /// `degree(lo, hi)`).
-    fn hubs(ranges: &CompactIndex, degree: &(dyn Fn(u64, u64) -> u64 + Sync)) -> (u64, u64) {
+    /// pass over the index on every core).
+    fn hubs(from: RangeDegrees<'_>) -> (u64, u64) {
+        match from {
+            RangeDegrees::Difference(ranges) => Self::hubs_by(ranges, |lo, hi| hi - lo),
+            RangeDegrees::Codec(ranges, codec) => Self::hubs_by(ranges, |lo, hi| codec.degree(lo, hi).unwrap_or(0)),
+        }
+    }
+
+    fn hubs_by(ranges: &CompactIndex, degree: impl Fn(u64, u64) -> u64 + Sync) -> (u64, u64) {
         let vertices = ranges.len().saturating_sub(1);
         (0..vertices.div_ceil(Self::CHUNK))
             .into_par_iter()
@@ -790,9 +808,16 @@ impl FastDegrees {
         vertices * 2 + buckets * 17 + 64
     }
 
-    /// The degrees, a pass over `ranges` on every core; then the hubs'
+    /// The degrees, a pass over the index on every core; then the hubs'
     /// (found by [`Self::hubs`]) into the map.
-    fn new(ranges: &CompactIndex, degree: &(dyn Fn(u64, u64) -> u64 + Sync), hubs: u64) -> Self {
+    fn new(from: RangeDegrees<'_>, hubs: u64) -> Self {
+        match from {
+            RangeDegrees::Difference(ranges) => Self::new_by(ranges, |lo, hi| hi - lo, hubs),
+            RangeDegrees::Codec(ranges, codec) => Self::new_by(ranges, |lo, hi| codec.degree(lo, hi).unwrap_or(0), hubs),
+        }
+    }
+
+    fn new_by(ranges: &CompactIndex, degree: impl Fn(u64, u64) -> u64 + Sync, hubs: u64) -> Self {
         let vertices = ranges.len().saturating_sub(1);
         let mut short = vec![0u16; vertices as usize];
         short.par_chunks_mut(Self::CHUNK as usize).enumerate().for_each(|(c, part)| {
