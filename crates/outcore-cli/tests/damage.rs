@@ -510,6 +510,12 @@ fn damaged_or_crafted_hot_layouts_are_errors() {
     edited["hot"]["columns"][1]["entries"] = (entries - 1).into();
     std::fs::write(&manifest_path, serde_json::to_string_pretty(&edited).unwrap()).unwrap();
     refused("a short column", "the hot layout does not match layout out");
+    // a column cut inside an entry, checksums rewritten to match: its
+    // size is checked against its entries before it is read
+    std::fs::write(&manifest_path, &pristine).unwrap();
+    std::fs::write(&path, &saved[..saved.len() - 2]).unwrap();
+    rehash(&store, &second);
+    refused("a column cut inside an entry", &format!("hot column 1 {second} holds {} bytes, {entries} entries of 4 bytes need", saved.len() - 2));
     std::fs::write(&path, &saved).unwrap();
     // manifests that cannot be right are refused before anything is read
     type Edit = (&'static str, Box<dyn Fn(&mut serde_json::Value)>);
