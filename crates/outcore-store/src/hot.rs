@@ -205,28 +205,17 @@ pub fn load_columns(store: &Store, k: usize) -> Result<Vec<Vec<u32>>, StoreError
             let path = store.dir().join(&c.file);
             let mut column = Vec::with_capacity(c.entries as usize);
             let mut reader = SeqReader::open(&path, STREAM_CHUNK_BYTES)?;
-            // a chunk at a time (an entry cut by a chunk's end waits in `cut`)
-            let (mut cut, mut cut_len) = ([0u8; 4], 0);
-            while let Some(mut chunk) = reader.next_chunk()? {
-                if cut_len > 0 {
-                    let take = (4 - cut_len).min(chunk.len());
-                    cut[cut_len..cut_len + take].copy_from_slice(&chunk[..take]);
-                    (cut_len, chunk) = (cut_len + take, &chunk[take..]);
-                    if cut_len < 4 {
-                        continue;
-                    }
-                    column.push(u32::from_le_bytes(cut));
-                    cut_len = 0;
-                }
+            // a chunk at a time: chunks are whole multiples of the
+            // alignment (so of an entry) up to the file's last
+            let mut cut = false;
+            while let Some(chunk) = reader.next_chunk()? {
                 let words = chunk.chunks_exact(4);
-                let rest = words.remainder();
+                cut |= !words.remainder().is_empty();
                 column.extend(words.map(|w| u32::from_le_bytes(w.try_into().unwrap())));
-                cut[..rest.len()].copy_from_slice(rest);
-                cut_len = rest.len();
             }
-            if cut_len > 0 || column.len() as u64 != c.entries {
-                let held = if cut_len > 0 { format!("{} entries and {cut_len} bytes", column.len()) } else { format!("{} entries", column.len()) };
-                return Err(StoreError::invalid(&path, format!("holds {held}, the manifest says {} entries", c.entries)));
+            if cut || column.len() as u64 != c.entries {
+                let end = if cut { " and part of one" } else { "" };
+                return Err(StoreError::invalid(&path, format!("holds {} entries{end}, the manifest says {}", column.len(), c.entries)));
             }
             if let Some(i) = column.iter().position(|&u| u as u64 >= n) {
                 return Err(StoreError::invalid(&path, format!("entry {i} is vertex {}, beyond the store's {n} vertices", column[i])));
