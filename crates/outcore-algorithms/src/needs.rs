@@ -188,9 +188,9 @@ impl EngineStats {
                 format_bytes(s.bytes_written()),
                 format_bytes(s.bytes_read())
             ),
-            EngineStats::Scan { passes, bytes_read } => {
-                format!("{passes} sequential scan{}, {} read", if *passes == 1 { "" } else { "s" }, format_bytes(*bytes_read))
-            }
+            // the bytes read are their own figure (`bytes_read`)
+            EngineStats::Scan { passes: 0, .. } => "no sequential scan".into(),
+            EngineStats::Scan { passes, .. } => format!("{passes} sequential scan{}", if *passes == 1 { "" } else { "s" }),
         }
     }
 }

@@ -570,21 +570,22 @@ fn wcc_reports_the_bytes_it_read() {
         let p = Wcc.parse(&outcore_algorithms::params::Args::new().with("method", m)).unwrap();
         let report = run(&Wcc, st, &p, &RunOptions::with_memory(1 << 30)).report;
         let num = |k: &str| report.figure(k).and_then(|v| v.as_u64()).unwrap_or_else(|| panic!("{m}: no {k}"));
-        (num("bytes_read"), num("passes"))
+        let summary = report.figure("engine_summary").and_then(|v| v.as_str()).unwrap_or_default().to_string();
+        (num("bytes_read"), num("passes"), summary)
     };
     let lay = st.layout("out").unwrap();
     let file = |p: std::path::PathBuf| std::fs::metadata(p).unwrap().len();
-    let (scanned, passes) = figures(&st, "afforest");
-    assert_eq!(passes, 1);
+    let (scanned, passes, summary) = figures(&st, "afforest");
+    assert_eq!((passes, summary.as_str()), (1, "1 sequential scan"));
     assert!(scanned >= file(lay.index_path()) + file(lay.adjacency_path()), "{scanned} read by a sampling scan");
-    assert_eq!(figures(&st, "union-find"), (st.layout_bytes("out"), 1));
+    assert_eq!(figures(&st, "union-find"), (st.layout_bytes("out"), 1, "1 sequential scan".to_string()));
     drop((lay, st));
     let path = dir.path().join("s");
     outcore_ingest::hot::add_hot(&path, 2, 1 << 30, &NoProgress).unwrap();
     let st = Store::open(&path).unwrap();
     let (_, _, stats) = afforest::wcc_charged(&st, &Budget::unlimited()).unwrap();
     assert_eq!(stats.sampled_from, "hot");
-    assert_eq!(figures(&st, "afforest"), (stats.bytes_read, 0), "the report's bytes are the ones counted");
+    assert_eq!(figures(&st, "afforest"), (stats.bytes_read, 0, "no sequential scan".to_string()), "the report's bytes are the ones counted");
 }
 
 #[test]
