@@ -164,10 +164,9 @@ impl CompactIndex {
                 // sux reads a word even at width 0 (BitFieldVec::new keeps one)
                 words.push(0);
             }
-            // SAFETY: `words` holds the file's low_words = ceil(n l / 64)
-            // words (a file of another length fails to open), so at least
-            // `len * width` bits, and at least one word; an error leaves one
-            // word and no entries
+            // the file's ceil(n l / 64) low words (a file of another length
+            // fails to open), at least one; an error leaves one and no entries
+            // SAFETY: so `words` holds at least `len * width` bits, and a word
             unsafe { BitFieldVec::from_raw_parts(usizes(words).into_boxed_slice(), width, len) }
         };
         // SAFETY: the low bits are n entries of sux's width `sux_width` (or
@@ -181,7 +180,7 @@ impl CompactIndex {
                 (Vec::new(), 0)
             });
             last_high = high;
-            let bits = if words.is_empty() { 0 } else { n as usize + (max >> header.low_width) as usize + 1 };
+            let bits = if words.is_empty() { 0 } else { header.high_bits() as usize };
             // SAFETY: the file's high_words = ceil(bits / 64) words (or
             // none after an error)
             unsafe { BitVec::from_raw_parts(usizes(words).into_boxed_slice(), bits) }
@@ -285,6 +284,14 @@ mod tests {
         })
     }
 
+    /// The flag mask (the top bit when `flags`) and the index of `lengths`
+    /// with a flag only where `flags` allows one.
+    fn flagged_index(lengths: Vec<(u64, bool)>, flags: bool) -> (u64, Vec<u64>) {
+        let flag = if flags { 1 << 63 } else { 0 };
+        let lengths: Vec<(u64, bool)> = lengths.into_iter().map(|(l, f)| (l, f && flags)).collect();
+        (flag, index_of(&lengths, flag))
+    }
+
     /// An index from list lengths (0 where a vertex has no list) and flags.
     fn index_of(lengths: &[(u64, bool)], flag: u64) -> Vec<u64> {
         let mut at = 0;
@@ -308,9 +315,7 @@ mod tests {
             lengths in proptest::collection::vec((prop_oneof![Just(0u64), 0u64..5, 0u64..100_000], any::<bool>()), 0..600),
             flags in any::<bool>(),
         ) {
-            let flag = if flags { 1 << 63 } else { 0 };
-            let lengths: Vec<(u64, bool)> = lengths.into_iter().map(|(l, f)| (l, f && flags)).collect();
-            let entries = index_of(&lengths, flag);
+            let (flag, entries) = flagged_index(lengths, flags);
             let index = build(&entries, flag).unwrap();
             prop_assert_eq!(index.len(), entries.len() as u64);
             for (i, &x) in entries.iter().enumerate() {
@@ -354,9 +359,7 @@ mod tests {
             lengths in proptest::collection::vec((prop_oneof![Just(0u64), 0u64..5, 0u64..100_000], any::<bool>()), 0..600),
             flags in any::<bool>(),
         ) {
-            let flag = if flags { 1 << 63 } else { 0 };
-            let lengths: Vec<(u64, bool)> = lengths.into_iter().map(|(l, f)| (l, f && flags)).collect();
-            let entries = index_of(&lengths, flag);
+            let (flag, entries) = flagged_index(lengths, flags);
             let dir = tempfile::tempdir().unwrap();
             let index = load(&write_file(dir.path(), &entries, flag), entries.len() as u64, flag).unwrap();
             prop_assert_eq!(index.len(), entries.len() as u64);
@@ -381,9 +384,7 @@ mod tests {
             flags in any::<bool>(),
             at in any::<prop::sample::Index>(),
         ) {
-            let flag = if flags { 1 << 63 } else { 0 };
-            let lengths: Vec<(u64, bool)> = lengths.into_iter().map(|(l, f)| (l, f && flags)).collect();
-            let entries = index_of(&lengths, flag);
+            let (flag, entries) = flagged_index(lengths, flags);
             let dir = tempfile::tempdir().unwrap();
             let path = write_file(dir.path(), &entries, flag);
             let mut bytes = std::fs::read(&path).unwrap();
