@@ -222,9 +222,8 @@ impl<'a> BitReader<'a> {
         if end > bytes.len() as u64 * 8 || start > end {
             return Err("list extends past its block");
         }
-        let mut r = BitReader { bytes, pos: start & !7, end, buf: 0, loaded: 0, next: (start >> 3) as usize };
-        r.refill();
-        r.consume((start & 7) as u32);
+        let mut r = BitReader { bytes, pos: 0, end, buf: 0, loaded: 0, next: 0 };
+        r.seek_forward(start);
         Ok(r)
     }
     #[inline]

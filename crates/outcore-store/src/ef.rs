@@ -53,8 +53,15 @@ impl EfHeader {
         // sux's choice (EliasFanoBuilder::new), so both agree on the split
         let low_width = if entries > 0 && max >= entries { (max / entries).ilog2() } else { 0 };
         let low_words = (entries as u128 * low_width as u128).div_ceil(64) as u64;
-        let high_words = (entries as u128 + (max >> low_width) as u128 + 1).div_ceil(64) as u64;
-        EfHeader { entries, max, low_width, flag, last, low_words, high_words }
+        let mut header = EfHeader { entries, max, low_width, flag, last, low_words, high_words: 0 };
+        header.high_words = header.high_bits().div_ceil(64) as u64;
+        header
+    }
+
+    /// Bits of the high part: one per entry and one per high part up to
+    /// the largest's.
+    pub fn high_bits(&self) -> u128 {
+        self.entries as u128 + (self.max >> self.low_width) as u128 + 1
     }
 
     /// Words of the flag bitmap (none without flag bits).
@@ -239,6 +246,13 @@ struct Section {
     buf_first: u64,
 }
 
+/// The bytes from `at` (below `end`) to the end of the aligned stretch
+/// around it, clipped to `end`: whole checksum blocks, checked on the
+/// bytes read.
+fn stretch(window: &mut Window, at: u64, end: u64) -> Result<&[u8], StoreError> {
+    window.range(at, ((at / READ_BYTES + 1) * READ_BYTES).min(end))
+}
+
 impl Section {
     fn new(path: &Path, start: u64, words: u64) -> Result<Self, StoreError> {
         Ok(Section { window: Window::open_paged_reading(path, READ_BYTES as usize)?, start, words, buf: Vec::new(), buf_first: 0 })
@@ -253,12 +267,7 @@ impl Section {
         if k >= self.words {
             return Ok(None);
         }
-        // the aligned stretch of the file around word k, clipped to the
-        // section: whole checksum blocks, checked on the bytes read
-        let at = self.start + k * 8;
-        let stretch_end = (at / READ_BYTES + 1) * READ_BYTES;
-        let n = ((stretch_end - at) / 8).clamp(1, self.words - k);
-        let bytes = self.window.range(at, at + n * 8)?;
+        let bytes = stretch(&mut self.window, self.start + k * 8, self.start + self.words * 8)?;
         self.buf.clear();
         self.buf.extend(bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())));
         self.buf_first = k;
@@ -274,10 +283,9 @@ impl Section {
         let end = self.start + self.words * 8;
         let mut at = self.start;
         while at < end {
-            let stretch_end = ((at / READ_BYTES + 1) * READ_BYTES).min(end);
-            let bytes = self.window.range(at, stretch_end)?;
+            let bytes = stretch(&mut self.window, at, end)?;
+            at += bytes.len() as u64;
             words.extend(bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())));
-            at = stretch_end;
         }
         Ok(words)
     }
@@ -473,14 +481,12 @@ impl EfCursor {
     pub fn read_high_words(&mut self) -> Result<(Vec<u64>, u64), StoreError> {
         self.whole_read_only()?;
         let words = self.high.read_all()?;
-        let EfHeader { entries, max, low_width, .. } = self.header;
+        let entries = self.header.entries;
         let ones: u64 = words.iter().map(|w| w.count_ones() as u64).sum();
         if ones != entries {
             return Err(StoreError::invalid(&self.path, format!("its upper bits mark {ones} entries, the header says {entries} (corrupt index)")));
         }
-        // the header's shape: one bit per entry and one per high part up to max's
-        let bits = entries as u128 + (max >> low_width) as u128 + 1;
-        let tail = (bits % 64) as u32;
+        let tail = (self.header.high_bits() % 64) as u32;
         if tail != 0 && words.last().is_some_and(|&w| w >> tail != 0) {
             return Err(StoreError::invalid(&self.path, "has upper bits set past its last possible entry (corrupt index)"));
         }
