@@ -767,13 +767,13 @@ fn traverse_budget_error_suggests_the_smallest_budget_that_works() {
     budget_error(short.suggest - (1 << 20));
 }
 
-/// With `parallel_longest`, the parallel readers are charged for lists of
-/// that many entries and one reader for the longest: the engine opens in
-/// less, reads the short lists on every core, refuses a longer one there
-/// (the caller promised to read those alone), and a reader of its own
-/// reads the longest as it does without the option.
+/// With `parallel_longest`, the readers are charged for lists of that
+/// many entries and one shared reader for the longest: the engine opens in
+/// less, reads the short lists on every core, hands a longer one to the
+/// shared reader (whichever reader it was given to), and reads the longest
+/// as it does without the option.
 #[test]
-fn parallel_readers_charged_for_short_lists_refuse_a_long_one() {
+fn readers_charged_for_short_lists_leave_the_long_ones_to_a_shared_reader() {
     let case = import(&shared().join("real/CA-GrQc.txt"), ImportOptions { directed: Some(false), ..Default::default() });
     let store = &case.store;
     let longest = store.layout("out").unwrap().longest_list().unwrap();
@@ -785,18 +785,63 @@ fn parallel_readers_charged_for_short_lists_refuse_a_long_one() {
     let budget = Budget::new(less);
     assert!(Traverse::open(store, "out", &budget, &TraverseOptions::default(), 0).is_err());
     let g = Traverse::open(store, "out", &budget, &limited, 0).unwrap();
+    assert_eq!(g.stats().parallel_longest, short);
     let n = store.vertices() as u32;
     let reference = reference_graph(store);
-    let shorts: Vec<u32> = (0..n).filter(|&v| g.degree(v as u64) <= short).collect();
-    let (found, _) = g.par_lists(&shorts, |v, list, out: &mut Vec<(u32, Vec<u64>)>| out.push((v, list.to_vec()))).unwrap();
-    for (v, list) in found.into_iter().flatten() {
+    let all: Vec<u32> = (0..n).collect();
+    let (found, _) = g.par_lists(&all, |v, list, out: &mut Vec<(u32, Vec<u64>)>| out.push((v, list.to_vec()))).unwrap();
+    let found: Vec<(u32, Vec<u64>)> = found.into_iter().flatten().collect();
+    assert_eq!(found.len(), n as usize);
+    for (v, list) in found {
         assert_eq!(list, reference.neighbours(v as u64), "vertex {v}");
     }
+    let long = all.iter().filter(|&&v| g.degree(v as u64) > short).count() as u64;
+    let shared = g.stats().lists_read_shared;
+    assert!(long > 0 && shared >= long, "{shared} lists read by the shared reader, {long} longer than {short}");
     let hub = (0..n).max_by_key(|&v| g.degree(v as u64)).unwrap();
-    let err = g.par_lists(&[hub], |_, _, _: &mut Vec<()>| ()).unwrap_err().to_string();
-    assert!(err.contains("parallel readers"), "{err}");
     let mut list = Vec::new();
     g.reader().neighbours(hub as u64, &mut list).unwrap();
     assert_eq!(list.len() as u64, longest);
     assert_eq!(list, reference.neighbours(hub as u64));
+}
+
+/// Without the option, the engine lets every reader decode the longest
+/// list where the budget has room for it, and otherwise charges them for
+/// lists of [`SHARED_READER_FROM`] entries and shares one reader for the
+/// longer ones: a tight budget opens, on every encoding, and the lists
+/// read on every core equal the reference.
+#[test]
+fn a_tight_budget_shares_one_reader_for_the_longest_lists() {
+    use outcore_engines::traverse::SHARED_READER_FROM;
+    use outcore_store::Encoding;
+    let dir = tempfile::tempdir().unwrap();
+    let edges = skewed(dir.path());
+    let reference = reference_graph(&edges.store);
+    let n = reference.vertices() as u32;
+    let all: Vec<u32> = (0..n).collect();
+    for encoding in [Encoding::Raw32, Encoding::Gapref, Encoding::Ceesor] {
+        let out = dir.path().join(encoding.name());
+        let opts = RecodeOptions { encoding: Some(encoding), order: "none".into(), memory: 256 << 20, force: false, layouts: None };
+        recode(edges.store.dir(), &out, None, &opts, &outcore_io::NoProgress).unwrap();
+        let store = Store::open(&out).unwrap();
+        let longest = store.layout("out").unwrap().longest_list().unwrap();
+        assert!(longest > SHARED_READER_FROM, "the longest list has {longest} entries");
+        let least = Traverse::min_bytes(&store, "out", 4096).unwrap();
+        let g = Traverse::open(&store, "out", &Budget::new(least), &TraverseOptions::default(), 0).unwrap();
+        assert_eq!(g.stats().parallel_longest, SHARED_READER_FROM, "{encoding:?}");
+        let (found, _) = g.par_lists(&all, |v, list, out: &mut Vec<(u32, Vec<u64>)>| out.push((v, list.to_vec()))).unwrap();
+        let found: Vec<(u32, Vec<u64>)> = found.into_iter().flatten().collect();
+        assert_eq!(found.len(), n as usize, "{encoding:?}");
+        for (v, list) in found {
+            assert_eq!(list, reference.neighbours(v as u64), "{encoding:?} vertex {v}");
+        }
+        let long = all.iter().filter(|&&v| g.degree(v as u64) > SHARED_READER_FROM).count() as u64;
+        let shared = g.stats().lists_read_shared;
+        assert!(long > 0 && shared >= long, "{encoding:?}: {shared} lists read by the shared reader, {long} long ones");
+        // a roomy budget: every reader decodes every list
+        let g = Traverse::open(&store, "out", &Budget::new(least + (256 << 20)), &TraverseOptions::default(), 0).unwrap();
+        assert_eq!(g.stats().parallel_longest, longest, "{encoding:?}");
+        g.par_lists(&all, |_, _, _: &mut Vec<()>| ()).unwrap();
+        assert_eq!(g.stats().lists_read_shared, 0, "{encoding:?}");
+    }
 }

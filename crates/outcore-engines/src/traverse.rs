@@ -29,11 +29,13 @@ pub struct TraverseOptions {
     pub max_ahead: usize,
     /// Cache size; by default what the budget has left beyond `keep`.
     pub cache_bytes: Option<u64>,
-    /// The longest list [`Traverse::par_lists`] is given, when the caller
-    /// reads longer ones with one reader ([`Traverse::reader`]), one at a
-    /// time: the parallel readers are charged for lists of this many
-    /// entries, and only that one reader for the longest. By default
-    /// every reader is charged for the longest list.
+    /// The longest list a reader decodes by itself: the readers are
+    /// charged for lists of at most this many entries, and one reader the
+    /// engine shares for the longest; a longer list (for blocked codecs,
+    /// any list of a block that holds a longer one) is read by that shared
+    /// reader, one at a time. By default the engine chooses, from what the
+    /// budget has left, between the longest list (nothing shared) and
+    /// [`SHARED_READER_FROM`] entries.
     pub parallel_longest: Option<u64>,
 }
 
@@ -63,22 +65,30 @@ pub struct TraverseStats {
     pub index_bytes: u64,
     /// Memory of the degrees kept beside the index (0: asked of the index).
     pub fast_degree_bytes: u64,
+    /// The longest list a reader decodes by itself
+    /// ([`TraverseOptions::parallel_longest`]).
+    pub parallel_longest: u64,
+    /// Lists read by the shared reader of the longest lists.
+    pub lists_read_shared: u64,
 }
+
+/// The fewest entries the engine lets a reader decode by itself (unless
+/// [`TraverseOptions::parallel_longest`] asks for fewer): when the budget
+/// is tight, lists longer than this are read by one reader the threads
+/// share, and each thread's reader is charged for lists of this length
+/// only.
+pub const SHARED_READER_FROM: u64 = 1 << 12;
 
 const ADJACENCY: u32 = 0;
 const WEIGHTS: u32 = 1;
 
 pub struct Traverse {
-    /// What every reader shares: index, degrees, block table, cache.
+    /// What every reader shares: index, degrees, block table, cache, and
+    /// the reader of the longest lists.
     shared: Shared,
-    /// The reader behind `Traverse`'s own `&mut` methods.
-    own: ReaderState,
-    /// Readers besides `own` the budget was charged for: at most this many
-    /// threads read at once ([`Traverse::par_lists`]).
+    /// Readers the budget was charged for: at most this many threads read
+    /// at once ([`Traverse::par_lists`]).
     threads: usize,
-    /// The longest list those threads were charged for
-    /// ([`TraverseOptions::parallel_longest`]).
-    parallel_longest: u64,
 }
 
 /// The part of the engine its readers share (`Sync`): one block cache
@@ -100,6 +110,20 @@ struct Shared {
     blocks: Option<BlockTable>,
     verified: Vec<AtomicBool>,
     cache: Mutex<BlockCache>,
+    /// The reader charged for the longest list: it reads the lists the
+    /// others are not charged for ([`Shared::read_alone`]), and serves
+    /// `Traverse`'s own `&mut` methods.
+    longest_reader: Mutex<ReaderState>,
+    /// The longest list the other readers decode by themselves.
+    parallel_longest: u64,
+    /// Blocked codecs, when some list is longer than `parallel_longest`:
+    /// a bit for each block that holds such a list (the other readers read
+    /// no list of it, since a list's reader holds its whole block and its
+    /// decoder may decode the block's earlier lists).
+    long_blocks: Option<Vec<u64>>,
+    /// Whether some list is longer than `parallel_longest`.
+    routes: bool,
+    lists_read_shared: AtomicU64,
     weighted: bool,
     opts: TraverseOptions,
     lists_read: AtomicU64,
@@ -177,7 +201,8 @@ impl Traverse {
         let lay = store.layout(layout)?;
         let mut bytes = Self::index_bytes(store, layout)? + Self::min_cache_bytes(opts.block_bytes);
         let longest = lay.longest_list()?;
-        bytes += list_bytes(&lay, longest, opts.parallel_longest.map_or(longest, |p| p.min(longest)), rayon::current_num_threads());
+        let narrowest = opts.parallel_longest.map_or(longest, |p| p.min(longest)).min(SHARED_READER_FROM);
+        bytes += list_bytes(&lay, longest, narrowest, rayon::current_num_threads());
         if outcore_io::verify::verification_enabled() {
             bytes += lay.page_sums_bytes();
         }
@@ -257,12 +282,14 @@ impl Traverse {
             ));
         }
         let threads = rayon::current_num_threads();
-        let parallel_longest = opts.parallel_longest.map_or(longest, |p| p.min(longest));
+        let widest = opts.parallel_longest.map_or(longest, |p| p.min(longest));
+        let narrowest = widest.min(SHARED_READER_FROM);
+        let readers = |parallel| list_bytes(&lay, longest, parallel, threads);
         charges.push(budget.reserve(
             &format!(
-                "the lists {threads} parallel readers decode (up to {parallel_longest} entries each) and one more reader (the longest has {longest} entries)"
+                "the lists {threads} readers decode (up to {narrowest} entries each) and one shared reader (the longest has {longest} entries)"
             ),
-            list_bytes(&lay, longest, parallel_longest, threads),
+            readers(narrowest),
         )?);
         // checking the files ahead of the reads, where the budget has room
         // for it beside the smallest cache (README "Every read is checked")
@@ -284,6 +311,36 @@ impl Traverse {
             Some(FastDegrees::new(degrees_from, hubs))
         } else {
             None
+        };
+        // longer lists on every reader where the budget has room beyond the
+        // cache: all of it beyond the cache asked for, or a quarter of what
+        // the smallest cache leaves
+        let room = match opts.cache_bytes {
+            Some(c) => budget.available().saturating_sub(keep + c.max((MIN_FRAMES * frame) as u64)),
+            None => budget.available().saturating_sub(keep + (MIN_FRAMES * frame) as u64) / 4,
+        };
+        let parallel_longest = std::iter::once(widest)
+            .chain((0..widest.max(1).ilog2()).rev().map(|b| 1u64 << b))
+            .find(|&p| p <= narrowest || readers(p) - readers(narrowest) <= room)
+            .unwrap_or(narrowest)
+            .max(narrowest);
+        if parallel_longest > narrowest {
+            charges.push(budget.reserve(
+                &format!("the lists the {threads} readers decode, up to {parallel_longest} entries each"),
+                readers(parallel_longest) - readers(narrowest),
+            )?);
+        }
+        let long_vertices = if parallel_longest < longest { longer_than(degrees_from, parallel_longest) } else { Vec::new() };
+        let long_blocks = match &blocks {
+            Some(table) if !long_vertices.is_empty() => {
+                let mut bits = vec![0u64; table.len().div_ceil(64)];
+                for &v in &long_vertices {
+                    let b = table.block_of(v);
+                    bits[b / 64] |= 1 << (b % 64);
+                }
+                Some(bits)
+            }
+            _ => None,
         };
         let data_bytes: u64 = files.iter().map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0)).sum();
         let useful = (data_bytes.div_ceil(block as u64) as usize + files.len()).max(MIN_FRAMES);
@@ -324,15 +381,18 @@ impl Traverse {
                 verified: (0..blocks.as_ref().map_or(0, |b| b.len())).map(|_| AtomicBool::new(false)).collect(),
                 blocks,
                 cache: Mutex::new(cache),
+                longest_reader: Mutex::new(ReaderState::new(codec)),
+                parallel_longest,
+                long_blocks,
+                routes: !long_vertices.is_empty(),
+                lists_read_shared: AtomicU64::new(0),
                 weighted,
                 opts: opts.clone(),
                 lists_read: AtomicU64::new(0),
                 _charges: charges,
                 _page_checks: page_checks,
             },
-            own: ReaderState::new(codec),
             threads,
-            parallel_longest,
         })
     }
 
@@ -353,8 +413,7 @@ impl Traverse {
 
     /// The degrees alone, to share across threads.
     pub fn degrees(&self) -> Degrees<'_> {
-        let s = &self.shared;
-        Degrees { fast: s.fast_degrees.as_ref(), edge_starts: s.edge_starts.as_ref(), index: &s.index, codec: s.codec }
+        self.shared.degrees()
     }
 
     /// Total adjacency entries.
@@ -368,12 +427,12 @@ impl Traverse {
 
     /// Replace `out` with `v`'s neighbours.
     pub fn neighbours(&mut self, v: u64, out: &mut Vec<u64>) -> Result<(), StoreError> {
-        self.shared.neighbours(&mut self.own, v, out)
+        self.shared.read_list(&mut self.shared.own_reader(), v, out)
     }
 
     /// Replace `out` with the weights of `v`'s edges, in neighbour order.
     pub fn weights(&mut self, v: u64, out: &mut Vec<f32>) -> Result<(), StoreError> {
-        self.shared.weights(&mut self.own, v, out)
+        self.shared.read_weights(&mut self.shared.own_reader(), v, out)
     }
 
     /// A reader for another thread: its own decoder and buffers, this
@@ -394,7 +453,6 @@ impl Traverse {
         visit: impl Fn(u32, &[u64], &mut Vec<T>) + Sync,
     ) -> Result<(Vec<Vec<T>>, u64), StoreError> {
         self.par_pieces(vertices, |reader, v, nbrs, _, found| {
-            self.within_parallel_longest(v)?;
             reader.neighbours(v as u64, nbrs)?;
             visit(v, nbrs, found);
             Ok(())
@@ -408,29 +466,11 @@ impl Traverse {
         visit: impl Fn(u32, &[u64], &[f32], &mut Vec<T>) + Sync,
     ) -> Result<(Vec<Vec<T>>, u64), StoreError> {
         self.par_pieces(vertices, |reader, v, nbrs, weights, found| {
-            self.within_parallel_longest(v)?;
             reader.neighbours(v as u64, nbrs)?;
             reader.weights(v as u64, weights)?;
             visit(v, nbrs, weights, found);
             Ok(())
         })
-    }
-
-    /// An error if `v`'s list is longer than the parallel readers were
-    /// charged for ([`TraverseOptions::parallel_longest`]): the caller
-    /// promised to read such lists alone.
-    fn within_parallel_longest(&self, v: u32) -> Result<(), StoreError> {
-        let degree = self.degree(v as u64);
-        if degree > self.parallel_longest {
-            return Err(StoreError::invalid(
-                &self.shared.adjacency_path,
-                format!(
-                    "vertex {v}'s list of {degree} entries was given to the parallel readers, charged for {} at most",
-                    self.parallel_longest
-                ),
-            ));
-        }
-        Ok(())
     }
 
     #[allow(clippy::type_complexity)]
@@ -507,6 +547,8 @@ impl Traverse {
             lists_read: s.lists_read.load(Relaxed),
             index_bytes: s.index.memory_bytes() + s.edge_starts.as_ref().map_or(0, |s| s.memory_bytes()),
             fast_degree_bytes: s.fast_degrees.as_ref().map_or(0, |f| f.bytes),
+            parallel_longest: s.parallel_longest,
+            lists_read_shared: s.lists_read_shared.load(Relaxed),
         }
     }
 }
@@ -534,7 +576,59 @@ impl Shared {
         }
     }
 
+    fn degrees(&self) -> Degrees<'_> {
+        Degrees { fast: self.fast_degrees.as_ref(), edge_starts: self.edge_starts.as_ref(), index: &self.index, codec: self.codec }
+    }
+
+    /// The reader of the longest lists, for a list another reader was
+    /// not charged for.
+    fn longest_reader(&self) -> MutexGuard<'_, ReaderState> {
+        self.lists_read_shared.fetch_add(1, Relaxed);
+        self.own_reader()
+    }
+
+    /// The reader of the longest lists. (As with the cache, a panic while
+    /// it is held takes the whole run down.)
+    fn own_reader(&self) -> MutexGuard<'_, ReaderState> {
+        self.longest_reader.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Whether `v`'s list is for the shared reader of the longest lists:
+    /// it is longer than the other readers were charged for, or (blocked
+    /// codecs) its block holds such a list.
+    #[inline]
+    fn read_alone(&self, v: u64) -> bool {
+        if !self.routes {
+            return false;
+        }
+        match (&self.long_blocks, &self.blocks) {
+            (Some(bits), Some(table)) => {
+                let b = table.block_of(v);
+                bits[b / 64] >> (b % 64) & 1 == 1
+            }
+            _ => self.degrees().degree(v) > self.parallel_longest,
+        }
+    }
+
+    /// `v`'s neighbours, read by `st` or, if it is not charged for them,
+    /// by the shared reader of the longest lists.
     fn neighbours(&self, st: &mut ReaderState, v: u64, out: &mut Vec<u64>) -> Result<(), StoreError> {
+        if self.read_alone(v) {
+            return self.read_list(&mut self.longest_reader(), v, out);
+        }
+        self.read_list(st, v, out)
+    }
+
+    /// `v`'s weights, as [`Shared::neighbours`] reads its list.
+    fn weights(&self, st: &mut ReaderState, v: u64, out: &mut Vec<f32>) -> Result<(), StoreError> {
+        if self.read_alone(v) {
+            return self.read_weights(&mut self.longest_reader(), v, out);
+        }
+        self.read_weights(st, v, out)
+    }
+
+    /// `v`'s neighbours, read by `st` (whichever list it is).
+    fn read_list(&self, st: &mut ReaderState, v: u64, out: &mut Vec<u64>) -> Result<(), StoreError> {
         let (lo, hi) = self.index.range(v);
         out.clear();
         // no bits and no flag (a CEESOR self loop takes no bits)
@@ -581,7 +675,8 @@ impl Shared {
         Ok(())
     }
 
-    fn weights(&self, st: &mut ReaderState, v: u64, out: &mut Vec<f32>) -> Result<(), StoreError> {
+    /// `v`'s weights, read by `st` (whichever list it is).
+    fn read_weights(&self, st: &mut ReaderState, v: u64, out: &mut Vec<f32>) -> Result<(), StoreError> {
         out.clear();
         if !self.weighted {
             return Err(StoreError::NoWeights { store: self.store_dir.clone(), reader: "this traversal".into() });
@@ -597,7 +692,7 @@ impl Shared {
             return Ok(());
         }
         let mut list = std::mem::take(&mut st.list);
-        self.neighbours(st, v, &mut list)?;
+        self.read_list(st, v, &mut list)?;
         if self.codec.storage_order(v, &list, &mut st.perm) {
             let stored = out.clone();
             for (s, &i) in st.perm.iter().enumerate() {
@@ -689,14 +784,43 @@ impl Lookahead {
     }
 }
 
-/// Memory of the lists `threads` parallel readers (each at most
-/// `parallel_longest` entries) and one more reader (the engine's own, or
-/// the caller's) decode at once, the longest having `longest` entries
-/// ([`Layout::list_bytes`]).
+/// Memory of the lists `threads` readers (each decoding lists of at most
+/// `parallel_longest` entries, and given lists of up to `longest` by the
+/// shared reader) and the shared reader of the longest lists decode at
+/// once ([`Layout::list_bytes`]).
 ///
 /// [`Layout::list_bytes`]: outcore_store::Layout::list_bytes
 fn list_bytes(lay: &outcore_store::Layout, longest: u64, parallel_longest: u64, threads: usize) -> u64 {
-    threads as u64 * lay.list_bytes(parallel_longest) + lay.list_bytes(longest)
+    // what a reader hands its caller: the neighbours, 8 bytes each, and their weights
+    let given = |entries: u64| entries * if lay.weights_path().is_some() { 8 + 4 } else { 8 };
+    let reader = lay.list_bytes(parallel_longest) - given(parallel_longest) + given(longest);
+    threads as u64 * reader + lay.list_bytes(longest)
+}
+
+/// The vertices whose lists have more than `entries` entries (one pass
+/// over the index on every core).
+fn longer_than(from: RangeDegrees<'_>, entries: u64) -> Vec<u64> {
+    match from {
+        RangeDegrees::Difference(ranges) => longer_than_by(ranges, entries, |lo, hi| hi - lo),
+        RangeDegrees::Codec(ranges, codec) => longer_than_by(ranges, entries, |lo, hi| codec.degree(lo, hi).unwrap_or(0)),
+    }
+}
+
+fn longer_than_by(ranges: &CompactIndex, entries: u64, degree: impl Fn(u64, u64) -> u64 + Sync) -> Vec<u64> {
+    let vertices = ranges.len().saturating_sub(1);
+    let chunk = FastDegrees::CHUNK;
+    (0..vertices.div_ceil(chunk))
+        .into_par_iter()
+        .flat_map_iter(|c| {
+            let mut long = Vec::new();
+            ranges.for_each_range_in(c * chunk, (c + 1) * chunk, |v, lo, hi| {
+                if degree(lo, hi) > entries {
+                    long.push(v);
+                }
+            });
+            long
+        })
+        .collect()
 }
 
 /// The first edge of every vertex, from `lay`'s degrees file (`path`), in

@@ -65,7 +65,7 @@ pub fn par_rounds<T: Send>(
         outcore_io::staging::check_interrupt(&part.dir)?;
         let first = part.owned_vertex(list[at]) as u64;
         if part.graph.degree(first) > round {
-            // (the engine holds a buffer of its longest list for this reader)
+            // (the engine's shared reader of the longest lists decodes it)
             let mut reader = part.graph.reader();
             reader.neighbours(first, &mut nbrs)?;
             if weights {
