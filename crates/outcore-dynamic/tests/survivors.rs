@@ -1,7 +1,11 @@
 //! What the mutation sample of the dynamic store found no test for
 //! (bench/mutants dynamic): the sum of apply reports, the property a
-//! vertex keeps, creating a store in an empty directory, and comment
-//! lines of a text update stream.
+//! vertex keeps, creating a store in an empty directory, comment lines of
+//! a text update stream; and, in a later sample, the count of missing
+//! vertices, tables grown rather than rehashed, room made for a run of
+//! inserts at once, a snapshot's progress, and a table outside its heap
+//! refused at open. (The written limit has a binary of its own,
+//! tests/written.rs.)
 
 use outcore_dynamic::store::{ApplyReport, DynamicStore, StoreOptions, Update};
 use outcore_dynamic::updates::{StreamFormat, UpdateReader};
@@ -302,4 +306,104 @@ fn written_bytes_counts_touched_heap_pages() {
     let after = outcore_dynamic::store::written_bytes();
     assert!(after >= before + (48 << 20), "{before} bytes, then {after} with 64 MiB touched");
     assert_eq!(touched.iter().step_by(4096).map(|&b| b as usize).sum::<usize>(), 16384);
+}
+
+/// Deleting vertices reports how many the store had (an entry, out-edges
+/// or an edge to it) and how many it did not, directed (found by a scan)
+/// and undirected (found as mirrors).
+#[test]
+fn deleted_and_missing_vertices_are_counted() {
+    for undirected in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d");
+        let mut store = DynamicStore::create(&path, StoreOptions { undirected, ..StoreOptions::default() }).unwrap();
+        store.apply(&[(1, 2), (2, 3), (4, 5)].map(|(u, v)| Update::InsertEdge { u, v, w: 1.0 })).unwrap();
+        let report = store.apply(&[1, 3, 7, 8, 9].map(|u| Update::DeleteVertex { u })).unwrap();
+        assert_eq!((report.vertices_deleted, report.vertices_missing), (2, 3), "undirected {undirected}: {report:?}");
+        store.check().unwrap();
+    }
+}
+
+/// Inserts alone never rehash a table in place: a table that fills grows
+/// (rehashing is for tables full of removed entries).
+#[test]
+fn inserts_grow_tables_and_never_rehash_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = DynamicStore::create(&dir.path().join("d"), StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
+    for batch in 0..10u64 {
+        store.apply(&(0..1000).map(|i| Update::InsertEdge { u: batch * 1000 + i, v: i + 1, w: 1.0 }).collect::<Vec<_>>()).unwrap();
+    }
+    let counts = store.counts();
+    assert!(counts.grows > 0 && counts.rehashes == 0, "{counts:?}");
+}
+
+/// A run of inserts from one source, in one batch, makes room for all of
+/// them at once: a hub of 5,000 edges grows its chunk once or twice, not
+/// a doubling at a time.
+#[test]
+fn a_run_of_inserts_makes_room_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = DynamicStore::create(&dir.path().join("d"), StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
+    store.apply(&(0..5000).map(|v| Update::InsertEdge { u: 1, v: 10 + v, w: 1.0 }).collect::<Vec<_>>()).unwrap();
+    let counts = store.counts();
+    assert!(counts.grows <= 2, "{counts:?}");
+    assert_eq!(store.degree(1), 5000);
+}
+
+/// A snapshot moves its progress bar as it reads the edges, not only at
+/// its end.
+#[test]
+fn a_snapshot_reports_its_progress() {
+    use std::sync::Mutex;
+    #[derive(Default)]
+    struct Recorder(Mutex<(String, Vec<(String, u64, u64)>)>);
+    impl outcore_io::Progress for Recorder {
+        fn begin(&self, phase: &str, total: u64, _: bool) {
+            let mut r = self.0.lock().unwrap();
+            r.0 = phase.to_string();
+            r.1.push((phase.to_string(), total, u64::MAX));
+        }
+        fn set(&self, position: u64) {
+            let mut r = self.0.lock().unwrap();
+            let phase = r.0.clone();
+            r.1.push((phase, 0, position));
+        }
+        fn end(&self) {}
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = DynamicStore::create(&dir.path().join("d"), StoreOptions { partitions: 2, ..StoreOptions::default() }).unwrap();
+    let arcs = 3 << 16;
+    store.apply(&(0..arcs).map(|i| Update::InsertEdge { u: i % 5000, v: i, w: 1.0 }).collect::<Vec<_>>()).unwrap();
+    let recorder = Recorder::default();
+    outcore_dynamic::snapshot::snapshot(&store, &dir.path().join("s"), Default::default(), &recorder).unwrap();
+    let events = recorder.0.lock().unwrap().1.clone();
+    assert!(events.iter().any(|(p, total, _)| p == "snapshot" && *total == arcs), "{:?}", &events[..events.len().min(8)]);
+    let moved: Vec<u64> = events.iter().filter(|(p, _, at)| p == "snapshot" && *at != u64::MAX).map(|e| e.2).collect();
+    assert!(moved.len() >= 2 && moved.iter().all(|&at| at > 0 && at <= arcs), "{moved:?}");
+}
+
+/// A STATE whose table lies outside its heap, or holds more entries than
+/// slots, is refused at open with the file and the table named, whatever
+/// else about the table is right (a capacity that is a power of two).
+#[test]
+fn a_table_outside_its_heap_is_refused_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d");
+    let mut store = DynamicStore::create(&path, StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
+    store.apply(&(0..100).map(|i| Update::InsertEdge { u: i, v: i + 1, w: 1.0 }).collect::<Vec<_>>()).unwrap();
+    store.commit().unwrap();
+    drop(store);
+    let state = path.join("STATE");
+    let text = std::fs::read_to_string(&state).unwrap();
+    let original: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(original["partitions"][0]["low"]["cap"].as_u64().unwrap().is_power_of_two());
+    for (field, value) in [("off", 1u64 << 50), ("live", u64::MAX), ("tombs", u64::MAX)] {
+        let mut v = original.clone();
+        v["partitions"][0]["low"][field] = value.into();
+        std::fs::write(&state, v.to_string()).unwrap();
+        let err = DynamicStore::open(&path).err().unwrap_or_else(|| panic!("{field} {value} opened")).to_string();
+        assert!(err.contains("STATE") && err.contains("the low-degree table") && err.contains("not a table inside its heap"), "{field}: {err}");
+    }
+    std::fs::write(&state, &text).unwrap();
+    DynamicStore::open(&path).unwrap().check().unwrap();
 }
