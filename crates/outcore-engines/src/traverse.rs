@@ -427,12 +427,18 @@ impl Traverse {
 
     /// Replace `out` with `v`'s neighbours.
     pub fn neighbours(&mut self, v: u64, out: &mut Vec<u64>) -> Result<(), StoreError> {
-        self.shared.read_list(&mut self.shared.own_reader(), v, out)
+        let mut reader = self.shared.own_reader();
+        let read = self.shared.read_list(&mut reader, v, out);
+        self.shared.release(&mut reader);
+        read
     }
 
     /// Replace `out` with the weights of `v`'s edges, in neighbour order.
     pub fn weights(&mut self, v: u64, out: &mut Vec<f32>) -> Result<(), StoreError> {
-        self.shared.read_weights(&mut self.shared.own_reader(), v, out)
+        let mut reader = self.shared.own_reader();
+        let read = self.shared.read_weights(&mut reader, v, out);
+        self.shared.release(&mut reader);
+        read
     }
 
     /// A reader for another thread: its own decoder and buffers, this
@@ -593,6 +599,18 @@ impl Shared {
         self.longest_reader.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// After the shared reader read a list: where the other readers leave
+    /// it the longer lists, its decoder lets go of what it kept beyond
+    /// their length (it is charged for the longest list in flight only,
+    /// [`Layout::list_bytes_releasing`]).
+    ///
+    /// [`Layout::list_bytes_releasing`]: outcore_store::Layout::list_bytes_releasing
+    fn release(&self, reader: &mut ReaderState) {
+        if self.routes {
+            reader.decoder.release_above(self.parallel_longest as usize);
+        }
+    }
+
     /// Whether `v`'s list is for the shared reader of the longest lists:
     /// it is longer than the other readers were charged for, or (blocked
     /// codecs) its block holds such a list.
@@ -614,7 +632,10 @@ impl Shared {
     /// by the shared reader of the longest lists.
     fn neighbours(&self, st: &mut ReaderState, v: u64, out: &mut Vec<u64>) -> Result<(), StoreError> {
         if self.read_alone(v) {
-            return self.read_list(&mut self.longest_reader(), v, out);
+            let mut reader = self.longest_reader();
+            let read = self.read_list(&mut reader, v, out);
+            self.release(&mut reader);
+            return read;
         }
         self.read_list(st, v, out)
     }
@@ -622,7 +643,10 @@ impl Shared {
     /// `v`'s weights, as [`Shared::neighbours`] reads its list.
     fn weights(&self, st: &mut ReaderState, v: u64, out: &mut Vec<f32>) -> Result<(), StoreError> {
         if self.read_alone(v) {
-            return self.read_weights(&mut self.longest_reader(), v, out);
+            let mut reader = self.longest_reader();
+            let read = self.read_weights(&mut reader, v, out);
+            self.release(&mut reader);
+            return read;
         }
         self.read_weights(st, v, out)
     }
@@ -794,7 +818,9 @@ fn list_bytes(lay: &outcore_store::Layout, longest: u64, parallel_longest: u64, 
     // what a reader hands its caller: the neighbours, 8 bytes each, and their weights
     let given = |entries: u64| entries * if lay.weights_path().is_some() { 8 + 4 } else { 8 };
     let reader = lay.list_bytes(parallel_longest) - given(parallel_longest) + given(longest);
-    threads as u64 * reader + lay.list_bytes(longest)
+    // the shared reader: the longest list in flight, and what its decoder
+    // keeps between lists up to the others' length (Shared::release)
+    threads as u64 * reader + lay.list_bytes_releasing(longest, parallel_longest)
 }
 
 /// The vertices whose lists have more than `entries` entries (one pass

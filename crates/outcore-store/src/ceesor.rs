@@ -227,6 +227,12 @@ struct CeesorDecoder {
 }
 
 impl ListDecoder for CeesorDecoder {
+    fn release_above(&mut self, entries: usize) {
+        if self.negative.capacity() > entries {
+            self.negative = Vec::new();
+        }
+    }
+
     fn decode(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, out: &mut Vec<u64>) -> Result<(), String> {
         out.clear();
         self.negative.clear();

@@ -114,6 +114,12 @@ pub trait Codec: Send + Sync {
     fn decoder_lists(&self) -> u64 {
         0
     }
+    /// Lists a decoder holds while it decodes one, at most (its memory
+    /// when, after each list, it lets go of what it kept beyond a bound:
+    /// [`ListDecoder::release_above`]).
+    fn decoder_lists_in_flight(&self) -> u64 {
+        self.decoder_lists()
+    }
     /// Whether weights are stored in another order than ascending neighbours.
     fn reorders_weights(&self) -> bool {
         false
@@ -138,6 +144,11 @@ pub trait ListDecoder: Send + Sync {
     /// Decode the list between index entries `lo..hi` into `out` (cleared
     /// first), ascending. Impossible codes are errors, never wrong lists.
     fn decode(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, out: &mut Vec<u64>) -> Result<(), String>;
+    /// Let go of every list kept with room for more than `entries`
+    /// entries: what the decoder then keeps between lists is at most
+    /// [`Codec::decoder_lists`] lists of `entries`, and while it decodes
+    /// a longer one, [`Codec::decoder_lists_in_flight`] lists of it more.
+    fn release_above(&mut self, _entries: usize) {}
 }
 
 struct Raw<const BYTES: usize>;

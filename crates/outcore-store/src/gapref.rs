@@ -92,6 +92,11 @@ impl Codec for Gapref {
         // the recent lists and three scratch lists
         SLOTS as u64 + 3
     }
+    fn decoder_lists_in_flight(&self) -> u64 {
+        // the list and the chain of lists it refers to, and the three
+        // scratch lists
+        MAX_CHAIN as u64 + 1 + 3
+    }
     fn decoder(&self) -> Box<dyn ListDecoder> {
         Box::new(GaprefDecoder::new(self.revision >= 2))
     }
@@ -288,6 +293,19 @@ impl ListDecoder for GaprefDecoder {
         out.clear();
         out.extend_from_slice(&self.recent[(vertex % SLOTS as u64) as usize].1);
         Ok(())
+    }
+    fn release_above(&mut self, entries: usize) {
+        for (vertex, list) in &mut self.recent {
+            if list.capacity() > entries {
+                *vertex = u64::MAX;
+                *list = Vec::new();
+            }
+        }
+        for scratch in [&mut self.copied, &mut self.extras, &mut self.merged] {
+            if scratch.capacity() > entries {
+                *scratch = Vec::new();
+            }
+        }
     }
 }
 
@@ -538,15 +556,32 @@ mod tests {
             decoder.decode(v as u64, index[v], index[v + 1], &src, &mut out).unwrap();
             assert_eq!(&out, l, "vertex {v}");
         }
-        let d = &decoder;
-        let kept: usize = d.recent.iter().map(|(_, l)| l.capacity()).sum::<usize>()
-            + [&d.copied, &d.extras, &d.merged].iter().map(|l| l.capacity()).sum::<usize>();
+        let kept = |d: &GaprefDecoder| {
+            (d.recent.iter().map(|(_, l)| l.capacity()).sum::<usize>()
+                + [&d.copied, &d.extras, &d.merged].iter().map(|l| l.capacity()).sum::<usize>()) as u64
+        };
+        let all = kept(&decoder);
         assert!(
-            kept as u64 <= GAPREF.decoder_lists() * longest,
-            "the decoder keeps {kept} entries; it states {} lists of {longest}",
+            all <= GAPREF.decoder_lists() * longest,
+            "the decoder keeps {all} entries; it states {} lists of {longest}",
             GAPREF.decoder_lists()
         );
-        assert!(kept as u64 > SLOTS as u64 * longest, "the decoder keeps only {kept} entries");
+        assert!(all > SLOTS as u64 * longest, "the decoder keeps only {all} entries");
+        // let go of every list longer than 100: nothing is left; decoding
+        // the last list again (the lists it refers to, and the scratch
+        // lists) holds no more than `decoder_lists_in_flight` lists of it
+        decoder.release_above(100);
+        assert_eq!(kept(&decoder), 0);
+        let v = lists.len() - 1;
+        decoder.decode(v as u64, index[v], index[v + 1], &src, &mut out).unwrap();
+        assert_eq!(out, lists[v]);
+        let in_flight = kept(&decoder);
+        assert!(
+            in_flight <= GAPREF.decoder_lists_in_flight() * longest,
+            "the decoder holds {in_flight} entries decoding one list; it states {} lists of {longest}",
+            GAPREF.decoder_lists_in_flight()
+        );
+        assert!(in_flight > 3 * longest, "one list and the lists it refers to took only {in_flight} entries");
     }
 
     /// Lists that share much with their predecessors and hold runs, as web

@@ -253,10 +253,22 @@ impl Layout {
     /// bytes an entry each) and, for weighted layouts, the weights, their
     /// bytes and the order that sorts them.
     pub fn list_bytes(&self, entries: u64) -> u64 {
+        self.list_bytes_releasing(entries, entries)
+    }
+
+    /// [`Layout::list_bytes`] for a reader whose decoder lets go, after
+    /// each list, of the lists it kept with room for more than `kept`
+    /// entries ([`ListDecoder::release_above`]): of `entries`, only the
+    /// lists it holds while it decodes one, and of `kept` the others.
+    ///
+    /// [`ListDecoder::release_above`]: crate::codec::ListDecoder::release_above
+    pub fn list_bytes_releasing(&self, entries: u64, kept: u64) -> u64 {
+        let kept = kept.min(entries);
         let weights = if self.record.weights.is_some() { 4 + 4 + 8 + 8 } else { 0 };
-        let per_entry = 8 + 16 + 8 * self.codec.decoder_lists() + weights;
+        let (all, in_flight) = (self.codec.decoder_lists(), self.codec.decoder_lists_in_flight().min(self.codec.decoder_lists()));
+        let per_entry = 8 + 16 + 8 * in_flight + weights;
         let block = if self.codec.blocked() { crate::codec::BLOCK_TARGET_BYTES as u64 } else { 0 };
-        entries.saturating_mul(per_entry) + block
+        entries.saturating_mul(per_entry) + kept.saturating_mul(8 * (all - in_flight)) + block
     }
 
     /// Memory a sequential scan ([`Layout::scan`]) holds: for each file it
