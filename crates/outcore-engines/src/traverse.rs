@@ -897,6 +897,25 @@ impl Degrees<'_> {
             }
         }
     }
+
+    /// The degrees of `first..first + out.len()` into `out` (vertices past
+    /// the last get 0): where they are not kept beside the index, one
+    /// select and a pass over the entries, not two selects a vertex.
+    pub fn fill(&self, first: u64, out: &mut [u64]) {
+        out.fill(0);
+        let end = first + out.len() as u64;
+        match (self.fast, self.edge_starts) {
+            (Some(fast), _) => {
+                for (v, d) in (first..end.min(fast.short.len() as u64)).zip(out.iter_mut()) {
+                    *d = fast.get(v);
+                }
+            }
+            (None, Some(starts)) => starts.for_each_range_in(first, end, |v, lo, hi| out[(v - first) as usize] = hi - lo),
+            (None, None) => self.index.for_each_range_in(first, end, |v, lo, hi| {
+                out[(v - first) as usize] = self.codec.degree(lo, hi).expect("codec with degrees in the index")
+            }),
+        }
+    }
 }
 
 /// Where a layout's degrees come from: the difference of consecutive

@@ -156,14 +156,15 @@ impl HotLists {
     /// vertex order, from the block's stored cursors: `visit(i, degree,
     /// row)` for its i-th vertex, `row` its in-memory neighbours (the
     /// first min(degree, k)), hottest first.
-    /// `degree` must give the degrees the lists were built from. Blocks
+    /// `degrees` must be those the lists were built from. Blocks
     /// are independent: a sweep walks them on every core.
-    pub fn walk_block(&self, b: usize, len: usize, degree: impl Fn(u64) -> u64, mut visit: impl FnMut(usize, u64, HotRow<'_>)) {
+    pub fn walk_block(&self, b: usize, len: usize, degrees: Degrees<'_>, mut visit: impl FnMut(usize, u64, HotRow<'_>)) {
         let k = self.k as usize;
         let first = b as u64 * SWEEP_BLOCK;
         let mut at: Vec<usize> = self.cursors[b * k..(b + 1) * k].iter().map(|&c| c as usize).collect();
-        for i in 0..len {
-            let d = degree(first + i as u64);
+        let mut block_degrees = vec![0u64; len];
+        degrees.fill(first, &mut block_degrees);
+        for (i, &d) in block_degrees.iter().enumerate() {
             let kk = d.min(k as u64) as usize;
             visit(i, d, HotRow { columns: &self.columns[..kk], at: &at[..kk] });
             for cursor in &mut at[..kk] {
@@ -447,7 +448,7 @@ fn sweep_in_memory(
             hot.walk_block(
                 b,
                 parents.len(),
-                |v| degrees.degree(v),
+                degrees,
                 |i, degree, row| {
                     if parents[i] != NONE {
                         return;

@@ -319,7 +319,7 @@ fn sweep_hot_lists<P: ParentKey>(
         hot.walk_block(
             b,
             block.min(local - first),
-            |u| graph.degree(u),
+            graph.degrees(),
             |i, degree, row| {
                 let Place::Owned(j) = places.place((first + i) as u32) else { return };
                 let j = j as usize - bounds[b];
