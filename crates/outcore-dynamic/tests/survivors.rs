@@ -3,8 +3,8 @@
 //! vertex keeps, creating a store in an empty directory, comment lines of
 //! a text update stream; and, in a later sample, the count of missing
 //! vertices, tables grown rather than rehashed, room made for a run of
-//! inserts at once, a snapshot's progress, and a table outside its heap
-//! refused at open. (The written limit has a binary of its own,
+//! inserts at once, a snapshot's progress, a table outside its heap
+//! refused at open, and each update's text form. (The written limit has a binary of its own,
 //! tests/written.rs.)
 
 use outcore_dynamic::store::{ApplyReport, DynamicStore, StoreOptions, Update};
@@ -409,4 +409,25 @@ fn a_table_outside_its_heap_is_refused_at_open() {
     }
     std::fs::write(&state, &text).unwrap();
     DynamicStore::open(&path).unwrap().check().unwrap();
+}
+
+/// `to_text` writes each kind of update as the text stream reads it back.
+#[test]
+fn every_update_reads_back_from_its_text() {
+    let updates = [
+        Update::InsertEdge { u: 1, v: 2, w: 1.0 },
+        Update::InsertEdge { u: 3, v: 4, w: 0.5 },
+        Update::DeleteEdge { u: 5, v: 6 },
+        Update::InsertVertex { u: 7 },
+        Update::DeleteVertex { u: 8 },
+        Update::SetProperty { u: 9, value: 10 },
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("u.txt");
+    let text: String = updates.iter().map(|x| outcore_dynamic::updates::to_text(x) + "\n").collect();
+    std::fs::write(&path, &text).unwrap();
+    let mut reader = UpdateReader::open(&path, Some(StreamFormat::Text), 100, true).unwrap();
+    let mut batch = Vec::new();
+    reader.next_batch(&mut batch, 100).unwrap();
+    assert_eq!(batch, updates, "{text}");
 }
