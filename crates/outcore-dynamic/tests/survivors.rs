@@ -4,7 +4,8 @@
 //! a text update stream; and, in a later sample, the count of missing
 //! vertices, tables grown rather than rehashed, room made for a run of
 //! inserts at once, a snapshot's progress, a table outside its heap
-//! refused at open, and each update's text form. (The written limit has a binary of its own,
+//! refused at open, each update's text form, and the low-degree
+//! table's statistics. (The written limit has a binary of its own,
 //! tests/written.rs.)
 
 use outcore_dynamic::store::{ApplyReport, DynamicStore, StoreOptions, Update};
@@ -430,4 +431,25 @@ fn every_update_reads_back_from_its_text() {
     let mut batch = Vec::new();
     reader.next_batch(&mut batch, 100).unwrap();
     assert_eq!(batch, updates, "{text}");
+}
+
+/// The low-degree table's statistics (`stats`): its live entries, the
+/// slots they take, how far they sit from their home slot, and the
+/// tombstones deletes leave.
+#[test]
+fn the_low_degree_tables_statistics_add_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = DynamicStore::create(&dir.path().join("d"), StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
+    store.apply(&(0..20_000).map(|u| Update::InsertEdge { u, v: u + 1, w: 1.0 }).collect::<Vec<_>>()).unwrap();
+    let full = store.table_stats()[0];
+    assert_eq!(full.low_live, 20_000, "{full:?}");
+    assert!(full.low_slots.is_power_of_two() && full.low_slots * 9 >= full.low_live * 10, "{full:?}");
+    // at 90% load some entries sit past their home slot
+    assert!(full.low_max_probe >= 1 && full.low_probe_sum >= full.low_max_probe as u64, "{full:?}");
+    assert!(full.low_probe_sum < full.low_live * full.low_max_probe as u64, "{full:?}");
+    store.apply(&(0..20_000).step_by(4).map(|u| Update::DeleteEdge { u, v: u + 1 }).collect::<Vec<_>>()).unwrap();
+    let fewer = store.table_stats()[0];
+    assert_eq!(fewer.low_live, 15_000, "{fewer:?}");
+    assert!((1..=5_000).contains(&fewer.low_tombstones), "{fewer:?}");
+    store.check().unwrap();
 }
