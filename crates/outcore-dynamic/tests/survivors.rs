@@ -4,8 +4,8 @@
 //! a text update stream; and, in a later sample, the count of missing
 //! vertices, tables grown rather than rehashed, room made for a run of
 //! inserts at once, a snapshot's progress, a table outside its heap
-//! refused at open, each update's text form, and the low-degree
-//! table's statistics. (The written limit has a binary of its own,
+//! refused at open, each update's text form, the tables' statistics,
+//! and tombstones rehashed away neither late nor early. (The written limit has a binary of its own,
 //! tests/written.rs.)
 
 use outcore_dynamic::store::{ApplyReport, DynamicStore, StoreOptions, Update};
@@ -451,5 +451,44 @@ fn the_low_degree_tables_statistics_add_up() {
     let fewer = store.table_stats()[0];
     assert_eq!(fewer.low_live, 15_000, "{fewer:?}");
     assert!((1..=5_000).contains(&fewer.low_tombstones), "{fewer:?}");
+    store.check().unwrap();
+}
+
+/// The vertex table's statistics: vertices given by themselves are its
+/// live entries, and at 90% load some sit past their home slot.
+#[test]
+fn the_vertex_tables_statistics_add_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = DynamicStore::create(&dir.path().join("d"), StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
+    store.apply(&(0..20_000).map(|u| Update::InsertVertex { u }).collect::<Vec<_>>()).unwrap();
+    let s = store.table_stats()[0];
+    assert_eq!(s.vertex_live, 20_000, "{s:?}");
+    assert!(s.vertex_slots * 9 >= s.vertex_live * 10, "{s:?}");
+    assert!(s.vertex_max_probe >= 1, "{s:?}");
+}
+
+/// Deletes and inserts that keep a table's size leave tombstones, and the
+/// table is rehashed when they and the live entries would pass 90% of
+/// its slots.
+#[test]
+fn tombstones_are_rehashed_away_before_a_table_fills() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = DynamicStore::create(&dir.path().join("d"), StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
+    store.apply(&(0..4_000).map(|u| Update::InsertEdge { u, v: u + 1, w: 1.0 }).collect::<Vec<_>>()).unwrap();
+    let mut most = 0;
+    for round in 1..=40u64 {
+        // delete 400 of the live edges and insert 400 new ones
+        let mut batch: Vec<Update> = ((round - 1) * 400..round * 400).map(|u| Update::DeleteEdge { u, v: u + 1 }).collect();
+        batch.extend((0..400).map(|i| 4_000 + (round - 1) * 400 + i).map(|u| Update::InsertEdge { u, v: u + 1, w: 1.0 }));
+        store.apply(&batch).unwrap();
+        let s = store.table_stats()[0];
+        assert_eq!(s.low_live, 4_000, "round {round}: {s:?}");
+        assert!((s.low_live + s.low_tombstones) * 10 <= s.low_slots * 9, "round {round}: {s:?}");
+        most = most.max(s.low_tombstones);
+    }
+    // and not before: tombstones gather until then (a rehash every few
+    // rounds, not at every insert)
+    let counts = store.counts();
+    assert!(most >= 1_000 && (1..=10).contains(&counts.rehashes), "at most {most} tombstones, {counts:?}");
     store.check().unwrap();
 }
