@@ -5,7 +5,8 @@
 //! vertices, tables grown rather than rehashed, room made for a run of
 //! inserts at once, a snapshot's progress, a table outside its heap
 //! refused at open, each update's text form, the tables' statistics,
-//! and tombstones rehashed away neither late nor early. (The written limit has a binary of its own,
+//! tombstones rehashed away neither late nor early, and a snapshot's
+//! direction and weights. (The written limit has a binary of its own,
 //! tests/written.rs.)
 
 use outcore_dynamic::store::{ApplyReport, DynamicStore, StoreOptions, Update};
@@ -491,4 +492,25 @@ fn tombstones_are_rehashed_away_before_a_table_fills() {
     let counts = store.counts();
     assert!(most >= 1_000 && (1..=10).contains(&counts.rehashes), "at most {most} tombstones, {counts:?}");
     store.check().unwrap();
+}
+
+/// A snapshot of a directed, weighted store is a directed, weighted static
+/// store, whose arcs and weights are the dynamic store's.
+#[test]
+fn a_snapshot_keeps_direction_and_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = StoreOptions { partitions: 2, weighted: true, ..StoreOptions::default() };
+    let mut store = DynamicStore::create(&dir.path().join("d"), options).unwrap();
+    store.apply(&[(1, 2, 0.5), (2, 1, 2.5), (2, 3, 4.0)].map(|(u, v, w)| Update::InsertEdge { u, v, w })).unwrap();
+    let target = dir.path().join("s");
+    outcore_dynamic::snapshot::snapshot(&store, &target, Default::default(), &outcore_io::NoProgress).unwrap();
+    let snap = outcore_store::Store::open(&target).unwrap();
+    assert!(snap.manifest().directed);
+    assert_eq!(snap.manifest().arcs, 3);
+    let out = snap.layout("out").unwrap();
+    assert!(out.weights_path().is_some(), "the snapshot kept no weights");
+    let weights = std::fs::read(out.weights_path().unwrap()).unwrap();
+    let mut weights: Vec<f32> = weights.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+    weights.sort_by(f32::total_cmp);
+    assert_eq!(weights, [0.5, 2.5, 4.0]);
 }
