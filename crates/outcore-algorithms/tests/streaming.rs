@@ -585,7 +585,11 @@ fn wcc_reports_the_bytes_it_read() {
     let st = Store::open(&path).unwrap();
     let (_, _, stats) = afforest::wcc_charged(&st, &Budget::unlimited()).unwrap();
     assert_eq!(stats.sampled_from, "hot");
-    assert_eq!(figures(&st, "afforest"), (stats.bytes_read, 0, "no sequential scan".to_string()), "the report's bytes are the ones counted");
+    assert_eq!(
+        figures(&st, "afforest"),
+        (stats.bytes_read, 0, "no sequential scan".to_string()),
+        "the report's bytes are the ones counted"
+    );
 }
 
 #[test]

@@ -564,7 +564,11 @@ fn afforest_sampling_from_the_hot_layout() {
             let sampled = file_bytes(&whole);
             assert!(stats.bytes_read >= sampled, "{name}: {} bytes read, the sampling alone reads {sampled}", stats.bytes_read);
             if stats.lists_finished == 0 {
-                assert!(stats.bytes_read <= sampled + 3 * (64 << 10), "{name}: {} bytes read, sampling {sampled}, no lookups", stats.bytes_read);
+                assert!(
+                    stats.bytes_read <= sampled + 3 * (64 << 10),
+                    "{name}: {} bytes read, sampling {sampled}, no lookups",
+                    stats.bytes_read
+                );
             }
         }
         // columns of an older generation of the source layout are not

@@ -515,7 +515,10 @@ fn damaged_or_crafted_hot_layouts_are_errors() {
     std::fs::write(&manifest_path, &pristine).unwrap();
     std::fs::write(&path, &saved[..saved.len() - 2]).unwrap();
     rehash(&store, &second);
-    refused("a column cut inside an entry", &format!("hot column 1 {second} holds {} bytes, {entries} entries of 4 bytes need", saved.len() - 2));
+    refused(
+        "a column cut inside an entry",
+        &format!("hot column 1 {second} holds {} bytes, {entries} entries of 4 bytes need", saved.len() - 2),
+    );
     std::fs::write(&path, &saved).unwrap();
     // manifests that cannot be right are refused before anything is read
     type Edit = (&'static str, Box<dyn Fn(&mut serde_json::Value)>);

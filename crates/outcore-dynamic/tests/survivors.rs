@@ -321,7 +321,7 @@ fn deleted_and_missing_vertices_are_counted() {
         let mut store = DynamicStore::create(&path, StoreOptions { undirected, ..StoreOptions::default() }).unwrap();
         store.apply(&[(1, 2), (2, 3), (4, 5)].map(|(u, v)| Update::InsertEdge { u, v, w: 1.0 })).unwrap();
         let report = store.apply(&[1, 3, 7, 8, 9].map(|u| Update::DeleteVertex { u })).unwrap();
-        assert_eq!((report.vertices_deleted, report.vertices_missing), (2, 3), "undirected {undirected}: {report:?}");
+        assert_eq!((report.updates, report.vertices_deleted, report.vertices_missing), (5, 2, 3), "undirected {undirected}: {report:?}");
         store.check().unwrap();
     }
 }
@@ -407,7 +407,10 @@ fn a_table_outside_its_heap_is_refused_at_open() {
         v["partitions"][0]["low"][field] = value.into();
         std::fs::write(&state, v.to_string()).unwrap();
         let err = DynamicStore::open(&path).err().unwrap_or_else(|| panic!("{field} {value} opened")).to_string();
-        assert!(err.contains("STATE") && err.contains("the low-degree table") && err.contains("not a table inside its heap"), "{field}: {err}");
+        assert!(
+            err.contains("STATE") && err.contains("the low-degree table") && err.contains("not a table inside its heap"),
+            "{field}: {err}"
+        );
     }
     std::fs::write(&state, &text).unwrap();
     DynamicStore::open(&path).unwrap().check().unwrap();

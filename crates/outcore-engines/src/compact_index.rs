@@ -11,13 +11,13 @@
 //! it off); such flags live in a bitmap beside the sequence.
 
 use outcore_io::{Bitmap, Budget, Reservation};
-use outcore_store::StoreError;
-use std::path::Path;
 use outcore_store::ef::EfCursor;
+use outcore_store::StoreError;
 use rayon::prelude::*;
+use std::path::Path;
 use sux::dict::elias_fano::{EfSeq, EliasFanoConcurrentBuilder};
-use sux::rank_sel::SelectAdaptConst;
 use sux::prelude::*;
+use sux::rank_sel::SelectAdaptConst;
 use sux::traits::indexed_dict::IndexedSeq;
 
 /// An index in memory: `len` entries, each a non-decreasing position plus

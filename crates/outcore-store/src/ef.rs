@@ -347,7 +347,10 @@ impl EfCursor {
 
     /// Bytes read from the file so far, the header's read included.
     pub fn bytes_read(&self) -> u64 {
-        self.header_read + self.low.window.bytes_read() + self.high.window.bytes_read() + self.flags.as_ref().map_or(0, |f| f.window.bytes_read())
+        self.header_read
+            + self.low.window.bytes_read()
+            + self.high.window.bytes_read()
+            + self.flags.as_ref().map_or(0, |f| f.window.bytes_read())
     }
 
     pub fn header(&self) -> &EfHeader {
@@ -484,7 +487,10 @@ impl EfCursor {
         let entries = self.header.entries;
         let ones: u64 = words.iter().map(|w| w.count_ones() as u64).sum();
         if ones != entries {
-            return Err(StoreError::invalid(&self.path, format!("its upper bits mark {ones} entries, the header says {entries} (corrupt index)")));
+            return Err(StoreError::invalid(
+                &self.path,
+                format!("its upper bits mark {ones} entries, the header says {entries} (corrupt index)"),
+            ));
         }
         let tail = (self.header.high_bits() % 64) as u32;
         if tail != 0 && words.last().is_some_and(|&w| w >> tail != 0) {
@@ -520,7 +526,10 @@ impl EfCursor {
         if entry != Some(last) {
             return Err(StoreError::invalid(
                 &self.path,
-                format!("its last entry is {}, the header says {last} (corrupt index)", entry.map_or("past 2^64".to_string(), |e| e.to_string())),
+                format!(
+                    "its last entry is {}, the header says {last} (corrupt index)",
+                    entry.map_or("past 2^64".to_string(), |e| e.to_string())
+                ),
             ));
         }
         Ok(())

@@ -445,27 +445,22 @@ fn sweep_in_memory(
             candidates.clear();
             let mut found = 0;
             let first = b as u64 * SWEEP_BLOCK;
-            hot.walk_block(
-                b,
-                parents.len(),
-                degrees,
-                |i, degree, row| {
-                    if parents[i] != NONE {
-                        return;
+            hot.walk_block(b, parents.len(), degrees, |i, degree, row| {
+                if parents[i] != NONE {
+                    return;
+                }
+                match row.find(|u| frontier.get(u as u64)) {
+                    Some(u) => {
+                        parents[i] = u;
+                        levels[i] = level;
+                        words[i / 64] |= 1 << (i % 64);
+                        found += 1;
                     }
-                    match row.find(|u| frontier.get(u as u64)) {
-                        Some(u) => {
-                            parents[i] = u;
-                            levels[i] = level;
-                            words[i / 64] |= 1 << (i % 64);
-                            found += 1;
-                        }
-                        // a list no longer than k is all in memory
-                        None if degree > k as u64 => candidates.push((first + i as u64) as u32),
-                        None => {}
-                    }
-                },
-            );
+                    // a list no longer than k is all in memory
+                    None if degree > k as u64 => candidates.push((first + i as u64) as u32),
+                    None => {}
+                }
+            });
             found
         })
         .sum()

@@ -316,27 +316,22 @@ fn sweep_hot_lists<P: ParentKey>(
     let (k, graph) = (hot.k as u64, &part.graph);
     chunks.into_par_iter().enumerate().for_each(|(b, (levels, parents))| {
         let first = b * block;
-        hot.walk_block(
-            b,
-            block.min(local - first),
-            graph.degrees(),
-            |i, degree, row| {
-                let Place::Owned(j) = places.place((first + i) as u32) else { return };
-                let j = j as usize - bounds[b];
-                if levels[j] != UNREACHED_LEVEL {
-                    return;
+        hot.walk_block(b, block.min(local - first), graph.degrees(), |i, degree, row| {
+            let Place::Owned(j) = places.place((first + i) as u32) else { return };
+            let j = j as usize - bounds[b];
+            if levels[j] != UNREACHED_LEVEL {
+                return;
+            }
+            match row.find(in_frontier) {
+                Some(t) => {
+                    levels[j] = next_level;
+                    parents[j] = P::local(t, places.original);
                 }
-                match row.find(in_frontier) {
-                    Some(t) => {
-                        levels[j] = next_level;
-                        parents[j] = P::local(t, places.original);
-                    }
-                    // a list no longer than k is all in memory
-                    None if degree > k => levels[j] = PENDING,
-                    None => {}
-                }
-            },
-        );
+                // a list no longer than k is all in memory
+                None if degree > k => levels[j] = PENDING,
+                None => {}
+            }
+        });
     });
 }
 
