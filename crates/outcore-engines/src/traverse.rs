@@ -427,18 +427,12 @@ impl Traverse {
 
     /// Replace `out` with `v`'s neighbours.
     pub fn neighbours(&mut self, v: u64, out: &mut Vec<u64>) -> Result<(), StoreError> {
-        let mut reader = self.shared.own_reader();
-        let read = self.shared.read_list(&mut reader, v, out);
-        self.shared.release(&mut reader);
-        read
+        self.shared.read_by(self.shared.own_reader(), v, out, Shared::read_list)
     }
 
     /// Replace `out` with the weights of `v`'s edges, in neighbour order.
     pub fn weights(&mut self, v: u64, out: &mut Vec<f32>) -> Result<(), StoreError> {
-        let mut reader = self.shared.own_reader();
-        let read = self.shared.read_weights(&mut reader, v, out);
-        self.shared.release(&mut reader);
-        read
+        self.shared.read_by(self.shared.own_reader(), v, out, Shared::read_weights)
     }
 
     /// A reader for another thread: its own decoder and buffers, this
@@ -611,6 +605,20 @@ impl Shared {
         }
     }
 
+    /// `read` of `v` into `out` by the shared reader (`reader`, its lock
+    /// held), then [`Shared::release`].
+    fn read_by<T>(
+        &self,
+        mut reader: MutexGuard<'_, ReaderState>,
+        v: u64,
+        out: &mut Vec<T>,
+        read: fn(&Self, &mut ReaderState, u64, &mut Vec<T>) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let result = read(self, &mut reader, v, out);
+        self.release(&mut reader);
+        result
+    }
+
     /// Whether `v`'s list is for the shared reader of the longest lists:
     /// it is longer than the other readers were charged for, or (blocked
     /// codecs) its block holds such a list.
@@ -632,10 +640,7 @@ impl Shared {
     /// by the shared reader of the longest lists.
     fn neighbours(&self, st: &mut ReaderState, v: u64, out: &mut Vec<u64>) -> Result<(), StoreError> {
         if self.read_alone(v) {
-            let mut reader = self.longest_reader();
-            let read = self.read_list(&mut reader, v, out);
-            self.release(&mut reader);
-            return read;
+            return self.read_by(self.longest_reader(), v, out, Self::read_list);
         }
         self.read_list(st, v, out)
     }
@@ -643,10 +648,7 @@ impl Shared {
     /// `v`'s weights, as [`Shared::neighbours`] reads its list.
     fn weights(&self, st: &mut ReaderState, v: u64, out: &mut Vec<f32>) -> Result<(), StoreError> {
         if self.read_alone(v) {
-            let mut reader = self.longest_reader();
-            let read = self.read_weights(&mut reader, v, out);
-            self.release(&mut reader);
-            return read;
+            return self.read_by(self.longest_reader(), v, out, Self::read_weights);
         }
         self.read_weights(st, v, out)
     }
