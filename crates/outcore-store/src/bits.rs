@@ -340,26 +340,28 @@ impl<'a> BitReader<'a> {
     /// Each entry is loaded from its own bit position, which advances by
     /// `width`: the only value the loop carries is that position, so no
     /// entry's load waits for the one before it (the buffered reader's
-    /// refill puts a load on that chain for every code).
+    /// refill puts a load on that chain for every code). The count and
+    /// the end bound the position alone, so the loop has one test besides
+    /// the entry's top bit.
     #[inline(always)]
-    pub fn entries_of_width<E>(&mut self, width: u32, max: usize, mut f: impl FnMut(u64) -> Result<(), E>) -> Result<usize, E> {
+    pub fn entries_of_width(&mut self, width: u32, max: usize, mut f: impl FnMut(u64)) -> usize {
         debug_assert!((1..=56).contains(&width));
-        let (bytes, end, step) = (self.bytes, self.end, width as u64);
-        let mut pos = self.pos;
-        let mut read = 0;
-        while read < max && pos + step <= end {
+        let (bytes, step, start) = (self.bytes, width as u64, self.pos);
+        // the last position an entry may start at, plus one step
+        let limit = self.end.min(start.saturating_add((max as u64).saturating_mul(step)));
+        let mut pos = start;
+        while pos + step <= limit {
             let word = word_at(bytes, pos);
             if word >> 63 == 0 {
                 break;
             }
-            f(word >> (64 - width))?;
+            f(word >> (64 - width));
             pos += step;
-            read += 1;
         }
-        if read > 0 {
+        if pos > start {
             self.seek_forward(pos);
         }
-        Ok(read)
+        ((pos - start) / step) as usize
     }
 
     /// Move to bit `pos` (at least the current position, at most the end).
@@ -451,9 +453,15 @@ impl<'a> BitReader<'a> {
     /// sequence's bits to lie before the stream's end. Returns the last
     /// value (0 when `out` is empty).
     ///
-    /// The high parts are read 56 bits at a time, bit-reversed so that each
-    /// one is found by a count of trailing zeros and cleared with one
-    /// instruction: the loop carries only that word and a counter.
+    /// Two passes, so that each loop holds its few values in registers:
+    /// the low parts into their slots, each from its own bit position (no
+    /// load waits for another); then the high parts, read 56 bits at a
+    /// time, bit-reversed so that each one is found by a count of trailing
+    /// zeros and cleared with one instruction. With a_i the position of
+    /// the i-th one, value i is ((a_i - i) << low_bits | low_i) + add + i
+    /// = (a_i << low_bits) + low_i + add - i (2^low_bits - 1): the second
+    /// loop adds a shifted count of zeros and a term that falls by a
+    /// constant. Whether the values ascend is checked after, over `out`.
     pub fn read_elias_fano(&mut self, low_bits: u32, add: u64, out: &mut [u64]) -> Result<u64, &'static str> {
         let count = out.len() as u64;
         if low_bits > 56 {
@@ -468,8 +476,8 @@ impl<'a> BitReader<'a> {
         }
         let (lows, highs) = (self.pos, self.pos + count * low_bits as u64);
         let (bytes, end) = (self.bytes, self.end);
-        let (mut done, mut chunk_start, mut last, mut descends) = (0usize, highs, 0u64, false);
-        let mut last_at = 0u64;
+        let fall = (1u64 << low_bits) - 1;
+        let (mut done, mut chunk_start, mut last_at) = (0usize, highs, 0u64);
         while done < out.len() {
             if chunk_start >= end {
                 return Err(PAST_END);
@@ -479,30 +487,53 @@ impl<'a> BitReader<'a> {
             let mut ones = (word_at(bytes, chunk_start) & !(u64::MAX >> valid)).reverse_bits();
             let chunk_offset = chunk_start - highs;
             let ones_here = (ones.count_ones() as usize).min(out.len() - done);
-            for slot in &mut out[done..done + ones_here] {
-                let at = chunk_offset + ones.trailing_zeros() as u64;
-                ones &= ones - 1;
-                let high = at - done as u64;
-                let low = (word_at(bytes, lows + done as u64 * low_bits as u64) >> 1) >> (63 - low_bits);
-                let y = (high << low_bits) | low;
-                descends |= y < last;
-                (last, last_at) = (y, at);
-                *slot = y.wrapping_add(add).wrapping_add(done as u64);
-                done += 1;
+            if ones_here > 0 {
+                let before = ones;
+                let mut term = (chunk_offset << low_bits).wrapping_add(add).wrapping_sub((done as u64).wrapping_mul(fall));
+                let slots = &mut out[done..done + ones_here];
+                if low_bits == 0 {
+                    for slot in slots {
+                        *slot = (ones.trailing_zeros() as u64).wrapping_add(term);
+                        ones &= ones - 1;
+                    }
+                } else {
+                    let mut low_at = lows + done as u64 * low_bits as u64;
+                    for slot in slots {
+                        let low = word_at(bytes, low_at) >> (64 - low_bits);
+                        *slot = ((ones.trailing_zeros() as u64) << low_bits).wrapping_add(low).wrapping_add(term);
+                        ones &= ones - 1;
+                        term = term.wrapping_sub(fall);
+                        low_at += low_bits as u64;
+                    }
+                }
+                last_at = chunk_offset + 63 - (before ^ ones).leading_zeros() as u64;
+                done += ones_here;
             }
             chunk_start += valid as u64;
         }
         *self = BitReader::new(bytes, highs + last_at + 1, end)?;
-        if descends {
-            return Err("impossible code: Elias-Fano values descend");
-        }
         let high_of_last = last_at - (count - 1);
         if low_bits > 0 && high_of_last >> (64 - low_bits) != 0 {
             return Err("impossible code: Elias-Fano value wider than 64 bits");
         }
+        // the high parts never descend (a_i - i never does), so a value
+        // above the last shares its high part: every value is below
+        // last + 2^low_bits, and when that plus add and the count is below
+        // 2^63 no slot wrapped, and the slots rise by at least one
+        // (each difference less one keeps its sign bit clear) exactly
+        // when the values do not descend
+        let last = out[out.len() - 1].wrapping_sub(add).wrapping_sub(count - 1);
+        let ascend = if (last as u128) + (1u128 << low_bits) + add as u128 + count as u128 <= 1 << 63 {
+            out.iter().zip(&out[1..]).fold(0u64, |signs, (&a, &b)| signs | b.wrapping_sub(a).wrapping_sub(1)) >> 63 == 0
+        } else {
+            let value = |(rank, &slot): (usize, &u64)| slot.wrapping_sub(add).wrapping_sub(rank as u64);
+            out.iter().enumerate().map(value).is_sorted()
+        };
+        if !ascend {
+            return Err("impossible code: Elias-Fano values descend");
+        }
         Ok(last)
     }
-
     /// Boldi-Vigna zeta_k of `x + 1`.
     #[inline(always)]
     pub fn read_zeta0(&mut self, k: u32) -> Result<u64, &'static str> {
@@ -726,6 +757,32 @@ mod tests {
         fn zigzag_round_trips(x in -(1i128 << 64) + 1..(1i128 << 64)) {
             prop_assume!(x.unsigned_abs() < 1u128 << 63);
             prop_assert_eq!(unzigzag(zigzag(x)), x);
+        }
+    }
+
+    /// Elias-Fano values that descend (possible only between values with
+    /// the same high part) are an error, whether the slots stay far below
+    /// 2^63 (checked over the slots) or `add` takes them near 2^64
+    /// (checked value by value); equal values are not.
+    #[test]
+    fn descending_elias_fano_values_are_refused() {
+        // low parts 2 bits: 6 = (1, 10), then 5 = (1, 01) or 6 again
+        let sequence = |second_low: u64| {
+            let mut w = BitWriter::new();
+            w.write(0b10, 2);
+            w.write(second_low, 2);
+            w.write_unary(1);
+            w.write_unary(0);
+            w
+        };
+        for add in [0, 1 << 40, u64::MAX - 3, (1 << 63) - 9] {
+            let w = sequence(0b01);
+            let mut got = [0; 2];
+            let read = BitReader::new(w.bytes(), 0, w.len()).unwrap().read_elias_fano(2, add, &mut got);
+            assert_eq!(read, Err("impossible code: Elias-Fano values descend"), "add {add}");
+            let w = sequence(0b10);
+            assert_eq!(BitReader::new(w.bytes(), 0, w.len()).unwrap().read_elias_fano(2, add, &mut got), Ok(6), "add {add}");
+            assert_eq!(got, [6u64.wrapping_add(add), 7u64.wrapping_add(add)]);
         }
     }
 

@@ -138,6 +138,19 @@ fn outside(vertex: u64, offset: u64, positive: bool) -> String {
     }
 }
 
+/// The error for the first of the entries of `width` bits from `r` on
+/// that is not above the one before it (`last`, an entry's bits).
+#[cold]
+fn out_of_order(mut r: BitReader, width: u32, mut last: u64) -> String {
+    while let Ok(entry) = r.read(width) {
+        if entry <= last {
+            return format!("impossible code: offset {} out of order", entry >> 1);
+        }
+        last = entry;
+    }
+    "impossible code: offsets out of order".into()
+}
+
 /// Why [`SignBatch::fill`] stopped.
 enum Stop {
     /// The list is read.
@@ -166,20 +179,24 @@ impl SignBatch {
         }
         let (mut n_up, mut n_down) = (self.n_up, self.n_down);
         let mut last = (self.last.0 << 1) | self.last.1 as u64;
+        let (mut disorder, last_before, from) = (false, last, r.clone());
         let vertex = self.vertex;
         let (ups, downs) = (&mut self.ups, &mut self.downs);
+        // n_up + n_down stays below SIGN_BATCH (at most that many entries
+        // less the batch's are read), so the masks change no index; they
+        // spare a bounds check for each
         r.entries_of_width(width, SIGN_BATCH - (n_up + n_down), |entry| {
-            if entry <= last {
-                return Err(format!("impossible code: offset {} out of order", entry >> 1));
-            }
+            disorder |= entry <= last;
             last = entry;
-            let (offset, positive) = (entry >> 1, entry & 1 == 1);
-            ups[n_up] = vertex.wrapping_add(offset);
-            downs[n_down] = vertex.wrapping_sub(offset);
-            n_up += positive as usize;
-            n_down += !positive as usize;
-            Ok(())
-        })?;
+            let (offset, positive) = (entry >> 1, (entry & 1) as usize);
+            ups[n_up % SIGN_BATCH] = vertex.wrapping_add(offset);
+            downs[n_down % SIGN_BATCH] = vertex.wrapping_sub(offset);
+            n_up += positive;
+            n_down += 1 - positive;
+        });
+        if disorder {
+            return Err(out_of_order(from, width, last_before));
+        }
         (self.n_up, self.n_down, self.last) = (n_up, n_down, (last >> 1, last & 1 == 1));
         Ok(if r.only_padding_left() {
             Stop::End

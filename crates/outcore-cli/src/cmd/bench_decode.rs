@@ -46,11 +46,14 @@ pub fn run(a: Args) -> Result<ExitCode> {
         let t = Instant::now();
         let mut block = None;
         let mut next_block = 0usize;
+        // the first vertex of the next block, looked up once a block
+        let first_of = |t: &outcore_store::BlockTable, i: usize| if i < t.len() { t.get(i).first_vertex } else { u64::MAX };
+        let mut next_first = table.as_ref().map_or(u64::MAX, |t| first_of(t, 0));
         for v in 0..n {
             let (lo, hi) = entry(v);
             let src = match &table {
                 Some(t) => {
-                    while next_block < t.len() && t.get(next_block).first_vertex <= v {
+                    while next_first <= v {
                         let b = t.get(next_block);
                         if round == 0 {
                             let tv = Instant::now();
@@ -59,6 +62,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                         }
                         block = Some(b);
                         next_block += 1;
+                        next_first = first_of(t, next_block);
                     }
                     let b = block.unwrap();
                     ListSource {
