@@ -161,7 +161,7 @@ impl BitWriter {
 /// The 64 bits of `bytes` from bit `bit` on, left-aligned (zeros past the
 /// end): at least 57 of them from one unaligned load.
 #[inline(always)]
-fn word_at(bytes: &[u8], bit: u64) -> u64 {
+pub(crate) fn word_at(bytes: &[u8], bit: u64) -> u64 {
     let at = (bit >> 3) as usize;
     let word = match bytes.get(at..at + 8) {
         Some(word) => u64::from_be_bytes(word.try_into().unwrap()),
@@ -225,6 +225,14 @@ impl<'a> BitReader<'a> {
         let mut r = BitReader { bytes, pos: 0, end, buf: 0, loaded: 0, next: 0 };
         r.seek_forward(start);
         Ok(r)
+    }
+    /// The same stream read again from bit `pos` (before the current
+    /// position: a caller that found a damaged code goes back to name it).
+    #[cold]
+    pub fn rewound(&self, pos: u64) -> Self {
+        let mut r = BitReader { bytes: self.bytes, pos: 0, end: self.end, buf: 0, loaded: 0, next: 0 };
+        r.seek_forward(pos.min(self.end));
+        r
     }
     #[inline]
     pub fn position(&self) -> u64 {

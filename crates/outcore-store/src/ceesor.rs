@@ -7,7 +7,7 @@
 //! so the layout stores degrees beside it. Weights are stored in the same
 //! |offset| order (ties: the smaller neighbour first).
 
-use crate::bits::{BitReader, BitWriter};
+use crate::bits::{word_at, BitReader, BitWriter};
 use crate::codec::{Codec, Encoding, IndexUnit, ListDecoder, ListEncoder, ListSource};
 
 pub struct Ceesor;
@@ -78,7 +78,7 @@ impl Codec for Ceesor {
     fn decoder(&self) -> Box<dyn ListDecoder> {
         Box::new(CeesorDecoder {
             negative: Vec::new(),
-            batch: SignBatch { vertex: 0, vertices: 0, last: (0, true), ups: [0; SIGN_BATCH], downs: [0; SIGN_BATCH], n_up: 0, n_down: 0 },
+            batch: Box::new(SignBatch { ups: [0; SIGN_BATCH], downs: [0; SIGN_BATCH] }),
         })
     }
     fn reorders_weights(&self) -> bool {
@@ -119,14 +119,8 @@ const SIGN_BATCH: usize = 64;
 /// counted in one, without a branch on its sign (a mispredicted branch
 /// every other entry otherwise).
 struct SignBatch {
-    vertex: u64,
-    vertices: u64,
-    /// The last entry's (offset, sign): entries ascend.
-    last: (u64, bool),
     ups: [u64; SIGN_BATCH],
     downs: [u64; SIGN_BATCH],
-    n_up: usize,
-    n_down: usize,
 }
 
 #[cold]
@@ -138,109 +132,34 @@ fn outside(vertex: u64, offset: u64, positive: bool) -> String {
     }
 }
 
-/// The error for the first of the entries of `width` bits from `r` on
-/// that is not above the one before it (`last`, an entry's bits).
-#[cold]
-fn out_of_order(mut r: BitReader, width: u32, mut last: u64) -> String {
-    while let Ok(entry) = r.read(width) {
-        if entry <= last {
-            return format!("impossible code: offset {} out of order", entry >> 1);
-        }
-        last = entry;
-    }
-    "impossible code: offsets out of order".into()
-}
-
-/// Why [`SignBatch::fill`] stopped.
-enum Stop {
-    /// The list is read.
-    End,
-    /// The batch is full.
-    Full,
-    /// The next entry is wider than the last (or cut by the end).
-    Widens,
-}
-
-impl SignBatch {
-    /// Entries of `width` bits (an offset as wide as the last and its
-    /// sign) into the batch until one is wider, the batch is full or the
-    /// list ends; none when `width` is over 56. Its counters are held in
-    /// registers meanwhile. An entry's bits, read as a number, order
-    /// entries as (offset, sign) does, since offsets are below 2^55 here
-    /// (widths only grow). The neighbours are not checked against the
-    /// graph here: they ascend by offset on each side, so
-    /// [`CeesorDecoder::decode`] checks the last of each.
-    #[inline(always)]
-    fn fill(&mut self, r: &mut BitReader, width: u32) -> Result<Stop, String> {
-        if width > 56 {
-            // the entries after a wider one take the general path; the
-            // last entry may not fit 63 bits, so it is left as it is
-            return Ok(if r.only_padding_left() { Stop::End } else { Stop::Widens });
-        }
-        let (mut n_up, mut n_down) = (self.n_up, self.n_down);
-        let mut last = (self.last.0 << 1) | self.last.1 as u64;
-        let (mut disorder, last_before, from) = (false, last, r.clone());
-        let vertex = self.vertex;
-        let (ups, downs) = (&mut self.ups, &mut self.downs);
-        // n_up + n_down stays below SIGN_BATCH (at most that many entries
-        // less the batch's are read), so the masks change no index; they
-        // spare a bounds check for each
-        r.entries_of_width(width, SIGN_BATCH - (n_up + n_down), |entry| {
-            disorder |= entry <= last;
-            last = entry;
-            let (offset, positive) = (entry >> 1, (entry & 1) as usize);
-            ups[n_up % SIGN_BATCH] = vertex.wrapping_add(offset);
-            downs[n_down % SIGN_BATCH] = vertex.wrapping_sub(offset);
-            n_up += positive;
-            n_down += 1 - positive;
-        });
-        if disorder {
-            return Err(out_of_order(from, width, last_before));
-        }
-        (self.n_up, self.n_down, self.last) = (n_up, n_down, (last >> 1, last & 1 == 1));
-        Ok(if r.only_padding_left() {
-            Stop::End
-        } else if n_up + n_down == SIGN_BATCH {
-            Stop::Full
+/// Whether the offsets of one side's neighbours (`ups` ascending ids,
+/// or `downs` descending ones) strictly rise; else the first that does
+/// not. With offsets below 2^63 (`narrow`) the differences of the ids are
+/// those of the offsets and keep their sign, so one pass ORs each
+/// difference less one and tests the sign bit (vectorised); wider ones are
+/// compared one by one.
+#[inline]
+fn first_not_rising(vertex: u64, ids: &[u64], up: bool, narrow: bool) -> Option<u64> {
+    let offset = |id: u64| if up { id.wrapping_sub(vertex) } else { vertex.wrapping_sub(id) };
+    if narrow {
+        let next = ids.get(1..).unwrap_or_default();
+        let signs = if up {
+            ids.iter().zip(next).fold(0u64, |signs, (&a, &b)| signs | b.wrapping_sub(a).wrapping_sub(1))
         } else {
-            Stop::Widens
-        })
-    }
-    #[inline(always)]
-    fn is_full(&self) -> bool {
-        self.n_up + self.n_down == SIGN_BATCH
-    }
-    #[inline(always)]
-    fn push(&mut self, offset: u64, positive: bool) -> Result<(), String> {
-        if (offset, positive) <= self.last {
-            return Err(format!("impossible code: offset {offset} out of order"));
+            ids.iter().zip(next).fold(0u64, |signs, (&a, &b)| signs | a.wrapping_sub(b).wrapping_sub(1))
+        };
+        if signs >> 63 == 0 {
+            return None;
         }
-        self.last = (offset, positive);
-        let vertex = self.vertex;
-        let (up, down) = (vertex.wrapping_add(offset), vertex.wrapping_sub(offset));
-        let inside = (positive & (up > vertex) & (up < self.vertices)) | (!positive & (offset <= vertex));
-        if !inside {
-            return Err(outside(vertex, offset, positive));
-        }
-        self.ups[self.n_up] = up;
-        self.downs[self.n_down] = down;
-        self.n_up += positive as usize;
-        self.n_down += !positive as usize;
-        Ok(())
     }
-    /// The entries so far to their sides: `ups` ascending, `downs` by
-    /// ascending offset (descending ids).
-    fn flush(&mut self, ups: &mut Vec<u64>, downs: &mut Vec<u64>) {
-        ups.extend_from_slice(&self.ups[..self.n_up]);
-        downs.extend_from_slice(&self.downs[..self.n_down]);
-        (self.n_up, self.n_down) = (0, 0);
-    }
+    ids.windows(2).find(|w| offset(w[1]) <= offset(w[0])).map(|w| offset(w[1]))
 }
 
 struct CeesorDecoder {
+    /// The neighbours below the vertex, nearest first.
     negative: Vec<u64>,
     /// Kept from list to list: its arrays are not cleared for each.
-    batch: SignBatch,
+    batch: Box<SignBatch>,
 }
 
 impl ListDecoder for CeesorDecoder {
@@ -250,36 +169,110 @@ impl ListDecoder for CeesorDecoder {
         }
     }
 
+    /// One loop over the list, its state in registers: runs of entries as
+    /// wide as the last, then the entry that widens them.
+    ///
+    /// A run's entries are loaded each from its own bit position, which
+    /// advances by the width: the only value the run carries is that
+    /// position, so no entry's load waits for the one before it. The run
+    /// ends at an entry whose top bit is a 0 (Algorithm 2: each leading 0
+    /// widens the entries by one bit; the entry's own top bit is the 1
+    /// that ends the zeros), at the end of the list, or when the batch is
+    /// full. A wider entry is further than any before it; entries as wide
+    /// as the last are checked to rise after the loop, on each side apart
+    /// (the side's neighbours in order, with no repeat: a list in order).
+    /// The neighbours are not checked against the graph one by one: they
+    /// ascend by offset on each side, so the last of each side is.
     fn decode(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, out: &mut Vec<u64>) -> Result<(), String> {
         out.clear();
         self.negative.clear();
-        let (start, end) = ((lo & !SELF_LOOP) - src.first_byte * 8, (hi & !SELF_LOOP) - src.first_byte * 8);
-        let mut r = BitReader::new(src.bytes, start, end)?;
-        let mut size = 1u64;
-        let batch = &mut self.batch;
-        (batch.vertex, batch.vertices, batch.last, batch.n_up, batch.n_down) = (vertex, src.vertices, (0, true), 0, 0);
-        loop {
-            // Algorithm 2: each leading 0 widens the entries by one bit; the
-            // entry's own top bit is the 1 that ends the run. Mostly an
-            // entry is as wide as the last (its top bit a 1): that path's
-            // length is known before its bits are, and it runs on a copy of
-            // the reader held in registers.
-            match r.in_registers(|r| batch.fill(r, size as u32 + 1))? {
-                Stop::End => break,
-                Stop::Full => {
-                    batch.flush(out, &mut self.negative);
-                    continue;
-                }
-                Stop::Widens => {}
-            }
-            let (wider, offset, positive) = r.read_widening_entry(size)?;
-            size = wider;
-            if batch.is_full() {
-                batch.flush(out, &mut self.negative);
-            }
-            batch.push(offset, positive)?;
+        let base = src.first_byte * 8;
+        let (Some(start), Some(end)) = ((lo & !SELF_LOOP).checked_sub(base), (hi & !SELF_LOOP).checked_sub(base)) else {
+            return Err("list starts before its block".into());
+        };
+        let bytes = src.bytes;
+        if end > bytes.len() as u64 * 8 || start > end {
+            return Err("list extends past its block".into());
         }
-        batch.flush(out, &mut self.negative);
+        if start == end {
+            // no neighbour but perhaps the vertex itself
+            if lo & SELF_LOOP != 0 {
+                out.push(vertex);
+            }
+            return Ok(());
+        }
+        let SignBatch { ups, downs } = &mut *self.batch;
+        // an entry's bits: its offset, then its sign (1: above the vertex);
+        // `last` is kept only by the entries too wide for a run
+        let (mut pos, mut width, mut last) = (start, 2u32, 1u128);
+        let (mut n_up, mut n_down) = (0usize, 0usize);
+        loop {
+            if width <= 56 {
+                // n_up + n_down stays below SIGN_BATCH (at most that many
+                // entries less the batch's are read), so the masks change
+                // no index; they spare a bounds check for each
+                let room = (SIGN_BATCH - (n_up + n_down)) as u64;
+                let limit = end.min(pos + room * width as u64);
+                while pos + width as u64 <= limit {
+                    let word = word_at(bytes, pos);
+                    if word >> 63 == 0 {
+                        break;
+                    }
+                    let entry = word >> (64 - width);
+                    let (offset, positive) = (entry >> 1, (entry & 1) as usize);
+                    ups[n_up % SIGN_BATCH] = vertex.wrapping_add(offset);
+                    downs[n_down % SIGN_BATCH] = vertex.wrapping_sub(offset);
+                    n_up += positive;
+                    n_down += 1 - positive;
+                    pos += width as u64;
+                }
+            }
+            if n_up + n_down == SIGN_BATCH {
+                out.extend_from_slice(&ups[..n_up]);
+                self.negative.extend_from_slice(&downs[..n_down]);
+                (n_up, n_down) = (0, 0);
+                continue;
+            }
+            // every entry holds a 1: fewer than 8 zero bits are padding
+            let left = end - pos;
+            let word = word_at(bytes, pos);
+            if left < 8 && (left == 0 || word >> (64 - left) == 0) {
+                break;
+            }
+            // the entry that widens the run (a run stops short of the end
+            // only at a 0), from the word at hand when it fits there with
+            // its zeros
+            let zeros = word.leading_zeros();
+            let wide = width + zeros;
+            let (offset, positive) = if zeros + wide <= 56 && pos + (zeros + wide) as u64 <= end {
+                let entry = word << zeros >> (64 - wide);
+                (pos, width) = (pos + (zeros + wide) as u64, wide);
+                (entry >> 1, entry & 1 == 1)
+            } else {
+                let mut r = BitReader::new(bytes, pos, end)?;
+                let (size, offset, positive) = r.read_widening_entry(width as u64 - 1)?;
+                (pos, width) = (r.position(), size as u32 + 1);
+                // as wide as the last only past 56 bits, where every
+                // entry comes here
+                let entry = ((offset as u128) << 1) | positive as u128;
+                if entry <= last {
+                    return Err(format!("impossible code: offset {offset} out of order"));
+                }
+                last = entry;
+                (offset, positive)
+            };
+            ups[n_up % SIGN_BATCH] = vertex.wrapping_add(offset);
+            downs[n_down % SIGN_BATCH] = vertex.wrapping_sub(offset);
+            n_up += positive as usize;
+            n_down += !positive as usize;
+        }
+        out.extend_from_slice(&ups[..n_up]);
+        self.negative.extend_from_slice(&downs[..n_down]);
+        let narrow = width <= 64;
+        let not_rising = first_not_rising(vertex, out, true, narrow).or_else(|| first_not_rising(vertex, &self.negative, false, narrow));
+        if let Some(offset) = not_rising {
+            return Err(format!("impossible code: offset {offset} out of order"));
+        }
         // the farthest neighbour on each side: a wrapped one lands on the
         // vertex's other side
         if let Some(&up) = out.last().filter(|&&up| up <= vertex || up >= src.vertices) {
@@ -292,8 +285,8 @@ impl ListDecoder for CeesorDecoder {
         let self_loop = lo & SELF_LOOP != 0;
         out.resize(positives + self.negative.len() + self_loop as usize, 0);
         out.copy_within(0..positives, self.negative.len() + self_loop as usize);
-        for (i, &n) in self.negative.iter().rev().enumerate() {
-            out[i] = n;
+        for (slot, &n) in out.iter_mut().zip(self.negative.iter().rev()) {
+            *slot = n;
         }
         if self_loop {
             out[self.negative.len()] = vertex;
@@ -342,11 +335,11 @@ mod tests {
         assert_eq!(decode_stream(&w, 0, 101).unwrap(), list);
         let err = decode_stream(&w, 0, 80).unwrap_err();
         assert!(err.contains("neighbour 0 + 100 is past the last vertex"), "{err}");
-        // past 2^64: neighbours wrap round to below the vertex (the first
-        // entry at 7 bits, offset 64, is checked as it is read)
+        // past 2^64: neighbours wrap round to below the vertex (the
+        // farthest on that side is named)
         let near_the_top = u64::MAX - 50;
         let err = decode_stream(&w, near_the_top, u64::MAX).unwrap_err();
-        assert!(err.contains(&format!("neighbour {near_the_top} + 64 is past the last vertex")), "{err}");
+        assert!(err.contains(&format!("neighbour {near_the_top} + 100 is past the last vertex")), "{err}");
         let list: Vec<u64> = (1..=60).collect();
         let mut w = BitWriter::new();
         Ceesor.encode(0, &list, &mut w);
