@@ -485,7 +485,8 @@ impl<'a> BitReader<'a> {
         let (lows, highs) = (self.pos, self.pos + count * low_bits as u64);
         let (bytes, end) = (self.bytes, self.end);
         let fall = (1u64 << low_bits) - 1;
-        let (mut done, mut chunk_start, mut last_at) = (0usize, highs, 0u64);
+        // the last chunk read and the ones taken from it
+        let (mut done, mut chunk_start, mut last_chunk, mut last_taken) = (0usize, highs, 0u64, 0u64);
         while done < out.len() {
             if chunk_start >= end {
                 return Err(PAST_END);
@@ -514,11 +515,12 @@ impl<'a> BitReader<'a> {
                         low_at += low_bits as u64;
                     }
                 }
-                last_at = chunk_offset + 63 - (before ^ ones).leading_zeros() as u64;
+                (last_chunk, last_taken) = (chunk_offset, before ^ ones);
                 done += ones_here;
             }
             chunk_start += valid as u64;
         }
+        let last_at = last_chunk + 63 - last_taken.leading_zeros() as u64;
         *self = BitReader::new(bytes, highs + last_at + 1, end)?;
         let high_of_last = last_at - (count - 1);
         if low_bits > 0 && high_of_last >> (64 - low_bits) != 0 {
