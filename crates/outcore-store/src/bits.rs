@@ -2,6 +2,8 @@
 //! WebGraph write them) and the instantaneous codes of the compressed
 //! encodings: Elias gamma, Boldi-Vigna zeta_k and minimal binary.
 
+use multiversion::multiversion;
+
 /// Appends bits to a byte vector; the last byte is filled from its top.
 #[derive(Default, Clone)]
 pub struct BitWriter {
@@ -173,6 +175,55 @@ pub(crate) fn word_at(bytes: &[u8], bit: u64) -> u64 {
         }
     };
     word << (bit & 7)
+}
+
+/// The slots of [`BitReader::read_elias_fano`]: the values of `out.len()`
+/// low parts of `low_bits` bits from bit `lows` and their high parts from
+/// bit `highs`, in `bytes` up to bit `end`, each plus `add` and its rank.
+/// Returns the position of the last one, from `highs`; `None` when the
+/// high parts run past `end`.
+///
+/// Compiled twice, chosen at run time: for x86 with BMI2 (shifts by any
+/// register, not only the count register) and the like, and for any CPU.
+#[multiversion(targets("x86_64+bmi1+bmi2+lzcnt+popcnt"))]
+fn elias_fano_slots(bytes: &[u8], lows: u64, highs: u64, end: u64, low_bits: u32, add: u64, out: &mut [u64]) -> Option<u64> {
+    let fall = (1u64 << low_bits) - 1;
+    // the last chunk read and the ones taken from it
+    let (mut done, mut chunk_start, mut last_chunk, mut last_taken) = (0usize, highs, 0u64, 0u64);
+    while done < out.len() {
+        if chunk_start >= end {
+            return None;
+        }
+        let valid = (end - chunk_start).min(56) as u32;
+        // stream bit j of the chunk at bit j of `ones`
+        let mut ones = (word_at(bytes, chunk_start) & !(u64::MAX >> valid)).reverse_bits();
+        let chunk_offset = chunk_start - highs;
+        let ones_here = (ones.count_ones() as usize).min(out.len() - done);
+        if ones_here > 0 {
+            let before = ones;
+            let mut term = (chunk_offset << low_bits).wrapping_add(add).wrapping_sub((done as u64).wrapping_mul(fall));
+            let slots = &mut out[done..done + ones_here];
+            if low_bits == 0 {
+                for slot in slots {
+                    *slot = (ones.trailing_zeros() as u64).wrapping_add(term);
+                    ones &= ones - 1;
+                }
+            } else {
+                let mut low_at = lows + done as u64 * low_bits as u64;
+                for slot in slots {
+                    let low = word_at(bytes, low_at) >> (64 - low_bits);
+                    *slot = ((ones.trailing_zeros() as u64) << low_bits).wrapping_add(low).wrapping_add(term);
+                    ones &= ones - 1;
+                    term = term.wrapping_sub(fall);
+                    low_at += low_bits as u64;
+                }
+            }
+            (last_chunk, last_taken) = (chunk_offset, before ^ ones);
+            done += ones_here;
+        }
+        chunk_start += valid as u64;
+    }
+    Some(last_chunk + 63 - last_taken.leading_zeros() as u64)
 }
 
 /// Minimal binary code of `z` in `0..n`.
@@ -484,43 +535,7 @@ impl<'a> BitReader<'a> {
         }
         let (lows, highs) = (self.pos, self.pos + count * low_bits as u64);
         let (bytes, end) = (self.bytes, self.end);
-        let fall = (1u64 << low_bits) - 1;
-        // the last chunk read and the ones taken from it
-        let (mut done, mut chunk_start, mut last_chunk, mut last_taken) = (0usize, highs, 0u64, 0u64);
-        while done < out.len() {
-            if chunk_start >= end {
-                return Err(PAST_END);
-            }
-            let valid = (end - chunk_start).min(56) as u32;
-            // stream bit j of the chunk at bit j of `ones`
-            let mut ones = (word_at(bytes, chunk_start) & !(u64::MAX >> valid)).reverse_bits();
-            let chunk_offset = chunk_start - highs;
-            let ones_here = (ones.count_ones() as usize).min(out.len() - done);
-            if ones_here > 0 {
-                let before = ones;
-                let mut term = (chunk_offset << low_bits).wrapping_add(add).wrapping_sub((done as u64).wrapping_mul(fall));
-                let slots = &mut out[done..done + ones_here];
-                if low_bits == 0 {
-                    for slot in slots {
-                        *slot = (ones.trailing_zeros() as u64).wrapping_add(term);
-                        ones &= ones - 1;
-                    }
-                } else {
-                    let mut low_at = lows + done as u64 * low_bits as u64;
-                    for slot in slots {
-                        let low = word_at(bytes, low_at) >> (64 - low_bits);
-                        *slot = ((ones.trailing_zeros() as u64) << low_bits).wrapping_add(low).wrapping_add(term);
-                        ones &= ones - 1;
-                        term = term.wrapping_sub(fall);
-                        low_at += low_bits as u64;
-                    }
-                }
-                (last_chunk, last_taken) = (chunk_offset, before ^ ones);
-                done += ones_here;
-            }
-            chunk_start += valid as u64;
-        }
-        let last_at = last_chunk + 63 - last_taken.leading_zeros() as u64;
+        let last_at = elias_fano_slots(bytes, lows, highs, end, low_bits, add, out).ok_or(PAST_END)?;
         *self = BitReader::new(bytes, highs + last_at + 1, end)?;
         let high_of_last = last_at - (count - 1);
         if low_bits > 0 && high_of_last >> (64 - low_bits) != 0 {
