@@ -277,14 +277,6 @@ impl<'a> BitReader<'a> {
         r.seek_forward(start);
         Ok(r)
     }
-    /// The same stream read again from bit `pos` (before the current
-    /// position: a caller that found a damaged code goes back to name it).
-    #[cold]
-    pub fn rewound(&self, pos: u64) -> Self {
-        let mut r = BitReader { bytes: self.bytes, pos: 0, end: self.end, buf: 0, loaded: 0, next: 0 };
-        r.seek_forward(pos.min(self.end));
-        r
-    }
     #[inline]
     pub fn position(&self) -> u64 {
         self.pos
@@ -391,38 +383,6 @@ impl<'a> BitReader<'a> {
         }
         self.read_widening_entry_by_parts(size)
     }
-    /// Entries of `width` (1..=56) bits whose top bit is a 1 (a CEESOR
-    /// entry as wide as the last), at most `max`, each handed to `f`;
-    /// stops before an entry whose top bit is a 0 or that would pass the
-    /// end. Returns how many were read, and leaves the reader after them.
-    ///
-    /// Each entry is loaded from its own bit position, which advances by
-    /// `width`: the only value the loop carries is that position, so no
-    /// entry's load waits for the one before it (the buffered reader's
-    /// refill puts a load on that chain for every code). The count and
-    /// the end bound the position alone, so the loop has one test besides
-    /// the entry's top bit.
-    #[inline(always)]
-    pub fn entries_of_width(&mut self, width: u32, max: usize, mut f: impl FnMut(u64)) -> usize {
-        debug_assert!((1..=56).contains(&width));
-        let (bytes, step, start) = (self.bytes, width as u64, self.pos);
-        // the last position an entry may start at, plus one step
-        let limit = self.end.min(start.saturating_add((max as u64).saturating_mul(step)));
-        let mut pos = start;
-        while pos + step <= limit {
-            let word = word_at(bytes, pos);
-            if word >> 63 == 0 {
-                break;
-            }
-            f(word >> (64 - width));
-            pos += step;
-        }
-        if pos > start {
-            self.seek_forward(pos);
-        }
-        ((pos - start) / step) as usize
-    }
-
     /// Move to bit `pos` (at least the current position, at most the end).
     #[inline]
     fn seek_forward(&mut self, pos: u64) {
