@@ -199,28 +199,28 @@ fn elias_fano_slots(bytes: &[u8], lows: u64, highs: u64, end: u64, low_bits: u32
         let mut ones = (word_at(bytes, chunk_start) & !(u64::MAX >> valid)).reverse_bits();
         let chunk_offset = chunk_start - highs;
         let ones_here = (ones.count_ones() as usize).min(out.len() - done);
-        if ones_here > 0 {
-            let before = ones;
-            let mut term = (chunk_offset << low_bits).wrapping_add(add).wrapping_sub((done as u64).wrapping_mul(fall));
-            let slots = &mut out[done..done + ones_here];
-            if low_bits == 0 {
-                for slot in slots {
-                    *slot = (ones.trailing_zeros() as u64).wrapping_add(term);
-                    ones &= ones - 1;
-                }
-            } else {
-                let mut low_at = lows + done as u64 * low_bits as u64;
-                for slot in slots {
-                    let low = word_at(bytes, low_at) >> (64 - low_bits);
-                    *slot = ((ones.trailing_zeros() as u64) << low_bits).wrapping_add(low).wrapping_add(term);
-                    ones &= ones - 1;
-                    term = term.wrapping_sub(fall);
-                    low_at += low_bits as u64;
-                }
+        // a chunk without ones sets no slot; the loop ends after a chunk
+        // that set the last, so `last_taken` holds its one
+        let before = ones;
+        let mut term = (chunk_offset << low_bits).wrapping_add(add).wrapping_sub((done as u64).wrapping_mul(fall));
+        let slots = &mut out[done..done + ones_here];
+        if low_bits == 0 {
+            for slot in slots {
+                *slot = (ones.trailing_zeros() as u64).wrapping_add(term);
+                ones &= ones - 1;
             }
-            (last_chunk, last_taken) = (chunk_offset, before ^ ones);
-            done += ones_here;
+        } else {
+            let mut low_at = lows + done as u64 * low_bits as u64;
+            for slot in slots {
+                let low = word_at(bytes, low_at) >> (64 - low_bits);
+                *slot = ((ones.trailing_zeros() as u64) << low_bits).wrapping_add(low).wrapping_add(term);
+                ones &= ones - 1;
+                term = term.wrapping_sub(fall);
+                low_at += low_bits as u64;
+            }
         }
+        (last_chunk, last_taken) = (chunk_offset, before ^ ones);
+        done += ones_here;
         chunk_start += valid as u64;
     }
     Some(last_chunk + 63 - last_taken.leading_zeros() as u64)
@@ -719,8 +719,9 @@ mod tests {
             prop_assert_eq!(r.position(), end);
             prop_assert_eq!(r.read_unary(), Ok(3));
             if !values.is_empty() {
+                // the last one lies past the end: the high parts run out
                 let mut r = BitReader::new(w.bytes(), lead as u64, end - 1).unwrap();
-                prop_assert!(r.read_elias_fano(low_bits, 0, &mut got).is_err());
+                prop_assert_eq!(r.read_elias_fano(low_bits, 0, &mut got), Err(PAST_END));
             }
         }
 
