@@ -501,14 +501,15 @@ impl<'a> BitReader<'a> {
         if low_bits > 0 && high_of_last >> (64 - low_bits) != 0 {
             return Err("impossible code: Elias-Fano value wider than 64 bits");
         }
-        // the high parts never descend (a_i - i never does), so a value
-        // above the last shares its high part: every value is below
-        // last + 2^low_bits, and when that plus add and the count is below
-        // 2^63 no slot wrapped, and the slots rise by at least one
-        // (each difference less one keeps its sign bit clear) exactly
-        // when the values do not descend
+        // Slots i and i + 1 differ by value(i + 1) - value(i) + 1, modulo
+        // 2^64 whatever `add` wraps. The high parts never descend (a_i - i
+        // never does), so a value below the one before shares its high
+        // part, and that difference less one lies in (-2^56, 0): its sign
+        // bit is set. A rise keeps it clear unless it is 2^63 or more,
+        // which needs a last value of 2^63 or more (or a descent, found
+        // anyway): then the values are compared one by one.
         let last = out[out.len() - 1].wrapping_sub(add).wrapping_sub(count - 1);
-        let ascend = if (last as u128) + (1u128 << low_bits) + add as u128 + count as u128 <= 1 << 63 {
+        let ascend = if last >> 63 == 0 {
             out.iter().zip(&out[1..]).fold(0u64, |signs, (&a, &b)| signs | b.wrapping_sub(a).wrapping_sub(1)) >> 63 == 0
         } else {
             let value = |(rank, &slot): (usize, &u64)| slot.wrapping_sub(add).wrapping_sub(rank as u64);
@@ -747,9 +748,8 @@ mod tests {
     }
 
     /// Elias-Fano values that descend (possible only between values with
-    /// the same high part) are an error, whether the slots stay far below
-    /// 2^63 (checked over the slots) or `add` takes them near 2^64
-    /// (checked value by value); equal values are not.
+    /// the same high part) are an error, whether `add` wraps the slots
+    /// round 2^64 or not; equal values are not.
     #[test]
     fn descending_elias_fano_values_are_refused() {
         // low parts 2 bits: 6 = (1, 10), then 5 = (1, 01) or 6 again
@@ -770,6 +770,42 @@ mod tests {
             assert_eq!(BitReader::new(w.bytes(), 0, w.len()).unwrap().read_elias_fano(2, add, &mut got), Ok(6), "add {add}");
             assert_eq!(got, [6u64.wrapping_add(add), 7u64.wrapping_add(add)]);
         }
+        // two descents, 6 5 7 6 under one high part: the check over the
+        // slots does not let the second cancel the first
+        let mut w = BitWriter::new();
+        for low in [0b10, 0b01, 0b11, 0b10] {
+            w.write(low, 2);
+        }
+        w.write_unary(1);
+        for _ in 0..3 {
+            w.write_unary(0);
+        }
+        let mut got = [0; 4];
+        let read = BitReader::new(w.bytes(), 0, w.len()).unwrap().read_elias_fano(2, 0, &mut got);
+        assert_eq!(read, Err("impossible code: Elias-Fano values descend"));
+    }
+
+    /// Values that rise by 2^63 or more from one to the next are no
+    /// descent, and values past 2^63 that descend are one: there the
+    /// values are compared one by one.
+    #[test]
+    fn elias_fano_values_may_rise_by_half_the_range() {
+        let values = [0, 5, (1u64 << 63) + 5, u64::MAX - 3];
+        let mut w = BitWriter::new();
+        w.write_elias_fano(&values, 56);
+        let mut got = [0; 4];
+        let read = BitReader::new(w.bytes(), 0, w.len()).unwrap().read_elias_fano(56, 0, &mut got);
+        assert_eq!(read, Ok(u64::MAX - 3));
+        assert_eq!(got, [0, 6, (1 << 63) + 7, u64::MAX]);
+        // and past 2^63 a descent is still one: 2^63 + 6, then 2^63 + 5
+        let mut w = BitWriter::new();
+        w.write(6, 56);
+        w.write(5, 56);
+        w.write_unary(1 << 7);
+        w.write_unary(0);
+        let mut got = [0; 2];
+        let read = BitReader::new(w.bytes(), 0, w.len()).unwrap().read_elias_fano(56, 0, &mut got);
+        assert_eq!(read, Err("impossible code: Elias-Fano values descend"));
     }
 
     #[test]

@@ -372,6 +372,63 @@ mod tests {
         assert!(err.contains(&format!("offset {} out of order", (1u64 << 63) + 3)), "{err}");
     }
 
+    /// Entries out of order twice on one side (offsets 6, 5, 7, 6 at the
+    /// same width, all above or all below the vertex) are refused: two
+    /// faults do not cancel each other in the check over a side.
+    #[test]
+    fn two_faults_on_one_side_are_refused() {
+        for sign in [true, false] {
+            let mut w = BitWriter::new();
+            // offset 6 takes 3 bits: two zeros widen the entries from 1 bit
+            w.write(0, 2);
+            for offset in [6, 5, 7, 6] {
+                w.write(offset, 3);
+                w.write_bit(sign);
+            }
+            let err = decode_stream(&w, 50, 100).unwrap_err();
+            assert!(err.contains("offset 5 out of order"), "sign {sign}: {err}");
+        }
+    }
+
+    /// A list whose index entries are backwards, that ends past its block,
+    /// or that is cut inside its first entry is refused, never read.
+    #[test]
+    fn lists_outside_their_bits_are_refused() {
+        let mut w = BitWriter::new();
+        Ceesor.encode(5, &[6], &mut w);
+        let bytes = w.bytes().to_vec();
+        let decode = |lo: u64, hi: u64| {
+            let entry = |_: u64| (lo, hi);
+            let src = ListSource { vertices: 10, bytes: &bytes, first_byte: 0, first_vertex: 0, entry: &entry };
+            let mut out = Vec::new();
+            Ceesor.decoder().decode(5, lo, hi, &src, &mut out).map(|()| out)
+        };
+        assert_eq!(decode(0, w.len()), Ok(vec![6]));
+        assert_eq!(decode(2, 1), Err("list extends past its block".to_string()));
+        assert_eq!(decode(0, bytes.len() as u64 * 8 + 1), Err("list extends past its block".to_string()));
+        // offset 1 above: the bits "1 1"; only the first is the list's
+        let err = decode(0, 1).unwrap_err();
+        assert!(err.contains("past the end"), "{err}");
+        // eight zero bits after the entry are no padding (padding is
+        // shorter than a byte) but a widening with no entry after it
+        let mut w = BitWriter::new();
+        Ceesor.encode(5, &[6], &mut w);
+        for zeros in [7, 8] {
+            let mut padded = w.clone();
+            padded.write(0, zeros);
+            let bytes = padded.bytes().to_vec();
+            let entry = |_: u64| (0, padded.len());
+            let src = ListSource { vertices: 10, bytes: &bytes, first_byte: 0, first_vertex: 0, entry: &entry };
+            let mut out = Vec::new();
+            let read = Ceesor.decoder().decode(5, 0, padded.len(), &src, &mut out);
+            if zeros < 8 {
+                assert_eq!((read, out), (Ok(()), vec![6]));
+            } else {
+                assert!(read.unwrap_err().contains("past the end"));
+            }
+        }
+    }
+
     #[test]
     fn round_trips_offsets_past_2_56() {
         let lists = [vec![1, 1 << 56, (1 << 60) + 3, (1 << 63) + 5, (1 << 63) + (1 << 62)], vec![0, 2, 1 << 57]];
