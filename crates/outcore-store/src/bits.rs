@@ -785,6 +785,22 @@ mod tests {
         assert_eq!(read, Err("impossible code: Elias-Fano values descend"));
     }
 
+    /// A sequence with no low parts at the stream's first bit: its high
+    /// parts start there, and its last one ends it (one bit short, the
+    /// high parts run out).
+    #[test]
+    fn elias_fano_without_low_bits_from_bit_0() {
+        let values = [0, 0, 3, 70];
+        let mut w = BitWriter::new();
+        w.write_elias_fano(&values, 0);
+        let mut got = [0; 4];
+        let read = BitReader::new(w.bytes(), 0, w.len()).unwrap().read_elias_fano(0, 1, &mut got);
+        assert_eq!(read, Ok(70));
+        assert_eq!(got, [1, 2, 6, 74]);
+        let read = BitReader::new(w.bytes(), 0, w.len() - 1).unwrap().read_elias_fano(0, 1, &mut got);
+        assert_eq!(read, Err(PAST_END));
+    }
+
     /// Values that rise by 2^63 or more from one to the next are no
     /// descent, and values past 2^63 that descend are one: there the
     /// values are compared one by one.
