@@ -747,6 +747,11 @@ mod tests {
         }
     }
 
+    /// `got.len()` Elias-Fano values from bit 0 of `w` up to bit `end`.
+    fn read_sequence(w: &BitWriter, end: u64, low_bits: u32, add: u64, got: &mut [u64]) -> Result<u64, &'static str> {
+        BitReader::new(w.bytes(), 0, end).unwrap().read_elias_fano(low_bits, add, got)
+    }
+
     /// Elias-Fano values that descend (possible only between values with
     /// the same high part) are an error, whether `add` wraps the slots
     /// round 2^64 or not; equal values are not.
@@ -764,10 +769,10 @@ mod tests {
         for add in [0, 1 << 40, u64::MAX - 3, (1 << 63) - 9] {
             let w = sequence(0b01);
             let mut got = [0; 2];
-            let read = BitReader::new(w.bytes(), 0, w.len()).unwrap().read_elias_fano(2, add, &mut got);
+            let read = read_sequence(&w, w.len(), 2, add, &mut got);
             assert_eq!(read, Err("impossible code: Elias-Fano values descend"), "add {add}");
             let w = sequence(0b10);
-            assert_eq!(BitReader::new(w.bytes(), 0, w.len()).unwrap().read_elias_fano(2, add, &mut got), Ok(6), "add {add}");
+            assert_eq!(read_sequence(&w, w.len(), 2, add, &mut got), Ok(6), "add {add}");
             assert_eq!(got, [6u64.wrapping_add(add), 7u64.wrapping_add(add)]);
         }
         // two descents, 6 5 7 6 under one high part: the check over the
@@ -781,7 +786,7 @@ mod tests {
             w.write_unary(0);
         }
         let mut got = [0; 4];
-        let read = BitReader::new(w.bytes(), 0, w.len()).unwrap().read_elias_fano(2, 0, &mut got);
+        let read = read_sequence(&w, w.len(), 2, 0, &mut got);
         assert_eq!(read, Err("impossible code: Elias-Fano values descend"));
     }
 
@@ -794,10 +799,10 @@ mod tests {
         let mut w = BitWriter::new();
         w.write_elias_fano(&values, 0);
         let mut got = [0; 4];
-        let read = BitReader::new(w.bytes(), 0, w.len()).unwrap().read_elias_fano(0, 1, &mut got);
+        let read = read_sequence(&w, w.len(), 0, 1, &mut got);
         assert_eq!(read, Ok(70));
         assert_eq!(got, [1, 2, 6, 74]);
-        let read = BitReader::new(w.bytes(), 0, w.len() - 1).unwrap().read_elias_fano(0, 1, &mut got);
+        let read = read_sequence(&w, w.len() - 1, 0, 1, &mut got);
         assert_eq!(read, Err(PAST_END));
     }
 
@@ -810,7 +815,7 @@ mod tests {
         let mut w = BitWriter::new();
         w.write_elias_fano(&values, 56);
         let mut got = [0; 4];
-        let read = BitReader::new(w.bytes(), 0, w.len()).unwrap().read_elias_fano(56, 0, &mut got);
+        let read = read_sequence(&w, w.len(), 56, 0, &mut got);
         assert_eq!(read, Ok(u64::MAX - 3));
         assert_eq!(got, [0, 6, (1 << 63) + 7, u64::MAX]);
         // and past 2^63 a descent is still one: 2^63 + 6, then 2^63 + 5
@@ -820,7 +825,7 @@ mod tests {
         w.write_unary(1 << 7);
         w.write_unary(0);
         let mut got = [0; 2];
-        let read = BitReader::new(w.bytes(), 0, w.len()).unwrap().read_elias_fano(56, 0, &mut got);
+        let read = read_sequence(&w, w.len(), 56, 0, &mut got);
         assert_eq!(read, Err("impossible code: Elias-Fano values descend"));
     }
 
