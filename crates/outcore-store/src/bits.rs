@@ -472,15 +472,15 @@ impl<'a> BitReader<'a> {
     /// sequence's bits to lie before the stream's end. Returns the last
     /// value (0 when `out` is empty).
     ///
-    /// Two passes, so that each loop holds its few values in registers:
-    /// the low parts into their slots, each from its own bit position (no
-    /// load waits for another); then the high parts, read 56 bits at a
-    /// time, bit-reversed so that each one is found by a count of trailing
-    /// zeros and cleared with one instruction. With a_i the position of
-    /// the i-th one, value i is ((a_i - i) << low_bits | low_i) + add + i
-    /// = (a_i << low_bits) + low_i + add - i (2^low_bits - 1): the second
-    /// loop adds a shifted count of zeros and a term that falls by a
-    /// constant. Whether the values ascend is checked after, over `out`.
+    /// The high parts are read 56 bits at a time, bit-reversed so that each
+    /// one is found by a count of trailing zeros and cleared with one
+    /// instruction; each low part is loaded from its own bit position (no
+    /// load waits for another). With a_i the position of the i-th one,
+    /// value i is ((a_i - i) << low_bits | low_i) + add + i = (a_i <<
+    /// low_bits) + low_i + add - i (2^low_bits - 1): the loop
+    /// ([`elias_fano_slots`]) adds a shifted count of zeros, the low part
+    /// and a term that falls by a constant. Whether the values ascend is
+    /// checked after, over `out`.
     pub fn read_elias_fano(&mut self, low_bits: u32, add: u64, out: &mut [u64]) -> Result<u64, &'static str> {
         let count = out.len() as u64;
         if low_bits > 56 {
@@ -747,6 +747,21 @@ mod tests {
         }
     }
 
+    /// An Elias-Fano sequence written part by part, whatever its values
+    /// (`write_elias_fano` takes only ascending ones): the low parts of
+    /// `low_bits` bits, then each high part's gap from the one before in
+    /// unary.
+    fn raw_sequence(low_bits: u32, lows: &[u64], high_gaps: &[u64]) -> BitWriter {
+        let mut w = BitWriter::new();
+        for &low in lows {
+            w.write(low, low_bits);
+        }
+        for &gap in high_gaps {
+            w.write_unary(gap);
+        }
+        w
+    }
+
     /// `got.len()` Elias-Fano values from bit 0 of `w` up to bit `end`.
     fn read_sequence(w: &BitWriter, end: u64, low_bits: u32, add: u64, got: &mut [u64]) -> Result<u64, &'static str> {
         BitReader::new(w.bytes(), 0, end).unwrap().read_elias_fano(low_bits, add, got)
@@ -758,14 +773,7 @@ mod tests {
     #[test]
     fn descending_elias_fano_values_are_refused() {
         // low parts 2 bits: 6 = (1, 10), then 5 = (1, 01) or 6 again
-        let sequence = |second_low: u64| {
-            let mut w = BitWriter::new();
-            w.write(0b10, 2);
-            w.write(second_low, 2);
-            w.write_unary(1);
-            w.write_unary(0);
-            w
-        };
+        let sequence = |second_low: u64| raw_sequence(2, &[0b10, second_low], &[1, 0]);
         for add in [0, 1 << 40, u64::MAX - 3, (1 << 63) - 9] {
             let w = sequence(0b01);
             let mut got = [0; 2];
@@ -777,14 +785,7 @@ mod tests {
         }
         // two descents, 6 5 7 6 under one high part: the check over the
         // slots does not let the second cancel the first
-        let mut w = BitWriter::new();
-        for low in [0b10, 0b01, 0b11, 0b10] {
-            w.write(low, 2);
-        }
-        w.write_unary(1);
-        for _ in 0..3 {
-            w.write_unary(0);
-        }
+        let w = raw_sequence(2, &[0b10, 0b01, 0b11, 0b10], &[1, 0, 0, 0]);
         let mut got = [0; 4];
         let read = read_sequence(&w, w.len(), 2, 0, &mut got);
         assert_eq!(read, Err("impossible code: Elias-Fano values descend"));
@@ -819,11 +820,7 @@ mod tests {
         assert_eq!(read, Ok(u64::MAX - 3));
         assert_eq!(got, [0, 6, (1 << 63) + 7, u64::MAX]);
         // and past 2^63 a descent is still one: 2^63 + 6, then 2^63 + 5
-        let mut w = BitWriter::new();
-        w.write(6, 56);
-        w.write(5, 56);
-        w.write_unary(1 << 7);
-        w.write_unary(0);
+        let w = raw_sequence(56, &[6, 5], &[1 << 7, 0]);
         let mut got = [0; 2];
         let read = read_sequence(&w, w.len(), 56, 0, &mut got);
         assert_eq!(read, Err("impossible code: Elias-Fano values descend"));
