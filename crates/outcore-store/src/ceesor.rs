@@ -123,6 +123,19 @@ struct SignBatch {
     downs: [u64; SIGN_BATCH],
 }
 
+/// The entry of `offset` and sign `positive` on its side of `vertex`:
+/// written to both sides, counted in one. The counts stay below
+/// SIGN_BATCH together (a batch is emptied when full), so the masks change
+/// no index; they spare a bounds check for each.
+#[inline(always)]
+fn place(ups: &mut [u64; SIGN_BATCH], downs: &mut [u64; SIGN_BATCH], counts: (&mut usize, &mut usize), vertex: u64, offset: u64, positive: bool) {
+    let (n_up, n_down) = counts;
+    ups[*n_up % SIGN_BATCH] = vertex.wrapping_add(offset);
+    downs[*n_down % SIGN_BATCH] = vertex.wrapping_sub(offset);
+    *n_up += positive as usize;
+    *n_down += !positive as usize;
+}
+
 #[cold]
 fn outside(vertex: u64, offset: u64, positive: bool) -> String {
     if positive {
@@ -209,9 +222,6 @@ impl ListDecoder for CeesorDecoder {
         let (mut n_up, mut n_down) = (0usize, 0usize);
         loop {
             if width <= 56 {
-                // n_up + n_down stays below SIGN_BATCH (at most that many
-                // entries less the batch's are read), so the masks change
-                // no index; they spare a bounds check for each
                 let room = (SIGN_BATCH - (n_up + n_down)) as u64;
                 let limit = end.min(pos + room * width as u64);
                 while pos + width as u64 <= limit {
@@ -220,11 +230,7 @@ impl ListDecoder for CeesorDecoder {
                         break;
                     }
                     let entry = word >> (64 - width);
-                    let (offset, positive) = (entry >> 1, (entry & 1) as usize);
-                    ups[n_up % SIGN_BATCH] = vertex.wrapping_add(offset);
-                    downs[n_down % SIGN_BATCH] = vertex.wrapping_sub(offset);
-                    n_up += positive;
-                    n_down += 1 - positive;
+                    place(ups, downs, (&mut n_up, &mut n_down), vertex, entry >> 1, entry & 1 == 1);
                     pos += width as u64;
                 }
             }
@@ -255,10 +261,7 @@ impl ListDecoder for CeesorDecoder {
                 (pos, width) = (r.position(), size as u32 + 1);
                 (offset, positive)
             };
-            ups[n_up % SIGN_BATCH] = vertex.wrapping_add(offset);
-            downs[n_down % SIGN_BATCH] = vertex.wrapping_sub(offset);
-            n_up += positive as usize;
-            n_down += !positive as usize;
+            place(ups, downs, (&mut n_up, &mut n_down), vertex, offset, positive);
         }
         out.extend_from_slice(&ups[..n_up]);
         self.negative.extend_from_slice(&downs[..n_down]);
