@@ -226,6 +226,22 @@ fn elias_fano_slots(bytes: &[u8], lows: u64, highs: u64, end: u64, low_bits: u32
     Some(last_chunk + 63 - last_taken.leading_zeros() as u64)
 }
 
+/// The OR of each step of `values` less one, b - a - 1 modulo 2^64 for
+/// each value a and the next b: its sign bit is clear when every value
+/// rises by at least one and by less than 2^63. Compiled twice, chosen at
+/// run time: for x86 with AVX2 (four steps at once) and for any CPU.
+#[multiversion(targets("x86_64+avx2"))]
+pub(crate) fn rising_step_signs(values: &[u64]) -> u64 {
+    values.iter().zip(values.get(1..).unwrap_or_default()).fold(0u64, |signs, (&a, &b)| signs | b.wrapping_sub(a).wrapping_sub(1))
+}
+
+/// [`rising_step_signs`] of `values` read backwards: a - b - 1 for each
+/// value a and the next b, clear in its sign bit when they fall.
+#[multiversion(targets("x86_64+avx2"))]
+pub(crate) fn falling_step_signs(values: &[u64]) -> u64 {
+    values.iter().zip(values.get(1..).unwrap_or_default()).fold(0u64, |signs, (&a, &b)| signs | a.wrapping_sub(b).wrapping_sub(1))
+}
+
 /// Minimal binary code of `z` in `0..n`.
 fn write_minimal(w: &mut BitWriter, z: u64, n: u128) {
     if n <= 1 {
@@ -510,7 +526,7 @@ impl<'a> BitReader<'a> {
         // anyway): then the values are compared one by one.
         let last = out[out.len() - 1].wrapping_sub(add).wrapping_sub(count - 1);
         let ascend = if last >> 63 == 0 {
-            out.iter().zip(&out[1..]).fold(0u64, |signs, (&a, &b)| signs | b.wrapping_sub(a).wrapping_sub(1)) >> 63 == 0
+            rising_step_signs(out) >> 63 == 0
         } else {
             let value = |(rank, &slot): (usize, &u64)| slot.wrapping_sub(add).wrapping_sub(rank as u64);
             out.iter().enumerate().map(value).is_sorted()

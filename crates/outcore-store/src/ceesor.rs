@@ -7,7 +7,7 @@
 //! so the layout stores degrees beside it. Weights are stored in the same
 //! |offset| order (ties: the smaller neighbour first).
 
-use crate::bits::{word_at, BitReader, BitWriter};
+use crate::bits::{falling_step_signs, rising_step_signs, word_at, BitReader, BitWriter};
 use crate::codec::{Codec, Encoding, IndexUnit, ListDecoder, ListEncoder, ListSource};
 
 pub struct Ceesor;
@@ -155,12 +155,7 @@ fn outside(vertex: u64, offset: u64, positive: bool) -> String {
 /// looked at again, offset by offset.
 #[inline]
 fn first_not_rising(vertex: u64, ids: &[u64], up: bool) -> Option<u64> {
-    let next = ids.get(1..).unwrap_or_default();
-    let signs = if up {
-        ids.iter().zip(next).fold(0u64, |signs, (&a, &b)| signs | b.wrapping_sub(a).wrapping_sub(1))
-    } else {
-        ids.iter().zip(next).fold(0u64, |signs, (&a, &b)| signs | a.wrapping_sub(b).wrapping_sub(1))
-    };
+    let signs = if up { rising_step_signs(ids) } else { falling_step_signs(ids) };
     if signs >> 63 == 0 {
         return None;
     }

@@ -273,7 +273,18 @@ struct GaprefDecoder {
     merged: Vec<u64>,
     /// Revision 2: a reference past the window marks Elias-Fano residuals.
     marked_residuals: bool,
+    /// Which of the last 64 lists decoded for the caller referred to
+    /// another (bit 0 the last). While [`KEEP_AT_REFERENCES`] or more did,
+    /// each list is kept in its slot for the next to refer to; otherwise
+    /// it goes straight to the caller, saving a copy, and a rare
+    /// reference to it decodes it again.
+    referred: u64,
 }
+
+/// See [`GaprefDecoder::referred`]: web graphs refer in most lists and keep
+/// every one; Kronecker graphs refer in about one in sixty and keep none.
+/// A list decoded again costs some ten copies of it.
+const KEEP_AT_REFERENCES: u32 = 6;
 
 impl GaprefDecoder {
     fn new(marked_residuals: bool) -> Self {
@@ -283,15 +294,23 @@ impl GaprefDecoder {
             copied: Vec::new(),
             extras: Vec::new(),
             merged: Vec::new(),
+            referred: u64::MAX,
         }
     }
 }
 
 impl ListDecoder for GaprefDecoder {
     fn decode(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, out: &mut Vec<u64>) -> Result<(), String> {
-        self.decode_into_slot(vertex, lo, hi, src, 0)?;
+        let slot = (vertex % SLOTS as u64) as usize;
+        if self.referred.count_ones() < KEEP_AT_REFERENCES && self.recent[slot].0 != vertex {
+            let referred = self.decode_list(vertex, lo, hi, src, 0, out)?;
+            self.referred = self.referred << 1 | referred as u64;
+            return Ok(());
+        }
+        let referred = self.decode_into_slot(vertex, lo, hi, src, 0)?;
+        self.referred = self.referred << 1 | referred as u64;
         out.clear();
-        out.extend_from_slice(&self.recent[(vertex % SLOTS as u64) as usize].1);
+        out.extend_from_slice(&self.recent[slot].1);
         Ok(())
     }
     fn release_above(&mut self, entries: usize) {
@@ -385,8 +404,8 @@ fn read_residual_gaps(bits: &mut BitReader, mut x: u64, vertices: u64, out: &mut
     }
 }
 
-/// The residuals after the first, `first`, as an Elias-Fano sequence (see
-/// the module comment): each is `first` plus its rank plus one plus its
+/// `first` and the residuals after it, an Elias-Fano sequence (see the
+/// module comment), as the whole of `out`: each is `first` plus its rank plus one plus its
 /// value, and the last is below `vertices` (the values do not descend, so
 /// the others are too). Nothing but padding may follow.
 fn read_residual_sequence(bits: &mut BitReader, first: u64, vertices: u64, out: &mut Vec<u64>) -> Result<(), String> {
@@ -395,11 +414,13 @@ fn read_residual_sequence(bits: &mut BitReader, first: u64, vertices: u64, out: 
     if count > bits.remaining() {
         return Err(format!("impossible code: {count} residuals in {} bits", bits.remaining()));
     }
-    let at = out.len();
-    out.resize(at + count as usize, 0);
+    // what `out` held is overwritten, not cleared first (zeroing it cost
+    // as much as a tenth of the sequence)
+    out.resize(1 + count as usize, 0);
+    out[0] = first;
     // `first` is below `vertices`, so one more fits; every residual is
     // below the last, so if the last is inside the graph nothing wrapped
-    let last = bits.read_elias_fano(low_bits, first + 1, &mut out[at..])?;
+    let last = bits.read_elias_fano(low_bits, first + 1, &mut out[1..])?;
     let last = (first as u128) + count as u128 + last as u128;
     if last >= vertices as u128 {
         return Err(format!("impossible code: residual {last} outside the graph"));
@@ -420,17 +441,30 @@ fn next_residual(x: u64, gap: u64, vertices: u64) -> Result<u64, String> {
 }
 
 impl GaprefDecoder {
-    fn decode_into_slot(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, depth: u8) -> Result<(), String> {
+    /// Decode `vertex`'s list into its slot, unless the slot holds it
+    /// already; whether the list refers to another.
+    fn decode_into_slot(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, depth: u8) -> Result<bool, String> {
         let slot = (vertex % SLOTS as u64) as usize;
         if self.recent[slot].0 == vertex {
-            return Ok(());
+            return Ok(false);
         }
         let mut list = std::mem::take(&mut self.recent[slot].1);
-        list.clear();
         self.recent[slot].0 = u64::MAX;
+        let referred = self.decode_list(vertex, lo, hi, src, depth, &mut list)?;
+        self.recent[slot] = (vertex, list);
+        Ok(referred)
+    }
+
+    /// Decode `vertex`'s list into `list` (whatever it held), the lists it
+    /// refers to into their slots; whether it refers to one.
+    fn decode_list(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, depth: u8, list: &mut Vec<u64>) -> Result<bool, String> {
         let base = src.first_byte * 8;
         let mut bits = BitReader::new(src.bytes, lo.checked_sub(base).ok_or("list starts before its block")?, hi - base)?;
-        if !bits.only_padding_left() {
+        if bits.only_padding_left() {
+            list.clear();
+            return Ok(false);
+        }
+        {
             let mut r = bits.read_unary()?;
             // revision 2: a reference past the window marks Elias-Fano residuals
             let elias_fano = self.marked_residuals && r > WINDOW;
@@ -499,12 +533,15 @@ impl GaprefDecoder {
                     .ok()
                     .filter(|&x| x < src.vertices)
                     .ok_or_else(|| format!("impossible code: residual {first} outside the graph"))?;
-                list.push(x);
                 if elias_fano {
-                    read_residual_sequence(&mut bits, x, src.vertices, &mut list)?;
+                    read_residual_sequence(&mut bits, x, src.vertices, list)?;
                 } else {
-                    read_residual_gaps(&mut bits, x, src.vertices, &mut list)?;
+                    list.clear();
+                    list.push(x);
+                    read_residual_gaps(&mut bits, x, src.vertices, list)?;
                 }
+            } else {
+                list.clear();
             }
             let others = match (self.copied.is_empty(), self.extras.is_empty()) {
                 (true, _) => &self.extras,
@@ -515,10 +552,9 @@ impl GaprefDecoder {
                     &self.merged
                 }
             };
-            insert_ascending(&mut list, others)?;
+            insert_ascending(list, others)?;
+            Ok(r > 0)
         }
-        self.recent[slot] = (vertex, list);
-        Ok(())
     }
 }
 
@@ -582,6 +618,73 @@ mod tests {
             GAPREF.decoder_lists_in_flight()
         );
         assert!(in_flight > 3 * longest, "one list and the lists it refers to took only {in_flight} entries");
+    }
+
+    /// After lists that refer to none, the decoder hands lists straight to
+    /// the caller without keeping them; a list that then refers to one
+    /// decodes it again. Every list reads back in any order, and the
+    /// decoder keeps lists again once references are common.
+    #[test]
+    fn lists_not_kept_are_decoded_again_when_referred_to() {
+        // vertices 0..100 and 130..230 have lists of their own (nothing to
+        // copy), two of them empty; 100..130 and 230..260 each share most
+        // of the one before
+        let shared = |v: u64| -> Vec<u64> {
+            let group = if v < 130 { 100 } else { 230 };
+            (0..40).map(|k| 1_000_000 * (group + 1) + k * 97).chain([2_000_000_000 + v * 13]).collect()
+        };
+        let lists: Vec<Vec<u64>> = (0..260u64)
+            .map(|v| match v {
+                70 | 160 => Vec::new(),
+                100..130 | 230.. => shared(v),
+                _ => (0..12).map(|k| v * 5_000 + k * k * 31 + k).collect(),
+            })
+            .collect();
+        let mut w = BitWriter::new();
+        let mut encoder = GAPREF.encoder();
+        let mut index = Vec::new();
+        for (v, l) in lists.iter().enumerate() {
+            let at = w.len();
+            index.push(at | encoder.encode(v as u64, l, &mut w));
+        }
+        index.push(w.len());
+        w.align();
+        let entry = |u: u64| (index[u as usize], index[u as usize + 1]);
+        let src = ListSource { vertices: u64::MAX, bytes: w.bytes(), first_byte: 0, first_vertex: 0, entry: &entry };
+        let mut decoder = GaprefDecoder::new(true);
+        let mut out = vec![7; 100];
+        let mut referring = 0;
+        for (v, l) in lists.iter().enumerate() {
+            if v == 100 || v == 230 {
+                assert!(decoder.referred.count_ones() < KEEP_AT_REFERENCES, "vertex {v}: lists are still kept");
+                // none of the last 30 (the window of 64 lists forgets
+                // the first 64, and the references of 101..130, in time)
+                assert!(decoder.recent.iter().all(|&(u, _)| u == u64::MAX || u + 30 < v as u64), "vertex {v}: lists were kept");
+            }
+            decoder.decode(v as u64, index[v], index[v + 1], &src, &mut out).unwrap();
+            assert_eq!(&out, l, "vertex {v}");
+            if v == 101 || v == 231 {
+                assert_eq!(decoder.referred & 1, 1, "vertex {v} refers to no list");
+            }
+            if (101..130).contains(&v) || v > 230 {
+                referring += decoder.referred & 1;
+            }
+        }
+        // chains end at MAX_CHAIN, so not every shared list refers
+        assert!(referring >= 40, "only {referring} of 58 shared lists refer to another");
+        // the shared lists kept the decoder's slots in use by the end
+        assert!(decoder.referred.count_ones() >= KEEP_AT_REFERENCES);
+        assert!(decoder.recent.iter().any(|&(u, _)| u >= 230));
+        // backwards, and hopping through the lists, with a fresh decoder
+        // that has met no references
+        for order in [(0..260).rev().collect::<Vec<usize>>(), (0..260).map(|i| i * 67 % 260).collect()] {
+            let mut decoder = GaprefDecoder::new(true);
+            decoder.referred = 0;
+            for v in order {
+                decoder.decode(v as u64, index[v], index[v + 1], &src, &mut out).unwrap();
+                assert_eq!(&out, &lists[v], "vertex {v}");
+            }
+        }
     }
 
     /// Lists that share much with their predecessors and hold runs, as web
