@@ -73,10 +73,12 @@ impl Codec for Ceesor {
         Box::new(Ceesor)
     }
     fn decoder_lists(&self) -> u64 {
-        1
+        // the neighbours above the vertex and those below
+        2
     }
     fn decoder(&self) -> Box<dyn ListDecoder> {
         Box::new(CeesorDecoder {
+            positive: Vec::new(),
             negative: Vec::new(),
             batch: Box::new(SignBatch { ups: [0; SIGN_BATCH], downs: [0; SIGN_BATCH] }),
         })
@@ -128,7 +130,14 @@ struct SignBatch {
 /// SIGN_BATCH together (a batch is emptied when full), so the masks change
 /// no index; they spare a bounds check for each.
 #[inline(always)]
-fn place(ups: &mut [u64; SIGN_BATCH], downs: &mut [u64; SIGN_BATCH], counts: (&mut usize, &mut usize), vertex: u64, offset: u64, positive: bool) {
+fn place(
+    ups: &mut [u64; SIGN_BATCH],
+    downs: &mut [u64; SIGN_BATCH],
+    counts: (&mut usize, &mut usize),
+    vertex: u64,
+    offset: u64,
+    positive: bool,
+) {
     let (n_up, n_down) = counts;
     ups[*n_up % SIGN_BATCH] = vertex.wrapping_add(offset);
     downs[*n_down % SIGN_BATCH] = vertex.wrapping_sub(offset);
@@ -164,7 +173,9 @@ fn first_not_rising(vertex: u64, ids: &[u64], up: bool) -> Option<u64> {
 }
 
 struct CeesorDecoder {
-    /// The neighbours below the vertex, nearest first.
+    /// A list longer than a batch: its neighbours above the vertex,
+    /// nearest first, and those below.
+    positive: Vec<u64>,
     negative: Vec<u64>,
     /// Kept from list to list: its arrays are not cleared for each.
     batch: Box<SignBatch>,
@@ -172,8 +183,10 @@ struct CeesorDecoder {
 
 impl ListDecoder for CeesorDecoder {
     fn release_above(&mut self, entries: usize) {
-        if self.negative.capacity() > entries {
-            self.negative = Vec::new();
+        for side in [&mut self.positive, &mut self.negative] {
+            if side.capacity() > entries {
+                *side = Vec::new();
+            }
         }
     }
 
@@ -195,6 +208,7 @@ impl ListDecoder for CeesorDecoder {
     /// ascend by offset on each side, so the last of each side is.
     fn decode(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, out: &mut Vec<u64>) -> Result<(), String> {
         out.clear();
+        self.positive.clear();
         self.negative.clear();
         let base = src.first_byte * 8;
         let (Some(start), Some(end)) = ((lo & !SELF_LOOP).checked_sub(base), (hi & !SELF_LOOP).checked_sub(base)) else {
@@ -230,7 +244,7 @@ impl ListDecoder for CeesorDecoder {
                 }
             }
             if n_up + n_down == SIGN_BATCH {
-                out.extend_from_slice(&ups[..n_up]);
+                self.positive.extend_from_slice(&ups[..n_up]);
                 self.negative.extend_from_slice(&downs[..n_down]);
                 (n_up, n_down) = (0, 0);
                 continue;
@@ -258,30 +272,34 @@ impl ListDecoder for CeesorDecoder {
             };
             place(ups, downs, (&mut n_up, &mut n_down), vertex, offset, positive);
         }
-        out.extend_from_slice(&ups[..n_up]);
-        self.negative.extend_from_slice(&downs[..n_down]);
-        let not_rising = first_not_rising(vertex, out, true).or_else(|| first_not_rising(vertex, &self.negative, false));
+        // a list that fit one batch is read from it; a longer one from
+        // the sides it was emptied into
+        let (ups, downs) = if self.positive.is_empty() && self.negative.is_empty() {
+            (&ups[..n_up], &downs[..n_down])
+        } else {
+            self.positive.extend_from_slice(&ups[..n_up]);
+            self.negative.extend_from_slice(&downs[..n_down]);
+            (&self.positive[..], &self.negative[..])
+        };
+        let not_rising = first_not_rising(vertex, ups, true).or_else(|| first_not_rising(vertex, downs, false));
         if let Some(offset) = not_rising {
             return Err(format!("impossible code: offset {offset} out of order"));
         }
         // the farthest neighbour on each side: a wrapped one lands on the
         // vertex's other side
-        if let Some(&up) = out.last().filter(|&&up| up <= vertex || up >= src.vertices) {
+        if let Some(&up) = ups.last().filter(|&&up| up <= vertex || up >= src.vertices) {
             return Err(outside(vertex, up.wrapping_sub(vertex), true));
         }
-        if let Some(&down) = self.negative.last().filter(|&&down| down > vertex) {
+        if let Some(&down) = downs.last().filter(|&&down| down > vertex) {
             return Err(outside(vertex, vertex.wrapping_sub(down), false));
         }
-        let positives = out.len();
         let self_loop = lo & SELF_LOOP != 0;
-        out.resize(positives + self.negative.len() + self_loop as usize, 0);
-        out.copy_within(0..positives, self.negative.len() + self_loop as usize);
-        for (slot, &n) in out.iter_mut().zip(self.negative.iter().rev()) {
-            *slot = n;
-        }
+        out.reserve(downs.len() + self_loop as usize + ups.len());
+        out.extend(downs.iter().rev());
         if self_loop {
-            out[self.negative.len()] = vertex;
+            out.push(vertex);
         }
+        out.extend_from_slice(ups);
         Ok(())
     }
 }
