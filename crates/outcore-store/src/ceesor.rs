@@ -73,15 +73,11 @@ impl Codec for Ceesor {
         Box::new(Ceesor)
     }
     fn decoder_lists(&self) -> u64 {
-        // the neighbours above the vertex and those below
-        2
+        // the neighbours below the vertex
+        1
     }
     fn decoder(&self) -> Box<dyn ListDecoder> {
-        Box::new(CeesorDecoder {
-            positive: Vec::new(),
-            negative: Vec::new(),
-            batch: Box::new(SignBatch { ups: [0; SIGN_BATCH], downs: [0; SIGN_BATCH] }),
-        })
+        Box::new(CeesorDecoder { negative: Vec::new(), batch: Box::new(SignBatch { ups: [0; SIGN_BATCH], downs: [0; SIGN_BATCH] }) })
     }
     fn reorders_weights(&self) -> bool {
         true
@@ -172,10 +168,26 @@ fn first_not_rising(vertex: u64, ids: &[u64], up: bool) -> Option<u64> {
     ids.windows(2).find(|w| offset(w[1]) <= offset(w[0])).map(|w| offset(w[1]))
 }
 
+/// A list's two sides (`ups` ascending, `downs` descending, each nearest
+/// first) rise in offset, and the farthest neighbour of each lies on its
+/// side of `vertex` inside the graph: a wrapped one lands on the other.
+fn check_sides(vertex: u64, vertices: u64, ups: &[u64], downs: &[u64]) -> Result<(), String> {
+    let not_rising = first_not_rising(vertex, ups, true).or_else(|| first_not_rising(vertex, downs, false));
+    if let Some(offset) = not_rising {
+        return Err(format!("impossible code: offset {offset} out of order"));
+    }
+    if let Some(&up) = ups.last().filter(|&&up| up <= vertex || up >= vertices) {
+        return Err(outside(vertex, up.wrapping_sub(vertex), true));
+    }
+    if let Some(&down) = downs.last().filter(|&&down| down > vertex) {
+        return Err(outside(vertex, vertex.wrapping_sub(down), false));
+    }
+    Ok(())
+}
+
 struct CeesorDecoder {
-    /// A list longer than a batch: its neighbours above the vertex,
-    /// nearest first, and those below.
-    positive: Vec<u64>,
+    /// A list longer than a batch: its neighbours below the vertex,
+    /// nearest first (those above go to the caller's vector).
     negative: Vec<u64>,
     /// Kept from list to list: its arrays are not cleared for each.
     batch: Box<SignBatch>,
@@ -183,10 +195,8 @@ struct CeesorDecoder {
 
 impl ListDecoder for CeesorDecoder {
     fn release_above(&mut self, entries: usize) {
-        for side in [&mut self.positive, &mut self.negative] {
-            if side.capacity() > entries {
-                *side = Vec::new();
-            }
+        if self.negative.capacity() > entries {
+            self.negative = Vec::new();
         }
     }
 
@@ -208,7 +218,6 @@ impl ListDecoder for CeesorDecoder {
     /// ascend by offset on each side, so the last of each side is.
     fn decode(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, out: &mut Vec<u64>) -> Result<(), String> {
         out.clear();
-        self.positive.clear();
         self.negative.clear();
         let base = src.first_byte * 8;
         let (Some(start), Some(end)) = ((lo & !SELF_LOOP).checked_sub(base), (hi & !SELF_LOOP).checked_sub(base)) else {
@@ -244,7 +253,7 @@ impl ListDecoder for CeesorDecoder {
                 }
             }
             if n_up + n_down == SIGN_BATCH {
-                self.positive.extend_from_slice(&ups[..n_up]);
+                out.extend_from_slice(&ups[..n_up]);
                 self.negative.extend_from_slice(&downs[..n_down]);
                 (n_up, n_down) = (0, 0);
                 continue;
@@ -272,34 +281,32 @@ impl ListDecoder for CeesorDecoder {
             };
             place(ups, downs, (&mut n_up, &mut n_down), vertex, offset, positive);
         }
-        // a list that fit one batch is read from it; a longer one from
-        // the sides it was emptied into
-        let (ups, downs) = if self.positive.is_empty() && self.negative.is_empty() {
-            (&ups[..n_up], &downs[..n_down])
-        } else {
-            self.positive.extend_from_slice(&ups[..n_up]);
-            self.negative.extend_from_slice(&downs[..n_down]);
-            (&self.positive[..], &self.negative[..])
-        };
-        let not_rising = first_not_rising(vertex, ups, true).or_else(|| first_not_rising(vertex, downs, false));
-        if let Some(offset) = not_rising {
-            return Err(format!("impossible code: offset {offset} out of order"));
-        }
-        // the farthest neighbour on each side: a wrapped one lands on the
-        // vertex's other side
-        if let Some(&up) = ups.last().filter(|&&up| up <= vertex || up >= src.vertices) {
-            return Err(outside(vertex, up.wrapping_sub(vertex), true));
-        }
-        if let Some(&down) = downs.last().filter(|&&down| down > vertex) {
-            return Err(outside(vertex, vertex.wrapping_sub(down), false));
-        }
         let self_loop = lo & SELF_LOOP != 0;
-        out.reserve(downs.len() + self_loop as usize + ups.len());
-        out.extend(downs.iter().rev());
-        if self_loop {
-            out.push(vertex);
+        if out.is_empty() && self.negative.is_empty() {
+            // the list fit one batch: checked there, and each side copied
+            // once, the lower turned to ascend
+            let (ups, downs) = (&ups[..n_up], &downs[..n_down]);
+            check_sides(vertex, src.vertices, ups, downs)?;
+            out.reserve(downs.len() + self_loop as usize + ups.len());
+            out.extend(downs.iter().rev());
+            if self_loop {
+                out.push(vertex);
+            }
+            out.extend_from_slice(ups);
+            return Ok(());
         }
-        out.extend_from_slice(ups);
+        out.extend_from_slice(&ups[..n_up]);
+        self.negative.extend_from_slice(&downs[..n_down]);
+        check_sides(vertex, src.vertices, out, &self.negative)?;
+        let positives = out.len();
+        out.resize(positives + self.negative.len() + self_loop as usize, 0);
+        out.copy_within(0..positives, self.negative.len() + self_loop as usize);
+        for (slot, &n) in out.iter_mut().zip(self.negative.iter().rev()) {
+            *slot = n;
+        }
+        if self_loop {
+            out[self.negative.len()] = vertex;
+        }
         Ok(())
     }
 }
@@ -379,6 +386,40 @@ mod tests {
         }
         let err = decode_stream(&w, 0, u64::MAX).unwrap_err();
         assert!(err.contains(&format!("offset {} out of order", (1u64 << 63) + 3)), "{err}");
+    }
+
+    /// `decoder_lists` states what the decoder keeps (the traverse engine
+    /// and the scans charge it to the budget): after a list of `longest`
+    /// neighbours all below its vertex, its side of them holds no more than
+    /// `decoder_lists() * longest` entries, and some; `release_above` lets
+    /// go of it exactly when it has room for more than it is given. (A
+    /// vector grows by doubling, so `longest` is a power of two here: the
+    /// statement counts lists, not that slack.)
+    #[test]
+    fn the_decoder_keeps_no_more_lists_than_it_states() {
+        let longest = 1_024u64;
+        let vertex = 5_000;
+        let lists = [(vertex + 1..=vertex + longest).collect::<Vec<u64>>(), (vertex - longest..vertex).collect()];
+        let mut decoder =
+            CeesorDecoder { negative: Vec::new(), batch: Box::new(SignBatch { ups: [0; SIGN_BATCH], downs: [0; SIGN_BATCH] }) };
+        for list in &lists {
+            let mut w = BitWriter::new();
+            Ceesor.encode(vertex, list, &mut w);
+            let end = w.len();
+            w.align();
+            let entry = |_: u64| (0, end);
+            let src = ListSource { vertices: 10_000, bytes: w.bytes(), first_byte: 0, first_vertex: 0, entry: &entry };
+            let mut out = Vec::new();
+            decoder.decode(vertex, 0, end, &src, &mut out).unwrap();
+            assert_eq!(&out, list);
+        }
+        let kept = decoder.negative.capacity() as u64;
+        assert!(kept <= Ceesor.decoder_lists() * longest, "the decoder keeps {kept} entries; it states {} lists", Ceesor.decoder_lists());
+        assert!(kept >= longest, "the decoder keeps only {kept} entries");
+        decoder.release_above(kept as usize);
+        assert_eq!(decoder.negative.capacity() as u64, kept);
+        decoder.release_above(kept as usize - 1);
+        assert_eq!(decoder.negative.capacity(), 0);
     }
 
     /// Entries out of order twice on one side (offsets 6, 5, 7, 6 at the

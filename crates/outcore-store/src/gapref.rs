@@ -654,7 +654,12 @@ mod tests {
         let mut decoder = GaprefDecoder::new(true);
         let mut out = vec![7; 100];
         let mut referring = 0;
+        // which lists referred to another, as each was decoded: a fresh
+        // decoder counts the 64 lists before the first as referring
+        let mut refers: Vec<bool> = Vec::new();
         for (v, l) in lists.iter().enumerate() {
+            let window = &refers[v.saturating_sub(64)..];
+            let keep = 64 - window.len() + window.iter().filter(|&&r| r).count() >= KEEP_AT_REFERENCES as usize;
             if v == 100 || v == 230 {
                 assert!(decoder.referred.count_ones() < KEEP_AT_REFERENCES, "vertex {v}: lists are still kept");
                 // none of the last 30 (the window of 64 lists forgets
@@ -663,6 +668,8 @@ mod tests {
             }
             decoder.decode(v as u64, index[v], index[v + 1], &src, &mut out).unwrap();
             assert_eq!(&out, l, "vertex {v}");
+            assert_eq!(decoder.recent[v % SLOTS].0 == v as u64, keep, "vertex {v}: kept or not");
+            refers.push(decoder.referred & 1 == 1);
             if v == 101 || v == 231 {
                 assert_eq!(decoder.referred & 1, 1, "vertex {v} refers to no list");
             }
