@@ -564,6 +564,21 @@ mod tests {
     use crate::codec::tests::{round_trip, round_trip_with};
     use proptest::prelude::*;
 
+    /// `lists` encoded as one block from vertex 0: its index entries and
+    /// its bits.
+    fn one_block(lists: &[Vec<u64>]) -> (Vec<u64>, BitWriter) {
+        let mut w = BitWriter::new();
+        let mut encoder = GAPREF.encoder();
+        let mut index = Vec::new();
+        for (v, l) in lists.iter().enumerate() {
+            let at = w.len();
+            index.push(at | encoder.encode(v as u64, l, &mut w));
+        }
+        index.push(w.len());
+        w.align();
+        (index, w)
+    }
+
     /// `decoder_lists` states what the decoder keeps (the traverse engine
     /// and the scans charge it to the budget): after decoding lists of up
     /// to `longest` entries, its vectors hold no more than
@@ -575,15 +590,7 @@ mod tests {
         // lists alike enough to copy from each other, and residuals of their own
         let lists: Vec<Vec<u64>> =
             (0..3 * SLOTS as u64).map(|v| (0..longest).map(|k| k * 5 + if k % 7 == v % 7 { 1 } else { 0 }).collect()).collect();
-        let mut w = BitWriter::new();
-        let mut encoder = GAPREF.encoder();
-        let mut index = Vec::new();
-        for (v, l) in lists.iter().enumerate() {
-            let at = w.len();
-            index.push(at | encoder.encode(v as u64, l, &mut w));
-        }
-        index.push(w.len());
-        w.align();
+        let (index, w) = one_block(&lists);
         let entry = |u: u64| (index[u as usize], index[u as usize + 1]);
         let src = ListSource { vertices: u64::MAX, bytes: w.bytes(), first_byte: 0, first_vertex: 0, entry: &entry };
         let mut decoder = GaprefDecoder::new(true);
@@ -640,15 +647,7 @@ mod tests {
                 _ => (0..12).map(|k| v * 5_000 + k * k * 31 + k).collect(),
             })
             .collect();
-        let mut w = BitWriter::new();
-        let mut encoder = GAPREF.encoder();
-        let mut index = Vec::new();
-        for (v, l) in lists.iter().enumerate() {
-            let at = w.len();
-            index.push(at | encoder.encode(v as u64, l, &mut w));
-        }
-        index.push(w.len());
-        w.align();
+        let (index, w) = one_block(&lists);
         let entry = |u: u64| (index[u as usize], index[u as usize + 1]);
         let src = ListSource { vertices: u64::MAX, bytes: w.bytes(), first_byte: 0, first_vertex: 0, entry: &entry };
         let mut decoder = GaprefDecoder::new(true);
