@@ -771,6 +771,20 @@ fn traverse_budget_error_suggests_the_smallest_budget_that_works() {
     budget_error(short.suggest - (1 << 20));
 }
 
+/// The smallest budget counts the cache's blocks at the size asked for (64
+/// of them): a larger block raises it by exactly the cache's difference,
+/// and the engine opens in it with that block size.
+#[test]
+fn the_smallest_budget_counts_the_block_size_asked_for() {
+    let case = import(&shared().join("real/CA-GrQc.txt"), ImportOptions { directed: Some(false), ..Default::default() });
+    let store = &case.store;
+    let (small, large) = (4096, 1 << 16);
+    let least = |block_bytes| Traverse::min_bytes(store, "out", block_bytes).unwrap();
+    assert_eq!(least(large) - least(small), Traverse::min_cache_bytes(large) - Traverse::min_cache_bytes(small));
+    let opts = TraverseOptions { block_bytes: large, ..Default::default() };
+    assert!(Traverse::open(store, "out", &Budget::new(least(large)), &opts, 0).is_ok());
+}
+
 /// With `parallel_longest`, the readers are charged for lists of that
 /// many entries and one shared reader for the longest: the engine opens in
 /// less, reads the short lists on every core, hands a longer one to the
