@@ -77,7 +77,7 @@ impl Codec for Ceesor {
         1
     }
     fn decoder(&self) -> Box<dyn ListDecoder> {
-        Box::new(CeesorDecoder { negative: Vec::new(), batch: Box::new(SignBatch { ups: [0; SIGN_BATCH], downs: [0; SIGN_BATCH] }) })
+        Box::new(CeesorDecoder::new())
     }
     fn reorders_weights(&self) -> bool {
         true
@@ -191,6 +191,12 @@ struct CeesorDecoder {
     negative: Vec<u64>,
     /// Kept from list to list: its arrays are not cleared for each.
     batch: Box<SignBatch>,
+}
+
+impl CeesorDecoder {
+    fn new() -> Self {
+        CeesorDecoder { negative: Vec::new(), batch: Box::new(SignBatch { ups: [0; SIGN_BATCH], downs: [0; SIGN_BATCH] }) }
+    }
 }
 
 impl ListDecoder for CeesorDecoder {
@@ -400,8 +406,7 @@ mod tests {
         let longest = 1_024u64;
         let vertex = 5_000;
         let lists = [(vertex + 1..=vertex + longest).collect::<Vec<u64>>(), (vertex - longest..vertex).collect()];
-        let mut decoder =
-            CeesorDecoder { negative: Vec::new(), batch: Box::new(SignBatch { ups: [0; SIGN_BATCH], downs: [0; SIGN_BATCH] }) };
+        let mut decoder = CeesorDecoder::new();
         for list in &lists {
             let mut w = BitWriter::new();
             Ceesor.encode(vertex, list, &mut w);

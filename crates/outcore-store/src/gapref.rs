@@ -409,9 +409,9 @@ fn read_residual_gaps(bits: &mut BitReader, mut x: u64, vertices: u64, out: &mut
 }
 
 /// `first` and the residuals after it, an Elias-Fano sequence (see the
-/// module comment), as the whole of `out`: each is `first` plus its rank plus one plus its
-/// value, and the last is below `vertices` (the values do not descend, so
-/// the others are too). Nothing but padding may follow.
+/// module comment), as the whole of `out`: each is `first` plus its rank
+/// plus one plus its value, and the last is below `vertices` (the values
+/// do not descend, so the others are too). Nothing but padding may follow.
 fn read_residual_sequence(bits: &mut BitReader, first: u64, vertices: u64, out: &mut Vec<u64>) -> Result<(), String> {
     let count = bits.read_gamma0()?.checked_add(1).ok_or("impossible code: residual count")?;
     let low_bits = bits.read(6)? as u32;
@@ -476,97 +476,93 @@ impl GaprefDecoder {
             list.clear();
             return Ok(false);
         }
-        {
-            let mut r = bits.read_unary()?;
-            // revision 2: a reference past the window marks Elias-Fano residuals
-            let elias_fano = self.marked_residuals && r > WINDOW;
-            if elias_fano {
-                r -= WINDOW + 1;
-            }
-            if r > WINDOW || depth >= MAX_CHAIN && r > 0 {
-                return Err(format!("impossible code: reference {r} at chain depth {depth}"));
-            }
-            if r > 0 {
-                let u = vertex
-                    .checked_sub(r)
-                    .filter(|&u| u >= src.first_vertex)
-                    .ok_or_else(|| format!("impossible code: reference {r} leaves the block"))?;
-                let (ulo, uhi) = (src.entry)(u);
-                self.decode_into_slot(u, ulo, uhi, src, depth + 1)?;
-            }
-            self.copied.clear();
-            if r > 0 {
-                let u = vertex - r;
-                let reference = &self.recent[(u % SLOTS as u64) as usize].1;
-                let runs = bits.read_gamma0()?;
-                let (mut at, mut copying) = (0usize, true);
-                for i in 0..runs {
-                    let len = bits.read_gamma0()?.checked_add((i > 0) as u64).ok_or("impossible code: copy run")? as usize;
-                    let end = at
-                        .checked_add(len)
-                        .filter(|&e| e <= reference.len())
-                        .ok_or("impossible code: copy runs past the referenced list")?;
-                    if copying {
-                        self.copied.extend_from_slice(&reference[at..end]);
-                    }
-                    at = end;
-                    copying = !copying;
-                }
+        let mut r = bits.read_unary()?;
+        // revision 2: a reference past the window marks Elias-Fano residuals
+        let elias_fano = self.marked_residuals && r > WINDOW;
+        if elias_fano {
+            r -= WINDOW + 1;
+        }
+        if r > WINDOW || depth >= MAX_CHAIN && r > 0 {
+            return Err(format!("impossible code: reference {r} at chain depth {depth}"));
+        }
+        if r > 0 {
+            let u = vertex
+                .checked_sub(r)
+                .filter(|&u| u >= src.first_vertex)
+                .ok_or_else(|| format!("impossible code: reference {r} leaves the block"))?;
+            let (ulo, uhi) = (src.entry)(u);
+            self.decode_into_slot(u, ulo, uhi, src, depth + 1)?;
+        }
+        self.copied.clear();
+        if r > 0 {
+            let u = vertex - r;
+            let reference = &self.recent[(u % SLOTS as u64) as usize].1;
+            let runs = bits.read_gamma0()?;
+            let (mut at, mut copying) = (0usize, true);
+            for i in 0..runs {
+                let len = bits.read_gamma0()?.checked_add((i > 0) as u64).ok_or("impossible code: copy run")? as usize;
+                let end =
+                    at.checked_add(len).filter(|&e| e <= reference.len()).ok_or("impossible code: copy runs past the referenced list")?;
                 if copying {
-                    self.copied.extend_from_slice(&reference[at..]);
+                    self.copied.extend_from_slice(&reference[at..end]);
                 }
+                at = end;
+                copying = !copying;
             }
-            self.extras.clear();
-            let intervals = bits.read_gamma0()?;
-            let mut prev_right = None::<u64>;
-            for _ in 0..intervals {
-                let left = match prev_right {
-                    None => vertex as i128 + unzigzag(bits.read_gamma0()?),
-                    Some(p) => p as i128 + 2 + bits.read_gamma0()? as i128,
-                };
-                let len = bits.read_gamma0()? as i128 + MIN_INTERVAL as i128;
-                if left < 0 || left + len > src.vertices as i128 {
-                    return Err(format!("impossible code: interval {left}+{len} outside the graph"));
-                }
-                self.extras.extend(left as u64..(left + len) as u64);
-                prev_right = Some((left + len - 1) as u64);
+            if copying {
+                self.copied.extend_from_slice(&reference[at..]);
             }
-            // Residuals ascend by construction, as do the intervals and the
-            // copied ids: only the merge of the last two or their insertion
-            // among the residuals can meet an id twice, and each says so.
-            // The residuals (most of the ids on graphs without locality) are
-            // decoded into the list itself and the others inserted after.
-            if elias_fano && bits.only_padding_left() {
-                return Err("impossible code: Elias-Fano residuals marked, none present".into());
+        }
+        self.extras.clear();
+        let intervals = bits.read_gamma0()?;
+        let mut prev_right = None::<u64>;
+        for _ in 0..intervals {
+            let left = match prev_right {
+                None => vertex as i128 + unzigzag(bits.read_gamma0()?),
+                Some(p) => p as i128 + 2 + bits.read_gamma0()? as i128,
+            };
+            let len = bits.read_gamma0()? as i128 + MIN_INTERVAL as i128;
+            if left < 0 || left + len > src.vertices as i128 {
+                return Err(format!("impossible code: interval {left}+{len} outside the graph"));
             }
-            if !bits.only_padding_left() {
-                let first = vertex as i128 + unzigzag(bits.read_zeta0(ZETA_K)?);
-                let x = u64::try_from(first)
-                    .ok()
-                    .filter(|&x| x < src.vertices)
-                    .ok_or_else(|| format!("impossible code: residual {first} outside the graph"))?;
-                if elias_fano {
-                    read_residual_sequence(&mut bits, x, src.vertices, list)?;
-                } else {
-                    list.clear();
-                    list.push(x);
-                    read_residual_gaps(&mut bits, x, src.vertices, list)?;
-                }
+            self.extras.extend(left as u64..(left + len) as u64);
+            prev_right = Some((left + len - 1) as u64);
+        }
+        // Residuals ascend by construction, as do the intervals and the
+        // copied ids: only the merge of the last two or their insertion
+        // among the residuals can meet an id twice, and each says so.
+        // The residuals (most of the ids on graphs without locality) are
+        // decoded into the list itself and the others inserted after.
+        if elias_fano && bits.only_padding_left() {
+            return Err("impossible code: Elias-Fano residuals marked, none present".into());
+        }
+        if !bits.only_padding_left() {
+            let first = vertex as i128 + unzigzag(bits.read_zeta0(ZETA_K)?);
+            let x = u64::try_from(first)
+                .ok()
+                .filter(|&x| x < src.vertices)
+                .ok_or_else(|| format!("impossible code: residual {first} outside the graph"))?;
+            if elias_fano {
+                read_residual_sequence(&mut bits, x, src.vertices, list)?;
             } else {
                 list.clear();
+                list.push(x);
+                read_residual_gaps(&mut bits, x, src.vertices, list)?;
             }
-            let others = match (self.copied.is_empty(), self.extras.is_empty()) {
-                (true, _) => &self.extras,
-                (false, true) => &self.copied,
-                (false, false) => {
-                    self.merged.clear();
-                    merge(&self.copied, &self.extras, &mut self.merged)?;
-                    &self.merged
-                }
-            };
-            insert_ascending(list, others)?;
-            Ok(r > 0)
+        } else {
+            list.clear();
         }
+        let others = match (self.copied.is_empty(), self.extras.is_empty()) {
+            (true, _) => &self.extras,
+            (false, true) => &self.copied,
+            (false, false) => {
+                self.merged.clear();
+                merge(&self.copied, &self.extras, &mut self.merged)?;
+                &self.merged
+            }
+        };
+        insert_ascending(list, others)?;
+        Ok(r > 0)
     }
 }
 
@@ -664,7 +660,7 @@ mod tests {
         let src = ListSource { vertices: u64::MAX, bytes: w.bytes(), first_byte: 0, first_vertex: 0, entry: &entry };
         let mut decoder = GaprefDecoder::new(true);
         let mut out = vec![7; 100];
-        let mut referring = 0;
+        let mut shared_referring = 0;
         // which lists referred to another, as each was decoded: a fresh
         // decoder counts the 64 lists before the first as referring
         let mut refers: Vec<bool> = Vec::new();
@@ -686,11 +682,11 @@ mod tests {
                 assert_eq!(decoder.referred & 1, 1, "vertex {v} refers to no list");
             }
             if (101..130).contains(&v) || v > 230 {
-                referring += decoder.referred & 1;
+                shared_referring += decoder.referred & 1;
             }
         }
         // chains end at MAX_CHAIN, so not every shared list refers
-        assert!(referring >= 40, "only {referring} of 58 shared lists refer to another");
+        assert!(shared_referring >= 40, "only {shared_referring} of 58 shared lists refer to another");
         // the shared lists kept the decoder's slots in use by the end
         assert!(decoder.referring >= KEEP_AT_REFERENCES);
         assert!(decoder.recent.iter().any(|&(u, _)| u >= 230));
