@@ -267,15 +267,6 @@ impl ListDecoder for CeesorDecoder {
                         let entry = next >> (64 - width);
                         place(ups, downs, (&mut n_up, &mut n_down), vertex, entry >> 1, entry & 1 == 1);
                         pos += width as u64;
-                        if width <= 19 && pos + width as u64 <= limit {
-                            let next = word << (2 * width);
-                            if next >> 63 == 0 {
-                                break;
-                            }
-                            let entry = next >> (64 - width);
-                            place(ups, downs, (&mut n_up, &mut n_down), vertex, entry >> 1, entry & 1 == 1);
-                            pos += width as u64;
-                        }
                     }
                 }
             }
