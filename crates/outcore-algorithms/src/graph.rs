@@ -16,7 +16,7 @@ impl MemGraph {
     /// Build from (source, target, weight) triples on vertices 0..n; an
     /// undirected graph gets both directions of each non-loop edge.
     pub fn from_edges(n: u64, edges: &[(u64, u64, f32)], directed: bool, weighted: bool) -> Self {
-        let mut arcs: Vec<(u64, u64, f32)> = Vec::with_capacity(edges.len() * 2);
+        let mut arcs: Vec<(u64, u64, f32)> = Vec::with_capacity(if directed { edges.len() } else { edges.len() * 2 });
         for &(s, t, w) in edges {
             arcs.push((s, t, w));
             if !directed && s != t {
@@ -40,13 +40,15 @@ impl MemGraph {
         }
     }
 
-    /// Load a layout of a store entirely into memory (charged to `budget`).
+    /// Load a layout of a store entirely into memory (charged to `budget`,
+    /// with the scan that reads it: [`MemGraph::load_bytes`]).
     pub fn load(store: &Store, layout: &str, budget: &Budget) -> Result<Self, StoreError> {
         let m = store.manifest();
         let n = m.vertices as usize;
         let lay = store.layout(layout)?;
         let weighted = lay.record().weights.is_some();
-        let _charge = budget.reserve("in-memory graph", (n as u64 + 1) * 8 + m.arcs * (8 + 4 * weighted as u64))?;
+        let _charge = budget.reserve("in-memory graph", Self::bytes(m.vertices, m.arcs, weighted))?;
+        let _scan = crate::needs::charge_scans(budget, store, &[layout])?;
         let mut offsets = Vec::with_capacity(n + 1);
         let mut targets = Vec::with_capacity(m.arcs as usize);
         let mut weights = weighted.then(|| Vec::with_capacity(m.arcs as usize));
@@ -60,6 +62,26 @@ impl MemGraph {
             offsets.push(targets.len() as u64);
         }
         Ok(MemGraph { offsets, targets, weights, directed: m.directed })
+    }
+
+    /// Memory of a graph of `n` vertices and `arcs` arcs: offsets, targets
+    /// and weights.
+    pub fn bytes(n: u64, arcs: u64, weighted: bool) -> u64 {
+        (n + 1) * 8 + arcs * (8 + 4 * weighted as u64)
+    }
+
+    /// What [`MemGraph::load`] charges: the graph, and the scan reading it.
+    pub fn load_bytes(store: &Store, layout: &str) -> Result<u64, StoreError> {
+        let m = store.manifest();
+        let weighted = store.layout(layout)?.record().weights.is_some();
+        Ok(Self::bytes(m.vertices, m.arcs, weighted) + crate::needs::scan_bytes(store, &[layout])?)
+    }
+
+    /// The most [`MemGraph::transpose`] holds at once for a graph of `n`
+    /// vertices and `arcs` arcs: the arcs gathered (24 bytes each), sorted
+    /// in a copy (24) with the sort's scratch (12), and the new graph.
+    pub fn transpose_bytes(n: u64, arcs: u64) -> u64 {
+        arcs * 60 + (n + 1) * 8
     }
 
     pub fn vertices(&self) -> u64 {

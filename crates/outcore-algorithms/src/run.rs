@@ -167,6 +167,15 @@ pub trait Algorithm: Send + Sync + 'static {
 
     /// Check a result without trusting the code that made it.
     fn validate(&self, check: &Check, p: &Self::Params) -> Result<Validation, StoreError>;
+
+    /// The most the reference takes beside the graph it runs over: its
+    /// working state and its result. What a validator comparing with it
+    /// charges (with the graph, [`MemGraph::load_bytes`]); by default a
+    /// few vectors a vertex, as the references of the traversals and
+    /// the iterative codes keep.
+    fn reference_bytes(&self, store: &Store, _p: &Self::Params) -> u64 {
+        store.vertices() * 48
+    }
 }
 
 /// What a validator gets: the store, the run's result and report, and the
@@ -182,12 +191,13 @@ impl Check<'_> {
     /// Compare with the reference when the graph fits in `reference_bytes`
     /// of the budget; `None` when it does not.
     pub fn against_reference<A: Algorithm>(&self, alg: &A, p: &A::Params) -> Result<Option<Validation>, StoreError> {
-        let m = self.store.manifest();
-        let bytes = (m.vertices + 1) * 8 + m.arcs * 12 + m.vertices * 48;
-        let Ok(_charge) = self.budget.reserve("the reference's in-memory graph", bytes) else {
+        let graph = MemGraph::load_bytes(self.store, "out")?;
+        if graph + self.beside_graph(alg, p) > self.budget.available() {
             return Ok(None);
-        };
-        let g = MemGraph::load(self.store, "out", &Budget::unlimited())?;
+        }
+        let _charge = self.budget.reserve("the reference's state and result, and the comparison", self.beside_graph(alg, p))?;
+        // charges the graph and its scan itself
+        let g = MemGraph::load(self.store, "out", self.budget)?;
         let want = alg.reference(self.store, &g, p)?;
         for spec in alg.info().columns {
             let (Some(a), Some(b)) = (self.outcome.column(spec.name), want.column(spec.name)) else { continue };
@@ -196,6 +206,15 @@ impl Check<'_> {
             }
         }
         Ok(Some(Validation::pass("the in-memory reference", "every value equals the reference's")))
+    }
+
+    /// What a comparison with the reference holds beside the graph: the
+    /// reference's state and result, and both sides of a column as they
+    /// are compared ([`crate::compare::bytes`]).
+    fn beside_graph<A: Algorithm>(&self, alg: &A, p: &A::Params) -> u64 {
+        let n = self.store.vertices();
+        let compare = alg.info().columns.iter().map(|c| crate::compare::bytes(c, n)).max().unwrap_or(0);
+        alg.reference_bytes(self.store, p) + compare
     }
 }
 
@@ -206,8 +225,7 @@ impl Check<'_> {
         if let Some(v) = self.against_reference(alg, p)? {
             return Ok(v);
         }
-        let m = self.store.manifest();
-        let needed = (m.vertices + 1) * 8 + m.arcs * 12 + m.vertices * 48;
+        let needed = MemGraph::load_bytes(self.store, "out")? + self.beside_graph(alg, p);
         Err(outcore_io::BudgetError {
             what: format!("the in-memory reference {} is verified against", alg.info().title),
             needed,

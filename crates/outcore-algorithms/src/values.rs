@@ -81,6 +81,9 @@ pub trait ColumnData: Send {
     fn slice(&self) -> Option<Slice<'_>> {
         None
     }
+    /// How many values there are (one a vertex): what a copy in memory
+    /// allocates, exactly (a validator charges that much).
+    fn vertices(&self) -> u64;
 }
 
 /// One per-vertex result: its name (`level`, `parent`, `rank`, ...), what its
@@ -102,13 +105,13 @@ impl Column {
     /// All values in memory as integers (unreached: `u64::MAX`): for tests
     /// and graphs small enough.
     pub fn to_u64(&self) -> Result<Vec<u64>, StoreError> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.data.vertices() as usize);
         self.for_each(|_, x| out.push(x.as_u64()))?;
         Ok(out)
     }
     /// All values in memory as reals (unreached: infinity).
     pub fn to_f64(&self) -> Result<Vec<f64>, StoreError> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.data.vertices() as usize);
         self.for_each(|_, x| out.push(x.as_f64()))?;
         Ok(out)
     }
@@ -189,6 +192,9 @@ impl ColumnData for Vec<u32> {
     fn slice(&self) -> Option<Slice<'_>> {
         Some(Slice::U32(self))
     }
+    fn vertices(&self) -> u64 {
+        self.as_slice().len() as u64
+    }
 }
 
 impl ColumnData for Vec<u64> {
@@ -199,6 +205,9 @@ impl ColumnData for Vec<u64> {
     fn slice(&self) -> Option<Slice<'_>> {
         Some(Slice::U64(self))
     }
+    fn vertices(&self) -> u64 {
+        self.as_slice().len() as u64
+    }
 }
 
 impl ColumnData for Vec<f64> {
@@ -208,6 +217,9 @@ impl ColumnData for Vec<f64> {
     }
     fn slice(&self) -> Option<Slice<'_>> {
         Some(Slice::F64(self))
+    }
+    fn vertices(&self) -> u64 {
+        self.as_slice().len() as u64
     }
 }
 
@@ -223,6 +235,9 @@ impl<T: ColumnData> ColumnData for Held<T> {
     }
     fn slice(&self) -> Option<Slice<'_>> {
         self.values.slice()
+    }
+    fn vertices(&self) -> u64 {
+        self.values.vertices()
     }
 }
 
@@ -318,9 +333,18 @@ impl<T: Scalar> VertexValues<T> {
         Ok(())
     }
 
+    /// How many values there are, one a vertex.
+    pub fn vertices(&self) -> u64 {
+        match self {
+            VertexValues::Memory(v) => v.len() as u64,
+            VertexValues::Intervals { engine, .. } => engine.vertices(),
+            VertexValues::External { values, .. } => values.vertices(),
+        }
+    }
+
     /// All values in memory (tests and small graphs).
     pub fn to_vec(&self) -> Result<Vec<T>, StoreError> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.vertices() as usize);
         self.for_each(|_, x| out.push(x))?;
         Ok(out)
     }
@@ -338,6 +362,9 @@ where
             VertexValues::Memory(v) => Some(T::slice_of(v)),
             _ => None,
         }
+    }
+    fn vertices(&self) -> u64 {
+        VertexValues::vertices(self)
     }
 }
 
@@ -364,5 +391,8 @@ impl<T: Record, S: Send> ColumnData for Projection<T, S> {
     fn for_each(&self, f: &mut dyn FnMut(u64, Value)) -> Result<(), StoreError> {
         let guard = self.shared.lock().unwrap_or_else(|e| e.into_inner());
         for_each_stored(&guard.1, |v, x| f(v, (self.field)(&x)))
+    }
+    fn vertices(&self) -> u64 {
+        self.shared.lock().unwrap_or_else(|e| e.into_inner()).1.vertices()
     }
 }

@@ -221,7 +221,7 @@ fn every_algorithm_charges_what_it_allocates_on(store: &Store) -> usize {
         let opts = RunOptions { memory: 1 << 30, engine: EngineChoice::Fixed(outcore_algorithms::Engine::Memory), ..Default::default() };
         wcc.run(store, &Args::new(), &opts).unwrap();
     }
-    let mut ran = 0;
+    let (mut ran, mut validators_allocated) = (0, 0);
     for alg in ALGORITHMS.iter().filter(|a| a.info().name != "als") {
         let info = alg.info();
         let args = match info.name {
@@ -247,9 +247,23 @@ fn every_algorithm_charges_what_it_allocates_on(store: &Store) -> usize {
                 "{what}: the heap grew {grown} bytes; {charged} charged, and {slack} of list buffers and bookkeeping"
             );
             assert!(grown >= charged / 8, "{what}: the heap grew only {grown} bytes of {charged} charged: is the counter counting?");
+            // its validator, likewise: the heap grows no further than the
+            // budget's peak above what the run still holds (its results)
+            run.budget.reset_peak();
+            let held = run.budget.used();
+            let (verdict, grown) = heap_growth(|| alg.validate(store, &args, &run));
+            let verdict = verdict.unwrap_or_else(|e| panic!("{what}: validation: {e}"));
+            assert!(verdict.passed, "{what}: validation failed: {}", verdict.detail);
+            let charged = run.budget.peak() - held;
+            assert!(
+                grown <= charged + slack,
+                "{what}: validating, the heap grew {grown} bytes; {charged} charged, and {slack} of list buffers and bookkeeping"
+            );
+            validators_allocated += grown;
             ran += 1;
         }
     }
+    assert!(validators_allocated > 0, "the validators allocated nothing: is the counter counting?");
     ran
 }
 
@@ -338,4 +352,38 @@ fn bc_charges_its_targets() {
     let without = bc.run(&store, &Args::new().with("sources", 2), &opts).unwrap().report.budget_peak_bytes;
     let with = bc.run(&store, &with_targets, &opts).unwrap().report.budget_peak_bytes;
     assert!(with >= without + 8 * n, "BC: {n} targets raised the budget's peak from {without} to {with} bytes, not by {}", 8 * n);
+}
+
+/// WCC's traverse versions charge their state apart from their reads: the
+/// labels union-find returns are covered by the charge returned with them,
+/// and Afforest's heap grows no further than its charges less its reads'
+/// (what a plain scan of `out` allocates stands in for those) by more
+/// than bookkeeping. On a million vertices the state is megabytes (the
+/// forest 4 MB, the linked-lists bitmap 125 KB) and the fixed charges
+/// beside it (the reads' windows) cannot hide a part of it.
+#[test]
+fn wcc_charges_its_state_apart_from_its_reads() {
+    use outcore_algorithms::wcc::{afforest, union_find};
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let store = uniform_with_tiles(dir.path(), 1_000_000, 1_000_000, 16);
+    let n = store.vertices();
+
+    let (labels, charge) = union_find::wcc_charged(&store, &Budget::unlimited()).unwrap();
+    assert_eq!(labels.len() as u64, n);
+    assert!(charge.bytes() >= 4 * labels.capacity() as u64, "union-find: {} bytes charged for {n} labels", charge.bytes());
+
+    let (_, scanned) = heap_growth(|| {
+        let mut scan = store.layout("out").unwrap().scan().unwrap();
+        while scan.next_list().unwrap().is_some() {}
+    });
+    let budget = Budget::unlimited();
+    let (run, grown) = heap_growth(|| afforest::wcc_charged(&store, &budget));
+    let (labels, _charge, _) = run.unwrap();
+    assert_eq!(labels, union_find::wcc(&store, &Budget::unlimited()).unwrap(), "Afforest and union-find");
+    let state = budget.peak() - afforest::read_bytes(&store).unwrap();
+    assert!(
+        grown <= state + scanned + BOOKKEEPING,
+        "Afforest: the heap grew {grown} bytes; {state} charged for its state, a scan allocates {scanned}"
+    );
 }

@@ -206,6 +206,27 @@ fn check_counters(alg: &dyn Registered, st: &Store, g: &MemGraph, a: &Args, run:
                 // Afforest's parents (u32) and union-find's, held in memory
                 assert!(report.budget_peak_bytes >= 4 * n, "{what}: charged {} bytes for {n} vertices", report.budget_peak_bytes);
             }
+            // label propagation's iterations against a synchronous
+            // propagation's rounds: sort-reduce applies a round's updates
+            // together, at the start of the next superstep, so it runs one
+            // superstep more than there are rounds (the last applies the
+            // round that changed nothing) unless there is no arc to push
+            // along; tiles and intervals update in place, so at most as
+            // many as the rounds, and at least two once some label moves
+            // (the last iteration changes nothing)
+            let rounds = outcore_algorithms::wcc::reference::propagation_rounds(g) as f64;
+            let iterations = number("iterations");
+            match report.engine {
+                Engine::SortReduce => {
+                    let supersteps = if g.arcs() > 0 { rounds + 1.0 } else { 1.0 };
+                    assert_eq!(iterations, supersteps, "{what}: supersteps, for {rounds} rounds of a synchronous propagation")
+                }
+                Engine::Memory | Engine::Stream | Engine::Interval => assert!(
+                    iterations <= rounds && iterations >= rounds.min(2.0),
+                    "{what}: {iterations} iterations, {rounds} rounds of a synchronous propagation"
+                ),
+                _ => {}
+            }
             if matches!(report.engine, Engine::Memory | Engine::Stream) {
                 // a label a vertex, 8 bytes
                 assert!(report.budget_peak_bytes >= 8 * n, "{what}: charged {} bytes for {n} vertices", report.budget_peak_bytes);

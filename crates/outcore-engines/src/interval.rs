@@ -397,6 +397,10 @@ impl<T: VertexValue> IntervalEngine<T> {
         })
     }
 
+    /// Vertices of the store it runs over (one value each).
+    pub fn vertices(&self) -> u64 {
+        self.vertices
+    }
     pub fn stats(&self) -> &IntervalStats {
         &self.stats
     }

@@ -50,6 +50,11 @@ impl Budget {
     pub fn peak(&self) -> u64 {
         self.0.peak.load(Ordering::Relaxed)
     }
+    /// Start the peak again from what is reserved now: a later phase's
+    /// own peak (validation after a run), read with [`Budget::peak`].
+    pub fn reset_peak(&self) {
+        self.0.peak.store(self.used(), Ordering::Relaxed);
+    }
 
     /// Charge `bytes` for `what`; released when the reservation drops.
     pub fn reserve(&self, what: &str, bytes: u64) -> Result<Reservation, BudgetError> {
@@ -235,5 +240,10 @@ mod tests {
         let _r2 = b.reserve("b", 500).unwrap();
         assert_eq!(b.used(), 500);
         assert_eq!(b.peak(), 600);
+        // a new phase's peak starts from what is held
+        b.reset_peak();
+        assert_eq!(b.peak(), 500);
+        drop(b.reserve("c", 300).unwrap());
+        assert_eq!(b.peak(), 800);
     }
 }

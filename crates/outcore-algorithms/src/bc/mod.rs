@@ -213,6 +213,10 @@ impl Algorithm for Bc {
         Ok(Outcome::new(vec![Column::new("centrality", ValueKind::Real, values)]))
     }
 
+    fn reference_bytes(&self, store: &Store, _: &Params) -> u64 {
+        reference::bytes(store.vertices())
+    }
+
     fn validate(&self, check: &Check, p: &Params) -> Result<Validation, StoreError> {
         check.by_reference(self, p)
     }

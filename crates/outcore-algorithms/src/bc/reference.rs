@@ -10,6 +10,15 @@
 use crate::MemGraph;
 use std::collections::VecDeque;
 
+/// The most [`bc_subset`] holds beside `g` for `n` vertices: the sums,
+/// one source's distances, path counts and dependencies, its order and
+/// queue (up to every vertex, 8 bytes each, and the old buffer beside the
+/// new as they grow: 24 bytes a vertex each), and the sources and
+/// targets picked (a vertex each at most).
+pub fn bytes(n: u64) -> u64 {
+    n * (8 + 3 * 8 + 2 * 24 + 2 * 8)
+}
+
 pub fn bc(g: &MemGraph, sources: &[u64]) -> Vec<f64> {
     bc_subset(g, sources, None)
 }

@@ -140,6 +140,11 @@ impl Algorithm for Cdlp {
         Ok(Outcome::new(vec![Column::new("community", ValueKind::Vertex, reference::cdlp(g, p.iterations))]))
     }
 
+    fn reference_bytes(&self, store: &Store, _: &Params) -> u64 {
+        // an unreadable layout fails the reference's own load
+        reference::bytes(store).unwrap_or(0)
+    }
+
     fn validate(&self, check: &Check, p: &Params) -> Result<Validation, StoreError> {
         check.by_reference(self, p)
     }

@@ -69,6 +69,9 @@ impl Algorithm for KCore {
     fn reference(&self, _: &Store, g: &MemGraph, _: &()) -> Result<Outcome, StoreError> {
         Ok(Outcome::new(vec![Column::new("core", ValueKind::Count, reference::core_numbers(g))]))
     }
+    fn reference_bytes(&self, store: &Store, _: &()) -> u64 {
+        reference::bytes(store.vertices(), store.manifest().arcs)
+    }
     /// The reference where the graph fits beside the result, else the
     /// core property checked at every vertex ([`validate`]).
     fn validate(&self, check: &Check, p: &()) -> Result<Validation, StoreError> {

@@ -84,6 +84,9 @@ impl Algorithm for Scc {
     fn reference(&self, _: &Store, g: &MemGraph, _: &Params) -> Result<Outcome, StoreError> {
         Ok(Outcome::new(vec![Column::new("component", ValueKind::Vertex, reference::scc(g))]))
     }
+    fn reference_bytes(&self, store: &Store, _: &Params) -> u64 {
+        reference::bytes(store.vertices(), store.manifest().arcs)
+    }
     /// The reference where the graph fits beside the result, else labels
     /// checked and sampled components recomputed ([`validate`]).
     fn validate(&self, check: &Check, p: &Params) -> Result<Validation, StoreError> {

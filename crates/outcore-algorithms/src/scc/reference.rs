@@ -6,6 +6,16 @@
 
 use crate::MemGraph;
 
+/// The most [`scc`] holds beside `g`, for a graph of `n` vertices and
+/// `arcs` arcs: the visited flags, the finishing order, the search stack
+/// (16 bytes an entry, up to every vertex, and the old buffer beside the
+/// new as it grows: 48 bytes a vertex), the reverse graph, the labels, and
+/// one component's members and search list (24 bytes a vertex each,
+/// growing likewise).
+pub fn bytes(n: u64, arcs: u64) -> u64 {
+    n * (1 + 8 + 48 + 8 + 24 + 24) + MemGraph::transpose_bytes(n, arcs)
+}
+
 pub fn scc(g: &MemGraph) -> Vec<u64> {
     let n = g.vertices() as usize;
     // 1. finishing order

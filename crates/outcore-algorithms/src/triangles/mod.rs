@@ -131,6 +131,9 @@ impl Algorithm for Triangles {
         let (triangles, _) = reference::count(g);
         Ok(Outcome::new(vec![Column::new("triangles", ValueKind::Count, triangles)]))
     }
+    fn reference_bytes(&self, store: &Store, _: &Params) -> u64 {
+        reference::bytes(store.vertices(), store.manifest().arcs)
+    }
     /// The reference where the graph fits beside the result, else a sample recounted.
     fn validate(&self, check: &Check, p: &Params) -> Result<Validation, StoreError> {
         match check.against_reference(self, p)? {
@@ -168,6 +171,9 @@ impl Algorithm for Lcc {
     fn reference(&self, _: &Store, g: &MemGraph, _: &Params) -> Result<Outcome, StoreError> {
         let (_, lcc) = reference::count(g);
         Ok(Outcome::new(vec![Column::new("lcc", ValueKind::Real, lcc)]))
+    }
+    fn reference_bytes(&self, store: &Store, _: &Params) -> u64 {
+        reference::bytes(store.vertices(), store.manifest().arcs)
     }
     /// The reference where the graph fits beside the result, else a sample recomputed.
     fn validate(&self, check: &Check, p: &Params) -> Result<Validation, StoreError> {

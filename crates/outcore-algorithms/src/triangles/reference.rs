@@ -5,6 +5,16 @@
 use crate::MemGraph;
 use std::collections::{BTreeSet, HashSet};
 
+/// The most [`count`] holds beside `g`, for a graph of `n` vertices and
+/// `arcs` arcs: the neighbourhoods as B-tree sets (as k-core's
+/// reference: 128 bytes a vertex, 32 a key, two keys an arc), the arcs in
+/// a hash set (16-byte entries and a control byte, at most 8/7 x 2
+/// buckets an entry, and the old table beside the new while it grows:
+/// 60 bytes an arc), the two results and one neighbourhood as a vector.
+pub fn bytes(n: u64, arcs: u64) -> u64 {
+    n * (128 + 3 * 8) + arcs * (2 * 32 + 60)
+}
+
 /// Per vertex: the triangles it belongs to, and its local clustering
 /// coefficient (Graphalytics LCC).
 pub fn count(g: &MemGraph) -> (Vec<u64>, Vec<f64>) {
