@@ -222,6 +222,7 @@ fn every_algorithm_charges_what_it_allocates_on(store: &Store) -> usize {
         wcc.run(store, &Args::new(), &opts).unwrap();
     }
     let (mut ran, mut validators_allocated) = (0, 0);
+    let mut validated = std::collections::HashSet::new();
     for alg in ALGORITHMS.iter().filter(|a| a.info().name != "als") {
         let info = alg.info();
         let args = match info.name {
@@ -248,7 +249,14 @@ fn every_algorithm_charges_what_it_allocates_on(store: &Store) -> usize {
             );
             assert!(grown >= charged / 8, "{what}: the heap grew only {grown} bytes of {charged} charged: is the counter counting?");
             // its validator, likewise: the heap grows no further than the
-            // budget's peak above what the run still holds (its results)
+            // budget's peak above what the run still holds (its results);
+            // once for results in memory and once for results on disk (a
+            // validator reads them alike from every engine that keeps them so)
+            let in_memory = run.outcome.columns.iter().all(|c| c.data.slice().is_some());
+            if !validated.insert((info.name, in_memory)) {
+                ran += 1;
+                continue;
+            }
             run.budget.reset_peak();
             let held = run.budget.used();
             let (verdict, grown) = heap_growth(|| alg.validate(store, &args, &run));
