@@ -188,8 +188,9 @@ pub struct Check<'a> {
 }
 
 impl Check<'_> {
-    /// Compare with the reference when the graph fits in `reference_bytes`
-    /// of the budget; `None` when it does not.
+    /// Compare with the reference when the graph (with the scan loading
+    /// it) and what the reference and the comparison hold beside it fit
+    /// what the budget has left; `None` when they do not.
     pub fn against_reference<A: Algorithm>(&self, alg: &A, p: &A::Params) -> Result<Option<Validation>, StoreError> {
         let graph = MemGraph::load_bytes(self.store, "out")?;
         if graph + self.beside_graph(alg, p) > self.budget.available() {
