@@ -192,11 +192,11 @@ impl Check<'_> {
     /// it) and what the reference and the comparison hold beside it fit
     /// what the budget has left; `None` when they do not.
     pub fn against_reference<A: Algorithm>(&self, alg: &A, p: &A::Params) -> Result<Option<Validation>, StoreError> {
-        let graph = MemGraph::load_bytes(self.store, "out")?;
-        if graph + self.beside_graph(alg, p) > self.budget.available() {
+        let (graph, beside) = (MemGraph::load_bytes(self.store, "out")?, self.beside_graph(alg, p));
+        if graph + beside > self.budget.available() {
             return Ok(None);
         }
-        let _charge = self.budget.reserve("the reference's state and result, and the comparison", self.beside_graph(alg, p))?;
+        let _charge = self.budget.reserve("the reference's state and result, and the comparison", beside)?;
         // charges the graph and its scan itself
         let g = MemGraph::load(self.store, "out", self.budget)?;
         let want = alg.reference(self.store, &g, p)?;

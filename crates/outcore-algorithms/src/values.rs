@@ -193,7 +193,7 @@ impl ColumnData for Vec<u32> {
         Some(Slice::U32(self))
     }
     fn vertices(&self) -> u64 {
-        self.as_slice().len() as u64
+        self.len() as u64
     }
 }
 
@@ -206,7 +206,7 @@ impl ColumnData for Vec<u64> {
         Some(Slice::U64(self))
     }
     fn vertices(&self) -> u64 {
-        self.as_slice().len() as u64
+        self.len() as u64
     }
 }
 
@@ -219,7 +219,7 @@ impl ColumnData for Vec<f64> {
         Some(Slice::F64(self))
     }
     fn vertices(&self) -> u64 {
-        self.as_slice().len() as u64
+        self.len() as u64
     }
 }
 

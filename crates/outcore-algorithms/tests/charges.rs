@@ -3,6 +3,8 @@
 //! during a run, and the charge for the run's state must cover it (the
 //! budget is a promise: README "Memory budget").
 
+mod common;
+
 use outcore_algorithms::sssp::delta::{sssp_delta, state_bytes};
 use outcore_algorithms::sssp::{sssp, ShortestPaths};
 use outcore_engines::{Traverse, TraverseOptions};
@@ -199,19 +201,10 @@ fn traversals_charge_what_they_allocate_on(store: &Store) {
     }
 }
 
-/// Whether `OUTCORE_TABLE_ONLY` (comma separated, as tests/table.rs
-/// reads it: bench/mutants sets it to the algorithm it mutates) leaves
-/// `name` in; unset, every algorithm is.
-fn wanted(name: &str) -> bool {
-    let only = std::env::var("OUTCORE_TABLE_ONLY").unwrap_or_default();
-    let names: Vec<&str> = only.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
-    names.is_empty() || names.contains(&name)
-}
-
-/// Whether `OUTCORE_TABLE_ONLY` leaves some algorithms out (then the
-/// counts of pairs run are not checked).
+/// Whether `OUTCORE_TABLE_ONLY` leaves some algorithms out
+/// ([`common::registered`]): then the counts of pairs run are not checked.
 fn filtered() -> bool {
-    !std::env::var("OUTCORE_TABLE_ONLY").unwrap_or_default().trim().is_empty()
+    common::registered().len() < outcore_algorithms::registry::ALGORITHMS.len()
 }
 
 /// Bookkeeping a run keeps beside its charges: the report, the plan and
@@ -224,13 +217,14 @@ const BOOKKEEPING: u64 = 64 << 10;
 /// the run), but for list buffers and bookkeeping. ALS, which needs
 /// ratings, is checked by tests/als.rs.
 fn every_algorithm_charges_what_it_allocates_on(store: &Store) -> usize {
-    if !ALGORITHMS.iter().any(|a| a.info().name != "als" && wanted(a.info().name)) {
-        // OUTCORE_TABLE_ONLY names none of them
-        return 0;
-    }
     use outcore_algorithms::params::Args;
     use outcore_algorithms::registry::ALGORITHMS;
     use outcore_algorithms::{EngineChoice, Error, RunOptions};
+    let algorithms: Vec<_> = common::registered().into_iter().filter(|a| a.info().name != "als").collect();
+    if algorithms.is_empty() {
+        // OUTCORE_TABLE_ONLY names none of them
+        return 0;
+    }
     let slack = list_buffers(store, 3) + BOOKKEEPING;
     // a run first, unmeasured: what the process allocates once, on its
     // first parallel pass over tiles (the thread pool's queues, some 47 KiB
@@ -242,7 +236,7 @@ fn every_algorithm_charges_what_it_allocates_on(store: &Store) -> usize {
     }
     let (mut ran, mut validators_allocated) = (0, 0);
     let mut validated = std::collections::HashSet::new();
-    for alg in ALGORITHMS.iter().filter(|a| a.info().name != "als" && wanted(a.info().name)) {
+    for alg in algorithms {
         let info = alg.info();
         let args = match info.name {
             "bc" => Args::new().with("sources", 4),
@@ -272,21 +266,19 @@ fn every_algorithm_charges_what_it_allocates_on(store: &Store) -> usize {
             // once for results in memory and once for results on disk (a
             // validator reads them alike from every engine that keeps them so)
             let in_memory = run.outcome.columns.iter().all(|c| c.data.slice().is_some());
-            if !validated.insert((info.name, in_memory)) {
-                ran += 1;
-                continue;
+            if validated.insert((info.name, in_memory)) {
+                run.budget.reset_peak();
+                let held = run.budget.used();
+                let (verdict, grown) = heap_growth(|| alg.validate(store, &args, &run));
+                let verdict = verdict.unwrap_or_else(|e| panic!("{what}: validation: {e}"));
+                assert!(verdict.passed, "{what}: validation failed: {}", verdict.detail);
+                let charged = run.budget.peak() - held;
+                assert!(
+                    grown <= charged + slack,
+                    "{what}: validating, the heap grew {grown} bytes; {charged} charged, and {slack} of list buffers and bookkeeping"
+                );
+                validators_allocated += grown;
             }
-            run.budget.reset_peak();
-            let held = run.budget.used();
-            let (verdict, grown) = heap_growth(|| alg.validate(store, &args, &run));
-            let verdict = verdict.unwrap_or_else(|e| panic!("{what}: validation: {e}"));
-            assert!(verdict.passed, "{what}: validation failed: {}", verdict.detail);
-            let charged = run.budget.peak() - held;
-            assert!(
-                grown <= charged + slack,
-                "{what}: validating, the heap grew {grown} bytes; {charged} charged, and {slack} of list buffers and bookkeeping"
-            );
-            validators_allocated += grown;
             ran += 1;
         }
     }

@@ -9,7 +9,7 @@ mod common;
 use common::*;
 use outcore_algorithms::pagerank;
 use outcore_algorithms::params::Args;
-use outcore_algorithms::registry::{Registered, ALGORITHMS};
+use outcore_algorithms::registry::Registered;
 use outcore_algorithms::run::Compare;
 use outcore_algorithms::values::{Column, Outcome, ValueKind};
 use outcore_algorithms::{Engine, Error, MemGraph, RunOptions};
@@ -316,29 +316,18 @@ fn damaged(alg: &dyn Registered, outcome: &Outcome, n: u64) -> Option<Outcome> {
     Some(Outcome::new(columns))
 }
 
-/// The registry, or only the algorithms `OUTCORE_TABLE_ONLY` names (comma
-/// separated): bench/mutants runs the table for one algorithm per mutant.
-fn algorithms() -> Vec<&'static dyn Registered> {
-    let only = std::env::var("OUTCORE_TABLE_ONLY").unwrap_or_default();
-    let wanted: Vec<&str> = only.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
-    for name in &wanted {
-        assert!(ALGORITHMS.iter().any(|a| a.info().name == *name), "OUTCORE_TABLE_ONLY names {name}, which is not registered");
-    }
-    ALGORITHMS.iter().copied().filter(|a| wanted.is_empty() || wanted.contains(&a.info().name)).collect()
-}
-
 /// The table's first half (its other test runs the rest): the two run
 /// side by side, so the suite waits for the longer half only.
 const FIRST_HALF: &[&str] = &["pagerank", "cdlp", "bc", "triangles", "kcore", "scc"];
 
 #[test]
 fn pagerank_cdlp_bc_triangles_kcore_and_scc_on_every_engine_and_encoding_equal_their_references() {
-    table(algorithms().into_iter().filter(|a| FIRST_HALF.contains(&a.info().name)).collect());
+    table(registered().into_iter().filter(|a| FIRST_HALF.contains(&a.info().name)).collect());
 }
 
 #[test]
 fn the_other_algorithms_on_every_engine_and_encoding_equal_their_references() {
-    table(algorithms().into_iter().filter(|a| !FIRST_HALF.contains(&a.info().name)).collect());
+    table(registered().into_iter().filter(|a| !FIRST_HALF.contains(&a.info().name)).collect());
 }
 
 fn table(algorithms: Vec<&'static dyn Registered>) {

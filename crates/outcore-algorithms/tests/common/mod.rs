@@ -46,3 +46,16 @@ pub fn run<A: Algorithm>(alg: &A, store: &Store, p: &A::Params, opts: &RunOption
 pub fn figure(run: &Run, key: &str) -> f64 {
     run.report.figure(key).and_then(|v| v.as_f64()).unwrap_or_else(|| panic!("no figure {key} in {:?}", run.report.figures))
 }
+
+/// The registry, or only the algorithms `OUTCORE_TABLE_ONLY` names (comma
+/// separated): bench/mutants runs the table and the charges for the
+/// algorithm it mutates.
+pub fn registered() -> Vec<&'static dyn outcore_algorithms::registry::Registered> {
+    use outcore_algorithms::registry::ALGORITHMS;
+    let only = std::env::var("OUTCORE_TABLE_ONLY").unwrap_or_default();
+    let wanted: Vec<&str> = only.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+    for name in &wanted {
+        assert!(ALGORITHMS.iter().any(|a| a.info().name == *name), "OUTCORE_TABLE_ONLY names {name}, which is not registered");
+    }
+    ALGORITHMS.iter().copied().filter(|a| wanted.is_empty() || wanted.contains(&a.info().name)).collect()
+}
