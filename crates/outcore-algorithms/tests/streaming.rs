@@ -437,6 +437,194 @@ fn cdlp_takes_one_band_when_every_label_fits() {
     }
 }
 
+/// The neighbour labels CDLP gathers at each vertex: its out-list, and the
+/// in-list of a directed graph (a loop counts in both).
+fn cdlp_tuples(g: &MemGraph) -> Vec<u64> {
+    let mut t: Vec<u64> = (0..g.vertices()).map(|v| g.degree(v)).collect();
+    if g.directed {
+        for u in 0..g.vertices() {
+            for &v in g.neighbours(u) {
+                t[v as usize] += 1;
+            }
+        }
+    }
+    t
+}
+
+/// How many bands a greedy cut of `weights`, in order, into runs of at
+/// most `capacity` gives: a run grows while its sum stays within it.
+fn greedy_bands(weights: impl IntoIterator<Item = u64>, capacity: u64) -> u64 {
+    let (mut bands, mut sum) = (0u64, 0u64);
+    for w in weights {
+        if bands == 0 || sum + w > capacity {
+            bands += 1;
+            sum = 0;
+        }
+        sum += w;
+    }
+    bands.max(1)
+}
+
+/// `arcs` seeded uniform draws over `n` ids, as a plain edge list in `dir`.
+fn uniform_edges(dir: &Path, n: u64, arcs: u64, seed: u64) -> std::path::PathBuf {
+    let mut rng = outcore_io::SplitMix64(seed);
+    let text: String = (0..arcs).map(|_| format!("{} {}\n", rng.next_u64() % n, rng.next_u64() % n)).collect();
+    let path = dir.join("uniform.el");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The smallest budget a plan states for `engine`, as `--memory`.
+fn stated_minimum(st: &Store, p: &cdlp::Params, engine: Engine) -> u64 {
+    match Cdlp.support(st, engine, p, &RunOptions::with_memory(1 << 30)).unwrap() {
+        Support::Runs(need) => PROCESS_BASELINE + need.min_bytes,
+        Support::No(why) => panic!("{engine:?}: {why}"),
+    }
+}
+
+/// CDLP's scan of a directed store without `in` cuts its iterations into
+/// bands of consecutive vertices whose neighbour labels fit the band it
+/// took: at its stated minimum several (a band of at least 4 MiB), with
+/// more room fewer, with room for all one. Each budget gives the
+/// reference's labels, the bands a greedy cut of the labels counted from
+/// the in-memory graph gives, one scan of `out` to count the labels and one
+/// a band in each iteration, and a band within half of what the state and
+/// the scan leave, charged.
+#[test]
+fn cdlp_scan_without_in_cuts_bands_that_fit_its_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let edges = uniform_edges(dir.path(), 1 << 17, 800_000, 5);
+    let path = dir.path().join("s");
+    import_file(&edges, &path, &ImportOptions { directed: Some(true), ..Default::default() }, &NoProgress).unwrap();
+    let st = Store::open(&path).unwrap();
+    assert!(!st.has_layout("in") && cdlp::scan::banded(&st));
+    let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
+    let n = st.vertices();
+    let tuples = cdlp_tuples(&g);
+    let total: u64 = tuples.iter().sum();
+    let p = cdlp::Params { iterations: 3 };
+    let want = cdlp::reference::cdlp(&g, p.iterations);
+    let minimum = stated_minimum(&st, &p, Engine::Traverse);
+    let scans = outcore_algorithms::needs::scan_bytes(&st, &["out"]).unwrap();
+    assert_eq!(minimum, PROCESS_BASELINE + cdlp::scan::state_bytes(n, true) + cdlp::scan::BAND_ROOM + scans);
+    let mut seen = Vec::new();
+    for extra in [0, 8 << 20, 64 << 20] {
+        let memory = minimum + extra;
+        let what = format!("--memory {memory} ({extra} above the minimum)");
+        let r = run(&Cdlp, &st, &p, &RunOptions { memory, ..on(Engine::Traverse) });
+        assert_eq!(u64s(&r, "community"), want, "{what}");
+        let band = figure(&r, "band_bytes") as u64;
+        let bands = figure(&r, "bands_per_iteration") as u64;
+        assert_eq!(bands, greedy_bands(tuples.iter().copied(), band / 8), "{what}: a band of {band} bytes");
+        assert!(band >= total.min(1 << 19) * 8, "{what}: a band of {band} bytes");
+        assert!(band <= (memory - PROCESS_BASELINE - cdlp::scan::state_bytes(n, true) - scans) / 2, "{what}: a band of {band} bytes");
+        assert!(band <= total * 8, "{what}: a band of {band} bytes for {total} labels");
+        assert!(r.report.budget_peak_bytes >= PROCESS_BASELINE + cdlp::scan::state_bytes(n, true) + band, "{what}: peak charge");
+        let passes = 1 + p.iterations as u64 * bands;
+        assert_eq!(figure(&r, "passes"), passes as f64, "{what}");
+        assert_eq!(figure(&r, "bytes_read"), (passes * st.layout_bytes("out")) as f64, "{what}");
+        let kept = want.iter().enumerate().filter(|&(v, &l)| v as u64 == l).count();
+        assert_eq!(figure(&r, "labels_kept_by_their_vertex"), kept as f64, "{what}");
+        seen.push(bands);
+    }
+    assert!(seen[0] >= 3 && seen[1] < seen[0] && seen[2] == 1, "bands at the three budgets: {seen:?}");
+}
+
+/// A vertex whose neighbour labels are more than the scan's band can hold
+/// is a budget error naming it and its labels, and the budget it suggests
+/// is the smallest that works: the suggestion runs, 64 KiB less does not.
+/// (A directed star of a million leaves: at the plan's minimum a band
+/// holds about half a million labels.)
+#[test]
+fn cdlp_scan_band_error_suggests_the_smallest_budget_that_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let edges = dir.path().join("star.el");
+    let leaves = 1_000_000u64;
+    let text: String = (1..=leaves).map(|leaf| format!("0 {leaf}\n")).collect();
+    std::fs::write(&edges, text).unwrap();
+    let path = dir.path().join("s");
+    import_file(&edges, &path, &ImportOptions { directed: Some(true), ..Default::default() }, &NoProgress).unwrap();
+    let st = Store::open(&path).unwrap();
+    let hub = st.id_map(&Budget::unlimited()).unwrap().dense(0).unwrap();
+    let p = cdlp::Params { iterations: 2 };
+    let at = |memory: u64| execute(&Cdlp, &st, &p, &RunOptions { memory, ..on(Engine::Traverse) });
+    let budget_error = |memory: u64| match at(memory) {
+        Err(outcore_algorithms::Error::Store(outcore_store::StoreError::Budget(b))) => b,
+        Err(e) => panic!("at {memory} bytes: not a budget error: {e}"),
+        Ok(_) => panic!("at {memory} bytes: ran"),
+    };
+    let minimum = stated_minimum(&st, &p, Engine::Traverse);
+    // the plan's refusal suggests its minimum in whole MiB
+    assert_eq!(budget_error(1 << 20).suggest, minimum.div_ceil(1 << 20) << 20, "the plan's refusal");
+    let short = budget_error(minimum);
+    assert!(short.what.contains(&format!("the {leaves} neighbour labels of vertex {hub}")), "{short:?}");
+    assert_eq!(short.needed, 8 * leaves, "{short:?}");
+    assert!(short.available < short.needed && short.available >= 4 << 20, "{short:?}");
+    let r = at(short.suggest).unwrap_or_else(|e| panic!("the suggested {} is not enough: {e}", short.suggest));
+    // the hub in a band of its own, the leaves in one or two more
+    let bands = figure(&r, "bands_per_iteration");
+    assert!((2.0..=3.0).contains(&bands), "{bands} bands");
+    let labels = u64s(&r, "community");
+    // every leaf takes the hub's label (its only neighbour); the hub the smallest leaf's
+    let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
+    assert_eq!(labels, cdlp::reference::cdlp(&g, p.iterations));
+    let below = budget_error(short.suggest - (64 << 10));
+    assert!(below.what.contains(&format!("vertex {hub}")), "64 KiB below the suggestion: {below:?}");
+}
+
+/// CDLP on tiles cuts its iterations into bands of consecutive spans whose
+/// neighbour labels fit its band: the band's floor is the span with the
+/// most labels (counted from the in-memory graph), and at the stated
+/// minimum of the memory and stream engines the bands are many; with more
+/// room fewer, with room for all one. Every budget gives the reference's
+/// labels and the bands a greedy cut of the spans' labels gives, with a
+/// band within a third of the budget (or the floor) and charged.
+#[test]
+fn cdlp_on_tiles_cuts_bands_that_fit_its_budget() {
+    for (file, directed) in [("wiki-Vote.txt", true), ("CA-GrQc.txt", false)] {
+        let span_bits = 9;
+        let (_d, st) = store(&shared().join("real").join(file), Some(directed), false, span_bits);
+        let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
+        let n = st.vertices();
+        let mut tuples = cdlp_tuples(&g);
+        if !directed {
+            // the tile index counts an undirected loop at both of its ends
+            for v in 0..n {
+                tuples[v as usize] += g.neighbours(v).iter().filter(|&&w| w == v).count() as u64;
+            }
+        }
+        let per_span: Vec<u64> = tuples.chunks(1 << span_bits).map(|c| c.iter().sum()).collect();
+        let floor = cdlp::tiles::band_floor(&st).unwrap();
+        assert_eq!(floor, 8 * per_span.iter().max().unwrap(), "{file}: the band's floor");
+        let gathered: Vec<u64> = cdlp_tuples(&g).chunks(1 << span_bits).map(|c| c.iter().sum()).collect();
+        let total: u64 = gathered.iter().sum();
+        let p = cdlp::Params { iterations: 3 };
+        let want = cdlp::reference::cdlp(&g, p.iterations);
+        for engine in [Engine::Memory, Engine::Stream] {
+            let minimum = stated_minimum(&st, &p, engine);
+            let mut seen = Vec::new();
+            for extra in [0, total * 4, 64 << 20] {
+                let memory = minimum + extra;
+                let what = format!("{file} on {engine:?} at --memory {memory} ({extra} above the minimum)");
+                let opts =
+                    RunOptions { memory, stream: StreamOptions { segment_bytes: Some(16 << 10), ..Default::default() }, ..on(engine) };
+                let r = run(&Cdlp, &st, &p, &opts);
+                assert_eq!(u64s(&r, "community"), want, "{what}");
+                let band = figure(&r, "band_bytes") as u64;
+                let bands = figure(&r, "bands_per_iteration") as u64;
+                assert_eq!(bands, greedy_bands(gathered.iter().copied(), band / 8), "{what}: a band of {band} bytes");
+                assert!(band >= floor.min(total * 8) && band <= total * 8, "{what}: a band of {band} bytes, floor {floor}");
+                assert!(band <= floor.max((memory - PROCESS_BASELINE) / 3), "{what}: a band of {band} bytes");
+                assert!(r.report.budget_peak_bytes >= PROCESS_BASELINE + cdlp::state_bytes(n) + band, "{what}: peak charge");
+                let kept = want.iter().enumerate().filter(|&(v, &l)| v as u64 == l).count();
+                assert_eq!(figure(&r, "labels_kept_by_their_vertex"), kept as f64, "{what}");
+                seen.push(bands);
+            }
+            assert!(seen[0] >= 3 && seen[1] < seen[0] && seen[2] == 1, "{file} on {engine:?}: bands at the three budgets: {seen:?}");
+        }
+    }
+}
+
 #[test]
 fn interval_runs_leave_no_temporary_files_and_clear_those_of_killed_runs() {
     let (_d, st) = store(&shared().join("real/CA-GrQc.txt"), Some(false), false, 16);

@@ -152,7 +152,21 @@ fn check_counters(alg: &dyn Registered, st: &Store, g: &MemGraph, a: &Args, run:
             }
         }
         "cdlp" => {
-            assert_eq!(number("iterations"), a.get("iterations", 0u32).unwrap() as f64, "{what}: iterations");
+            let iterations = a.get("iterations", 0u32).unwrap() as u64;
+            assert_eq!(number("iterations"), iterations as f64, "{what}: iterations");
+            let labels = run.outcome.column("community").unwrap().to_u64().unwrap();
+            let kept = labels.iter().enumerate().filter(|&(v, &l)| v as u64 == l).count();
+            assert_eq!(number("labels_kept_by_their_vertex"), kept as f64, "{what}: labels kept by their vertex");
+            if report.engine == Engine::Traverse {
+                // every variant has `in` or is undirected: one scan of
+                // `out` an iteration, with `in` beside it when directed
+                let lockstep = st.manifest().directed;
+                let bytes = st.layout_bytes("out") + if lockstep { st.layout_bytes("in") } else { 0 };
+                assert_eq!(number("passes"), (iterations * (1 + lockstep as u64)) as f64, "{what}: passes");
+                assert_eq!(number("bytes_read"), (iterations * bytes) as f64, "{what}: bytes read");
+                assert_eq!(number("bands_per_iteration"), 1.0, "{what}: bands");
+                assert!(report.figure("band_bytes").is_none(), "{what}: a band without bands");
+            }
             // labels and next labels (u64 each) held in memory by the tile and scan versions
             if matches!(report.engine, Engine::Memory | Engine::Stream | Engine::Traverse) {
                 assert!(report.budget_peak_bytes >= 16 * n, "{what}: charged {} bytes for {n} vertices", report.budget_peak_bytes);

@@ -37,5 +37,10 @@ pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
     }
     cx.progress().end();
     let stats = EngineStats::Interval(e.stats().clone());
-    Ok(Communities { labels: Box::new(VertexValues::Intervals { engine: Box::new(e), scale_by_degree: None }), bands: 0, stats })
+    Ok(Communities {
+        labels: Box::new(VertexValues::Intervals { engine: Box::new(e), scale_by_degree: None }),
+        bands: 0,
+        band_bytes: None,
+        stats,
+    })
 }

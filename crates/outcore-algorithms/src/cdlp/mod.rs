@@ -43,6 +43,8 @@ pub struct Communities {
     pub labels: Box<dyn ColumnData>,
     /// Bands per iteration (1 when every label fits at once).
     pub bands: u64,
+    /// The band buffer of neighbour labels, for the versions that cut bands.
+    pub band_bytes: Option<u64>,
     pub stats: EngineStats,
 }
 
@@ -92,7 +94,7 @@ impl Algorithm for Cdlp {
 
     fn support(&self, store: &Store, engine: Engine, _: &Params, _: &RunOptions) -> Result<Support, StoreError> {
         let n = store.vertices();
-        let banded = store.manifest().directed && !store.has_layout("in");
+        let banded = scan::banded(store);
         Ok(match engine {
             Engine::Memory | Engine::Stream => {
                 let band = if store.has_layout("tiles") { tiles::band_floor(store)? } else { 0 };
@@ -107,7 +109,7 @@ impl Algorithm for Cdlp {
             Engine::Traverse => needs::scan(
                 store,
                 scan::scanned(store.manifest().directed && !banded),
-                scan::state_bytes(n, banded) + if banded { 8 << 20 } else { 0 },
+                scan::planned_bytes(n, banded),
                 "labels and next labels",
             )?,
             Engine::Interval => needs::interval(store, needs::interval_layouts(store, true), 8),
@@ -130,6 +132,9 @@ impl Algorithm for Cdlp {
         r.labels.for_each(&mut |v, l| kept += (v == l.as_u64()) as u64)?;
         cx.figure("iterations", p.iterations);
         cx.figure("bands_per_iteration", r.bands);
+        if let Some(b) = r.band_bytes {
+            cx.figure("band_bytes", b);
+        }
         cx.figure("labels_kept_by_their_vertex", kept);
         engine_figures(cx, &r.stats);
         cx.figure("engine_summary", r.stats.describe());

@@ -12,7 +12,24 @@ use crate::needs::EngineStats;
 use crate::run::Context;
 use crate::values::Held;
 use outcore_io::BudgetError;
-use outcore_store::StoreError;
+use outcore_store::{Store, StoreError};
+
+/// Whether a run gathers the labels in bands: a directed store without
+/// `in` (the plan and the run ask this one question).
+pub fn banded(store: &Store) -> bool {
+    store.manifest().directed && !store.has_layout("in")
+}
+
+/// Room the plan adds for the band version, beyond its state: the run
+/// takes half of what its budget leaves for the band, so at the plan's
+/// minimum a band holds at least 4 MiB of labels (512 Ki), or all of them.
+pub const BAND_ROOM: u64 = 8 << 20;
+
+/// What the plan asks for besides the scans: the state, and for the band
+/// version [`BAND_ROOM`].
+pub fn planned_bytes(n: u64, banded: bool) -> u64 {
+    state_bytes(n, banded) + if banded { BAND_ROOM } else { 0 }
+}
 
 /// Memory besides the band buffer: labels and next labels (and, for the
 /// band version, per-vertex slot counts).
@@ -32,9 +49,8 @@ pub fn scanned(lockstep: bool) -> &'static [&'static str] {
 pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
     let store = cx.store;
     let n = store.vertices();
-    let directed = store.manifest().directed;
-    let lockstep = directed && store.has_layout("in");
-    let banded = directed && !lockstep;
+    let banded = banded(store);
+    let lockstep = store.manifest().directed && !banded;
     let charge = cx.budget.reserve("CDLP labels and next labels", state_bytes(n, banded))?;
     let _scans = crate::needs::charge_scans(cx.budget, store, scanned(lockstep))?;
     let mut labels: Vec<u64> = (0..n).collect();
@@ -46,6 +62,7 @@ pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
     // the band version: tuples arriving at each vertex (out- plus in-degree)
     let mut tuples = Vec::new();
     let mut band_charge = None;
+    let mut band_bytes = None;
     let mut bands: Vec<(u64, u64)> = vec![(0, n)];
     if banded {
         tuples = vec![0u32; n as usize];
@@ -60,6 +77,7 @@ pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
         let total: u64 = tuples.iter().map(|&t| t as u64).sum();
         let capacity = (total * 8).min(cx.budget.available() / 2).max(8) / 8;
         band_charge = Some(cx.budget.reserve("CDLP band of neighbour labels", capacity * 8)?);
+        band_bytes = Some(capacity * 8);
         bands.clear();
         let (mut lo, mut sum) = (0u64, 0u64);
         for v in 0..n {
@@ -147,6 +165,7 @@ pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
     Ok(Communities {
         labels: Box::new(Held { values: labels, charge }),
         bands: bands_per_iteration,
+        band_bytes,
         stats: EngineStats::Scan { bytes_read: bytes, passes },
     })
 }

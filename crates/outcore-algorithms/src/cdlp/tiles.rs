@@ -202,5 +202,10 @@ pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
     cx.progress().end();
     drop(band_charge);
     let stats = EngineStats::Stream(stream.stats().clone());
-    Ok(Communities { labels: Box::new(Held { values: labels, charge: _charge }), bands: bands.len() as u64, stats })
+    Ok(Communities {
+        labels: Box::new(Held { values: labels, charge: _charge }),
+        bands: bands.len() as u64,
+        band_bytes: Some(band_bytes),
+        stats,
+    })
 }
