@@ -625,6 +625,52 @@ fn cdlp_on_tiles_cuts_bands_that_fit_its_budget() {
     }
 }
 
+/// Each phase begun with its total, and each position set in it.
+#[derive(Default)]
+struct Recorder {
+    phase: std::sync::Mutex<String>,
+    events: std::sync::Mutex<Vec<(String, Option<u64>, u64)>>,
+}
+
+impl outcore_io::Progress for Recorder {
+    fn begin(&self, phase: &str, total: u64, _: bool) {
+        *self.phase.lock().unwrap() = phase.to_string();
+        self.events.lock().unwrap().push((phase.to_string(), None, total));
+    }
+    fn set(&self, position: u64) {
+        let phase = self.phase.lock().unwrap().clone();
+        self.events.lock().unwrap().push((phase, Some(position), 0));
+    }
+    fn end(&self) {}
+}
+
+/// Every CDLP version shows its iterations as they finish: the phase
+/// begins with the iteration count and moves to 1, 2, ... that count.
+#[test]
+fn cdlp_reports_each_iteration_as_it_ends() {
+    let (_d, st) = store(&shared().join("real/wiki-Vote.txt"), Some(true), false, 9);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s");
+    import_file(&shared().join("real/wiki-Vote.txt"), &path, &ImportOptions { directed: Some(true), ..Default::default() }, &NoProgress)
+        .unwrap();
+    let without_in = Store::open(&path).unwrap();
+    let p = cdlp::Params { iterations: 4 };
+    for (what, st, engine) in [
+        ("memory", &st, Engine::Memory),
+        ("stream", &st, Engine::Stream),
+        ("scan with in", &st, Engine::Traverse),
+        ("scan in bands", &without_in, Engine::Traverse),
+        ("intervals", &st, Engine::Interval),
+    ] {
+        let recorder = Arc::new(Recorder::default());
+        run(&Cdlp, st, &p, &RunOptions { progress: Some(recorder.clone()), ..on(engine) });
+        let events = recorder.events.lock().unwrap().clone();
+        let cdlp: Vec<(Option<u64>, u64)> = events.iter().filter(|e| e.0 == "cdlp").map(|e| (e.1, e.2)).collect();
+        let want: Vec<(Option<u64>, u64)> = std::iter::once((None, 4)).chain((1..=4).map(|i| (Some(i), 0))).collect();
+        assert_eq!(cdlp, want, "{what}: {events:?}");
+    }
+}
+
 #[test]
 fn interval_runs_leave_no_temporary_files_and_clear_those_of_killed_runs() {
     let (_d, st) = store(&shared().join("real/CA-GrQc.txt"), Some(false), false, 16);
