@@ -63,6 +63,11 @@ impl U64Cells {
     pub fn from_fn(n: usize, f: impl Fn(usize) -> u64) -> Self {
         U64Cells((0..n).map(|v| AtomicU64::new(f(v))).collect())
     }
+    /// Cells of `values`, in place (no second copy).
+    pub fn from_vec(values: Vec<u64>) -> Self {
+        // same size and alignment: collected in place
+        U64Cells(values.into_iter().map(AtomicU64::new).collect())
+    }
     #[inline]
     pub fn get(&self, v: usize) -> u64 {
         self.0[v].load(Relaxed)

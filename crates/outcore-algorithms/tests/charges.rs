@@ -406,3 +406,42 @@ fn wcc_charges_its_state_apart_from_its_reads() {
         "Afforest: the heap grew {grown} bytes; {state} charged for its state, a scan allocates {scanned}"
     );
 }
+
+/// CDLP's scan gathers one vertex's neighbour labels at a time (its out-
+/// and in-list), and charges them: on a star of 300,000 leaves, undirected
+/// and directed with `in`, the heap grows no further than what the run
+/// charges beside its scans, what the scans themselves allocate (measured
+/// alone: their charge may exceed it) and bookkeeping.
+#[test]
+fn cdlp_scan_charges_the_labels_of_its_longest_list() {
+    use outcore_algorithms::params::Args;
+    use outcore_algorithms::registry::ALGORITHMS;
+    use outcore_algorithms::{Engine, EngineChoice, RunOptions};
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let cdlp = ALGORITHMS.iter().find(|a| a.info().name == "cdlp").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let edges = dir.path().join("star.el");
+    std::fs::write(&edges, (1..=300_000u64).map(|leaf| format!("0 {leaf}\n")).collect::<String>()).unwrap();
+    for directed in [false, true] {
+        let path = dir.path().join(format!("s{directed}"));
+        import_file(&edges, &path, &ImportOptions { directed: Some(directed), in_layout: true, ..Default::default() }, &NoProgress)
+            .unwrap();
+        let store = Store::open(&path).unwrap();
+        let layouts: &[&str] = if directed { &["out", "in"] } else { &["out"] };
+        let (_, scanned) = heap_growth(|| {
+            let mut scans: Vec<_> = layouts.iter().map(|l| store.layout(l).unwrap().scan().unwrap()).collect();
+            for scan in &mut scans {
+                while scan.next_list().unwrap().is_some() {}
+            }
+        });
+        let opts = RunOptions { memory: 1 << 30, engine: EngineChoice::Fixed(Engine::Traverse), ..Default::default() };
+        let (run, grown) = heap_growth(|| cdlp.run(&store, &Args::new().with("iterations", 2), &opts));
+        let run = run.unwrap();
+        let scans = outcore_algorithms::needs::scan_bytes(&store, layouts).unwrap();
+        let state = run.report.budget_peak_bytes - outcore_io::PROCESS_BASELINE - scans;
+        assert!(
+            grown <= state + scanned + BOOKKEEPING,
+            "directed {directed}: the heap grew {grown} bytes; {state} charged beside the scans, which allocate {scanned}"
+        );
+    }
+}

@@ -581,9 +581,13 @@ fn cdlp_scan_band_error_suggests_the_smallest_budget_that_works() {
 /// band within a third of the budget (or the floor) and charged.
 #[test]
 fn cdlp_on_tiles_cuts_bands_that_fit_its_budget() {
-    for (file, directed) in [("wiki-Vote.txt", true), ("CA-GrQc.txt", false)] {
-        let span_bits = 9;
-        let (_d, st) = store(&shared().join("real").join(file), Some(directed), false, span_bits);
+    // a floor of megabytes too: 2^17 vertices, 800,000 arcs, in spans of 2^14
+    let dir = tempfile::tempdir().unwrap();
+    let uniform = uniform_edges(dir.path(), 1 << 17, 800_000, 5);
+    let real = |file: &str| shared().join("real").join(file);
+    for (input, directed, span_bits) in [(real("wiki-Vote.txt"), true, 9), (real("CA-GrQc.txt"), false, 9), (uniform, true, 14)] {
+        let file = input.file_name().unwrap().to_string_lossy().into_owned();
+        let (_d, st) = store(&input, Some(directed), false, span_bits);
         let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
         let n = st.vertices();
         let mut tuples = cdlp_tuples(&g);
@@ -621,6 +625,29 @@ fn cdlp_on_tiles_cuts_bands_that_fit_its_budget() {
                 seen.push(bands);
             }
             assert!(seen[0] >= 3 && seen[1] < seen[0] && seen[2] == 1, "{file} on {engine:?}: bands at the three budgets: {seen:?}");
+        }
+    }
+}
+
+/// CDLP runs at exactly the minimum its plan states on every engine, where
+/// one vertex has most of the labels: a star of 200,000 leaves, undirected
+/// and directed with `in` (the threads sort the hub's labels, and the scan
+/// gathers them), with the reference's labels.
+#[test]
+fn cdlp_runs_at_its_stated_minimum_on_a_star() {
+    let dir = tempfile::tempdir().unwrap();
+    let edges = dir.path().join("star.el");
+    std::fs::write(&edges, (1..=200_000u64).map(|leaf| format!("0 {leaf}\n")).collect::<String>()).unwrap();
+    let p = cdlp::Params { iterations: 2 };
+    for directed in [false, true] {
+        let (_d, st) = store(&edges, Some(directed), false, 16);
+        let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
+        let want = cdlp::reference::cdlp(&g, p.iterations);
+        for engine in [Engine::Memory, Engine::Stream, Engine::Traverse] {
+            let memory = stated_minimum(&st, &p, engine);
+            let r = execute(&Cdlp, &st, &p, &RunOptions { memory, ..on(engine) })
+                .unwrap_or_else(|e| panic!("directed {directed} on {engine:?} at its stated minimum {memory}: {e}"));
+            assert_eq!(u64s(&r, "community"), want, "directed {directed} on {engine:?}");
         }
     }
 }

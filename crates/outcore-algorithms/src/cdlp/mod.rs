@@ -109,7 +109,7 @@ impl Algorithm for Cdlp {
             Engine::Traverse => needs::scan(
                 store,
                 scan::scanned(store.manifest().directed && !banded),
-                scan::planned_bytes(n, banded),
+                scan::planned_bytes(store)?,
                 "labels and next labels",
             )?,
             Engine::Interval => needs::interval(store, needs::interval_layouts(store, true), 8),

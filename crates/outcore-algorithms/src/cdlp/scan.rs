@@ -25,10 +25,20 @@ pub fn banded(store: &Store) -> bool {
 /// minimum a band holds at least 4 MiB of labels (512 Ki), or all of them.
 pub const BAND_ROOM: u64 = 8 << 20;
 
-/// What the plan asks for besides the scans: the state, and for the band
-/// version [`BAND_ROOM`].
-pub fn planned_bytes(n: u64, banded: bool) -> u64 {
-    state_bytes(n, banded) + if banded { BAND_ROOM } else { 0 }
+/// The neighbour labels the version without bands gathers at once: one
+/// vertex's out-list and, in lockstep, its in-list, at most the longest of
+/// each (a layout the store lacks counts none; its plan names it missing).
+pub fn labels_bytes(store: &Store) -> Result<u64, StoreError> {
+    let longest = |name: &str| if store.has_layout(name) { store.layout(name)?.longest_list() } else { Ok(0) };
+    let lockstep = store.manifest().directed && !banded(store);
+    Ok(8 * (longest("out")? + if lockstep { longest("in")? } else { 0 }))
+}
+
+/// What the plan asks for besides the scans: the state, and the band
+/// version's [`BAND_ROOM`] or the other's [`labels_bytes`].
+pub fn planned_bytes(store: &Store) -> Result<u64, StoreError> {
+    let n = store.vertices();
+    Ok(if banded(store) { state_bytes(n, true) + BAND_ROOM } else { state_bytes(n, false) + labels_bytes(store)? })
 }
 
 /// Memory besides the band buffer: labels and next labels (and, for the
@@ -57,7 +67,14 @@ pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
     let mut next = labels.clone();
     let out = store.layout("out")?;
     let inn = if lockstep { Some(store.layout("in")?) } else { None };
+    // one vertex's neighbour labels (the band version's band, below)
     let mut scratch = Vec::new();
+    let mut labels_charge = None;
+    if !banded {
+        let bytes = labels_bytes(store)?;
+        labels_charge = Some(cx.budget.reserve("CDLP neighbour labels of one vertex", bytes)?);
+        scratch = Vec::with_capacity((bytes / 8) as usize);
+    }
     let (mut passes, mut bytes, mut bands_per_iteration) = (0u64, 0u64, 1u64);
     // the band version: tuples arriving at each vertex (out- plus in-degree)
     let mut tuples = Vec::new();
@@ -161,7 +178,7 @@ pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
         cx.progress().set(iteration as u64 + 1);
     }
     cx.progress().end();
-    drop(band_charge);
+    drop((band_charge, labels_charge, scratch));
     Ok(Communities {
         labels: Box::new(Held { values: labels, charge }),
         bands: bands_per_iteration,

@@ -3,8 +3,8 @@
 //! iteration runs in bands of consecutive spans whose incoming labels fit
 //! the band buffer: the stream engine reads only the tiles whose row or
 //! column lies in the band (its selective fetch), the labels are dropped
-//! into per-vertex slots, and each vertex's slots are sorted to find the
-//! mode.
+//! into per-vertex slots, and each vertex's slots are sorted in place to
+//! find the mode.
 
 use super::{mode, Communities};
 use crate::cells::U64Cells;
@@ -131,9 +131,6 @@ pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
             *t += c.into_inner();
         }
     }
-    // each thread sorts one vertex's neighbour labels at a time
-    let most = tuples.iter().copied().max().unwrap_or(0) as u64;
-    let _sorting = cx.budget.reserve("the neighbour labels each thread sorts", rayon::current_num_threads() as u64 * most * 8)?;
     // bands of consecutive spans whose labels fit the buffer
     let per_span: Vec<u64> = tuples.chunks(span).map(|c| c.iter().map(|&x| x as u64).sum()).collect();
     let capacity = band_bytes / 8;
@@ -157,7 +154,9 @@ pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
             _ => bands.push((s as u32, s as u32 + 1, t)),
         }
     }
-    let slots = U64Cells::from_fn(capacity.min(total) as usize, |_| 0);
+    // the band's labels, in per-vertex slots: cells while the stream's
+    // threads drop labels in, then sorted in place, slot by slot
+    let mut slots: Vec<u64> = vec![0; capacity.min(total) as usize];
     let mut labels: Vec<u64> = (0..n).collect();
     let mut next = labels.clone();
     cx.progress().begin("cdlp", iterations as u64, false);
@@ -173,7 +172,9 @@ pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
             }
             starts.push(at);
             let cursor: Vec<AtomicU32> = starts[..end - first].iter().map(|&s| AtomicU32::new(s)).collect();
-            stream.iterate(&Collect { labels: &labels, lo, hi, first, cursor: &cursor, slots: &slots, undirected })?;
+            let cells = U64Cells::from_vec(std::mem::take(&mut slots));
+            stream.iterate(&Collect { labels: &labels, lo, hi, first, cursor: &cursor, slots: &cells, undirected })?;
+            slots = cells.into_vec();
             for (k, c) in cursor.iter().enumerate() {
                 if c.load(Relaxed) != starts[k + 1] {
                     return Err(StoreError::invalid(
@@ -182,17 +183,20 @@ pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
                     ));
                 }
             }
-            next[first..end].par_chunks_mut(span).enumerate().for_each(|(c, out)| {
-                let mut scratch = Vec::new();
+            // each span's slots apart, for its thread
+            let mut span_slots = Vec::with_capacity((hi - lo) as usize);
+            let mut rest = &mut slots[..];
+            for c in (0..end - first).step_by(span) {
+                let (head, tail) = rest.split_at_mut((starts[(c + span).min(end - first)] - starts[c]) as usize);
+                span_slots.push(head);
+                rest = tail;
+            }
+            next[first..end].par_chunks_mut(span).zip(span_slots).enumerate().for_each(|(c, (out, slots))| {
+                let base = starts[c * span];
                 for (k, label) in out.iter_mut().enumerate() {
                     let v = c * span + k;
-                    scratch.clear();
-                    scratch.extend((starts[v] as usize..starts[v + 1] as usize).map(|x| slots.get(x)));
-                    if let Some(m) = mode(&mut scratch) {
-                        *label = m;
-                    } else {
-                        *label = labels[first + v];
-                    }
+                    let mine = &mut slots[(starts[v] - base) as usize..(starts[v + 1] - base) as usize];
+                    *label = mode(mine).unwrap_or(labels[first + v]);
                 }
             });
         }
