@@ -82,9 +82,23 @@ pub fn for_each_neighbourhood(
     Ok((bytes, layouts.len() as u64))
 }
 
-/// `list` without `v` and repeats, sorted.
+/// The most entries one neighbourhood of [`for_each_neighbourhood`] has:
+/// the longest list of each layout it scans, together.
+pub fn longest(store: &Store) -> Result<u64, StoreError> {
+    let mut most = 0;
+    for &l in layouts(store) {
+        if store.has_layout(l) {
+            most += store.layout(l)?.longest_list()?;
+        }
+    }
+    Ok(most)
+}
+
+/// `list` without `v` and repeats, sorted (the vector grows to the
+/// longest list exactly, as [`scan_bytes`] charges it, not by doubling).
 fn sorted_distinct(list: &[u64], v: u64, out: &mut Vec<u64>) {
     out.clear();
+    out.reserve_exact(list.len());
     out.extend(list.iter().copied().filter(|&w| w != v));
     if !out.is_sorted() {
         out.sort_unstable();
@@ -95,6 +109,7 @@ fn sorted_distinct(list: &[u64], v: u64, out: &mut Vec<u64>) {
 /// The union of out- and in-neighbours, flagged where a neighbour is both.
 fn merge(outs: &[u64], ins: &[u64], around: &mut Vec<u32>) {
     around.clear();
+    around.reserve_exact(outs.len() + ins.len());
     let (mut i, mut j) = (0, 0);
     while i < outs.len() || j < ins.len() {
         let (a, b) = (outs.get(i).copied().unwrap_or(u64::MAX), ins.get(j).copied().unwrap_or(u64::MAX));

@@ -445,3 +445,61 @@ fn cdlp_scan_charges_the_labels_of_its_longest_list() {
         );
     }
 }
+
+/// Every version that runs as sequential scans (the report's `passes`)
+/// charges what it allocates beside its scans: on a weighted star of
+/// 300,000 leaves (a ring among the leaves too), undirected and directed
+/// with `in`, the heap grows no further than the run charges less the
+/// charge for a scan of `out`, plus what that scan allocates when measured
+/// alone, plus bookkeeping. A vector the size of the hub's list that grows
+/// by doubling, or goes uncharged, is megabytes here (CDLP's labels and
+/// k-core's h-index counts and neighbourhoods were).
+#[test]
+fn scan_versions_charge_what_they_allocate_beside_their_scans() {
+    use outcore_algorithms::params::Args;
+    use outcore_algorithms::{Engine, EngineChoice, Error, RunOptions};
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let edges = dir.path().join("star.wel");
+    let text: String = (1..=300_000u64).map(|leaf| format!("0 {leaf} 1.5\n{leaf} {} 2\n", leaf % 1000 + 1)).collect();
+    std::fs::write(&edges, text).unwrap();
+    let mut scanned_runs = 0;
+    for directed in [false, true] {
+        let path = dir.path().join(format!("s{directed}"));
+        let opts = ImportOptions { directed: Some(directed), weighted: true, in_layout: true, ..Default::default() };
+        import_file(&edges, &path, &opts, &NoProgress).unwrap();
+        let store = Store::open(&path).unwrap();
+        let (_, scanned) = heap_growth(|| {
+            let mut scan = store.layout("out").unwrap().scan().unwrap();
+            while scan.next_list().unwrap().is_some() {}
+        });
+        let scan_charge = outcore_algorithms::needs::scan_bytes(&store, &["out"]).unwrap();
+        for alg in common::registered().into_iter().filter(|a| a.info().engines.contains(&Engine::Traverse)) {
+            let args = match alg.info().name {
+                "pagerank" | "cdlp" => Args::new().with("iterations", 2),
+                "bc" => Args::new().with("sources", 2),
+                _ => Args::new(),
+            };
+            let opts = RunOptions { memory: 1 << 30, engine: EngineChoice::Fixed(Engine::Traverse), ..Default::default() };
+            let what = format!("{} (directed {directed})", alg.info().name);
+            let (run, grown) = heap_growth(|| alg.run(&store, &args, &opts));
+            let run = match run {
+                Ok(run) => run,
+                // ALS needs ratings (tests/als.rs)
+                Err(Error::Store(outcore_store::StoreError::NotBipartite { .. })) => continue,
+                Err(e) => panic!("{what}: {e}"),
+            };
+            if run.report.figure("passes").is_none() {
+                // the traverse engine's readers, checked above
+                continue;
+            }
+            let beside = run.report.budget_peak_bytes - outcore_io::PROCESS_BASELINE - scan_charge;
+            assert!(
+                grown <= beside + scanned + BOOKKEEPING,
+                "{what}: the heap grew {grown} bytes; {beside} charged beside a scan of out, which allocates {scanned}"
+            );
+            scanned_runs += 1;
+        }
+    }
+    assert!(scanned_runs >= 12 || filtered(), "only {scanned_runs} runs by scans");
+}

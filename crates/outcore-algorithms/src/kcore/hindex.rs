@@ -15,11 +15,17 @@ use crate::needs::EngineStats;
 use crate::neighbourhood::{for_each_neighbourhood, ID};
 use crate::run::Context;
 use outcore_io::{Bitmap, Reservation};
-use outcore_store::StoreError;
+use outcore_store::{Store, StoreError};
 
 /// Memory: the values (4 bytes a vertex) and two bitmaps.
 pub fn state_bytes(n: u64) -> u64 {
     n * 4 + 2 * n.div_ceil(64) * 8
+}
+
+/// The counts of one h-index (4 bytes for each value up to the vertex's
+/// own, at most its neighbourhood's size): the longest neighbourhood's.
+pub fn counts_bytes(store: &Store) -> Result<u64, StoreError> {
+    Ok(4 * (crate::neighbourhood::longest(store)? + 1))
 }
 
 pub struct Cores {
@@ -38,6 +44,7 @@ pub fn kcore(cx: &Context) -> Result<Cores, StoreError> {
     crate::neighbourhood::check_ids(store, "k-core")?;
     let charge = cx.budget.reserve("core values and the may-fall bitmaps", state_bytes(n))?;
     let _scans = cx.budget.reserve("the neighbourhood scan", crate::neighbourhood::scan_bytes(store)?)?;
+    let _counts = cx.budget.reserve("the counts of an h-index", counts_bytes(store)?)?;
     let mut cores = vec![0u32; n as usize];
     // round 0: the degrees
     let (bytes, passes) = for_each_neighbourhood(store, "k-core", |v, around| {
@@ -51,7 +58,7 @@ pub fn kcore(cx: &Context) -> Result<Cores, StoreError> {
         live.set(v);
     }
     let (mut rounds, mut lowered) = (0u64, 0u64);
-    let mut counts: Vec<u32> = Vec::new();
+    let mut counts: Vec<u32> = Vec::with_capacity((counts_bytes(store)? / 4) as usize);
     cx.progress().begin("k-core rounds", 0, false);
     loop {
         let mut next = Bitmap::new(n);

@@ -48,7 +48,7 @@ impl Algorithm for KCore {
         Ok(match engine {
             Engine::Traverse => Support::Runs(crate::plan::Need::new(
                 crate::neighbourhood::layouts(store),
-                hindex::state_bytes(store.vertices()) + crate::neighbourhood::scan_bytes(store)?,
+                hindex::state_bytes(store.vertices()) + crate::neighbourhood::scan_bytes(store)? + hindex::counts_bytes(store)?,
                 "core values",
             )),
             _ => Support::No("the h-index rounds are sequential scans (the traverse engine's cursor)".into()),
