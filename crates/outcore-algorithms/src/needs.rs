@@ -94,12 +94,16 @@ pub fn interval_layouts(store: &Store, both_directions: bool) -> &'static [&'sta
     }
 }
 
-/// The interval engine: its membership bitmap and buffers, and (for
-/// `auto`) room for a quarter of the values, so that intervals are few.
-pub fn interval(store: &Store, layouts: &'static [&'static str], value_bytes: u64) -> Support {
+/// The interval engine: its membership bitmap and buffers, what the
+/// version keeps beside it (`state`), and (for `auto`) room for a quarter
+/// of the values, so that intervals are few.
+pub fn interval(store: &Store, layouts: &'static [&'static str], value_bytes: u64, state: u64) -> Result<Support, StoreError> {
     let n = store.vertices();
-    let fixed = outcore_engines::interval::fixed_bytes(n, layouts.len(), value_bytes);
-    Support::Runs(Need::new(layouts, fixed + (1 << 20), "the interval engine's bitmaps and buffers").auto_at(fixed + n * value_bytes / 4))
+    let longest = outcore_engines::interval::longest_lists(store, layouts)?;
+    let fixed = outcore_engines::interval::fixed_bytes(n, layouts.len(), value_bytes, longest) + state;
+    Ok(Support::Runs(
+        Need::new(layouts, fixed + (1 << 20), "the interval engine's bitmaps and buffers").auto_at(fixed + n * value_bytes / 4),
+    ))
 }
 
 /// The sort-reduce engine over `layouts` for updates of `update_bytes`.

@@ -175,11 +175,13 @@ struct Interval {
 }
 
 /// Memory the engine keeps besides the interval values: the membership
-/// bitmap and its rank directory, a batch of lists and its new values
-/// (`value_bytes` each), and I/O buffers.
-pub fn fixed_bytes(vertices: u64, layouts: usize, value_bytes: u64) -> u64 {
+/// bitmap and its rank directory, two batches of lists (each up to its
+/// share of [`BATCH_IDS`] per layout, plus the vertex that crosses it:
+/// `longest_lists` is the longest list of each layout, together) and
+/// their new values (`value_bytes` each), and I/O buffers.
+pub fn fixed_bytes(vertices: u64, layouts: usize, value_bytes: u64, longest_lists: u64) -> u64 {
     vertices.div_ceil(64) * 12
-        + 2 * (BATCH_IDS as u64 * 12 + BATCH_VERTICES * 40)
+        + 2 * ((BATCH_IDS as u64 + longest_lists) * 12 + BATCH_VERTICES * 40)
         + BATCH_VERTICES * value_bytes
         // per structure layout: index and adjacency scans, two chunks and a window each;
         // the degree scan, the v-shard reader, the value table chunk, the writer and its buffer
@@ -194,7 +196,7 @@ const BATCH_VERTICES: u64 = 1 << 14;
 fn fill(batch: &mut Batch, scans: &mut [AdjacencyScan], degrees: &mut Option<DegreeScan>, v: &mut u64, end: u64) -> Result<(), StoreError> {
     batch.clear();
     batch.first = *v;
-    while *v < end && batch.ids() < BATCH_IDS && *v - batch.first < BATCH_VERTICES {
+    while *v < end && batch.below_share() && *v - batch.first < BATCH_VERTICES {
         for (k, scan) in scans.iter_mut().enumerate() {
             let (_, ids, weights) = next_list(scan, *v)?;
             batch.push(k, ids, weights);
@@ -237,9 +239,18 @@ impl Batch {
     fn ids(&self) -> usize {
         self.ids.iter().map(Vec::len).sum()
     }
+    /// Whether every layout's lists are below its share of [`BATCH_IDS`]
+    /// (so one holds at most its share and the longest list).
+    fn below_share(&self) -> bool {
+        self.ids.iter().all(|ids| ids.len() < self.share())
+    }
+    fn share(&self) -> usize {
+        BATCH_IDS / self.ids.len().max(1)
+    }
     fn push(&mut self, layout: usize, ids: &[u64], weights: &[f32]) {
-        self.ids[layout].extend_from_slice(ids);
-        self.weights[layout].extend_from_slice(weights);
+        let share = self.share();
+        extend_bounded(&mut self.ids[layout], ids, share);
+        extend_bounded(&mut self.weights[layout], weights, share);
         self.ends[layout].push(self.ids[layout].len());
     }
     fn list(&self, layout: usize, k: usize) -> NeighbourList<'_> {
@@ -247,6 +258,30 @@ impl Batch {
         let w = &self.weights[layout];
         NeighbourList { ids: &self.ids[layout][a..b], weights: if w.is_empty() { &[] } else { &w[a..b] } }
     }
+}
+
+/// Append `items`, growing `v` by doubling up to `share` and past it only
+/// to what it needs: its capacity stays within its share and the longest
+/// list, as a batch's charge counts it.
+fn extend_bounded<X: Copy>(v: &mut Vec<X>, items: &[X], share: usize) {
+    let needed = v.len() + items.len();
+    if needed > v.capacity() {
+        let grown = (2 * v.capacity()).min(share).max(needed);
+        v.reserve_exact(grown - v.len());
+    }
+    v.extend_from_slice(items);
+}
+
+/// The longest list of each of `layouts` of `store`, together (what one
+/// vertex adds to a batch).
+pub fn longest_lists(store: &Store, layouts: &[&str]) -> Result<u64, StoreError> {
+    let mut sum = 0;
+    for &l in layouts {
+        if store.has_layout(l) {
+            sum += store.layout(l)?.longest_list()?;
+        }
+    }
+    Ok(sum)
 }
 
 pub struct IntervalEngine<T: VertexValue> {
@@ -285,7 +320,10 @@ impl<T: VertexValue> IntervalEngine<T> {
         assert!((1..=2).contains(&layouts.len()), "one or two structure layouts");
         let structure = store.layouts_for(layouts, "the interval engine")?;
         let degree_layout = if degrees { Some(store.layout("out")?) } else { None };
-        let fixed = budget.reserve("interval bitmap, rank directory and I/O buffers", fixed_bytes(n, layouts.len(), T::BYTES as u64))?;
+        let fixed = budget.reserve(
+            "interval bitmap, rank directory and I/O buffers",
+            fixed_bytes(n, layouts.len(), T::BYTES as u64, longest_lists(store, layouts)?),
+        )?;
         let words = n.div_ceil(64) as usize;
         let value_bytes = T::BYTES as u64;
         let cap_budget = budget.available() / value_bytes;

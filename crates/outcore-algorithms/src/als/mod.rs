@@ -130,9 +130,8 @@ impl Algorithm for Als {
         let n = store.vertices();
         Ok(match engine {
             Engine::Traverse => needs::scan(store, &["out"], state_bytes(n, p.rank), "the factors of every user and item")?,
-            Engine::Interval => {
-                needs::interval(store, &["out"], interval::stored_width(p.rank) as u64 * 4).map_or_not_above_u32(n, "the interval engine")
-            }
+            Engine::Interval => needs::interval(store, &["out"], interval::stored_width(p.rank) as u64 * 4, 0)?
+                .map_or_not_above_u32(n, "the interval engine"),
             _ => Support::No("ALS fits each vertex to its whole list of ratings: a sequential scan or intervals".into()),
         })
     }

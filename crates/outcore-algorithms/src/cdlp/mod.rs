@@ -112,7 +112,7 @@ impl Algorithm for Cdlp {
                 scan::planned_bytes(store)?,
                 "labels and next labels",
             )?,
-            Engine::Interval => needs::interval(store, needs::interval_layouts(store, true), 8),
+            Engine::Interval => needs::interval(store, needs::interval_layouts(store, true), 8, interval::scratch_bytes(store)?)?,
             Engine::SortReduce => Support::No(
                 "the most frequent label does not reduce pairwise in fixed space; the interval engine keeps values on disk".into(),
             ),

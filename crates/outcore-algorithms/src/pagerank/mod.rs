@@ -162,7 +162,7 @@ impl Algorithm for PageRank {
         Ok(match engine {
             Engine::Memory | Engine::Stream => needs::tiles(store, engine, state_bytes(n), false, what),
             Engine::Traverse => needs::scan(store, &["out"], state_bytes(n), what)?,
-            Engine::Interval => needs::interval(store, needs::interval_layouts(store, false), 8),
+            Engine::Interval => needs::interval(store, needs::interval_layouts(store, false), 8, 0)?,
             Engine::SortReduce => needs::sortreduce(store, &["out"], 8, opts)?,
         })
     }

@@ -121,7 +121,7 @@ impl Algorithm for Spmv {
         Ok(match engine {
             Engine::Memory | Engine::Stream => needs::tiles(store, engine, state_bytes(n), weighted, "x and y"),
             Engine::Traverse => needs::scan(store, &["out"], state_bytes(n), "x and y")?,
-            Engine::Interval => needs::interval(store, needs::interval_layouts(store, false), 8),
+            Engine::Interval => needs::interval(store, needs::interval_layouts(store, false), 8, 0)?,
             Engine::SortReduce => Support::No("SpMV holds its input vector in memory; the interval engine keeps values on disk".into()),
         })
     }

@@ -112,7 +112,7 @@ impl Algorithm for Wcc {
                 Err(_) => needs::scan(store, &["out"], n * 4, "the union-find parent array")?,
             },
             Engine::Memory | Engine::Stream => needs::tiles(store, engine, state_bytes(n), false, "one label a vertex"),
-            Engine::Interval => needs::interval(store, needs::interval_layouts(store, true), 8),
+            Engine::Interval => needs::interval(store, needs::interval_layouts(store, true), 8, 0)?,
             Engine::SortReduce => needs::sortreduce(store, needs::interval_layouts(store, true), 8, opts)?,
         })
     }
