@@ -407,11 +407,47 @@ fn wcc_charges_its_state_apart_from_its_reads() {
     );
 }
 
+/// A weighted star of 300,000 leaves around vertex 0, with a ring of
+/// 1,000 among the leaves, directed or not, with `in` (and tiles of 2^14
+/// vertices when asked): one list holds most of the arcs, so a vector the
+/// size of the longest list that goes uncharged, or grows by doubling, is
+/// megabytes.
+fn star(dir: &std::path::Path, directed: bool, tiles: bool) -> Store {
+    let edges = dir.join("star.wel");
+    if !edges.exists() {
+        let text: String = (1..=300_000u64).map(|leaf| format!("0 {leaf} 1.5\n{leaf} {} 2\n", leaf % 1000 + 1)).collect();
+        std::fs::write(&edges, text).unwrap();
+    }
+    let path = dir.join(format!("star-{directed}-{tiles}"));
+    let opts = ImportOptions { directed: Some(directed), weighted: true, in_layout: true, ..Default::default() };
+    import_file(&edges, &path, &opts, &NoProgress).unwrap();
+    if tiles {
+        outcore_ingest::tiles::add_tiles(&path, 1, 14, 1 << 30, &NoProgress).unwrap();
+    }
+    Store::open(&path).unwrap()
+}
+
+/// How far the heap grows while `layouts` of `store` are scanned in
+/// lockstep (a list of each in turn).
+fn scans_allocate(store: &Store, layouts: &[&str]) -> u64 {
+    heap_growth(|| {
+        let mut scans: Vec<_> = layouts.iter().map(|l| store.layout(l).unwrap().scan().unwrap()).collect();
+        let mut going = true;
+        while going {
+            going = false;
+            for scan in &mut scans {
+                going |= scan.next_list().unwrap().is_some();
+            }
+        }
+    })
+    .1
+}
+
 /// CDLP's scan gathers one vertex's neighbour labels at a time (its out-
-/// and in-list), and charges them: on a star of 300,000 leaves, undirected
-/// and directed with `in`, the heap grows no further than what the run
-/// charges beside its scans, what the scans themselves allocate (measured
-/// alone: their charge may exceed it) and bookkeeping.
+/// and, in lockstep, in-list), and charges them: on the stars the heap
+/// grows no further than what the run charges beside its scans, what the
+/// scans themselves allocate (measured alone: their charge may exceed it)
+/// and bookkeeping.
 #[test]
 fn cdlp_scan_charges_the_labels_of_its_longest_list() {
     use outcore_algorithms::params::Args;
@@ -420,20 +456,10 @@ fn cdlp_scan_charges_the_labels_of_its_longest_list() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let cdlp = ALGORITHMS.iter().find(|a| a.info().name == "cdlp").unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let edges = dir.path().join("star.el");
-    std::fs::write(&edges, (1..=300_000u64).map(|leaf| format!("0 {leaf}\n")).collect::<String>()).unwrap();
     for directed in [false, true] {
-        let path = dir.path().join(format!("s{directed}"));
-        import_file(&edges, &path, &ImportOptions { directed: Some(directed), in_layout: true, ..Default::default() }, &NoProgress)
-            .unwrap();
-        let store = Store::open(&path).unwrap();
+        let store = star(dir.path(), directed, false);
         let layouts: &[&str] = if directed { &["out", "in"] } else { &["out"] };
-        let (_, scanned) = heap_growth(|| {
-            let mut scans: Vec<_> = layouts.iter().map(|l| store.layout(l).unwrap().scan().unwrap()).collect();
-            for scan in &mut scans {
-                while scan.next_list().unwrap().is_some() {}
-            }
-        });
+        let scanned = scans_allocate(&store, layouts);
         let opts = RunOptions { memory: 1 << 30, engine: EngineChoice::Fixed(Engine::Traverse), ..Default::default() };
         let (run, grown) = heap_growth(|| cdlp.run(&store, &Args::new().with("iterations", 2), &opts));
         let run = run.unwrap();
@@ -446,43 +472,36 @@ fn cdlp_scan_charges_the_labels_of_its_longest_list() {
     }
 }
 
+/// Parameters that keep the star runs short.
+fn short(alg: &dyn outcore_algorithms::registry::Registered) -> outcore_algorithms::params::Args {
+    use outcore_algorithms::params::Args;
+    match alg.info().name {
+        "pagerank" | "cdlp" => Args::new().with("iterations", 2),
+        "bc" => Args::new().with("sources", 2),
+        _ => Args::new(),
+    }
+}
+
 /// Every version that runs as sequential scans (the report's `passes`)
-/// charges what it allocates beside its scans: on a weighted star of
-/// 300,000 leaves (a ring among the leaves too), undirected and directed
-/// with `in`, the heap grows no further than the run charges less the
+/// charges what it allocates beside its scans: on the stars, undirected
+/// and directed, the heap grows no further than the run charges less the
 /// charge for a scan of `out`, plus what that scan allocates when measured
-/// alone, plus bookkeeping. A vector the size of the hub's list that grows
-/// by doubling, or goes uncharged, is megabytes here (CDLP's labels and
-/// k-core's h-index counts and neighbourhoods were).
+/// alone, plus bookkeeping (CDLP's labels and k-core's h-index counts and
+/// neighbourhoods did).
 #[test]
 fn scan_versions_charge_what_they_allocate_beside_their_scans() {
-    use outcore_algorithms::params::Args;
     use outcore_algorithms::{Engine, EngineChoice, Error, RunOptions};
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let dir = tempfile::tempdir().unwrap();
-    let edges = dir.path().join("star.wel");
-    let text: String = (1..=300_000u64).map(|leaf| format!("0 {leaf} 1.5\n{leaf} {} 2\n", leaf % 1000 + 1)).collect();
-    std::fs::write(&edges, text).unwrap();
     let mut scanned_runs = 0;
     for directed in [false, true] {
-        let path = dir.path().join(format!("s{directed}"));
-        let opts = ImportOptions { directed: Some(directed), weighted: true, in_layout: true, ..Default::default() };
-        import_file(&edges, &path, &opts, &NoProgress).unwrap();
-        let store = Store::open(&path).unwrap();
-        let (_, scanned) = heap_growth(|| {
-            let mut scan = store.layout("out").unwrap().scan().unwrap();
-            while scan.next_list().unwrap().is_some() {}
-        });
+        let store = star(dir.path(), directed, false);
+        let scanned = scans_allocate(&store, &["out"]);
         let scan_charge = outcore_algorithms::needs::scan_bytes(&store, &["out"]).unwrap();
         for alg in common::registered().into_iter().filter(|a| a.info().engines.contains(&Engine::Traverse)) {
-            let args = match alg.info().name {
-                "pagerank" | "cdlp" => Args::new().with("iterations", 2),
-                "bc" => Args::new().with("sources", 2),
-                _ => Args::new(),
-            };
             let opts = RunOptions { memory: 1 << 30, engine: EngineChoice::Fixed(Engine::Traverse), ..Default::default() };
             let what = format!("{} (directed {directed})", alg.info().name);
-            let (run, grown) = heap_growth(|| alg.run(&store, &args, &opts));
+            let (run, grown) = heap_growth(|| alg.run(&store, &short(alg), &opts));
             let run = match run {
                 Ok(run) => run,
                 // ALS needs ratings (tests/als.rs)
@@ -505,36 +524,23 @@ fn scan_versions_charge_what_they_allocate_beside_their_scans() {
 }
 
 /// The tile, interval and sort-reduce versions charge what they allocate
-/// where one vertex has most of the arcs: on the weighted stars (with
-/// tiles), the heap grows no further than the run charges and its
-/// bookkeeping. (The interval engine's batches grew past their charge by
-/// the hub's list, and CDLP's labels there went uncharged.)
+/// where one vertex has most of the arcs: on the stars (with tiles), the
+/// heap grows no further than the run charges and its bookkeeping. (The
+/// interval engine's batches grew past their charge by the hub's list,
+/// and CDLP's labels there went uncharged.)
 #[test]
 fn other_engines_charge_what_they_allocate_on_stars() {
-    use outcore_algorithms::params::Args;
     use outcore_algorithms::{Engine, EngineChoice, Error, RunOptions};
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let dir = tempfile::tempdir().unwrap();
-    let edges = dir.path().join("star.wel");
-    let text: String = (1..=300_000u64).map(|leaf| format!("0 {leaf} 1.5\n{leaf} {} 2\n", leaf % 1000 + 1)).collect();
-    std::fs::write(&edges, text).unwrap();
     let mut ran = 0;
     for directed in [false, true] {
-        let path = dir.path().join(format!("s{directed}"));
-        let opts = ImportOptions { directed: Some(directed), weighted: true, in_layout: true, ..Default::default() };
-        import_file(&edges, &path, &opts, &NoProgress).unwrap();
-        outcore_ingest::tiles::add_tiles(&path, 1, 14, 1 << 30, &NoProgress).unwrap();
-        let store = Store::open(&path).unwrap();
+        let store = star(dir.path(), directed, true);
         for alg in common::registered() {
             for &engine in alg.info().engines.iter().filter(|&&e| e != Engine::Traverse) {
-                let args = match alg.info().name {
-                    "pagerank" | "cdlp" => Args::new().with("iterations", 2),
-                    "bc" => Args::new().with("sources", 2),
-                    _ => Args::new(),
-                };
                 let what = format!("{} on {engine} (directed {directed})", alg.info().name);
                 let opts = RunOptions { memory: 256 << 20, engine: EngineChoice::Fixed(engine), ..Default::default() };
-                let (run, grown) = heap_growth(|| alg.run(&store, &args, &opts));
+                let (run, grown) = heap_growth(|| alg.run(&store, &short(alg), &opts));
                 let run = match run {
                     Ok(run) => run,
                     // what the algorithm declines (CDLP and SpMV on sort-reduce), or ALS without ratings
