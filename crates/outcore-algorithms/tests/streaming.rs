@@ -622,6 +622,11 @@ fn cdlp_on_tiles_cuts_bands_that_fit_its_budget() {
                 assert!(r.report.budget_peak_bytes >= PROCESS_BASELINE + cdlp::state_bytes(n) + band, "{what}: peak charge");
                 let kept = want.iter().enumerate().filter(|&(v, &l)| v as u64 == l).count();
                 assert_eq!(figure(&r, "labels_kept_by_their_vertex"), kept as f64, "{what}");
+                if engine == Engine::Stream && bands > 1 {
+                    // a band reads only the tiles of its rows and columns
+                    let skipped: u64 = per_iteration(&r).iter().map(|it| it["tiles_skipped"].as_u64().unwrap()).sum();
+                    assert!(skipped > 0, "{what}: {bands} bands read every tile");
+                }
                 seen.push(bands);
             }
             assert!(seen[0] >= 3 && seen[1] < seen[0] && seen[2] == 1, "{file} on {engine:?}: bands at the three budgets: {seen:?}");

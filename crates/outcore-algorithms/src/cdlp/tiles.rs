@@ -14,7 +14,6 @@ use crate::run::Context;
 use crate::values::Held;
 use outcore_engines::stream::MIN_SEGMENT_BYTES;
 use outcore_engines::{TileEdges, TileProgram, TileStream};
-use outcore_io::BudgetError;
 use outcore_store::{Store, StoreError};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
@@ -137,14 +136,17 @@ pub fn cdlp(cx: &Context, iterations: u32) -> Result<Communities, StoreError> {
     let mut bands: Vec<(u32, u32, u64)> = Vec::new();
     for (s, &t) in per_span.iter().enumerate() {
         if t > capacity {
-            return Err(BudgetError {
-                what: format!("the {t} neighbour labels of vertices {}..{}", s * span, ((s + 1) * span).min(n as usize)),
-                needed: t * 8,
-                available: capacity * 8,
-                total: cx.budget.total(),
-                suggest: cx.budget.total() + 3 * (t - capacity) * 8,
-            }
-            .into());
+            // the band holds the floor, which the tile index counts: a span
+            // with more labels means the tiles and `out` disagree
+            return Err(StoreError::invalid(
+                store.dir(),
+                format!(
+                    "vertices {}..{} have {t} neighbour labels by the out layout, more than the tile index counts for any span ({})",
+                    s * span,
+                    ((s + 1) * span).min(n as usize),
+                    floor / 8
+                ),
+            ));
         }
         match bands.last_mut() {
             Some((_, hi, sum)) if *sum + t <= capacity => {
