@@ -555,3 +555,48 @@ fn other_engines_charge_what_they_allocate_on_stars() {
     }
     assert!(ran >= 30 || filtered(), "only {ran} algorithm and engine pairs ran");
 }
+
+/// CDLP's own charges beside what its engine and its reference share with
+/// others. On intervals, the threads' labels: CDLP's run less WCC's over
+/// the same layouts (the engine's I/O charge can exceed what it allocates,
+/// and hides a few megabytes otherwise). In its validation by the
+/// reference, the labels of two iterations (16 bytes a vertex) and one
+/// vertex's label counts (the longest lists): on the undirected star (one
+/// long list) and on a wide, sparse undirected store (some 1.9 million
+/// vertices, most of one arc), the heap grows no further than validation
+/// charges and bookkeeping.
+#[test]
+fn cdlp_charges_its_labels_on_intervals_and_in_its_reference() {
+    use outcore_algorithms::params::Args;
+    use outcore_algorithms::registry::ALGORITHMS;
+    use outcore_algorithms::{Engine, EngineChoice, RunOptions};
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let by_name = |name: &str| *ALGORITHMS.iter().find(|a| a.info().name == name).unwrap();
+    let (cdlp, wcc) = (by_name("cdlp"), by_name("wcc"));
+    let args = Args::new().with("iterations", 2);
+    let dir = tempfile::tempdir().unwrap();
+    let on = |engine| RunOptions { memory: 1 << 30, engine: EngineChoice::Fixed(engine), ..Default::default() };
+    let stars = [star(dir.path(), false, false), star(dir.path(), true, false)];
+    for store in &stars {
+        let directed = store.manifest().directed;
+        let (w, wcc_grown) = heap_growth(|| wcc.run(store, &Args::new(), &on(Engine::Interval)));
+        let wcc_charged = w.unwrap().report.budget_peak_bytes;
+        let (c, cdlp_grown) = heap_growth(|| cdlp.run(store, &args, &on(Engine::Interval)));
+        let cdlp_charged = c.unwrap().report.budget_peak_bytes;
+        assert!(
+            cdlp_grown as i64 - wcc_grown as i64 <= cdlp_charged as i64 - wcc_charged as i64 + BOOKKEEPING as i64,
+            "CDLP on intervals (directed {directed}): the heap grew {cdlp_grown} bytes against WCC's {wcc_grown}; {cdlp_charged} charged against {wcc_charged}"
+        );
+    }
+    let wide_dir = tempfile::tempdir().unwrap();
+    let wide = random_as(wide_dir.path(), 20_000_000, 1_000_000, false, &ImportOptions { directed: Some(false), ..Default::default() });
+    for (what, store) in [("the star", &stars[0]), ("the wide store", &wide)] {
+        let run = cdlp.run(store, &args, &on(Engine::Traverse)).unwrap();
+        run.budget.reset_peak();
+        let held = run.budget.used();
+        let (verdict, grown) = heap_growth(|| cdlp.validate(store, &args, &run));
+        assert!(verdict.unwrap().passed, "{what}: validation failed");
+        let charged = run.budget.peak() - held;
+        assert!(grown <= charged + BOOKKEEPING, "validating CDLP on {what}: the heap grew {grown} bytes; {charged} charged");
+    }
+}
