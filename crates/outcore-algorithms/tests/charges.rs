@@ -444,7 +444,8 @@ fn scans_allocate(store: &Store, layouts: &[&str]) -> u64 {
 }
 
 /// CDLP's scan gathers one vertex's neighbour labels at a time (its out-
-/// and, in lockstep, in-list), and charges them: on the stars the heap
+/// and, in lockstep, in-list), and charges them: on the stars (and one
+/// whose hub's out- and in-list are both the longest) the heap
 /// grows no further than what the run charges beside its scans, what the
 /// scans themselves allocate (measured alone: their charge may exceed it)
 /// and bookkeeping.
@@ -456,8 +457,14 @@ fn cdlp_scan_charges_the_labels_of_its_longest_list() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let cdlp = ALGORITHMS.iter().find(|a| a.info().name == "cdlp").unwrap();
     let dir = tempfile::tempdir().unwrap();
-    for directed in [false, true] {
-        let store = star(dir.path(), directed, false);
+    // and a directed star whose hub links both ways: its out- and in-list
+    // are both the longest
+    let both = dir.path().join("both.el");
+    std::fs::write(&both, (1..=300_000u64).map(|leaf| format!("0 {leaf}\n{leaf} 0\n")).collect::<String>()).unwrap();
+    let path = dir.path().join("both");
+    import_file(&both, &path, &ImportOptions { directed: Some(true), in_layout: true, ..Default::default() }, &NoProgress).unwrap();
+    for store in [star(dir.path(), false, false), star(dir.path(), true, false), Store::open(&path).unwrap()] {
+        let directed = store.manifest().directed;
         let layouts: &[&str] = if directed { &["out", "in"] } else { &["out"] };
         let scanned = scans_allocate(&store, layouts);
         let opts = RunOptions { memory: 1 << 30, engine: EngineChoice::Fixed(Engine::Traverse), ..Default::default() };
