@@ -85,13 +85,7 @@ pub fn for_each_neighbourhood(
 /// The most entries one neighbourhood of [`for_each_neighbourhood`] has:
 /// the longest list of each layout it scans, together.
 pub fn longest(store: &Store) -> Result<u64, StoreError> {
-    let mut most = 0;
-    for &l in layouts(store) {
-        if store.has_layout(l) {
-            most += store.layout(l)?.longest_list()?;
-        }
-    }
-    Ok(most)
+    outcore_engines::interval::longest_lists(store, layouts(store))
 }
 
 /// `list` without `v` and repeats, sorted (the vector grows to the

@@ -29,9 +29,8 @@ pub const BAND_ROOM: u64 = 8 << 20;
 /// vertex's out-list and, in lockstep, its in-list, at most the longest of
 /// each (a layout the store lacks counts none; its plan names it missing).
 pub fn labels_bytes(store: &Store) -> Result<u64, StoreError> {
-    let longest = |name: &str| if store.has_layout(name) { store.layout(name)?.longest_list() } else { Ok(0) };
     let lockstep = store.manifest().directed && !banded(store);
-    Ok(8 * (longest("out")? + if lockstep { longest("in")? } else { 0 }))
+    Ok(8 * outcore_engines::interval::longest_lists(store, scanned(lockstep))?)
 }
 
 /// What the plan asks for besides the scans: the state, and the band

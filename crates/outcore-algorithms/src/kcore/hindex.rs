@@ -44,7 +44,8 @@ pub fn kcore(cx: &Context) -> Result<Cores, StoreError> {
     crate::neighbourhood::check_ids(store, "k-core")?;
     let charge = cx.budget.reserve("core values and the may-fall bitmaps", state_bytes(n))?;
     let _scans = cx.budget.reserve("the neighbourhood scan", crate::neighbourhood::scan_bytes(store)?)?;
-    let _counts = cx.budget.reserve("the counts of an h-index", counts_bytes(store)?)?;
+    let counts_charge = counts_bytes(store)?;
+    let _counts = cx.budget.reserve("the counts of an h-index", counts_charge)?;
     let mut cores = vec![0u32; n as usize];
     // round 0: the degrees
     let (bytes, passes) = for_each_neighbourhood(store, "k-core", |v, around| {
@@ -58,7 +59,7 @@ pub fn kcore(cx: &Context) -> Result<Cores, StoreError> {
         live.set(v);
     }
     let (mut rounds, mut lowered) = (0u64, 0u64);
-    let mut counts: Vec<u32> = Vec::with_capacity((counts_bytes(store)? / 4) as usize);
+    let mut counts: Vec<u32> = Vec::with_capacity((counts_charge / 4) as usize);
     cx.progress().begin("k-core rounds", 0, false);
     loop {
         let mut next = Bitmap::new(n);
