@@ -271,6 +271,52 @@ fn default_sources_are_every_vertex_up_to_4096_else_64_drawn_with_the_seed() {
     let seeded = sources(&large, Args::new().with("seed", 7)).0;
     assert_eq!(seeded, sources(&large, Args::new().with("sources", 64).with("seed", 7)).0);
     assert_ne!(seeded, by_default, "another seed draws other sources");
+    // a sample of no sources, or of no number, is refused as the parameters are read
+    for bad in ["0", "-3", "some"] {
+        let err = Bc.parse(&Args::new().with("sources", bad)).unwrap_err().to_string();
+        assert!(err.contains("positive count") && err.contains(&format!("'{bad}'")), "--sources {bad}: {err}");
+    }
+}
+
+/// What a run reports of its sources, and the workers its budget affords:
+/// a sample is not exact and is scaled by |V|/k, given sources are exact
+/// (their partial sum, unscaled on a directed graph); with room, a worker
+/// a thread, up to the sources, each further worker's state at most half
+/// of what the minimum leaves; at the stated minimum one, and the run
+/// fits it. Each run equals the reference.
+#[test]
+fn bc_reports_its_sources_and_the_workers_its_budget_affords() {
+    use outcore_algorithms::plan::Support;
+    use outcore_algorithms::run::Algorithm;
+    use outcore_algorithms::Engine;
+    let dir = tempfile::tempdir().unwrap();
+    let st = import(&shared().join("real/wiki-Vote.txt"), dir.path(), true);
+    let n = st.vertices() as f64;
+    let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
+    let threads = rayon::current_num_threads();
+    for (args, sources, exact, scale) in [
+        (Args::new().with("sources", 5).with("seed", 3), 5, false, n / 5.0),
+        (Args::new().with("source", 30).with("source", 3).with("source", 4), 3, true, 1.0),
+    ] {
+        let p = Algorithm::parse(&Bc, &args).unwrap();
+        let (picked, _, _) = pick_sources(&st, &p.sources).unwrap();
+        let want: Vec<f64> = reference::bc(&g, &picked).iter().map(|x| x * scale).collect();
+        let minimum = match Algorithm::support(&Bc, &st, Engine::Traverse, &p, &RunOptions::with_memory(1 << 30)).unwrap() {
+            Support::Runs(need) => outcore_io::PROCESS_BASELINE + need.min_bytes,
+            Support::No(why) => panic!("{why}"),
+        };
+        // room for two more workers' state beside each one's half left to the cache
+        let room = minimum + 4 * outcore_algorithms::bc::state_bytes(st.vertices());
+        for (memory, workers) in [(UNLIMITED, threads.min(sources)), (room, threads.min(3)), (minimum, 1)] {
+            let what = format!("{args:?} at {memory} bytes");
+            let r = run(&Bc, &st, &p, &RunOptions { memory, ..on(Engine::Traverse) });
+            assert_eq!(figure(&r, "workers") as usize, workers, "{what}");
+            assert_eq!(figure(&r, "sources") as usize, sources, "{what}");
+            assert_eq!(r.report.figure("exact").and_then(|x| x.as_bool()), Some(exact), "{what}");
+            assert!((figure(&r, "scale") - scale).abs() < 1e-9 * scale, "{what}");
+            close(&r.outcome.column("centrality").unwrap().to_f64().unwrap(), &want, &what);
+        }
+    }
 }
 
 /// networkx's `betweenness_centrality_subset` with every vertex a target.

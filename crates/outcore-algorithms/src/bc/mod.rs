@@ -173,7 +173,7 @@ impl Algorithm for Bc {
         let _targets_charge = cx.budget.reserve("BC targets", targets.as_ref().map_or(0, |t| t.len() as u64 * 8))?;
         cx.figure("sources", picked.len());
         cx.figure("targets", targets.as_ref().map(Vec::len));
-        cx.figure("exact", exact || picked.len() as u64 == n);
+        cx.figure("exact", exact);
         cx.figure("scale", scale);
         match cx.engine() {
             Engine::Traverse => {
