@@ -289,27 +289,35 @@ fn bc_reports_its_sources_and_the_workers_its_budget_affords() {
     use outcore_algorithms::plan::Support;
     use outcore_algorithms::run::Algorithm;
     use outcore_algorithms::Engine;
-    let dir = tempfile::tempdir().unwrap();
-    let st = import(&shared().join("real/wiki-Vote.txt"), dir.path(), true);
-    let n = st.vertices() as f64;
-    let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
+    let (dir, dense_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // and a store whose lists are larger than the budgets below leave for
+    // the block cache, which the workers' state must be kept from
+    let (_, edges) = random_graph(3000, 600_000, 77, true);
+    let input = dense_dir.path().join("dense.el");
+    std::fs::write(&input, edges.iter().map(|(u, v, _)| format!("{u} {v}\n")).collect::<String>()).unwrap();
+    let stores = [import(&shared().join("real/wiki-Vote.txt"), dir.path(), true), import(&input, dense_dir.path(), true)];
     let threads = rayon::current_num_threads();
-    for (args, sources, exact, scale) in [
-        (Args::new().with("sources", 5).with("seed", 3), 5, false, n / 5.0),
-        (Args::new().with("source", 30).with("source", 3).with("source", 4), 3, true, 1.0),
-    ] {
+    for (st, (args, sources, exact, scale)) in stores.iter().flat_map(|st| {
+        let n = st.vertices() as f64;
+        [
+            (Args::new().with("sources", 5).with("seed", 3), 5, false, n / 5.0),
+            (Args::new().with("source", 30).with("source", 3).with("source", 4), 3, true, 1.0),
+        ]
+        .map(|case| (st, case))
+    }) {
+        let g = MemGraph::load(st, "out", &Budget::unlimited()).unwrap();
         let p = Algorithm::parse(&Bc, &args).unwrap();
-        let (picked, _, _) = pick_sources(&st, &p.sources).unwrap();
+        let (picked, _, _) = pick_sources(st, &p.sources).unwrap();
         let want: Vec<f64> = reference::bc(&g, &picked).iter().map(|x| x * scale).collect();
-        let minimum = match Algorithm::support(&Bc, &st, Engine::Traverse, &p, &RunOptions::with_memory(1 << 30)).unwrap() {
+        let minimum = match Algorithm::support(&Bc, st, Engine::Traverse, &p, &RunOptions::with_memory(1 << 30)).unwrap() {
             Support::Runs(need) => outcore_io::PROCESS_BASELINE + need.min_bytes,
             Support::No(why) => panic!("{why}"),
         };
         // room for two more workers' state beside each one's half left to the cache
         let room = minimum + 4 * outcore_algorithms::bc::state_bytes(st.vertices());
         for (memory, workers) in [(UNLIMITED, threads.min(sources)), (room, threads.min(3)), (minimum, 1)] {
-            let what = format!("{args:?} at {memory} bytes");
-            let r = run(&Bc, &st, &p, &RunOptions { memory, ..on(Engine::Traverse) });
+            let what = format!("{args:?} at {memory} bytes on {} vertices", st.vertices());
+            let r = run(&Bc, st, &p, &RunOptions { memory, ..on(Engine::Traverse) });
             assert_eq!(figure(&r, "workers") as usize, workers, "{what}");
             assert_eq!(figure(&r, "sources") as usize, sources, "{what}");
             assert_eq!(r.report.figure("exact").and_then(|x| x.as_bool()), Some(exact), "{what}");
