@@ -54,3 +54,10 @@ pub fn heap_growth<T>(f: impl FnOnce() -> T) -> (T, u64) {
     let out = f();
     (out, (PEAK.load(Ordering::SeqCst) - base).max(0) as u64)
 }
+
+/// The bytes live on the heap now, as [`CountingAllocator`] counts them
+/// (0 where it is not installed): the difference of two readings is what
+/// the code between them kept.
+pub fn live_bytes() -> i64 {
+    LIVE.load(Ordering::SeqCst)
+}
