@@ -296,6 +296,9 @@ fn every_algorithm_charges_what_it_allocates_on(store: &Store) -> usize {
                     grown <= charged + slack,
                     "{what}: validating, the heap grew {grown} bytes; {charged} charged, and {slack} of list buffers and bookkeeping"
                 );
+                // nor does it charge many times what it takes, which a budget
+                // that would do asks the user for
+                assert!(grown >= charged / 8, "{what}: validating, the heap grew only {grown} bytes of {charged} charged");
                 validators_allocated += grown;
             }
             ran += 1;
