@@ -370,7 +370,7 @@ fn every_algorithm_charges_what_it_allocates_on_a_wide_sparse_store() {
 
 /// BC's targets are charged as they are held, 8 bytes a target: a run
 /// with every vertex a target peaks at least that much above the same run
-/// without targets, on the traverse engine. (The run-wide check above
+/// without targets, on the traverse engine, and so does its validation. (The run-wide check above
 /// cannot see this charge: on a small store the block cache's reservation
 /// covers far more than the heap grows. Sort-reduce is left out: its sort
 /// buffers take whatever the budget has, so its peak is the budget.)
@@ -390,9 +390,18 @@ fn bc_charges_its_targets() {
     }
     let bc = ALGORITHMS.iter().find(|a| a.info().name == "bc").unwrap();
     let opts = RunOptions { memory: 1 << 30, engine: EngineChoice::Fixed(Engine::Traverse), ..Default::default() };
-    let without = bc.run(&store, &Args::new().with("sources", 2), &opts).unwrap().report.budget_peak_bytes;
-    let with = bc.run(&store, &with_targets, &opts).unwrap().report.budget_peak_bytes;
+    let without_targets = Args::new().with("sources", 2);
+    let runs = [&without_targets, &with_targets].map(|args| bc.run(&store, args, &opts).unwrap());
+    let [without, with] = runs.each_ref().map(|r| r.report.budget_peak_bytes);
     assert!(with >= without + 8 * n, "BC: {n} targets raised the budget's peak from {without} to {with} bytes, not by {}", 8 * n);
+    // and the reference that validates the run holds the targets too
+    let [without, with] = [(&without_targets, &runs[0]), (&with_targets, &runs[1])].map(|(args, run)| {
+        run.budget.reset_peak();
+        let held = run.budget.used();
+        assert!(bc.validate(&store, args, run).unwrap().passed);
+        run.budget.peak() - held
+    });
+    assert!(with >= without + 8 * n, "BC's validation: {n} targets raised its charge from {without} to {with} bytes, not by {}", 8 * n);
 }
 
 /// WCC's traverse versions charge their state apart from their reads: the

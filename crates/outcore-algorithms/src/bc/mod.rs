@@ -213,8 +213,17 @@ impl Algorithm for Bc {
         Ok(Outcome::new(vec![Column::new("centrality", ValueKind::Real, values)]))
     }
 
-    fn reference_bytes(&self, store: &Store, _: &Params) -> u64 {
-        reference::bytes(store.vertices())
+    fn reference_bytes(&self, store: &Store, p: &Params) -> u64 {
+        let n = store.vertices();
+        // as many as pick_sources and pick_targets pick, or more
+        let sources = match &p.sources {
+            Sources::All => n,
+            Sources::Default { .. } if n <= 4096 => n,
+            Sources::Default { .. } => n.min(64),
+            Sources::Given(ids) => ids.len() as u64,
+            Sources::Sample { count, .. } => n.min(*count),
+        };
+        reference::bytes(n, sources, p.targets.as_ref().map_or(0, |t| t.len() as u64))
     }
 
     fn validate(&self, check: &Check, p: &Params) -> Result<Validation, StoreError> {

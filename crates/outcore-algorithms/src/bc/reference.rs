@@ -10,13 +10,13 @@
 use crate::MemGraph;
 use std::collections::VecDeque;
 
-/// The most [`bc_subset`] holds beside `g` for `n` vertices: the sums,
-/// one source's distances, path counts and dependencies, its order and
-/// queue (up to every vertex, 8 bytes each, and the old buffer beside the
-/// new as they grow: 24 bytes a vertex each), and the sources and
-/// targets picked (a vertex each at most).
-pub fn bytes(n: u64) -> u64 {
-    n * (8 + 3 * 8 + 2 * 24 + 2 * 8)
+/// What [`bc_subset`] holds beside `g` for `n` vertices, `sources`
+/// sources and `targets` targets: the sums, and one source's distances,
+/// path counts and dependencies, its order and queue (8 bytes a vertex
+/// each, allocated once and reused from source to source), and the
+/// sources and targets picked (8 bytes each).
+pub fn bytes(n: u64, sources: u64, targets: u64) -> u64 {
+    n * (8 + 3 * 8 + 2 * 8) + 8 * (sources + targets)
 }
 
 pub fn bc(g: &MemGraph, sources: &[u64]) -> Vec<f64> {
@@ -27,12 +27,15 @@ pub fn bc(g: &MemGraph, sources: &[u64]) -> Vec<f64> {
 pub fn bc_subset(g: &MemGraph, sources: &[u64], targets: Option<&[u64]>) -> Vec<f64> {
     let n = g.vertices() as usize;
     let mut bc = vec![0.0; n];
+    let (mut dist, mut sigma, mut delta) = (vec![u64::MAX; n], vec![0.0; n], vec![0.0; n]);
+    let (mut order, mut queue) = (Vec::with_capacity(n), VecDeque::with_capacity(n));
     for &s in sources {
-        let mut dist = vec![u64::MAX; n];
-        let mut sigma = vec![0.0; n];
-        let mut delta = vec![0.0; n];
-        let mut order = Vec::new();
-        let mut queue = VecDeque::from([s]);
+        for &v in &order {
+            let v = v as usize;
+            (dist[v], sigma[v], delta[v]) = (u64::MAX, 0.0, 0.0);
+        }
+        order.clear();
+        queue.push_back(s);
         dist[s as usize] = 0;
         sigma[s as usize] = 1.0;
         while let Some(v) = queue.pop_front() {
