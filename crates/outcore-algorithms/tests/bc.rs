@@ -313,9 +313,12 @@ fn bc_reports_its_sources_and_the_workers_its_budget_affords() {
             Support::Runs(need) => outcore_io::PROCESS_BASELINE + need.min_bytes,
             Support::No(why) => panic!("{why}"),
         };
-        // room for two more workers' state beside each one's half left to the cache
-        let room = minimum + 4 * outcore_algorithms::bc::state_bytes(st.vertices());
-        for (memory, workers) in [(UNLIMITED, threads.min(sources)), (room, threads.min(3)), (minimum, 1)] {
+        // room for two more workers' state beside each one's half left to
+        // the cache, and for one more
+        let state = outcore_algorithms::bc::state_bytes(st.vertices());
+        let cases =
+            [(UNLIMITED, threads.min(sources)), (minimum + 4 * state, threads.min(3)), (minimum + 2 * state, threads.min(2)), (minimum, 1)];
+        for (memory, workers) in cases {
             let what = format!("{args:?} at {memory} bytes on {} vertices", st.vertices());
             let r = run(&Bc, st, &p, &RunOptions { memory, ..on(Engine::Traverse) });
             assert_eq!(figure(&r, "workers") as usize, workers, "{what}");
