@@ -318,9 +318,39 @@ fn bc_reports_its_sources_and_the_workers_its_budget_affords() {
         let state = outcore_algorithms::bc::state_bytes(st.vertices());
         let cases =
             [(UNLIMITED, threads.min(sources)), (minimum + 4 * state, threads.min(3)), (minimum + 2 * state, threads.min(2)), (minimum, 1)];
+        // each source reads the list of every vertex it reaches twice
+        // (forward and back), counted on the in-memory graph
+        let arcs: u64 = picked
+            .iter()
+            .map(|&s| {
+                let mut seen = vec![false; g.vertices() as usize];
+                let (mut queue, mut arcs) = (VecDeque::from([s]), 0);
+                seen[s as usize] = true;
+                while let Some(v) = queue.pop_front() {
+                    arcs += 2 * g.degree(v);
+                    for &w in g.neighbours(v) {
+                        if !std::mem::replace(&mut seen[w as usize], true) {
+                            queue.push_back(w);
+                        }
+                    }
+                }
+                arcs
+            })
+            .sum();
         for (memory, workers) in cases {
             let what = format!("{args:?} at {memory} bytes on {} vertices", st.vertices());
-            let r = run(&Bc, st, &p, &RunOptions { memory, ..on(Engine::Traverse) });
+            let recorder = std::sync::Arc::new(Recorder::default());
+            let r = run(&Bc, st, &p, &RunOptions { memory, progress: Some(recorder.clone()), ..on(Engine::Traverse) });
+            assert_eq!(figure(&r, "arcs_read") as u64, arcs, "{what}");
+            // the sources done, as the first worker finishes each of its own
+            let events: Vec<(Option<u64>, u64)> =
+                recorder.events.lock().unwrap().iter().filter(|e| e.0 == "bc").map(|e| (e.1, e.2)).collect();
+            assert_eq!(events[0], (None, sources as u64), "{what}");
+            let done: Vec<u64> = events[1..].iter().map(|e| e.0.unwrap()).collect();
+            if workers == 1 {
+                assert_eq!(done, (1..=sources as u64).collect::<Vec<_>>(), "{what}");
+            }
+            assert!(done.windows(2).all(|w| w[0] < w[1]) && done.iter().all(|&k| (1..=sources as u64).contains(&k)), "{what}: {done:?}");
             assert_eq!(figure(&r, "workers") as usize, workers, "{what}");
             assert_eq!(figure(&r, "sources") as usize, sources, "{what}");
             assert_eq!(r.report.figure("exact").and_then(|x| x.as_bool()), Some(exact), "{what}");

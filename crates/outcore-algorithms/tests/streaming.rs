@@ -657,25 +657,6 @@ fn cdlp_runs_at_its_stated_minimum_on_a_star() {
     }
 }
 
-/// Each phase begun with its total, and each position set in it.
-#[derive(Default)]
-struct Recorder {
-    phase: std::sync::Mutex<String>,
-    events: std::sync::Mutex<Vec<(String, Option<u64>, u64)>>,
-}
-
-impl outcore_io::Progress for Recorder {
-    fn begin(&self, phase: &str, total: u64, _: bool) {
-        *self.phase.lock().unwrap() = phase.to_string();
-        self.events.lock().unwrap().push((phase.to_string(), None, total));
-    }
-    fn set(&self, position: u64) {
-        let phase = self.phase.lock().unwrap().clone();
-        self.events.lock().unwrap().push((phase, Some(position), 0));
-    }
-    fn end(&self) {}
-}
-
 /// Every CDLP version shows its iterations as they finish: the phase
 /// begins with the iteration count and moves to 1, 2, ... that count.
 #[test]

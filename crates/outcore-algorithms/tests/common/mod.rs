@@ -59,3 +59,22 @@ pub fn registered() -> Vec<&'static dyn outcore_algorithms::registry::Registered
     }
     ALGORITHMS.iter().copied().filter(|a| wanted.is_empty() || wanted.contains(&a.info().name)).collect()
 }
+
+/// Each phase begun with its total, and each position set in it.
+#[derive(Default)]
+pub struct Recorder {
+    pub phase: std::sync::Mutex<String>,
+    pub events: std::sync::Mutex<Vec<(String, Option<u64>, u64)>>,
+}
+
+impl outcore_io::Progress for Recorder {
+    fn begin(&self, phase: &str, total: u64, _: bool) {
+        *self.phase.lock().unwrap() = phase.to_string();
+        self.events.lock().unwrap().push((phase.to_string(), None, total));
+    }
+    fn set(&self, position: u64) {
+        let phase = self.phase.lock().unwrap().clone();
+        self.events.lock().unwrap().push((phase, Some(position), 0));
+    }
+    fn end(&self) {}
+}
