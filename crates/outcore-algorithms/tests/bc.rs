@@ -314,10 +314,16 @@ fn bc_reports_its_sources_and_the_workers_its_budget_affords() {
             Support::No(why) => panic!("{why}"),
         };
         // room for two more workers' state beside each one's half left to
-        // the cache, and for one more
+        // the cache, for one more, and for none (one more state would
+        // leave the cache nothing)
         let state = outcore_algorithms::bc::state_bytes(st.vertices());
-        let cases =
-            [(UNLIMITED, threads.min(sources)), (minimum + 4 * state, threads.min(3)), (minimum + 2 * state, threads.min(2)), (minimum, 1)];
+        let cases = [
+            (UNLIMITED, threads.min(sources)),
+            (minimum + 4 * state, threads.min(3)),
+            (minimum + 2 * state, threads.min(2)),
+            (minimum + state, 1),
+            (minimum, 1),
+        ];
         // each source reads the list of every vertex it reaches twice
         // (forward and back), counted on the in-memory graph
         let arcs: u64 = picked
