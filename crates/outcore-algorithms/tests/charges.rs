@@ -370,10 +370,11 @@ fn every_algorithm_charges_what_it_allocates_on_a_wide_sparse_store() {
 
 /// BC's targets are charged as they are held, 8 bytes a target: a run
 /// with every vertex a target peaks at least that much above the same run
-/// without targets, on the traverse engine, and so does its validation. (The run-wide check above
-/// cannot see this charge: on a small store the block cache's reservation
-/// covers far more than the heap grows. Sort-reduce is left out: its sort
-/// buffers take whatever the budget has, so its peak is the budget.)
+/// without targets, on the traverse engine, and so does its validation.
+/// (The run-wide check above cannot see this charge: on a small store the
+/// block cache's reservation covers far more than the heap grows.
+/// Sort-reduce is left out: its sort buffers take whatever the budget
+/// has, so its peak is the budget.)
 #[test]
 fn bc_charges_its_targets() {
     use outcore_algorithms::params::Args;

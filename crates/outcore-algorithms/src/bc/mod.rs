@@ -50,6 +50,26 @@ impl Default for Sources {
     }
 }
 
+/// Sources as they are picked on a graph: the default made explicit.
+enum Pick<'a> {
+    All,
+    Sample { count: u64, seed: u64 },
+    Given(&'a [u64]),
+}
+
+impl Sources {
+    /// How these sources are picked on `n` vertices.
+    fn pick(&self, n: u64) -> Pick<'_> {
+        match self {
+            Sources::All => Pick::All,
+            Sources::Default { .. } if n <= 4096 => Pick::All,
+            Sources::Default { seed } => Pick::Sample { count: 64, seed: *seed },
+            Sources::Sample { count, seed } => Pick::Sample { count: *count, seed: *seed },
+            Sources::Given(ids) => Pick::Given(ids),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Params {
     pub sources: Sources,
@@ -83,12 +103,10 @@ pub fn pick_sources(store: &Store, sources: &Sources) -> Result<(Vec<u64>, f64, 
         }
         Ok((crate::sources::sample_without_replacement(n, count, seed), half * n as f64 / count as f64, false))
     };
-    match sources {
-        Sources::All => Ok(((0..n).collect(), half, true)),
-        Sources::Default { .. } if n <= 4096 => Ok(((0..n).collect(), half, true)),
-        Sources::Default { seed } => sample(64, *seed),
-        Sources::Sample { count, seed } => sample(*count, *seed),
-        Sources::Given(ids) => match store.ids()?.find_all(ids)? {
+    match sources.pick(n) {
+        Pick::All => Ok(((0..n).collect(), half, true)),
+        Pick::Sample { count, seed } => sample(count, seed),
+        Pick::Given(ids) => match store.ids()?.find_all(ids)? {
             Ok(dense) => Ok((dense, half, true)),
             Err(missing) => Err(StoreError::parameter("source", format!("{missing} is not a vertex of {}", store.dir().display()))),
         },
@@ -216,12 +234,10 @@ impl Algorithm for Bc {
     fn reference_bytes(&self, store: &Store, p: &Params) -> u64 {
         let n = store.vertices();
         // as many as pick_sources and pick_targets pick, or more
-        let sources = match &p.sources {
-            Sources::All => n,
-            Sources::Default { .. } if n <= 4096 => n,
-            Sources::Default { .. } => n.min(64),
-            Sources::Given(ids) => ids.len() as u64,
-            Sources::Sample { count, .. } => n.min(*count),
+        let sources = match p.sources.pick(n) {
+            Pick::All => n,
+            Pick::Sample { count, .. } => n.min(count),
+            Pick::Given(ids) => ids.len() as u64,
         };
         reference::bytes(n, sources, p.targets.as_ref().map_or(0, |t| t.len() as u64))
     }
