@@ -1,15 +1,18 @@
 //! A plain in-memory CSR, the substrate of the reference algorithms.
 
-use outcore_io::Budget;
+use outcore_io::{Budget, Reservation};
 use outcore_store::{Store, StoreError};
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug)]
 pub struct MemGraph {
     pub offsets: Vec<u64>,
     pub targets: Vec<u64>,
     /// One weight per target, if the graph is weighted.
     pub weights: Option<Vec<f32>>,
     pub directed: bool,
+    /// What a graph loaded under a budget holds of it, returned when the
+    /// graph is dropped (none for a graph built from edges).
+    _charge: Option<Reservation>,
 }
 
 impl MemGraph {
@@ -23,7 +26,9 @@ impl MemGraph {
                 arcs.push((t, s, w));
             }
         }
-        arcs.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(a.2.total_cmp(&b.2)));
+        // in place: a stable sort's scratch would be as large as the arcs
+        // (records equal under this order are the same record)
+        arcs.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(a.2.total_cmp(&b.2)));
         arcs.dedup_by(|b, a| a.0 == b.0 && a.1 == b.1);
         let mut offsets = vec![0u64; n as usize + 1];
         for &(s, _, _) in &arcs {
@@ -37,17 +42,19 @@ impl MemGraph {
             targets: arcs.iter().map(|a| a.1).collect(),
             weights: weighted.then(|| arcs.iter().map(|a| a.2).collect()),
             directed,
+            _charge: None,
         }
     }
 
-    /// Load a layout of a store entirely into memory (charged to `budget`,
-    /// with the scan that reads it: [`MemGraph::load_bytes`]).
+    /// Load a layout of a store entirely into memory, charged to `budget`:
+    /// the graph for as long as it lives, and the scan that reads it while
+    /// it loads ([`MemGraph::load_bytes`]).
     pub fn load(store: &Store, layout: &str, budget: &Budget) -> Result<Self, StoreError> {
         let m = store.manifest();
         let n = m.vertices as usize;
         let lay = store.layout(layout)?;
         let weighted = lay.record().weights.is_some();
-        let _charge = budget.reserve("in-memory graph", Self::bytes(m.vertices, m.arcs, weighted))?;
+        let charge = budget.reserve("in-memory graph", Self::bytes(m.vertices, m.arcs, weighted))?;
         let _scan = crate::needs::charge_scans(budget, store, &[layout])?;
         let mut offsets = Vec::with_capacity(n + 1);
         let mut targets = Vec::with_capacity(m.arcs as usize);
@@ -61,7 +68,7 @@ impl MemGraph {
             }
             offsets.push(targets.len() as u64);
         }
-        Ok(MemGraph { offsets, targets, weights, directed: m.directed })
+        Ok(MemGraph { offsets, targets, weights, directed: m.directed, _charge: Some(charge) })
     }
 
     /// Memory of a graph of `n` vertices and `arcs` arcs: offsets, targets
@@ -79,7 +86,8 @@ impl MemGraph {
 
     /// The most [`MemGraph::transpose`] holds at once for a graph of `n`
     /// vertices and `arcs` arcs: the arcs gathered (24 bytes each), sorted
-    /// in a copy (24) with the sort's scratch (12), and the new graph.
+    /// in place in a copy (24), and the new graph (8 a target and 4 a
+    /// weight, and the offsets).
     pub fn transpose_bytes(n: u64, arcs: u64) -> u64 {
         arcs * 60 + (n + 1) * 8
     }

@@ -114,10 +114,12 @@ impl Args {
 
     /// Every value of `name`, parsed.
     pub fn list<T: FromStr>(&self, name: &str) -> Result<Vec<T>, StoreError> {
-        self.all(name)
-            .iter()
-            .map(|t| t.trim().parse().map_err(|_| StoreError::parameter(name, format!("takes {}, not '{t}'", kind_of::<T>()))))
-            .collect()
+        // exactly as many as given (a collected Result would grow by doubling)
+        let mut out = Vec::with_capacity(self.all(name).len());
+        for t in self.all(name) {
+            out.push(t.trim().parse().map_err(|_| StoreError::parameter(name, format!("takes {}, not '{t}'", kind_of::<T>())))?);
+        }
+        Ok(out)
     }
 
     /// Whether the switch `name` is on.

@@ -192,14 +192,18 @@ impl Check<'_> {
     /// it) and what the reference and the comparison hold beside it fit
     /// what the budget has left; `None` when they do not.
     pub fn against_reference<A: Algorithm>(&self, alg: &A, p: &A::Params) -> Result<Option<Validation>, StoreError> {
-        let (graph, beside) = (MemGraph::load_bytes(self.store, "out")?, self.beside_graph(alg, p));
+        let (graph, beside) = (MemGraph::load_bytes(self.store, "out")?, self.beside_graph(alg, p)?);
         if graph + beside > self.budget.available() {
             return Ok(None);
         }
-        let _charge = self.budget.reserve("the reference's state and result, and the comparison", beside)?;
-        // charges the graph and its scan itself
+        // charges the graph while it lives, and its scan while it loads
         let g = MemGraph::load(self.store, "out", self.budget)?;
+        let state = self.budget.reserve("the reference's state and result", alg.reference_bytes(self.store, p))?;
         let want = alg.reference(self.store, &g, p)?;
+        // its state is gone: its result stays, beside both sides of a
+        // column as they are compared (no more than was checked for above)
+        drop(state);
+        let _compare = self.budget.reserve("the reference's result, and the comparison", want.memory_bytes() + self.compare_bytes(alg)?)?;
         for spec in alg.info().columns {
             let (Some(a), Some(b)) = (self.outcome.column(spec.name), want.column(spec.name)) else { continue };
             if let Err(why) = crate::compare::columns(spec, a, b)? {
@@ -209,13 +213,24 @@ impl Check<'_> {
         Ok(Some(Validation::pass("the in-memory reference", "every value equals the reference's")))
     }
 
-    /// What a comparison with the reference holds beside the graph: the
-    /// reference's state and result, and both sides of a column as they
-    /// are compared ([`crate::compare::bytes`]).
-    fn beside_graph<A: Algorithm>(&self, alg: &A, p: &A::Params) -> u64 {
+    /// The most a comparison with the reference holds beside the graph:
+    /// the reference's state and result, then its result and the
+    /// comparison (counted as if both were held at once).
+    fn beside_graph<A: Algorithm>(&self, alg: &A, p: &A::Params) -> Result<u64, StoreError> {
+        Ok(alg.reference_bytes(self.store, p) + self.compare_bytes(alg)?)
+    }
+
+    /// What comparing a column holds: both sides in memory
+    /// ([`crate::compare::bytes`]), and what reading the run's column takes
+    /// where it is on disk.
+    fn compare_bytes<A: Algorithm>(&self, alg: &A) -> Result<u64, StoreError> {
         let n = self.store.vertices();
-        let compare = alg.info().columns.iter().map(|c| crate::compare::bytes(c, n)).max().unwrap_or(0);
-        alg.reference_bytes(self.store, p) + compare
+        let mut compare = 0;
+        for spec in alg.info().columns {
+            let read = self.outcome.column(spec.name).map(|c| c.data.read_bytes()).transpose()?.unwrap_or(0);
+            compare = compare.max(crate::compare::bytes(spec, n) + read);
+        }
+        Ok(compare)
     }
 }
 
@@ -226,7 +241,7 @@ impl Check<'_> {
         if let Some(v) = self.against_reference(alg, p)? {
             return Ok(v);
         }
-        let needed = MemGraph::load_bytes(self.store, "out")? + self.beside_graph(alg, p);
+        let needed = MemGraph::load_bytes(self.store, "out")? + self.beside_graph(alg, p)?;
         Err(outcore_io::BudgetError {
             what: format!("the in-memory reference {} is verified against", alg.info().title),
             needed,

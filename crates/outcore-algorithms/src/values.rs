@@ -4,6 +4,7 @@
 //! [`Column`] names one result and says what its values are ([`ValueKind`]),
 //! which is all a front end needs to write it in original ids.
 
+use outcore_engines::sortreduce::source::DenseSource;
 use outcore_engines::sortreduce::{Record, SortReduce, ValueFile};
 use outcore_engines::{IntervalEngine, VertexValue};
 use outcore_store::{Layout, StoreError};
@@ -84,6 +85,12 @@ pub trait ColumnData: Send {
     /// How many values there are (one a vertex): what a copy in memory
     /// allocates, exactly (a validator charges that much).
     fn vertices(&self) -> u64;
+    /// What reading the values in order holds beside them: a file
+    /// reader's chunks, nothing for values in memory (a validator
+    /// charges it with its copy).
+    fn read_bytes(&self) -> Result<u64, StoreError> {
+        Ok(0)
+    }
 }
 
 /// One per-vertex result: its name (`level`, `parent`, `rank`, ...), what its
@@ -138,6 +145,16 @@ impl Outcome {
     /// The vector result called `name`.
     pub fn vectors(&self, name: &str) -> Option<&Vectors> {
         self.vectors.as_ref().filter(|v| v.name == name)
+    }
+    /// The bytes of its columns' values held in memory (what the result
+    /// of a reference takes).
+    pub fn memory_bytes(&self) -> u64 {
+        let bytes = |s: Slice| match s {
+            Slice::U32(x) => 4 * x.len() as u64,
+            Slice::U64(x) => 8 * x.len() as u64,
+            Slice::F64(x) => 8 * x.len() as u64,
+        };
+        self.columns.iter().filter_map(|c| c.data.slice()).map(bytes).sum()
     }
 }
 
@@ -238,6 +255,9 @@ impl<T: ColumnData> ColumnData for Held<T> {
     }
     fn vertices(&self) -> u64 {
         self.values.vertices()
+    }
+    fn read_bytes(&self) -> Result<u64, StoreError> {
+        self.values.read_bytes()
     }
 }
 
@@ -366,6 +386,16 @@ where
     fn vertices(&self) -> u64 {
         VertexValues::vertices(self)
     }
+    fn read_bytes(&self) -> Result<u64, StoreError> {
+        Ok(match self {
+            VertexValues::Memory(_) => 0,
+            // and the degrees read beside the table, at most a scan
+            VertexValues::Intervals { engine, scale_by_degree } => {
+                engine.value_read_bytes() + scale_by_degree.as_ref().map(|l| l.scan_bytes()).transpose()?.unwrap_or(0)
+            }
+            VertexValues::External { .. } => DenseSource::<T>::buffer_bytes(),
+        })
+    }
 }
 
 /// One field of a vertex file shared by several columns (a sort-reduce
@@ -394,5 +424,8 @@ impl<T: Record, S: Send> ColumnData for Projection<T, S> {
     }
     fn vertices(&self) -> u64 {
         self.shared.lock().unwrap_or_else(|e| e.into_inner()).1.vertices()
+    }
+    fn read_bytes(&self) -> Result<u64, StoreError> {
+        Ok(DenseSource::<T>::buffer_bytes())
     }
 }

@@ -545,6 +545,11 @@ impl<T: VertexValue> IntervalEngine<T> {
     }
 
     /// The current values, in vertex order.
+    /// What [`IntervalEngine::for_each_value`] holds while it reads the
+    /// value table: its reader's chunks and one value.
+    pub fn value_read_bytes(&self) -> u64 {
+        SeqReader::buffer_bytes(STREAM_CHUNK_BYTES) + T::BYTES as u64
+    }
     pub fn for_each_value(&self, mut f: impl FnMut(u64, T)) -> Result<(), StoreError> {
         use std::io::Read;
         let path = self.table(self.current);

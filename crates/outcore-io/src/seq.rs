@@ -74,8 +74,15 @@ pub struct SeqReader {
 }
 
 impl SeqReader {
-    /// Open `path`; memory used is two chunks of `chunk_bytes`. A file
-    /// whose block hashes are registered ([`crate::verify`]) is checked.
+    /// What a reader opened with `chunk_bytes` holds: two chunks, each
+    /// rounded up to [`DIRECT_ALIGN`].
+    pub fn buffer_bytes(chunk_bytes: usize) -> u64 {
+        2 * (chunk_bytes.max(DIRECT_ALIGN).div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN) as u64
+    }
+
+    /// Open `path`; memory used is two chunks of `chunk_bytes`
+    /// ([`SeqReader::buffer_bytes`]). A file whose block hashes are
+    /// registered ([`crate::verify`]) is checked.
     pub fn open(path: &Path, chunk_bytes: usize) -> Result<Self, IoError> {
         Self::open_checked(path, chunk_bytes, true)
     }

@@ -77,6 +77,24 @@ pub struct Params {
     pub targets: Option<Vec<u64>>,
 }
 
+impl Params {
+    /// The bytes of the ids the parameters give (sources and targets),
+    /// which a run and its validation hold throughout, beside the dense
+    /// ids picked from them.
+    fn given_bytes(&self) -> u64 {
+        let sources = match &self.sources {
+            Sources::Given(ids) => ids.len() as u64,
+            _ => 0,
+        };
+        8 * (sources + self.targets.as_ref().map_or(0, |t| t.len() as u64))
+    }
+    /// The most a run holds of ids beside its state: those given, and the
+    /// dense targets picked from them (at most one a target given).
+    fn ids_bytes(&self) -> u64 {
+        self.given_bytes() + 8 * self.targets.as_ref().map_or(0, |t| t.len() as u64)
+    }
+}
+
 /// The targets as sorted, distinct dense ids.
 pub fn pick_targets(store: &Store, targets: &Option<Vec<u64>>) -> Result<Option<Vec<u64>>, StoreError> {
     let Some(ids) = targets else { return Ok(None) };
@@ -171,14 +189,21 @@ impl Algorithm for Bc {
         Ok(Params { sources, targets: (!targets.is_empty()).then_some(targets) })
     }
 
-    fn support(&self, store: &Store, engine: Engine, _: &Params, opts: &RunOptions) -> Result<Support, StoreError> {
+    fn support(&self, store: &Store, engine: Engine, p: &Params, opts: &RunOptions) -> Result<Support, StoreError> {
         let n = store.vertices();
         let layouts: &[&'static str] = if store.manifest().directed { &["out", "in"] } else { &["out"] };
+        let what = "distances, path counts, dependencies and order, the ids given and picked, and the index";
         Ok(match engine {
-            Engine::Traverse => {
-                needs::traverse(store, &["out"], state_bytes(n), opts, "distances, path counts, dependencies and order, and the index")?
-            }
-            Engine::SortReduce => needs::sortreduce(store, layouts, 8, opts)?,
+            Engine::Traverse => needs::traverse(store, &["out"], state_bytes(n) + p.ids_bytes(), opts, what)?,
+            Engine::SortReduce => match needs::sortreduce(store, layouts, 8, opts)? {
+                // and the ids, held beside the engine
+                Support::Runs(mut need) => {
+                    need.min_bytes += p.ids_bytes();
+                    need.auto_bytes += p.ids_bytes();
+                    Support::Runs(need)
+                }
+                no => no,
+            },
             _ => Support::No("BC runs on the traverse and sort-reduce engines".into()),
         })
     }
@@ -188,7 +213,7 @@ impl Algorithm for Bc {
         let n = store.vertices();
         let (picked, scale, exact) = pick_sources(store, &p.sources)?;
         let targets = pick_targets(store, &p.targets)?;
-        let _targets_charge = cx.budget.reserve("BC targets", targets.as_ref().map_or(0, |t| t.len() as u64 * 8))?;
+        let _targets_charge = cx.budget.reserve("BC targets, and the ids given", targets.as_ref().map_or(0, |t| t.len() as u64 * 8) + p.given_bytes())?;
         cx.figure("sources", picked.len());
         cx.figure("targets", targets.as_ref().map(Vec::len));
         cx.figure("exact", exact);
@@ -239,7 +264,7 @@ impl Algorithm for Bc {
             Pick::Sample { count, .. } => n.min(count),
             Pick::Given(ids) => ids.len() as u64,
         };
-        reference::bytes(n, sources, p.targets.as_ref().map_or(0, |t| t.len() as u64))
+        reference::bytes(n, sources, p.targets.as_ref().map_or(0, |t| t.len() as u64)) + p.given_bytes()
     }
 
     fn validate(&self, check: &Check, p: &Params) -> Result<Validation, StoreError> {

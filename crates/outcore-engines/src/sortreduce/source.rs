@@ -85,6 +85,11 @@ pub struct DenseSource<T> {
 }
 
 impl<T: Record> DenseSource<T> {
+    /// What a source holds while it reads: its reader's chunks and the
+    /// buffer a record that straddles two of them is gathered in.
+    pub fn buffer_bytes() -> u64 {
+        SeqReader::buffer_bytes(VALUE_CHUNK_BYTES) + (VALUE_CHUNK_BYTES + std::mem::size_of::<T>()) as u64
+    }
     pub fn open(path: &Path, vertices: u64) -> Result<Self, StoreError> {
         let buf = Vec::with_capacity(VALUE_CHUNK_BYTES + std::mem::size_of::<T>());
         Ok(DenseSource { input: SeqReader::open(path, VALUE_CHUNK_BYTES)?, buf, pos: 0, vertex: 0, vertices, _t: PhantomData })
