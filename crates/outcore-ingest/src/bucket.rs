@@ -281,16 +281,20 @@ impl BucketSorter {
                     let first = (b as u64) << shift;
                     // keys (8 B/record, freed after sorting), targets (4 B/record),
                     // and two counter arrays; buffers come back from the
-                    // consumer with their charge and are re-charged at their size.
+                    // consumer with their charge and are re-charged at their
+                    // size. The reader of the bucket's file, while it reads,
+                    // also fits the slot, charged apart.
                     let counters = 2 * ((1u64 << shift) + 1) * 8;
+                    let reading = SeqReader::for_each_u64_bytes();
                     let reused = recycled.lock().map(|mut slot| slot.take()).unwrap_or(None);
                     let reuse = reused.map(|sb| (sb.start, sb.targets)).unwrap_or_default();
                     let fresh = bucket.records * 12 + counters;
                     let need = bucket.records * 8 + bucket.records.max(reuse.1.capacity() as u64) * 4 + counters;
-                    let (need, reuse) = if need <= slot { (need, reuse) } else { (fresh, Default::default()) };
-                    let charge = if need <= slot { worker_budget.reserve("bucket in memory", need).ok() } else { None };
+                    let (need, reuse) = if need + reading <= slot { (need, reuse) } else { (fresh, Default::default()) };
+                    let charge = if need + reading <= slot { worker_budget.reserve("bucket in memory", need).ok() } else { None };
                     let sorted = match charge {
-                        Some(charge) => sort_in_memory(&bucket.path, bucket.records, first, 1 << shift, charge, reuse).map(Sorted::Memory),
+                        Some(charge) => sort_in_memory(&bucket.path, bucket.records, first, 1 << shift, charge, reuse, &worker_budget)
+                            .map(Sorted::Memory),
                         None => Ok(Sorted::External(bucket.path.clone(), b)),
                     };
                     if let Ok(Sorted::Memory(_)) = &sorted {
@@ -409,8 +413,11 @@ fn sort_in_memory(
     span: u64,
     charge: Reservation,
     reuse: (Vec<u64>, Vec<u32>),
+    budget: &Budget,
 ) -> Result<SortedBucket> {
+    let reading = budget.reserve("the reader of a bucket", SeqReader::for_each_u64_bytes())?;
     let keys = read_keys(path, records)?;
+    drop(reading);
     let (mut start, mut targets) = reuse;
     start.clear();
     start.resize(span as usize + 1, 0);
@@ -449,12 +456,14 @@ fn sort_external(
     // half the slot for sort buffers; the merge readers take from what is left of it
     let mut sorter = ExternalSorter::<Key64>::new(dir, name, budget, memory / 2, dedup)?;
     let mut failed = None;
+    let reading = budget.reserve("the reader of a bucket sorted by runs", SeqReader::for_each_u64_bytes())?;
     SeqReader::for_each_u64(path, |k| {
         if failed.is_none() {
             failed = sorter.push(Key64(k)).err();
         }
         Ok(())
     })?;
+    drop(reading);
     if let Some(e) = failed {
         return Err(e);
     }

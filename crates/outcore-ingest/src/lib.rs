@@ -6,7 +6,7 @@
 //! `store`, because import writes stores and the store layer must not
 //! depend on parsers. Nothing below it imports it.
 
-mod bucket;
+pub mod bucket;
 pub mod error;
 pub mod export;
 pub mod formats;

@@ -60,6 +60,9 @@ pub fn read_full_at(file: &File, page: &mut AlignedBuf, want: usize, offset: u64
 /// the block hashes, and the bytes written.
 type WriterEnd = (File, bool, BlockHasher, u64, Option<PageSumWriter>);
 
+/// The chunk [`SeqReader::for_each_u64`] reads in.
+const FOR_EACH_CHUNK: usize = 1 << 20;
+
 /// Reads a whole file sequentially in chunks, one chunk ahead.
 pub struct SeqReader {
     path: PathBuf,
@@ -74,6 +77,11 @@ pub struct SeqReader {
 }
 
 impl SeqReader {
+    /// What [`SeqReader::for_each_u64`] holds while it reads.
+    pub fn for_each_u64_bytes() -> u64 {
+        Self::buffer_bytes(FOR_EACH_CHUNK)
+    }
+
     /// What a reader opened with `chunk_bytes` holds: two chunks, each
     /// rounded up to [`DIRECT_ALIGN`].
     pub fn buffer_bytes(chunk_bytes: usize) -> u64 {
@@ -270,7 +278,7 @@ impl SeqReader {
 
     /// Read a whole file of little-endian u64s, calling `f` on each.
     pub fn for_each_u64(path: &Path, mut f: impl FnMut(u64) -> Result<(), IoError>) -> Result<(), IoError> {
-        let mut reader = SeqReader::open(path, 1 << 20)?;
+        let mut reader = SeqReader::open(path, FOR_EACH_CHUNK)?;
         while let Some(word) = reader.next_word::<8>()? {
             f(u64::from_le_bytes(word))?;
         }
