@@ -566,6 +566,22 @@ mod tests {
         stats
     }
 
+    /// A sorter dropped before it finishes (an import that fails or is
+    /// interrupted half-way) removes the runs it spilled.
+    #[test]
+    fn a_sorter_dropped_unfinished_leaves_no_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let budget = Budget::new(64 << 20);
+        let mut s = ExternalSorter::new(dir.path(), "t", &budget, 32 << 10, true).unwrap();
+        for i in 0..100_000u64 {
+            s.push(Key64(i.wrapping_mul(0x9E37_79B9_7F4A_7C15))).unwrap();
+        }
+        assert!(std::fs::read_dir(dir.path()).unwrap().count() > 1, "no runs spilled");
+        drop(s);
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "left behind: {left:?}");
+    }
+
     /// A 1 MiB budget forces merge passes before the last merge.
     #[test]
     fn many_runs_and_multi_pass_merge() {
