@@ -51,6 +51,38 @@ fn the_external_sort_charges_what_it_allocates() {
     }
 }
 
+/// While records are pushed, the sorter holds its two buffers (one
+/// filling, one sorting and spilling) and the spill's run writer, as it
+/// charges them: with buffers of megabytes, a buffer grown past its
+/// capacity or a writer charged short shows beyond the bookkeeping. What
+/// it spilled is the size of its runs.
+#[test]
+fn the_external_sort_charges_its_buffers_and_writer_while_it_spills() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let records: Vec<u64> = (0..1_000_000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let budget = Budget::new(64 << 20);
+    let (sorter, grown) = heap_growth(|| -> Result<ExternalSorter<Key64>, outcore_ingest::IngestError> {
+        let mut sorter = ExternalSorter::new(dir.path(), "t", &budget, 4 << 20, false)?;
+        records.iter().try_for_each(|&r| sorter.push(Key64(r)))?;
+        Ok(sorter)
+    });
+    let sorter = sorter.unwrap();
+    let charged = budget.peak();
+    assert!(sorter.stats.runs >= 3, "{:?}", sorter.stats);
+    assert!(grown <= charged + (64 << 10), "spilling, the heap grew {grown} bytes; {charged} charged");
+    let mut merged = sorter.finish().unwrap();
+    // one merge: the runs are all still there
+    assert_eq!(merged.stats.merge_passes, 1, "{:?}", merged.stats);
+    let runs: u64 = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum();
+    assert_eq!(merged.stats.spilled_bytes, runs, "{:?}", merged.stats);
+    let mut count = 0;
+    while merged.next().unwrap().is_some() {
+        count += 1;
+    }
+    assert_eq!(count, records.len());
+}
+
 /// The bucketed import (declared vertices) charges what it allocates:
 /// its bucket buffers, each bucket sorted in memory (keys, targets and
 /// two counters a source of its span, 2^15 sources here), and the
