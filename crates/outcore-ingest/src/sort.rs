@@ -321,48 +321,74 @@ fn merge_chunk(budget: &Budget, k: usize) -> usize {
 
 const MIN_MERGE_CHUNK: usize = 16 << 10;
 
+/// What a merge pass holds beside its readers: the pipe, and the writer
+/// of the run it makes (three chunks of four reader chunks).
+const fn merge_pass_beside<R>() -> u64 {
+    pipe_bytes::<R>() + 3 * 4 * MIN_MERGE_CHUNK as u64
+}
+
+/// Run files that are removed when dropped, unless taken: a sort that
+/// fails between its spills and its last merge leaves none behind.
+struct RunFiles(Vec<PathBuf>);
+
+impl Drop for RunFiles {
+    fn drop(&mut self) {
+        for r in &self.0 {
+            let _ = std::fs::remove_file(r);
+        }
+    }
+}
+
 /// Merge groups of runs until one merge can read all that remain.
 fn reduce_runs<R: SortRecord>(
-    mut runs: Vec<PathBuf>,
+    runs: Vec<PathBuf>,
     budget: &Budget,
     dir: &Path,
     name: &str,
     dedup: bool,
     stats: &mut SortStats,
 ) -> Result<(Vec<PathBuf>, usize, Reservation)> {
+    let mut runs = RunFiles(runs);
     let mut generation = 0;
     loop {
-        let chunk = merge_chunk(budget, runs.len());
-        if chunk >= MIN_MERGE_CHUNK || runs.len() <= 2 {
+        let chunk = merge_chunk(budget, runs.0.len());
+        if chunk >= MIN_MERGE_CHUNK || runs.0.len() <= 2 {
             let chunk = chunk.max(4096);
-            let charge = budget.reserve(&format!("merge readers ({name})"), (4 * chunk * runs.len()) as u64)?;
-            return Ok((runs, chunk, charge));
+            let charge = budget.reserve(&format!("merge readers ({name})"), (4 * chunk * runs.0.len()) as u64)?;
+            return Ok((std::mem::take(&mut runs.0), chunk, charge));
         }
-        let fan_in = ((budget.available() / 2 / (4 * MIN_MERGE_CHUNK as u64)) as usize).max(2);
-        if fan_in < 2 || budget.available() < 8 * MIN_MERGE_CHUNK as u64 {
-            return Err(budget.reserve("two merge readers", 8 * MIN_MERGE_CHUNK as u64).unwrap_err().into());
+        // a pass merges groups of `fan_in` runs into one each: their
+        // readers, beside the pipe and the writer of the run it makes
+        let fan_in = (budget.available().saturating_sub(merge_pass_beside::<R>()) / (4 * MIN_MERGE_CHUNK as u64)) as usize;
+        if fan_in < 2 {
+            let least = 2 * 4 * MIN_MERGE_CHUNK as u64 + merge_pass_beside::<R>();
+            return Err(budget.reserve("a merge pass: two run readers, its pipe and its run writer", least).unwrap_err().into());
         }
         generation += 1;
         stats.merge_passes += 1;
-        let mut next = Vec::new();
-        for (i, group) in runs.chunks(fan_in).enumerate() {
+        // a group's runs are removed as its merge ends; the run it makes
+        // is in `next` from the start
+        let mut next = RunFiles(Vec::new());
+        for (i, group) in runs.0.chunks(fan_in).enumerate() {
             if group.len() == 1 {
-                next.push(group[0].clone());
+                next.0.push(group[0].clone());
                 continue;
             }
             let charge = budget.reserve("merge readers", (4 * MIN_MERGE_CHUNK * group.len()) as u64)?;
-            let pipe = budget.reserve("merge pipe and run writer", pipe_bytes::<R>() + 3 * 4 * MIN_MERGE_CHUNK as u64)?;
+            let pipe = budget.reserve("merge pipe and run writer", merge_pass_beside::<R>())?;
             let merger = RunMerger::<R>::open(group, MIN_MERGE_CHUNK, charge)?;
             let mut merged = Merged::piped(merger, pipe, dedup, SortStats::default());
             let path = dir.join(format!("{name}-m{generation}-{i}.run"));
+            next.0.push(path.clone());
             let mut w = RunWriter::create(&path, MIN_MERGE_CHUNK * 4)?;
             while let Some(r) = merged.next()? {
                 w.push(&r)?;
             }
             stats.spilled_bytes += w.finish()?.bytes;
             drop(merged);
-            next.push(path);
         }
+        // every run was merged, or carried into `next`
+        runs.0.clear();
         runs = next;
     }
 }
@@ -580,6 +606,45 @@ mod tests {
         drop(s);
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert!(left.is_empty(), "left behind: {left:?}");
+    }
+
+    /// A merge pass needs two run readers beside its pipe and its writer:
+    /// with that much left it merges two runs at a time (many passes, the
+    /// records all there, in order); with a byte less the sort fails with
+    /// a budget error that says so, leaving no runs behind.
+    #[test]
+    fn a_merge_pass_needs_two_readers_beside_its_pipe_and_writer() {
+        let least = 2 * 4 * MIN_MERGE_CHUNK as u64 + merge_pass_beside::<Key64>();
+        let records: Vec<Key64> = (0..100_000u64).map(|i| Key64(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) % 80_000)).collect();
+        let mut expect = records.clone();
+        expect.sort();
+        expect.dedup();
+        for left in [least, least - 1] {
+            let dir = tempfile::tempdir().unwrap();
+            let budget = Budget::new(64 << 20);
+            let mut s = ExternalSorter::new(dir.path(), "t", &budget, 32 << 10, true).unwrap();
+            for &r in &records {
+                s.push(r).unwrap();
+            }
+            // once the sort buffers are released, `left` bytes remain
+            let _hog = budget.reserve("the rest", budget.available() - left + s.charge.as_ref().unwrap().bytes()).unwrap();
+            match s.finish() {
+                Ok(mut m) => {
+                    assert_eq!(left, least, "merged with {left} bytes left");
+                    let mut out = Vec::new();
+                    while let Some(r) = m.next().unwrap() {
+                        out.push(r);
+                    }
+                    assert_eq!(out, expect);
+                    assert!(m.stats.merge_passes >= 5, "{:?}", m.stats);
+                }
+                Err(e) => {
+                    assert_eq!(left, least - 1, "{left} bytes left: {e}");
+                    assert!(e.to_string().contains("a merge pass: two run readers, its pipe and its run writer"), "{e}");
+                }
+            }
+            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "{left} bytes left: runs left behind");
+        }
     }
 
     /// A 1 MiB budget forces merge passes before the last merge.
