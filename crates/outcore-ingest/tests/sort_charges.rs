@@ -71,16 +71,26 @@ fn the_external_sort_charges_its_buffers_and_writer_while_it_spills() {
     let charged = budget.peak();
     assert!(sorter.stats.runs >= 3, "{:?}", sorter.stats);
     assert!(grown <= charged + (64 << 10), "spilling, the heap grew {grown} bytes; {charged} charged");
-    let mut merged = sorter.finish().unwrap();
-    // one merge: the runs are all still there
-    assert_eq!(merged.stats.merge_passes, 1, "{:?}", merged.stats);
-    let runs: u64 = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum();
-    assert_eq!(merged.stats.spilled_bytes, runs, "{:?}", merged.stats);
-    let mut count = 0;
-    while merged.next().unwrap().is_some() {
-        count += 1;
-    }
-    assert_eq!(count, records.len());
+    // then the merge: its readers and its pipe, charged as they are held
+    // (the sort buffers, released, leave both the heap and the budget)
+    let before = budget.used();
+    budget.reset_peak();
+    let (count, grown) = heap_growth(|| -> Result<usize, outcore_ingest::IngestError> {
+        let mut merged = sorter.finish()?;
+        // one merge: the runs are all still there
+        assert_eq!(merged.stats.merge_passes, 1, "{:?}", merged.stats);
+        let runs: u64 = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum();
+        assert_eq!(merged.stats.spilled_bytes, runs, "{:?}", merged.stats);
+        let mut count = 0;
+        while merged.next()?.is_some() {
+            count += 1;
+        }
+        Ok(count)
+    });
+    assert_eq!(count.unwrap(), records.len());
+    let charged = budget.peak() - before;
+    assert!(charged > 4 << 20, "merging, {charged} bytes charged beyond the sort buffers: readers of a MiB expected");
+    assert!(grown <= charged + (64 << 10), "merging, the heap grew {grown} bytes; {charged} charged");
 }
 
 /// The bucketed import (declared vertices) charges what it allocates:
