@@ -282,8 +282,9 @@ impl BucketSorter {
                     // keys (8 B/record, freed after sorting), targets (4 B/record),
                     // and two counter arrays; buffers come back from the
                     // consumer with their charge and are re-charged at their
-                    // size. The reader of the bucket's file, while it reads,
-                    // also fits the slot, charged apart.
+                    // size. The keys, until sorted, and the reader of the
+                    // bucket's file, while it reads, are charged apart from
+                    // what the sorted bucket keeps (they fit the slot too).
                     let counters = 2 * ((1u64 << shift) + 1) * 8;
                     let reading = SeqReader::for_each_u64_bytes();
                     let reused = recycled.lock().map(|mut slot| slot.take()).unwrap_or(None);
@@ -291,7 +292,8 @@ impl BucketSorter {
                     let fresh = bucket.records * 12 + counters;
                     let need = bucket.records * 8 + bucket.records.max(reuse.1.capacity() as u64) * 4 + counters;
                     let (need, reuse) = if need + reading <= slot { (need, reuse) } else { (fresh, Default::default()) };
-                    let charge = if need + reading <= slot { worker_budget.reserve("bucket in memory", need).ok() } else { None };
+                    let kept = need - bucket.records * 8;
+                    let charge = if need + reading <= slot { worker_budget.reserve("bucket in memory", kept).ok() } else { None };
                     let sorted = match charge {
                         Some(charge) => sort_in_memory(&bucket.path, bucket.records, first, 1 << shift, charge, reuse, &worker_budget)
                             .map(Sorted::Memory),
@@ -415,6 +417,7 @@ fn sort_in_memory(
     reuse: (Vec<u64>, Vec<u32>),
     budget: &Budget,
 ) -> Result<SortedBucket> {
+    let keys_charge = budget.reserve("a bucket's keys", records * 8)?;
     let reading = budget.reserve("the reader of a bucket", SeqReader::for_each_u64_bytes())?;
     let keys = read_keys(path, records)?;
     drop(reading);
@@ -436,6 +439,7 @@ fn sort_in_memory(
         fill[s] += 1;
     }
     drop(keys);
+    drop(keys_charge);
     for s in 0..span as usize {
         targets[start[s] as usize..start[s + 1] as usize].sort_unstable();
     }

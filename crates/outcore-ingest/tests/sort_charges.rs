@@ -128,12 +128,12 @@ fn the_bucket_sort_charges_each_bucket_it_holds() {
     use outcore_ingest::bucket::BucketSorter;
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let dir = tempfile::tempdir().unwrap();
-    let (n, m) = (1u64 << 17, 600_000u64);
+    let (n, m) = (1u64 << 17, 2_400_000u64);
     let edges: Vec<(u64, u64)> = (0..m).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) % n, (i * 7_919) % n)).collect();
     let mut want: Vec<(u64, u64)> = edges.clone();
     want.sort_unstable();
     want.dedup();
-    for memory in [64u64 << 20, 24 << 20] {
+    for memory in [128u64 << 20, 64 << 20] {
         let budget = Budget::new(memory);
         let mut sorter = BucketSorter::new(dir.path(), "t", n, m, &budget).unwrap();
         for &(s, t) in &edges {
