@@ -203,7 +203,8 @@ pub struct ExternalSorter<R: SortRecord> {
     spare: Option<Vec<R>>,
     capacity: usize,
     dedup: bool,
-    runs: Vec<PathBuf>,
+    /// Spilled, removed with the sorter unless `finish` takes them.
+    runs: RunFiles,
     spill: Option<SpillHandle<R>>,
     pub stats: SortStats,
 }
@@ -227,7 +228,7 @@ impl<R: SortRecord> ExternalSorter<R> {
             spare: Some(Vec::new()),
             capacity,
             dedup,
-            runs: Vec::new(),
+            runs: RunFiles(Vec::new()),
             spill: None,
             stats: SortStats::default(),
         })
@@ -260,8 +261,8 @@ impl<R: SortRecord> ExternalSorter<R> {
             next.reserve_exact(self.capacity - next.capacity());
         }
         let mut full = std::mem::replace(&mut self.buf, next);
-        let path = self.dir.join(format!("{}-{}.run", self.name, self.runs.len()));
-        self.runs.push(path.clone());
+        let path = self.dir.join(format!("{}-{}.run", self.name, self.runs.0.len()));
+        self.runs.0.push(path.clone());
         self.stats.runs += 1;
         let dedup = self.dedup;
         self.spill = Some(std::thread::spawn(move || {
@@ -274,7 +275,7 @@ impl<R: SortRecord> ExternalSorter<R> {
 
     /// Sort what is left and return the records in order.
     pub fn finish(mut self) -> Result<Merged<R>> {
-        if self.runs.is_empty() {
+        if self.runs.0.is_empty() {
             let mut buf = std::mem::take(&mut self.buf);
             self.spare = None;
             sort_run(&mut buf, self.dedup);
@@ -290,24 +291,23 @@ impl<R: SortRecord> ExternalSorter<R> {
         self.wait_spill()?;
         self.buf = Vec::new();
         self.spare = None;
-        let runs = std::mem::take(&mut self.runs);
+        let runs = std::mem::replace(&mut self.runs, RunFiles(Vec::new()));
         let (budget, dir, name, dedup) = (self.budget.clone(), self.dir.clone(), self.name.clone(), self.dedup);
         let mut stats = self.stats.clone();
         drop(self); // release the sort buffers before the merge takes its readers
         let (runs, chunk, charge) = reduce_runs::<R>(runs, &budget, &dir, &name, dedup, &mut stats)?;
         stats.merge_passes += 1;
         let pipe = budget.reserve(&format!("merge pipe ({name})"), pipe_bytes::<R>())?;
-        let merger = RunMerger::open(&runs, chunk, charge)?;
+        let merger = RunMerger::open(runs, chunk, charge)?;
         Ok(Merged::piped(merger, pipe, dedup, stats))
     }
 }
 
 impl<R: SortRecord> Drop for ExternalSorter<R> {
     fn drop(&mut self) {
+        // the run being spilled is written to its end before the runs
+        // (a field, dropped after this) are removed
         let _ = self.wait_spill();
-        for r in &self.runs {
-            let _ = std::fs::remove_file(r);
-        }
     }
 }
 
@@ -328,7 +328,8 @@ const fn merge_pass_beside<R>() -> u64 {
 }
 
 /// Run files that are removed when dropped, unless taken: a sort that
-/// fails between its spills and its last merge leaves none behind.
+/// fails between its spills and its last merge, or a merge dropped half
+/// way, leaves none behind.
 struct RunFiles(Vec<PathBuf>);
 
 impl Drop for RunFiles {
@@ -341,21 +342,20 @@ impl Drop for RunFiles {
 
 /// Merge groups of runs until one merge can read all that remain.
 fn reduce_runs<R: SortRecord>(
-    runs: Vec<PathBuf>,
+    mut runs: RunFiles,
     budget: &Budget,
     dir: &Path,
     name: &str,
     dedup: bool,
     stats: &mut SortStats,
-) -> Result<(Vec<PathBuf>, usize, Reservation)> {
-    let mut runs = RunFiles(runs);
+) -> Result<(RunFiles, usize, Reservation)> {
     let mut generation = 0;
     loop {
         let chunk = merge_chunk(budget, runs.0.len());
         if chunk >= MIN_MERGE_CHUNK || runs.0.len() <= 2 {
             let chunk = chunk.max(4096);
             let charge = budget.reserve(&format!("merge readers ({name})"), (4 * chunk * runs.0.len()) as u64)?;
-            return Ok((std::mem::take(&mut runs.0), chunk, charge));
+            return Ok((runs, chunk, charge));
         }
         // a pass merges groups of `fan_in` runs into one each: their
         // readers, beside the pipe and the writer of the run it makes
@@ -376,7 +376,7 @@ fn reduce_runs<R: SortRecord>(
             }
             let charge = budget.reserve("merge readers", (4 * MIN_MERGE_CHUNK * group.len()) as u64)?;
             let pipe = budget.reserve("merge pipe and run writer", merge_pass_beside::<R>())?;
-            let merger = RunMerger::<R>::open(group, MIN_MERGE_CHUNK, charge)?;
+            let merger = RunMerger::<R>::open(RunFiles(group.to_vec()), MIN_MERGE_CHUNK, charge)?;
             let mut merged = Merged::piped(merger, pipe, dedup, SortStats::default());
             let path = dir.join(format!("{name}-m{generation}-{i}.run"));
             next.0.push(path.clone());
@@ -394,30 +394,22 @@ fn reduce_runs<R: SortRecord>(
 }
 
 /// The k-way merge of a group of run files, which it removes when dropped
-/// (runs are consumed once).
+/// (runs are consumed once), after its readers (fields drop in order).
 struct RunMerger<R: SortRecord> {
     merge: Merge<R>,
-    paths: Vec<PathBuf>,
+    _runs: RunFiles,
     _charge: Reservation,
 }
 
 impl<R: SortRecord> RunMerger<R> {
-    fn open(runs: &[PathBuf], chunk: usize, charge: Reservation) -> Result<Self> {
-        let readers = runs.iter().map(|p| RunReader::open(p, chunk)).collect::<std::result::Result<Vec<_>, _>>()?;
-        Ok(RunMerger { merge: Merge::new(readers)?, paths: runs.to_vec(), _charge: charge })
+    fn open(runs: RunFiles, chunk: usize, charge: Reservation) -> Result<Self> {
+        let readers = runs.0.iter().map(|p| RunReader::open(p, chunk)).collect::<std::result::Result<Vec<_>, _>>()?;
+        Ok(RunMerger { merge: Merge::new(readers)?, _runs: runs, _charge: charge })
     }
 
     #[inline]
     fn next(&mut self) -> Result<Option<R>> {
         Ok(self.merge.next()?)
-    }
-}
-
-impl<R: SortRecord> Drop for RunMerger<R> {
-    fn drop(&mut self) {
-        for p in &self.paths {
-            let _ = std::fs::remove_file(p);
-        }
     }
 }
 
@@ -646,6 +638,27 @@ mod tests {
             }
             assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "{left} bytes left: runs left behind");
         }
+    }
+
+    /// The last merge with room for its readers but not its pipe fails
+    /// with a budget error that names the pipe, and removes the runs.
+    #[test]
+    fn a_last_merge_without_room_for_its_pipe_leaves_no_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let budget = Budget::new(64 << 20);
+        // buffers of 1,024 edges: two runs
+        let mut s = ExternalSorter::new(dir.path(), "t", &budget, 32 << 10, false).unwrap();
+        for i in 0..2_000u64 {
+            s.push(WideEdge { source: i.wrapping_mul(0x9E37_79B9_7F4A_7C15), target: i, weight: 0 }).unwrap();
+        }
+        // readers of 28 KiB chunks take half of what is left; the pipe does not fit the rest
+        let left = 500 << 10;
+        assert!(pipe_bytes::<WideEdge>() > left / 2);
+        let _hog = budget.reserve("the rest", budget.available() - left + s.charge.as_ref().unwrap().bytes()).unwrap();
+        let e = s.finish().err().expect("a merge without room for its pipe");
+        assert!(e.to_string().contains("merge pipe (t)"), "{e}");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "left behind: {left:?}");
     }
 
     /// A merge dropped before its end (a consumer that fails) stops its
