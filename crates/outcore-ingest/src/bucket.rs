@@ -279,26 +279,32 @@ impl BucketSorter {
             workers.push(std::thread::spawn(move || {
                 for (b, bucket) in mine {
                     let first = (b as u64) << shift;
-                    // keys (8 B/record, freed after sorting), targets (4 B/record),
-                    // and two counter arrays; buffers come back from the
-                    // consumer with their charge and are re-charged at their
-                    // size. The keys, until sorted, and the reader of the
-                    // bucket's file, while it reads, are charged apart from
-                    // what the sorted bucket keeps (they fit the slot too).
-                    let counters = 2 * ((1u64 << shift) + 1) * 8;
+                    // A sorted bucket keeps its targets (4 B/record) and one
+                    // array of its sources' list starts; sorting it takes its
+                    // keys (8 B/record, freed once counted) and a second
+                    // array besides, and reading them the file's reader.
+                    // Buffers come back from the consumer and are charged
+                    // at their size while the keys are read; the rest is
+                    // charged once the reader is gone, each part as it is
+                    // held (sort_in_memory).
+                    let starts = ((1u64 << shift) + 1) * 8;
                     let reading = SeqReader::for_each_u64_bytes();
                     let reused = recycled.lock().map(|mut slot| slot.take()).unwrap_or(None);
                     let reuse = reused.map(|sb| (sb.start, sb.targets)).unwrap_or_default();
-                    let fresh = bucket.records * 12 + counters;
-                    let need = bucket.records * 8 + bucket.records.max(reuse.1.capacity() as u64) * 4 + counters;
-                    let (need, reuse) = if need + reading <= slot { (need, reuse) } else { (fresh, Default::default()) };
-                    let kept = need - bucket.records * 8;
-                    let charge = if need + reading <= slot { worker_budget.reserve("bucket in memory", kept).ok() } else { None };
-                    let sorted = match charge {
-                        Some(charge) => sort_in_memory(&bucket.path, bucket.records, first, 1 << shift, charge, reuse, &worker_budget)
-                            .map(Sorted::Memory),
-                        None => Ok(Sorted::External(bucket.path.clone(), b)),
+                    let keys = bucket.records * 8;
+                    let reusing = bucket.records.max(reuse.1.capacity() as u64) * 4 + starts;
+                    let (kept, reuse) =
+                        if keys + reusing + starts + reading <= slot { (reusing, reuse) } else { (bucket.records * 4 + starts, Default::default()) };
+                    let sorted = if keys + kept + starts + reading <= slot {
+                        let held = (reuse.0.capacity() * 8 + reuse.1.capacity() * 4) as u64;
+                        match worker_budget.reserve("bucket in memory", held) {
+                            Ok(held) => sort_in_memory(&bucket.path, bucket.records, first, 1 << shift, held, kept, reuse, &worker_budget),
+                            Err(_) => Ok(None),
+                        }
+                    } else {
+                        Ok(None)
                     };
+                    let sorted = sorted.map(|s| s.map_or(Sorted::External(bucket.path.clone(), b), Sorted::Memory));
                     if let Ok(Sorted::Memory(_)) = &sorted {
                         let _ = std::fs::remove_file(&bucket.path);
                     }
@@ -364,7 +370,8 @@ struct SortedBucket {
     first: u64,
     start: Vec<u64>,
     targets: Vec<u32>,
-    _charge: Reservation,
+    /// The buffers it was given (reused), and the rest of what it keeps.
+    _charge: (Reservation, Reservation),
 }
 
 impl SortedBucket {
@@ -407,22 +414,33 @@ fn read_keys(path: &Path, records: u64) -> Result<Vec<u64>> {
 }
 
 /// Counting sort by source, then sort each list. `reuse` holds buffers of
-/// an earlier bucket, so their pages are not faulted in again.
+/// an earlier bucket, so their pages are not faulted in again, charged by
+/// `held`; what the sorted bucket keeps beyond them (`kept` in all), the
+/// keys and the second array of list starts are charged once the file's
+/// reader is gone, as each is allocated. `None` when the budget, shared
+/// with whatever else runs, has no room for them then: the bucket is
+/// sorted by runs instead.
+#[allow(clippy::too_many_arguments)]
 fn sort_in_memory(
     path: &Path,
     records: u64,
     first: u64,
     span: u64,
-    charge: Reservation,
+    held: Reservation,
+    kept: u64,
     reuse: (Vec<u64>, Vec<u32>),
     budget: &Budget,
-) -> Result<SortedBucket> {
+) -> Result<Option<SortedBucket>> {
     let keys_charge = budget.reserve("a bucket's keys", records * 8)?;
     let reading = budget.reserve("the reader of a bucket", SeqReader::for_each_u64_bytes())?;
     let keys = read_keys(path, records)?;
     drop(reading);
+    let Ok(rest) = budget.reserve("bucket in memory", kept.saturating_sub(held.bytes())) else { return Ok(None) };
     let (mut start, mut targets) = reuse;
+    // grown to their size exactly, as they are charged (a vector grown by
+    // `resize` may double)
     start.clear();
+    start.reserve_exact(span as usize + 1);
     start.resize(span as usize + 1, 0);
     for &k in &keys {
         start[((k >> 32) - first) as usize + 1] += 1;
@@ -431,19 +449,21 @@ fn sort_in_memory(
         start[i + 1] += start[i];
     }
     targets.clear();
+    targets.reserve_exact(keys.len());
     targets.resize(keys.len(), 0);
+    let Ok(fill_charge) = budget.reserve("a bucket's list ends", (start.len() * 8) as u64) else { return Ok(None) };
     let mut fill = start.clone();
     for &k in &keys {
         let s = ((k >> 32) - first) as usize;
         targets[fill[s] as usize] = k as u32;
         fill[s] += 1;
     }
-    drop(keys);
-    drop(keys_charge);
+    drop((fill, fill_charge));
+    drop((keys, keys_charge));
     for s in 0..span as usize {
         targets[start[s] as usize..start[s + 1] as usize].sort_unstable();
     }
-    Ok(SortedBucket { first, start, targets, _charge: charge })
+    Ok(Some(SortedBucket { first, start, targets, _charge: (held, rest) }))
 }
 
 #[allow(clippy::too_many_arguments)]
