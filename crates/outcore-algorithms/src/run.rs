@@ -192,8 +192,8 @@ impl Check<'_> {
     /// it) and what the reference and the comparison hold beside it fit
     /// what the budget has left; `None` when they do not.
     pub fn against_reference<A: Algorithm>(&self, alg: &A, p: &A::Params) -> Result<Option<Validation>, StoreError> {
-        let (graph, beside) = (MemGraph::load_bytes(self.store, "out")?, self.beside_graph(alg, p)?);
-        if graph + beside > self.budget.available() {
+        let compare = self.compare_bytes(alg)?;
+        if self.reference_needs(alg, p, compare)? > self.budget.available() {
             return Ok(None);
         }
         // charges the graph while it lives, and its scan while it loads
@@ -203,7 +203,7 @@ impl Check<'_> {
         // its state is gone: its result stays, beside both sides of a
         // column as they are compared (no more than was checked for above)
         drop(state);
-        let _compare = self.budget.reserve("the reference's result, and the comparison", want.memory_bytes() + self.compare_bytes(alg)?)?;
+        let _compare = self.budget.reserve("the reference's result, and the comparison", want.memory_bytes() + compare)?;
         for spec in alg.info().columns {
             let (Some(a), Some(b)) = (self.outcome.column(spec.name), want.column(spec.name)) else { continue };
             if let Err(why) = crate::compare::columns(spec, a, b)? {
@@ -213,11 +213,11 @@ impl Check<'_> {
         Ok(Some(Validation::pass("the in-memory reference", "every value equals the reference's")))
     }
 
-    /// The most a comparison with the reference holds beside the graph:
-    /// the reference's state and result, then its result and the
-    /// comparison (counted as if both were held at once).
-    fn beside_graph<A: Algorithm>(&self, alg: &A, p: &A::Params) -> Result<u64, StoreError> {
-        Ok(alg.reference_bytes(self.store, p) + self.compare_bytes(alg)?)
+    /// The most a comparison with the reference holds: the graph, the
+    /// reference's state and result, then its result and the comparison
+    /// (`compare` bytes; counted as if both were held at once).
+    fn reference_needs<A: Algorithm>(&self, alg: &A, p: &A::Params, compare: u64) -> Result<u64, StoreError> {
+        Ok(MemGraph::load_bytes(self.store, "out")? + alg.reference_bytes(self.store, p) + compare)
     }
 
     /// What comparing a column holds: both sides in memory
@@ -241,7 +241,7 @@ impl Check<'_> {
         if let Some(v) = self.against_reference(alg, p)? {
             return Ok(v);
         }
-        let needed = MemGraph::load_bytes(self.store, "out")? + self.beside_graph(alg, p)?;
+        let needed = self.reference_needs(alg, p, self.compare_bytes(alg)?)?;
         Err(outcore_io::BudgetError {
             what: format!("the in-memory reference {} is verified against", alg.info().title),
             needed,

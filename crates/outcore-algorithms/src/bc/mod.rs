@@ -86,12 +86,15 @@ impl Params {
             Sources::Given(ids) => ids.len() as u64,
             _ => 0,
         };
-        8 * (sources + self.targets.as_ref().map_or(0, |t| t.len() as u64))
+        8 * (sources + self.targets_given())
     }
     /// The most a run holds of ids beside its state: those given, and the
     /// dense targets picked from them (at most one a target given).
     fn ids_bytes(&self) -> u64 {
-        self.given_bytes() + 8 * self.targets.as_ref().map_or(0, |t| t.len() as u64)
+        self.given_bytes() + 8 * self.targets_given()
+    }
+    fn targets_given(&self) -> u64 {
+        self.targets.as_ref().map_or(0, |t| t.len() as u64)
     }
 }
 
