@@ -552,6 +552,22 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The names of the files in `dir`: what a sort left there.
+    fn files_in(dir: &Path) -> Vec<std::ffi::OsString> {
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect()
+    }
+
+    /// A sorter of 32 KiB buffers in `dir` (1,024 keys a run) given `keys`
+    /// distinct keys, which it has spilled but the last buffer's.
+    fn spilled(dir: &Path, budget: &Budget, keys: u64) -> ExternalSorter<Key64> {
+        let mut s = ExternalSorter::new(dir, "t", budget, 32 << 10, false).unwrap();
+        for i in 0..keys {
+            s.push(Key64(i.wrapping_mul(0x9E37_79B9_7F4A_7C15))).unwrap();
+        }
+        assert!(files_in(dir).len() > 1, "no runs spilled");
+        s
+    }
+
     fn sort_all<R: SortRecord + std::fmt::Debug>(records: &[R], memory: u64, budget_total: u64, dedup: bool) -> (Vec<R>, SortStats) {
         let dir = tempfile::tempdir().unwrap();
         let budget = Budget::new(budget_total);
@@ -566,7 +582,7 @@ mod tests {
         }
         let stats = m.stats.clone();
         drop(m);
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "runs left behind");
+        assert_eq!(files_in(dir.path()), Vec::<std::ffi::OsString>::new(), "runs left behind");
         (out, stats)
     }
 
@@ -591,13 +607,8 @@ mod tests {
     fn a_sorter_dropped_unfinished_leaves_no_runs() {
         let dir = tempfile::tempdir().unwrap();
         let budget = Budget::new(64 << 20);
-        let mut s = ExternalSorter::new(dir.path(), "t", &budget, 32 << 10, true).unwrap();
-        for i in 0..100_000u64 {
-            s.push(Key64(i.wrapping_mul(0x9E37_79B9_7F4A_7C15))).unwrap();
-        }
-        assert!(std::fs::read_dir(dir.path()).unwrap().count() > 1, "no runs spilled");
-        drop(s);
-        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        drop(spilled(dir.path(), &budget, 100_000));
+        let left = files_in(dir.path());
         assert!(left.is_empty(), "left behind: {left:?}");
     }
 
@@ -636,7 +647,7 @@ mod tests {
                     assert!(e.to_string().contains("a merge pass: two run readers, its pipe and its run writer"), "{e}");
                 }
             }
-            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "{left} bytes left: runs left behind");
+            assert_eq!(files_in(dir.path()), Vec::<std::ffi::OsString>::new(), "{left} bytes left: runs left behind");
         }
     }
 
@@ -657,7 +668,7 @@ mod tests {
         let _hog = budget.reserve("the rest", budget.available() - left + s.charge.as_ref().unwrap().bytes()).unwrap();
         let e = s.finish().err().expect("a merge without room for its pipe");
         assert!(e.to_string().contains("merge pipe (t)"), "{e}");
-        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let left = files_in(dir.path());
         assert!(left.is_empty(), "left behind: {left:?}");
     }
 
@@ -667,15 +678,11 @@ mod tests {
     fn a_merge_dropped_half_way_leaves_no_runs() {
         let dir = tempfile::tempdir().unwrap();
         let budget = Budget::new(64 << 20);
-        let mut s = ExternalSorter::new(dir.path(), "t", &budget, 32 << 10, false).unwrap();
-        for i in 0..200_000u64 {
-            s.push(Key64(i.wrapping_mul(0x9E37_79B9_7F4A_7C15))).unwrap();
-        }
-        let mut m = s.finish().unwrap();
+        let mut m = spilled(dir.path(), &budget, 200_000).finish().unwrap();
         assert!(m.next().unwrap().is_some());
-        assert!(std::fs::read_dir(dir.path()).unwrap().count() > 1, "no runs to merge");
+        assert!(files_in(dir.path()).len() > 1, "no runs to merge");
         drop(m);
-        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let left = files_in(dir.path());
         assert!(left.is_empty(), "left behind: {left:?}");
     }
 
