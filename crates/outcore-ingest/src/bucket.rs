@@ -291,10 +291,12 @@ impl BucketSorter {
                     let reading = SeqReader::for_each_u64_bytes();
                     let reused = recycled.lock().map(|mut slot| slot.take()).unwrap_or(None);
                     let reuse = reused.map(|sb| (sb.start, sb.targets)).unwrap_or_default();
+                    // Reused targets are no larger than an earlier bucket of
+                    // this worker that fit its slot in memory: a bucket no
+                    // larger fits with them, and a larger one grows them to
+                    // its own size, as it would fresh ones.
                     let keys = bucket.records * 8;
-                    let reusing = bucket.records.max(reuse.1.capacity() as u64) * 4 + starts;
-                    let (kept, reuse) =
-                        if keys + reusing + starts + reading <= slot { (reusing, reuse) } else { (bucket.records * 4 + starts, Default::default()) };
+                    let kept = bucket.records.max(reuse.1.capacity() as u64) * 4 + starts;
                     let sorted = if keys + kept + starts + reading <= slot {
                         let held = (reuse.0.capacity() * 8 + reuse.1.capacity() * 4) as u64;
                         match worker_budget.reserve("bucket in memory", held) {
