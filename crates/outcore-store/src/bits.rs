@@ -855,4 +855,30 @@ mod tests {
         assert_eq!(len(&|w| w.write_zeta0(0, 3)), 3);
         assert_eq!(len(&|w| w.write_zeta0(6, 3)), 4);
     }
+
+    /// The largest values' zeta codes, whose minimal binary part is longer
+    /// than 64 bits for most k (u64::MAX + 1 = 2^64 takes its long form):
+    /// each reads back, at its stated length, after a lead of 0..8 bits.
+    #[test]
+    fn the_largest_values_zeta_codes_round_trip() {
+        let values = [u64::MAX, u64::MAX - 1, 1 << 63, (1 << 63) - 1, (1 << 62) + 12345];
+        for k in 2..=8 {
+            for lead in 0..8u32 {
+                let mut w = BitWriter::new();
+                w.write(0, lead);
+                for &x in &values {
+                    w.write_zeta0(x, k);
+                }
+                let want: u64 = lead as u64 + values.iter().map(|&x| zeta0_len(x, k)).sum::<u64>();
+                assert_eq!(w.len(), want, "k {k}");
+                let bytes = w.bytes().to_vec();
+                let mut r = BitReader::new(&bytes, lead as u64, w.len()).unwrap();
+                for &x in &values {
+                    assert!(!r.at_end(), "k {k}, lead {lead}: at the end at bit {}", r.position());
+                    assert_eq!(r.read_zeta0(k), Ok(x), "k {k}, lead {lead}");
+                }
+                assert!(r.at_end(), "k {k}: {} of {} bits read", r.position(), w.len());
+            }
+        }
+    }
 }
