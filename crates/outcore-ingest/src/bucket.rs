@@ -465,6 +465,8 @@ fn sort_in_memory(
     for s in 0..span as usize {
         targets[start[s] as usize..start[s + 1] as usize].sort_unstable();
     }
+    // what it keeps is what it is charged, to the byte
+    debug_assert_eq!((start.capacity() * 8 + targets.capacity() * 4) as u64, kept.max(held.bytes()), "a sorted bucket's charge");
     Ok(Some(SortedBucket { first, start, targets, _charge: (held, rest) }))
 }
 
