@@ -174,7 +174,10 @@ fn the_bucket_sort_charges_each_bucket_it_holds() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let (n, m) = (1u64 << 17, 2_400_000u64);
-    let edges: Vec<(u64, u64)> = (0..m).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) % n, (i * 7_919) % n)).collect();
+    // a source's targets come in no order (a source recurs every n edges,
+    // with another target each time), some repeated
+    let edges: Vec<(u64, u64)> =
+        (0..m).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) % n, (i / 3).wrapping_mul(0x2545_F491_4F6C_DD1D) >> 47)).collect();
     let mut want: Vec<(u64, u64)> = edges.clone();
     want.sort_unstable();
     want.dedup();
