@@ -610,6 +610,16 @@ mod tests {
         drop(spilled(dir.path(), &budget, 100_000));
         let left = files_in(dir.path());
         assert!(left.is_empty(), "left behind: {left:?}");
+        // dropped the moment its first spill starts: the run being written
+        // is waited for, then removed (a spill thread left running would
+        // write it after the drop)
+        let mut s = ExternalSorter::new(dir.path(), "t", &budget, 32 << 10, false).unwrap();
+        (0..=s.capacity as u64).for_each(|i| s.push(Key64(i)).unwrap());
+        assert!(s.spill.is_some(), "no spill started");
+        drop(s);
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let left = files_in(dir.path());
+        assert!(left.is_empty(), "left behind by a spill in flight: {left:?}");
     }
 
     /// A merge pass needs two run readers beside its pipe and its writer:
