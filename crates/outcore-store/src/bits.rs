@@ -384,21 +384,6 @@ impl<'a> BitReader<'a> {
     pub fn read_bit(&mut self) -> Result<bool, &'static str> {
         Ok(self.read(1)? == 1)
     }
-    /// A CEESOR entry (TR-823 Algorithm 2): zeros that widen the entries,
-    /// then `size` bits whose top bit is the one ending that run, then the
-    /// sign bit. Returns the new size, the offset and the sign; decoded
-    /// from one peek when the entry is at most 56 bits long.
-    #[inline(always)]
-    pub fn read_widening_entry(&mut self, size: u64) -> Result<(u64, u64, bool), &'static str> {
-        let word = self.peek();
-        let zeros = word.leading_zeros() as u64;
-        let wide = size + zeros;
-        if zeros + wide < 56 && self.take_peeked((zeros + wide + 1) as u32) {
-            let entry = word << zeros >> (63 - wide);
-            return Ok((wide, entry >> 1, entry & 1 == 1));
-        }
-        self.read_widening_entry_by_parts(size)
-    }
     /// Move to bit `pos` (at least the current position, at most the end).
     #[inline]
     fn seek_forward(&mut self, pos: u64) {
@@ -408,9 +393,15 @@ impl<'a> BitReader<'a> {
         self.consume((pos & 7) as u32);
     }
 
+    /// A CEESOR entry (TR-823 Algorithm 2): zeros that widen the entries,
+    /// then `size` bits whose top bit is the one ending that run, then the
+    /// sign bit. Returns the new size, the offset and the sign. Bit by bit:
+    /// the decoder takes an entry that fits the word at hand from that
+    /// word itself ([`crate::ceesor`]) and comes here only for the others
+    /// (a long entry, or one cut by the end of the list).
     #[cold]
     #[inline(never)]
-    fn read_widening_entry_by_parts(&mut self, size: u64) -> Result<(u64, u64, bool), &'static str> {
+    pub fn read_widening_entry(&mut self, size: u64) -> Result<(u64, u64, bool), &'static str> {
         let size = size + self.read_unary()?;
         if size > 64 {
             return Err("impossible code: CEESOR entry wider than 64 bits");
@@ -436,14 +427,6 @@ impl<'a> BitReader<'a> {
             zeros += avail;
             self.consume(avail as u32);
         }
-    }
-    #[inline]
-    pub fn read_gamma(&mut self) -> Result<u64, &'static str> {
-        let n = self.read_unary()?;
-        if n > 63 {
-            return Err("impossible code: gamma longer than 64 bits");
-        }
-        Ok((1u64 << n) | self.read(n as u32)?)
     }
     /// Gamma of `x + 1`, decoded from one peek when the code is at most
     /// 56 bits long (values below 2^27), else bit by bit.
@@ -878,6 +861,85 @@ mod tests {
                     assert_eq!(r.read_zeta0(k), Ok(x), "k {k}, lead {lead}");
                 }
                 assert!(r.at_end(), "k {k}: {} of {} bits read", r.position(), w.len());
+            }
+        }
+    }
+
+    /// Fewer than 8 zero bits left are a block's padding; 8 zero bits are
+    /// not (no code is all zeros, and padding fills less than a byte).
+    #[test]
+    fn only_fewer_than_8_zero_bits_are_padding() {
+        for lead in 0..8u32 {
+            for left in 0..=9u32 {
+                for one_at in [None, Some(0), Some(left.saturating_sub(1))] {
+                    let mut w = BitWriter::new();
+                    w.write((1 << lead) - 1, lead);
+                    let mut tail = 0u64;
+                    if let (Some(at), true) = (one_at, left > 0) {
+                        tail = 1 << (left - 1 - at);
+                    }
+                    w.write(tail, left);
+                    // the next list's bits: ones
+                    w.write(u64::MAX, 64);
+                    let r = BitReader::new(w.bytes(), lead as u64, (lead + left) as u64).unwrap();
+                    let padding = left < 8 && tail == 0;
+                    assert_eq!(r.only_padding_left(), padding, "lead {lead}, {left} bits left holding {tail:b}");
+                }
+            }
+        }
+    }
+
+    /// A unary run is at most a few codes long: one of 300 zeros is an
+    /// impossible code, not a count the caller would loop on.
+    #[test]
+    fn a_unary_run_past_its_limit_is_an_error() {
+        for zeros in [200u64, 223, 224, 300, 1000] {
+            let mut w = BitWriter::new();
+            w.write_unary(zeros);
+            w.write(u64::MAX, 64);
+            let mut r = BitReader::new(w.bytes(), 0, zeros + 1).unwrap();
+            let want = if zeros < 224 { Ok(zeros) } else { Err("impossible code: unary run too long") };
+            assert_eq!(r.read_unary(), want, "{zeros} zeros");
+        }
+    }
+
+    /// A zeta code whose minimal binary part is longer than 64 bits and
+    /// whose value does not fit 64 bits is an error: for each k the
+    /// interval of u64::MAX, read as one of its largest codes (two ones,
+    /// then zeros, past the unary length): high bits set, low 64 clear.
+    #[test]
+    fn zeta_codes_past_u64_are_errors() {
+        for k in 2..=8u32 {
+            let h = 64 / k;
+            let s = (h + 1) * k;
+            let mut w = BitWriter::new();
+            w.write_unary(h as u64);
+            w.write(0b11, 2);
+            w.write(0, (s - 2).min(64));
+            w.write(0, (s - 2).saturating_sub(64));
+            assert_eq!(w.len(), (h + 1 + s) as u64);
+            let mut r = BitReader::new(w.bytes(), 0, w.len()).unwrap();
+            assert_eq!(r.read_zeta0(k), Err("impossible code: zeta value overflows"), "k {k}");
+        }
+    }
+
+    /// The one-peek path decodes every short zeta code (nothing falls to
+    /// the slow path that it states it serves), and a cut one is left
+    /// untouched for the slow path's error.
+    #[test]
+    fn short_zeta_codes_take_the_one_peek_path() {
+        for k in 2..=6u32 {
+            for x in (0..2000u64).chain([1 << 20, (1 << 24) + 7]) {
+                let mut w = BitWriter::new();
+                w.write_zeta0(x, k);
+                let len = w.len();
+                w.write(u64::MAX, 64);
+                let mut r = BitReader::new(w.bytes(), 0, len).unwrap();
+                assert_eq!(r.try_zeta0(k), Some(x), "k {k}, x {x}");
+                assert!(r.at_end(), "k {k}, x {x}");
+                let mut cut = BitReader::new(w.bytes(), 0, len - 1).unwrap();
+                assert_eq!(cut.try_zeta0(k), None, "k {k}, x {x} cut");
+                assert_eq!(cut.position(), 0);
             }
         }
     }
