@@ -298,7 +298,7 @@ impl BucketSorter {
                     let keys = bucket.records * 8;
                     let kept = bucket.records.max(reuse.1.capacity() as u64) * 4 + starts;
                     let sorted = if keys + kept + starts + reading <= slot {
-                        let held = (reuse.0.capacity() * 8 + reuse.1.capacity() * 4) as u64;
+                        let held = buffer_bytes(&reuse.0, &reuse.1);
                         match worker_budget.reserve("bucket in memory", held) {
                             Ok(held) => sort_in_memory(&bucket.path, bucket.records, first, 1 << shift, held, kept, reuse, &worker_budget),
                             Err(_) => Ok(None),
@@ -415,6 +415,12 @@ fn read_keys(path: &Path, records: u64) -> Result<Vec<u64>> {
     Ok(keys)
 }
 
+/// What a bucket's list starts and targets hold: their capacity, which is
+/// what their charge covers.
+fn buffer_bytes(start: &Vec<u64>, targets: &Vec<u32>) -> u64 {
+    (start.capacity() * 8 + targets.capacity() * 4) as u64
+}
+
 /// Counting sort by source, then sort each list. `reuse` holds buffers of
 /// an earlier bucket, so their pages are not faulted in again, charged by
 /// `held`; what the sorted bucket keeps beyond them (`kept` in all), the
@@ -466,7 +472,7 @@ fn sort_in_memory(
         targets[start[s] as usize..start[s + 1] as usize].sort_unstable();
     }
     // what it keeps is what it is charged, to the byte
-    debug_assert_eq!((start.capacity() * 8 + targets.capacity() * 4) as u64, kept.max(held.bytes()), "a sorted bucket's charge");
+    debug_assert_eq!(buffer_bytes(&start, &targets), kept.max(held.bytes()), "a sorted bucket's charge");
     Ok(Some(SortedBucket { first, start, targets, _charge: (held, rest) }))
 }
 

@@ -228,7 +228,7 @@ impl<R: SortRecord> ExternalSorter<R> {
             spare: Some(Vec::new()),
             capacity,
             dedup,
-            runs: RunFiles(Vec::new()),
+            runs: RunFiles::default(),
             spill: None,
             stats: SortStats::default(),
         })
@@ -291,7 +291,7 @@ impl<R: SortRecord> ExternalSorter<R> {
         self.wait_spill()?;
         self.buf = Vec::new();
         self.spare = None;
-        let runs = std::mem::replace(&mut self.runs, RunFiles(Vec::new()));
+        let runs = std::mem::take(&mut self.runs);
         let (budget, dir, name, dedup) = (self.budget.clone(), self.dir.clone(), self.name.clone(), self.dedup);
         let mut stats = self.stats.clone();
         drop(self); // release the sort buffers before the merge takes its readers
@@ -330,6 +330,7 @@ const fn merge_pass_beside<R>() -> u64 {
 /// Run files that are removed when dropped, unless taken: a sort that
 /// fails between its spills and its last merge, or a merge dropped half
 /// way, leaves none behind.
+#[derive(Default)]
 struct RunFiles(Vec<PathBuf>);
 
 impl Drop for RunFiles {
@@ -368,7 +369,7 @@ fn reduce_runs<R: SortRecord>(
         stats.merge_passes += 1;
         // a group's runs are removed as its merge ends; the run it makes
         // is in `next` from the start
-        let mut next = RunFiles(Vec::new());
+        let mut next = RunFiles::default();
         for (i, group) in runs.0.chunks(fan_in).enumerate() {
             if group.len() == 1 {
                 next.0.push(group[0].clone());
