@@ -3,7 +3,7 @@
 //! into runs and merged, and the budget's peak must cover it (the budget
 //! is a promise: README "Memory budget").
 
-use outcore_ingest::sort::{ExternalSorter, Key64};
+use outcore_ingest::sort::{ExternalSorter, Key64, Merged};
 use outcore_ingest::{import_file, ImportOptions, NoProgress};
 use outcore_io::heap::{heap_growth, CountingAllocator};
 use outcore_io::Budget;
@@ -14,6 +14,18 @@ static HEAP: CountingAllocator = CountingAllocator;
 
 /// The heap counters are the process's: one measured test at a time.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// The records a merge hands out from the `from`th on, against `expect`,
+/// without keeping them: how many came out in all, and how many of those
+/// were not the record expected at their place.
+fn compare_as_it_streams(merged: &mut Merged<Key64>, expect: &[u64], from: usize) -> Result<(usize, usize), outcore_ingest::IngestError> {
+    let (mut count, mut wrong) = (from, 0);
+    while let Some(Key64(r)) = merged.next()? {
+        wrong += usize::from(expect.get(count) != Some(&r));
+        count += 1;
+    }
+    Ok((count, wrong))
+}
 
 /// Small sort buffers (some 200 runs) under a budget that merges them all
 /// at once, and one that needs passes before the last merge: the heap
@@ -36,11 +48,7 @@ fn the_external_sort_charges_what_it_allocates() {
                 sorter.push(Key64(r))?;
             }
             let mut merged = sorter.finish()?;
-            let (mut count, mut wrong) = (0, 0);
-            while let Some(Key64(r)) = merged.next()? {
-                wrong += usize::from(expect.get(count) != Some(&r));
-                count += 1;
-            }
+            let (count, wrong) = compare_as_it_streams(&mut merged, &expect, 0)?;
             Ok((count, wrong, merged.stats.merge_passes))
         });
         let (count, wrong, passes) = out.unwrap();
@@ -81,12 +89,7 @@ fn the_final_merge_charges_its_pipe() {
     let (rest, growth) = heap_growth(|| -> Result<(usize, usize), outcore_ingest::IngestError> {
         // the merge thread fills the pipe meanwhile
         std::thread::sleep(std::time::Duration::from_millis(200));
-        let (mut count, mut wrong) = (1, 0);
-        while let Some(Key64(r)) = merged.next()? {
-            wrong += usize::from(expect.get(count) != Some(&r));
-            count += 1;
-        }
-        Ok((count, wrong))
+        compare_as_it_streams(&mut merged, &expect, 1)
     });
     assert_eq!(first.map(|k| k.0), expect.first().copied());
     assert_eq!(rest.unwrap(), (expect.len(), 0), "records out, and out of place");
