@@ -790,6 +790,26 @@ mod tests {
         assert_eq!(read, Err("impossible code: Elias-Fano values descend"));
     }
 
+    /// A value whose high part, shifted past its low bits, does not fit 64
+    /// bits is an error; the largest that fits is read back.
+    #[test]
+    fn elias_fano_values_wider_than_64_bits_are_refused() {
+        // wide low parts: the high parts' unary codes stay short
+        for low_bits in [50u32, 53, 56] {
+            let fits = u64::MAX >> low_bits;
+            for (high, wide) in [(fits, false), (fits + 1, true)] {
+                let w = raw_sequence(low_bits, &[3], &[high]);
+                let mut got = [0; 1];
+                let read = read_sequence(&w, w.len(), low_bits, 0, &mut got);
+                if wide {
+                    assert_eq!(read, Err("impossible code: Elias-Fano value wider than 64 bits"), "{low_bits} low bits, high {high}");
+                } else {
+                    assert_eq!(read, Ok(high << low_bits | 3), "{low_bits} low bits, high {high}");
+                }
+            }
+        }
+    }
+
     /// A sequence with no low parts at the stream's first bit: its high
     /// parts start there, and its last one ends it (one bit short, the
     /// high parts run out).
