@@ -810,6 +810,50 @@ mod tests {
         }
     }
 
+    /// The shortest sequence of its length (every value's high part the
+    /// one before's) that ends exactly at the stream's end reads back; one
+    /// bit less is too short.
+    #[test]
+    fn the_shortest_elias_fano_sequence_fits_its_bits_exactly() {
+        for low_bits in [0u32, 1, 2, 7, 56] {
+            for count in [1usize, 2, 5, 64] {
+                let lows: Vec<u64> = (0..count as u64).map(|i| i.min((1 << low_bits) - 1)).collect();
+                let w = raw_sequence(low_bits, &lows, &vec![0; count]);
+                assert_eq!(w.len(), count as u64 * (low_bits as u64 + 1));
+                let mut got = vec![0; count];
+                let last = read_sequence(&w, w.len(), low_bits, 0, &mut got);
+                assert_eq!(last, Ok(lows[count - 1]), "{count} values of {low_bits} low bits");
+                let want: Vec<u64> = lows.iter().enumerate().map(|(rank, &low)| low + rank as u64).collect();
+                assert_eq!(got, want, "{count} values of {low_bits} low bits");
+                let cut = read_sequence(&w, w.len() - 1, low_bits, 0, &mut got);
+                assert_eq!(cut, Err(PAST_END), "{count} values of {low_bits} low bits, one bit short");
+            }
+        }
+    }
+
+    /// Gamma and zeta codes longer than any 64-bit value's are errors that
+    /// say so, whatever follows them.
+    #[test]
+    fn codes_too_long_for_64_bits_are_errors() {
+        for zeros in [65u64, 66, 100, 127] {
+            let mut w = BitWriter::new();
+            w.write_unary(zeros);
+            w.write(0, 64);
+            w.write(0, 64);
+            let mut r = BitReader::new(w.bytes(), 0, w.len()).unwrap();
+            assert_eq!(r.read_gamma0(), Err("impossible code: gamma longer than 64 bits"), "{zeros} zeros");
+        }
+        // h k > 64 while h + k and h / k are not
+        for (h, k) in [(33u64, 2u32), (40, 2), (22, 3), (17, 4)] {
+            let mut w = BitWriter::new();
+            w.write_unary(h);
+            w.write(u64::MAX, 64);
+            w.write(u64::MAX, 64);
+            let mut r = BitReader::new(w.bytes(), 0, w.len()).unwrap();
+            assert_eq!(r.read_zeta0(k), Err("impossible code: zeta longer than 64 bits"), "h {h}, k {k}");
+        }
+    }
+
     /// A sequence with no low parts at the stream's first bit: its high
     /// parts start there, and its last one ends it (one bit short, the
     /// high parts run out).
