@@ -336,7 +336,8 @@ impl ListDecoder for GaprefDecoder {
 /// is an impossible code.
 #[inline]
 fn merge(a: &[u64], b: &[u64], out: &mut Vec<u64>) -> Result<(), &'static str> {
-    out.reserve(a.len() + b.len());
+    // exactly: the decoder's charge counts entries, not a doubling's spare room
+    out.reserve_exact(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         if a[i] < b[j] {
@@ -362,6 +363,7 @@ fn merge(a: &[u64], b: &[u64], out: &mut Vec<u64>) -> Result<(), &'static str> {
 /// stays where it is. An id already in the list is an impossible code.
 fn insert_ascending(list: &mut Vec<u64>, ids: &[u64]) -> Result<(), &'static str> {
     let mut below = list.len();
+    list.reserve_exact(ids.len());
     list.resize(below + ids.len(), 0);
     for (left, &id) in ids.iter().enumerate().rev() {
         if below == 0 {
@@ -497,6 +499,8 @@ impl GaprefDecoder {
         if r > 0 {
             let u = vertex - r;
             let reference = &self.recent[(u % SLOTS as u64) as usize].1;
+            // what is copied is at most the reference: room for it exactly
+            self.copied.reserve_exact(reference.len());
             let runs = bits.read_gamma0()?;
             let (mut at, mut copying) = (0usize, true);
             for i in 0..runs {
@@ -591,14 +595,29 @@ mod tests {
     /// and the scans charge it to the budget): after decoding lists of up
     /// to `longest` entries, its vectors hold no more than
     /// `decoder_lists() * longest` entries, and more than `SLOTS` lists'
-    /// worth (every slot holds a long list).
+    /// worth (every slot holds a long list). Lists alike enough to copy
+    /// from each other with residuals of their own; then the same with
+    /// runs of their own too (intervals), merged with the copied ids.
     #[test]
     fn the_decoder_keeps_no_more_lists_than_it_states() {
         let longest = 5_000u64;
-        // lists alike enough to copy from each other, and residuals of their own
-        let lists: Vec<Vec<u64>> =
+        let copied_and_residuals: Vec<Vec<u64>> =
             (0..3 * SLOTS as u64).map(|v| (0..longest).map(|k| k * 5 + if k % 7 == v % 7 { 1 } else { 0 }).collect()).collect();
-        let (index, w) = one_block(&lists);
+        let copied_and_intervals: Vec<Vec<u64>> = (0..3 * SLOTS as u64)
+            .map(|v| {
+                (0..longest / 2)
+                    .map(|k| k * 5 + if k % 7 == v % 7 { 1 } else { 0 })
+                    .chain((0..longest / 2).map(|k| 1 << 30 | v << 20 | k))
+                    .collect()
+            })
+            .collect();
+        for lists in [copied_and_residuals, copied_and_intervals] {
+            decoder_keeps_no_more_than_it_states(&lists, longest);
+        }
+    }
+
+    fn decoder_keeps_no_more_than_it_states(lists: &[Vec<u64>], longest: u64) {
+        let (index, w) = one_block(lists);
         let entry = |u: u64| (index[u as usize], index[u as usize + 1]);
         let src = ListSource { vertices: u64::MAX, bytes: w.bytes(), first_byte: 0, first_vertex: 0, entry: &entry };
         let mut decoder = GaprefDecoder::new(true);
@@ -618,6 +637,24 @@ mod tests {
             GAPREF.decoder_lists()
         );
         assert!(all > SLOTS as u64 * longest, "the decoder keeps only {all} entries");
+        // `release_above(n)` lets go of exactly the buffers that hold more
+        // than n entries: from the largest down, one size at a time
+        let capacities = |d: &GaprefDecoder| {
+            d.recent
+                .iter()
+                .map(|(_, l)| l.capacity())
+                .chain([&d.copied, &d.extras, &d.merged].iter().map(|l| l.capacity()))
+                .collect::<Vec<usize>>()
+        };
+        let held = capacities(&decoder);
+        let mut sizes = held.clone();
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
+        sizes.dedup();
+        for &n in &sizes {
+            decoder.release_above(n);
+            let expect: Vec<usize> = held.iter().map(|&c| if c > n { 0 } else { c }).collect();
+            assert_eq!(capacities(&decoder), expect, "after release_above({n})");
+        }
         // let go of every list longer than 100: nothing is left; decoding
         // the last list again (the lists it refers to, and the scratch
         // lists) holds no more than `decoder_lists_in_flight` lists of it
@@ -900,5 +937,103 @@ mod tests {
         enc.encode(11, &b, &mut w);
         assert!(w.len() - first < first / 2, "second list {} bits, first {first}", w.len() - first);
         assert!(first < 13 * 8, "{first} bits for 13 ids");
+    }
+
+    /// Runs of at least [`MIN_INTERVAL`] consecutive ids go as intervals
+    /// (left end and length), shorter ones as residuals.
+    #[test]
+    fn runs_of_consecutive_ids_are_intervals() {
+        let header = |list: &[u64]| {
+            let mut w = BitWriter::new();
+            GAPREF.encoder().encode(5, list, &mut w);
+            let mut r = BitReader::new(w.bytes(), 0, w.len()).unwrap();
+            let reference = r.read_unary().unwrap();
+            let intervals: Vec<(u64, u64)> =
+                (0..r.read_gamma0().unwrap()).map(|_| (r.read_gamma0().unwrap(), r.read_gamma0().unwrap())).collect();
+            (reference, intervals, w.len())
+        };
+        // 1000 ids in a run: one interval, from 995 past the vertex, of
+        // 996 more than the shortest, in some fifty bits
+        let (reference, intervals, bits) = header(&(1000..2000).collect::<Vec<u64>>());
+        assert_eq!((reference, intervals), (0, vec![(zigzag(995), 996)]));
+        assert!(bits < 64, "{bits} bits for one run of 1000");
+        // two runs and a residual: the second interval's left end counts
+        // from two past the first's right end
+        let list: Vec<u64> = (1000..1010).chain(1020..1030).chain([3000]).collect();
+        let (_, intervals, _) = header(&list);
+        assert_eq!(intervals, vec![(zigzag(995), 6), (9, 6)]);
+        // runs one shorter than an interval are residuals
+        let list: Vec<u64> = (0..20).map(|k| 100 + k / 3 * 10 + k % 3).collect();
+        let (_, intervals, _) = header(&list);
+        assert_eq!(intervals, vec![]);
+        round_trip(Encoding::Gapref, &[list, (1000..1010).chain(1020..1030).chain([3000]).collect()]);
+    }
+
+    /// The encoder codes residuals as Elias-Fano exactly when that (mark
+    /// included) is no longer than zeta_3 gaps. Both forms are written
+    /// here independently of the encoder's plan: zeta gaps by revision 1,
+    /// Elias-Fano by hand at every width, the shortest taken. Lists are
+    /// drawn near the two forms' tie (gaps near 2^8) at every length up to
+    /// 80, so the count's code changes length among them.
+    #[test]
+    fn the_encoder_takes_the_shorter_residual_code() {
+        let vertex = 10u64;
+        let encoded = |codec: &Gapref, list: &[u64]| {
+            let mut w = BitWriter::new();
+            codec.encoder().encode(vertex, list, &mut w);
+            w
+        };
+        let decode = |w: &BitWriter| {
+            let end = w.len();
+            let entry = |_: u64| (0, end);
+            let src = ListSource { vertices: 1 << 40, bytes: w.bytes(), first_byte: 0, first_vertex: 0, entry: &entry };
+            let mut out = Vec::new();
+            GAPREF.decoder().decode(vertex, 0, end, &src, &mut out).map(|()| out)
+        };
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let (mut near_ties, mut both_chosen) = (0, [0, 0]);
+        for case in 0..6_000u64 {
+            let len = 2 + case % 79;
+            let spread = 5 + case / 79 % 6;
+            let mut id = 1_000u64;
+            let list: Vec<u64> = (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    id += 2 + x % (1 << spread);
+                    id
+                })
+                .collect();
+            let zeta = encoded(&GAPREF_ZETA_ONLY, &list).len();
+            let (first, rest) = (list[0], &list[1..]);
+            let values: Vec<u64> = rest.iter().enumerate().map(|(rank, &y)| y - first - 1 - rank as u64).collect();
+            let elias_fano = (0..=56)
+                .map(|low_bits| {
+                    let mut w = BitWriter::new();
+                    w.write_unary(WINDOW + 1);
+                    w.write_gamma0(0);
+                    w.write_zeta0(zigzag(first as i128 - vertex as i128), ZETA_K);
+                    w.write_gamma0(values.len() as u64 - 1);
+                    w.write(low_bits, 6);
+                    w.write_elias_fano(&values, low_bits as u32);
+                    w
+                })
+                .min_by_key(|w| w.len())
+                .unwrap();
+            assert_eq!(decode(&elias_fano).as_ref(), Ok(&list), "the hand-written Elias-Fano form");
+            let chosen = encoded(&GAPREF, &list);
+            let mut r = BitReader::new(chosen.bytes(), 0, chosen.len()).unwrap();
+            let took_elias_fano = r.read_unary().unwrap() > WINDOW;
+            assert_eq!(
+                (took_elias_fano, chosen.len()),
+                (elias_fano.len() <= zeta, elias_fano.len().min(zeta)),
+                "{len} ids, gaps up to 2^{spread}: Elias-Fano {} bits, zeta gaps {zeta}",
+                elias_fano.len()
+            );
+            near_ties += (elias_fano.len().abs_diff(zeta) <= 1) as u32;
+            both_chosen[took_elias_fano as usize] += 1;
+        }
+        assert!(near_ties >= 50 && both_chosen.iter().all(|&n| n >= 500), "{near_ties} near ties; chosen {both_chosen:?}");
     }
 }
