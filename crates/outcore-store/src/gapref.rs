@@ -924,6 +924,89 @@ mod tests {
             w.write_unary(0);
         });
         assert!(wide.unwrap_err().contains("wider than 56"));
+        // as many values as bits left: valid when each is a bare one
+        assert_eq!(elias_fano_list(2, 0, &[], &[0, 0], 0).unwrap(), vec![20, 21, 22]);
+        // more values claimed than bits left, refused before reading them
+        let err = err(20, &[1, 2, 2], &[0, 0, 1], 0);
+        assert!(err.contains("20 residuals in 10 bits"), "{err}");
+    }
+
+    /// Residual gaps and intervals must stay inside the graph (vertex 10
+    /// of 100 here); an interval may end at its last vertex.
+    #[test]
+    fn residuals_and_intervals_past_the_graph_are_impossible_codes() {
+        let gaps = |gap: u64| {
+            decode_written(move |w| {
+                w.write_unary(0);
+                w.write_gamma0(0);
+                w.write_zeta0(zigzag(20 - 10), ZETA_K);
+                w.write_zeta0(gap, ZETA_K);
+            })
+        };
+        assert_eq!(gaps(78).unwrap(), vec![20, 99]);
+        let err = gaps(79).unwrap_err();
+        assert!(err.contains("outside the graph"), "{err}");
+        let interval = |left: i128, len: u64| {
+            decode_written(move |w| {
+                w.write_unary(0);
+                w.write_gamma0(1);
+                w.write_gamma0(zigzag(left - 10));
+                w.write_gamma0(len - MIN_INTERVAL);
+            })
+        };
+        assert_eq!(interval(96, 4).unwrap(), vec![96, 97, 98, 99]);
+        assert_eq!(interval(0, 100).unwrap(), (0..100).collect::<Vec<u64>>());
+        for (left, len) in [(97, 4), (1, 100), (98, 4), (-1, 4), (-10, 40)] {
+            let err = interval(left, len).unwrap_err();
+            assert!(err.contains("outside the graph"), "interval {left}+{len}: {err}");
+        }
+    }
+
+    /// A reference past the window, or a chain of more than [`MAX_CHAIN`]
+    /// references, is an impossible code, never a list.
+    #[test]
+    fn references_past_the_window_or_the_chain_are_impossible_codes() {
+        // vertex 0 holds 50, 60, 70; each vertex after it copies the one
+        // before (a reference of 1, no copy runs: the whole list)
+        let mut w = BitWriter::new();
+        let mut index = vec![0];
+        w.write_unary(0);
+        w.write_gamma0(0);
+        w.write_zeta0(zigzag(50), ZETA_K);
+        w.write_zeta0(9, ZETA_K);
+        w.write_zeta0(9, ZETA_K);
+        index.push(w.len());
+        for _ in 1..=MAX_CHAIN + 1 {
+            w.write_unary(1);
+            w.write_gamma0(0);
+            w.write_gamma0(0);
+            index.push(w.len());
+        }
+        // vertex MAX_CHAIN + 2 refers 8 back, past the window: to vertex 0
+        // if read as revision 1, and as 16 (Elias-Fano marked) to nothing
+        for r in [WINDOW + 1, 2 * WINDOW + 2] {
+            w.write_unary(r);
+            w.write_gamma0(0);
+            w.write_gamma0(0);
+            index.push(w.len());
+        }
+        w.align();
+        let entry = |u: u64| (index[u as usize], index[u as usize + 1]);
+        let src = ListSource { vertices: 100, bytes: w.bytes(), first_byte: 0, first_vertex: 0, entry: &entry };
+        let decode = |codec: &Gapref, v: u64| {
+            let mut out = Vec::new();
+            codec.decoder().decode(v, index[v as usize], index[v as usize + 1], &src, &mut out).map(|()| out)
+        };
+        for v in 0..=MAX_CHAIN as u64 {
+            assert_eq!(decode(&GAPREF, v), Ok(vec![50, 60, 70]), "vertex {v}");
+        }
+        let chain = decode(&GAPREF, MAX_CHAIN as u64 + 1).unwrap_err();
+        assert!(chain.contains("at chain depth 3"), "{chain}");
+        let v = MAX_CHAIN as u64 + 2;
+        let window = decode(&GAPREF_ZETA_ONLY, v).unwrap_err();
+        assert!(window.contains("reference 8 at chain depth 0"), "{window}");
+        let marked = decode(&GAPREF, v + 1).unwrap_err();
+        assert!(marked.contains("reference 8 at chain depth 0"), "{marked}");
     }
 
     #[test]
