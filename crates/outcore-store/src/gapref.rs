@@ -637,6 +637,8 @@ mod tests {
             GAPREF.decoder_lists()
         );
         assert!(all > SLOTS as u64 * longest, "the decoder keeps only {all} entries");
+        // and the statement is not loose: every slot and scratch list in use
+        assert!(2 * all > GAPREF.decoder_lists() * longest, "the decoder keeps {all} entries, under half of what it states");
         // `release_above(n)` lets go of exactly the buffers that hold more
         // than n entries: from the largest down, one size at a time
         let capacities = |d: &GaprefDecoder| {
@@ -847,6 +849,11 @@ mod tests {
 
     /// Decode one hand-written list of vertex 10 in a graph of 100.
     fn decode_written(write: impl Fn(&mut BitWriter)) -> Result<Vec<u64>, String> {
+        decode_written_by(&GAPREF, write)
+    }
+
+    /// [`decode_written`] by `codec`'s decoder.
+    fn decode_written_by(codec: &dyn Codec, write: impl Fn(&mut BitWriter)) -> Result<Vec<u64>, String> {
         let mut w = BitWriter::new();
         write(&mut w);
         let end = w.len();
@@ -854,7 +861,34 @@ mod tests {
         let entry = |_: u64| (0, end);
         let src = ListSource { vertices: 100, bytes: w.bytes(), first_byte: 0, first_vertex: 10, entry: &entry };
         let mut out = Vec::new();
-        GAPREF.decoder().decode(10, 0, end, &src, &mut out).map(|()| out)
+        codec.decoder().decode(10, 0, end, &src, &mut out).map(|()| out)
+    }
+
+    /// The revision a layout records picks its decoder: revision 2
+    /// (written since format version 3) reads residuals marked as
+    /// Elias-Fano, revision 1 (zeta gaps only) refuses the mark as a
+    /// reference past the window, and no other revision is known.
+    #[test]
+    fn the_recorded_revision_picks_the_decoder() {
+        let marked = |w: &mut BitWriter| {
+            // residuals 20, then values 1, 2, 6 as in elias_fano_list
+            w.write_unary(WINDOW + 1);
+            w.write_gamma0(0);
+            w.write_zeta0(zigzag(20 - 10), ZETA_K);
+            w.write_gamma0(2);
+            w.write(2, 6);
+            for low in [1, 2, 2] {
+                w.write(low, 2);
+            }
+            for gap in [0, 0, 1] {
+                w.write_unary(gap);
+            }
+        };
+        let revision = |r: u32| crate::codec::codec_at(Encoding::Gapref, r);
+        assert_eq!(decode_written_by(revision(2).expect("revision 2"), marked), Ok(vec![20, 22, 24, 29]));
+        let err = decode_written_by(revision(1).expect("revision 1"), marked).unwrap_err();
+        assert!(err.contains("reference 8"), "{err}");
+        assert!(revision(0).is_none() && revision(3).is_none());
     }
 
     #[test]
