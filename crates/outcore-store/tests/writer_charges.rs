@@ -51,5 +51,7 @@ fn writers_charge_what_their_lists_allocate() {
             grown <= charged + buffers + (64 << 10),
             "{what}: the heap grew {grown} bytes; {charged} charged for the lists, {buffers} for buffers"
         );
+        // nor is the charge loose: the heap grows by more than half of it
+        assert!(2 * grown > charged, "{what}: the heap grew {grown} bytes; {charged} charged for the lists");
     }
 }
