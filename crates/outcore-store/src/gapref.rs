@@ -674,6 +674,47 @@ mod tests {
         assert!(in_flight > 3 * longest, "one list and the lists it refers to took only {in_flight} entries");
     }
 
+    /// `decoder_lists_in_flight` is reached: a list at the end of a chain
+    /// of [`MAX_CHAIN`] references, the first of them all one interval
+    /// (the extras), each after it a copy of the one before (the copied
+    /// ids) and an interval of four of its own (merged with them), holds
+    /// the four lists in their slots and three scratch lists about as long.
+    #[test]
+    fn the_decoder_reaches_what_it_states_in_flight() {
+        let first = 5_000u64;
+        let mut w = BitWriter::new();
+        let mut index = vec![0];
+        w.write_unary(0);
+        w.write_gamma0(1);
+        w.write_gamma0(zigzag(1_000));
+        w.write_gamma0(first - MIN_INTERVAL);
+        index.push(w.len());
+        for v in 1..=MAX_CHAIN as u64 {
+            w.write_unary(1);
+            w.write_gamma0(0);
+            w.write_gamma0(1);
+            w.write_gamma0(zigzag(1_000_000 + 10 * v as i128 - v as i128));
+            w.write_gamma0(0);
+            index.push(w.len());
+        }
+        w.align();
+        let entry = |u: u64| (index[u as usize], index[u as usize + 1]);
+        let src = ListSource { vertices: 1 << 30, bytes: w.bytes(), first_byte: 0, first_vertex: 0, entry: &entry };
+        let last = MAX_CHAIN as u64;
+        let longest = first + 4 * last;
+        let mut decoder = GaprefDecoder::new(true);
+        let mut out = Vec::new();
+        decoder.decode(last, index[last as usize], index[last as usize + 1], &src, &mut out).unwrap();
+        let expect: Vec<u64> = (1_000..1_000 + first).chain((1..=last).flat_map(|v| 1_000_000 + 10 * v..1_000_004 + 10 * v)).collect();
+        assert_eq!(out, expect);
+        let in_flight = (decoder.recent.iter().map(|(_, l)| l.capacity()).sum::<usize>()
+            + [&decoder.copied, &decoder.extras, &decoder.merged].iter().map(|l| l.capacity()).sum::<usize>())
+            as u64;
+        let stated = GAPREF.decoder_lists_in_flight();
+        assert!(in_flight <= stated * longest, "{in_flight} entries in flight; {stated} lists of {longest} stated");
+        assert!(in_flight > (stated - 1) * longest, "only {in_flight} entries in flight; {stated} lists of {longest} stated");
+    }
+
     /// After lists that refer to none, the decoder hands lists straight to
     /// the caller without keeping them; a list that then refers to one
     /// decodes it again. Every list reads back in any order, and the
