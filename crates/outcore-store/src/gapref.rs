@@ -591,6 +591,12 @@ mod tests {
         (index, w)
     }
 
+    /// The room of every list the decoder holds, in entries: its slots',
+    /// then its scratch lists.
+    fn capacities(d: &GaprefDecoder) -> Vec<usize> {
+        d.recent.iter().map(|(_, l)| l.capacity()).chain([&d.copied, &d.extras, &d.merged].iter().map(|l| l.capacity())).collect()
+    }
+
     /// `decoder_lists` states what the decoder keeps (the traverse engine
     /// and the scans charge it to the budget): after decoding lists of up
     /// to `longest` entries, its vectors hold no more than
@@ -626,10 +632,7 @@ mod tests {
             decoder.decode(v as u64, index[v], index[v + 1], &src, &mut out).unwrap();
             assert_eq!(&out, l, "vertex {v}");
         }
-        let kept = |d: &GaprefDecoder| {
-            (d.recent.iter().map(|(_, l)| l.capacity()).sum::<usize>()
-                + [&d.copied, &d.extras, &d.merged].iter().map(|l| l.capacity()).sum::<usize>()) as u64
-        };
+        let kept = |d: &GaprefDecoder| capacities(d).iter().sum::<usize>() as u64;
         let all = kept(&decoder);
         assert!(
             all <= GAPREF.decoder_lists() * longest,
@@ -641,13 +644,6 @@ mod tests {
         assert!(2 * all > GAPREF.decoder_lists() * longest, "the decoder keeps {all} entries, under half of what it states");
         // `release_above(n)` lets go of exactly the buffers that hold more
         // than n entries: from the largest down, one size at a time
-        let capacities = |d: &GaprefDecoder| {
-            d.recent
-                .iter()
-                .map(|(_, l)| l.capacity())
-                .chain([&d.copied, &d.extras, &d.merged].iter().map(|l| l.capacity()))
-                .collect::<Vec<usize>>()
-        };
         let held = capacities(&decoder);
         let mut sizes = held.clone();
         sizes.sort_unstable_by(|a, b| b.cmp(a));
@@ -707,9 +703,7 @@ mod tests {
         decoder.decode(last, index[last as usize], index[last as usize + 1], &src, &mut out).unwrap();
         let expect: Vec<u64> = (1_000..1_000 + first).chain((1..=last).flat_map(|v| 1_000_000 + 10 * v..1_000_004 + 10 * v)).collect();
         assert_eq!(out, expect);
-        let in_flight = (decoder.recent.iter().map(|(_, l)| l.capacity()).sum::<usize>()
-            + [&decoder.copied, &decoder.extras, &decoder.merged].iter().map(|l| l.capacity()).sum::<usize>())
-            as u64;
+        let in_flight = capacities(&decoder).iter().sum::<usize>() as u64;
         let stated = GAPREF.decoder_lists_in_flight();
         assert!(in_flight <= stated * longest, "{in_flight} entries in flight; {stated} lists of {longest} stated");
         assert!(in_flight > (stated - 1) * longest, "only {in_flight} entries in flight; {stated} lists of {longest} stated");
