@@ -216,7 +216,8 @@ impl Algorithm for Bc {
         let n = store.vertices();
         let (picked, scale, exact) = pick_sources(store, &p.sources)?;
         let targets = pick_targets(store, &p.targets)?;
-        let _targets_charge = cx.budget.reserve("BC targets, and the ids given", targets.as_ref().map_or(0, |t| t.len() as u64 * 8) + p.given_bytes())?;
+        let _targets_charge =
+            cx.budget.reserve("BC targets, and the ids given", targets.as_ref().map_or(0, |t| t.len() as u64 * 8) + p.given_bytes())?;
         cx.figure("sources", picked.len());
         cx.figure("targets", targets.as_ref().map(Vec::len));
         cx.figure("exact", exact);

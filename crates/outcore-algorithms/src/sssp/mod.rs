@@ -231,3 +231,33 @@ impl Algorithm for Sssp {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--delta` must be a positive, finite number and goes with
+    /// delta-stepping only; `--method` or `--delta`, either alone, counts
+    /// as choosing the traverse engine's version (which sort-reduce
+    /// refuses rather than ignores).
+    #[test]
+    fn parse_checks_delta_and_notes_a_chosen_method() {
+        let parse = |a: Args| Sssp.parse(&a);
+        for bad in ["0", "-0", "-1", "NaN", "inf", "-inf"] {
+            let err = parse(Args::new().with("delta", bad)).unwrap_err().to_string();
+            assert!(err.contains("delta") && err.contains("positive"), "--delta {bad}: {err}");
+        }
+        for good in [0.25, f64::MIN_POSITIVE, 1e300] {
+            let p = parse(Args::new().with("delta", good)).unwrap();
+            assert_eq!((p.delta, p.delta_stepping, p.method_given), (Some(good), true, true), "--delta {good}");
+        }
+        let err = parse(Args::new().with("delta", 1).with("method", "dijkstra")).unwrap_err().to_string();
+        assert!(err.contains("no buckets"), "{err}");
+        let p = parse(Args::new().with("method", "dijkstra")).unwrap();
+        assert_eq!((p.delta, p.delta_stepping, p.method_given), (None, false, true));
+        let p = parse(Args::new().with("method", "delta-stepping")).unwrap();
+        assert_eq!((p.delta, p.delta_stepping, p.method_given), (None, true, true));
+        let p = parse(Args::new()).unwrap();
+        assert_eq!((p.delta, p.delta_stepping, p.method_given), (None, true, false));
+    }
+}
