@@ -1051,8 +1051,9 @@ mod tests {
             w.write_gamma0(0);
             index.push(w.len());
         }
-        // vertex MAX_CHAIN + 2 refers 8 back, past the window: to vertex 0
-        // if read as revision 1, and as 16 (Elias-Fano marked) to nothing
+        // vertices MAX_CHAIN + 2 and + 3 refer 8 back, past the window (and
+        // before vertex 0, so the window check must refuse it first): coded
+        // as 8 for revision 1, and as 16 (Elias-Fano marked) for revision 2
         for r in [WINDOW + 1, 2 * WINDOW + 2] {
             w.write_unary(r);
             w.write_gamma0(0);
