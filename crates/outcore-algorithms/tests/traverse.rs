@@ -425,6 +425,38 @@ fn zero_weights_keep_the_parents_a_tree() {
     }
 }
 
+/// A distance on a bucket's boundary: 4405 / (881 / 3) rounds to 14.999...,
+/// bucket 14, while 15 * (881 / 3) rounds to 4405, so a bucket's end taken
+/// as `(b + 1) * delta` left vertex 1 in bucket 14 yet outside its rounds,
+/// and delta-stepping looked for it there forever. It settles in bucket
+/// 14, its neighbour in 15: three buckets, Dijkstra's distances.
+#[test]
+fn a_distance_on_a_bucket_boundary_is_settled_in_its_bucket() {
+    use outcore_algorithms::sssp::delta::{sssp_delta, state_bytes};
+    let delta = 881.0 / 3.0;
+    assert_eq!(((4405.0f64 / delta) as u64, 15.0 * delta), (14, 4405.0), "the boundary this test is about");
+    let (sent, results) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let dir = tempfile::tempdir().unwrap();
+        let edges = dir.path().join("boundary.wel");
+        std::fs::write(&edges, "0 1 4405\n1 2 1\n").unwrap();
+        let case = import(&edges, ImportOptions { directed: Some(true), weighted: true, ..Default::default() });
+        let ids = case.store.id_map(&Budget::unlimited()).unwrap();
+        let dense: Vec<u64> = (0..3).map(|v| (0..3).find(|&d| ids.original(d) == v).unwrap()).collect();
+        let (budget, eng) = engine(&case.store, "out", ("large", true), state_bytes(3, 2));
+        let (got, used) = sssp_delta(&eng, dense[0], Some(delta), &budget).unwrap();
+        let dist: Vec<f64> = dense.iter().map(|&d| got.dist[d as usize]).collect();
+        sent.send((dist, got.buckets, used)).unwrap();
+    });
+    let (dist, buckets, used) = match results.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(got) => got,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("delta-stepping ran for a minute on three vertices: a hang"),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => panic!("the run failed (its panic is above)"),
+    };
+    assert_eq!(dist, [0.0, 4405.0, 4406.0]);
+    assert_eq!((buckets, used), (3, delta), "buckets 0, 14 and 15, of the width asked for");
+}
+
 /// Delta-stepping reads each round's lists on every core: on the weighted
 /// real graph and a skewed weighted graph in three encodings (CEESOR
 /// stores weights in another order), with buckets far narrower than an

@@ -4,7 +4,7 @@
 //! lists and weights are read in id order on every core
 //! ([`Traverse::par_weighted_lists`], a reader and a run-ahead per piece),
 //! the relaxations they offer are applied in that order by one thread, and
-//! the vertices whose distance dropped below the bucket's end make the next
+//! the vertices whose distance dropped into the bucket make the next
 //! round. (Every edge is relaxed in each round, light or heavy: Meyer and
 //! Sanders' split saves re-relaxing heavy edges, not memory.)
 //!
@@ -78,8 +78,7 @@ pub fn sssp_delta(g: &Traverse, root: u64, delta: Option<f64>, budget: &Budget) 
     let (mut arcs, mut buckets) = (0u64, 0u64);
     while let Some(bucket) = lowest_bucket(&tentative, &dist, delta) {
         buckets += 1;
-        let end = (bucket + 1) as f64 * delta;
-        members(&tentative, &dist, end, &mut round);
+        members(&tentative, &dist, delta, bucket, &mut round);
         while !round.is_empty() {
             for &v in &round {
                 tentative.unset(v as u64);
@@ -112,7 +111,7 @@ pub fn sssp_delta(g: &Traverse, root: u64, delta: Option<f64>, budget: &Budget) 
                             dist[v as usize] = nd;
                             parent[v as usize] = u;
                             tentative.set(v as u64);
-                            if nd < end && !queued.get(v as u64) {
+                            if bucket_of(nd, delta) == bucket && !queued.get(v as u64) {
                                 queued.set(v as u64);
                                 next.push(v);
                             }
@@ -134,6 +133,15 @@ pub fn sssp_delta(g: &Traverse, root: u64, delta: Option<f64>, budget: &Budget) 
     Ok((ShortestPaths::from_parts(root, dist, parent, reached, arcs, charge).with_buckets(buckets), delta))
 }
 
+/// The bucket of width `delta` a distance falls in. Membership is decided by
+/// this one quotient everywhere: `d < (b + 1) * delta` is not the same test
+/// (the product can round down to `d` while the quotient rounds below
+/// `b + 1`: 4405 / (881 / 3) is 14.999..., yet 15 * (881 / 3) is 4405), and
+/// mixing the two left such a vertex in no round of its own bucket, forever.
+fn bucket_of(d: f64, delta: f64) -> u64 {
+    (d / delta) as u64
+}
+
 /// The lowest bucket holding a tentative vertex, on every core.
 fn lowest_bucket(tentative: &Bitmap, dist: &[f64], delta: f64) -> Option<u64> {
     tentative
@@ -141,12 +149,12 @@ fn lowest_bucket(tentative: &Bitmap, dist: &[f64], delta: f64) -> Option<u64> {
         .par_iter()
         .enumerate()
         .filter(|(_, &w)| w != 0)
-        .filter_map(|(i, &w)| bits(w).map(|b| (dist[i * 64 + b] / delta) as u64).min())
+        .filter_map(|(i, &w)| bits(w).map(|b| bucket_of(dist[i * 64 + b], delta)).min())
         .min()
 }
 
-/// The tentative vertices below `end`, ascending, into `out`.
-fn members(tentative: &Bitmap, dist: &[f64], end: f64, out: &mut Vec<u32>) {
+/// The tentative vertices in `bucket` (none is in a lower one), ascending, into `out`.
+fn members(tentative: &Bitmap, dist: &[f64], delta: f64, bucket: u64, out: &mut Vec<u32>) {
     const WORDS: usize = 1024;
     out.clear();
     let found: Vec<Vec<u32>> = tentative
@@ -157,7 +165,7 @@ fn members(tentative: &Bitmap, dist: &[f64], end: f64, out: &mut Vec<u32>) {
             let mut found = Vec::new();
             for (i, &w) in words.iter().enumerate() {
                 let base = (c * WORDS + i) * 64;
-                found.extend(bits(w).map(|b| base + b).filter(|&v| dist[v] < end).map(|v| v as u32));
+                found.extend(bits(w).map(|b| base + b).filter(|&v| bucket_of(dist[v], delta) == bucket).map(|v| v as u32));
             }
             found
         })
