@@ -390,6 +390,26 @@ fn sssp_equals_dijkstra_reference() {
     }
 }
 
+/// Runs `work` on a thread of its own and returns the `count` results it
+/// sends; a result that takes a minute fails the test as a hang of `what`
+/// (a hung run would otherwise block the suite until CI's limit).
+fn within_a_minute<T: Send + 'static>(
+    count: usize,
+    what: &str,
+    work: impl FnOnce(std::sync::mpsc::Sender<T>) + Send + 'static,
+) -> Vec<T> {
+    use std::sync::mpsc::RecvTimeoutError;
+    let (sent, results) = std::sync::mpsc::channel();
+    std::thread::spawn(move || work(sent));
+    (0..count)
+        .map(|_| match results.recv_timeout(std::time::Duration::from_secs(60)) {
+            Ok(got) => got,
+            Err(RecvTimeoutError::Timeout) => panic!("{what} ran for a minute: a hang"),
+            Err(RecvTimeoutError::Disconnected) => panic!("{what} failed (its panic is above)"),
+        })
+        .collect()
+}
+
 /// Zero weights: a cycle of them leaves the parents a tree (a vertex keeps
 /// the parent that first gave it its distance), in Dijkstra and in
 /// delta-stepping.
@@ -397,8 +417,7 @@ fn sssp_equals_dijkstra_reference() {
 fn zero_weights_keep_the_parents_a_tree() {
     use outcore_algorithms::sssp::delta::{sssp_delta, state_bytes};
     // a zero-weight cycle relaxed forever would hang: the runs get a minute
-    let (sent, results) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
+    let runs = within_a_minute(2, "SSSP over zero-weight edges", |sent| {
         let dir = tempfile::tempdir().unwrap();
         let zeros = dir.path().join("zeros.wel");
         std::fs::write(&zeros, "0 1 1.0\n1 2 0.0\n2 1 0.0\n2 3 0.0\n").unwrap();
@@ -414,12 +433,7 @@ fn zero_weights_keep_the_parents_a_tree() {
             sent.send((what, dist, parent)).unwrap();
         }
     });
-    for _ in 0..2 {
-        let (what, dist, parent) = match results.recv_timeout(std::time::Duration::from_secs(60)) {
-            Ok(got) => got,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("SSSP over zero-weight edges ran for a minute: a hang"),
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => panic!("the SSSP runs failed (their panic is above)"),
-        };
+    for (what, dist, parent) in runs {
         assert_eq!(dist, [0.0, 1.0, 1.0, 1.0], "{what}");
         assert_eq!(parent, [0, 0, 1, 2], "{what}: parents");
     }
@@ -435,8 +449,7 @@ fn a_distance_on_a_bucket_boundary_is_settled_in_its_bucket() {
     use outcore_algorithms::sssp::delta::{sssp_delta, state_bytes};
     let delta = 881.0 / 3.0;
     assert_eq!(((4405.0f64 / delta) as u64, 15.0 * delta), (14, 4405.0), "the boundary this test is about");
-    let (sent, results) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
+    let (dist, buckets, used) = within_a_minute(1, "delta-stepping on three vertices", move |sent| {
         let dir = tempfile::tempdir().unwrap();
         let edges = dir.path().join("boundary.wel");
         std::fs::write(&edges, "0 1 4405\n1 2 1\n").unwrap();
@@ -447,12 +460,8 @@ fn a_distance_on_a_bucket_boundary_is_settled_in_its_bucket() {
         let (got, used) = sssp_delta(&eng, dense[0], Some(delta), &budget).unwrap();
         let dist: Vec<f64> = dense.iter().map(|&d| got.dist[d as usize]).collect();
         sent.send((dist, got.buckets, used)).unwrap();
-    });
-    let (dist, buckets, used) = match results.recv_timeout(std::time::Duration::from_secs(60)) {
-        Ok(got) => got,
-        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("delta-stepping ran for a minute on three vertices: a hang"),
-        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => panic!("the run failed (its panic is above)"),
-    };
+    })
+    .remove(0);
     assert_eq!(dist, [0.0, 4405.0, 4406.0]);
     assert_eq!((buckets, used), (3, delta), "buckets 0, 14 and 15, of the width asked for");
 }
