@@ -146,3 +146,31 @@ fn validation_counts_a_loop_in_the_component_once() {
     let tree = bfs(&mut eng, 0, &budget).unwrap();
     assert_eq!(validate_bfs(&st, 0, &tree.parent, &tree.level, &budget).unwrap().unwrap().edges, 4);
 }
+
+/// The SSSP validator with no root to go by (none asked for, none in the
+/// report) takes the vertex at distance 0 as the root, and passes a
+/// correct run so; sort-reduce refuses `--method` and `--delta`, which
+/// choose the traverse engine's version, rather than running Bellman-Ford
+/// in their place, and runs when neither is given.
+#[test]
+fn sssp_validation_finds_the_root_at_distance_zero_and_sortreduce_refuses_a_method() {
+    use outcore_algorithms::run::{execute, validate, Algorithm, RunOptions};
+    use outcore_algorithms::sssp::Sssp;
+    use outcore_algorithms::{Args, Engine, EngineChoice, Error};
+    let (_d, st) = store("netscience.csv", ImportOptions { directed: Some(false), weighted: true, ..Default::default() });
+    let on = |engine| RunOptions { memory: 1 << 40, engine: EngineChoice::Fixed(engine), ..Default::default() };
+    let defaults = Sssp.parse(&Args::new()).unwrap();
+    let mut run = execute(&Sssp, &st, &defaults, &on(Engine::Traverse)).unwrap();
+    assert!(run.report.figures.remove("root").is_some(), "the run reports its root");
+    let verdict = validate(&Sssp, &st, &defaults, &run).unwrap();
+    assert!(verdict.passed, "without a root figure: {}", verdict.detail);
+    for chosen in [Args::new().with("method", "dijkstra"), Args::new().with("method", "delta-stepping"), Args::new().with("delta", 0.5)] {
+        let p = Sssp.parse(&chosen).unwrap();
+        match execute(&Sssp, &st, &p, &on(Engine::SortReduce)) {
+            Err(Error::Unsupported { engine: Engine::SortReduce, why, .. }) => assert!(why.contains("--method"), "{chosen:?}: {why}"),
+            Err(e) => panic!("{chosen:?} on sort-reduce: {e}"),
+            Ok(_) => panic!("{chosen:?} on sort-reduce ran"),
+        }
+    }
+    assert_eq!(execute(&Sssp, &st, &defaults, &on(Engine::SortReduce)).unwrap().report.engine, Engine::SortReduce);
+}
