@@ -466,6 +466,33 @@ fn a_distance_on_a_bucket_boundary_is_settled_in_its_bucket() {
     assert_eq!((buckets, used), (3, delta), "buckets 0, 14 and 15, of the width asked for");
 }
 
+/// `sssp_delta` checks the width it is given itself (a library caller
+/// need not go through `--delta`'s parsing): zero, a negative, an infinite
+/// and a NaN width are errors naming `delta`; a positive width runs.
+#[test]
+fn delta_stepping_refuses_a_width_that_is_not_a_positive_number() {
+    use outcore_algorithms::sssp::delta::{sssp_delta, state_bytes};
+    let widths = within_a_minute(6, "delta-stepping with a bad width", |sent| {
+        let dir = tempfile::tempdir().unwrap();
+        let edges = dir.path().join("path.wel");
+        std::fs::write(&edges, "0 1 2.5\n1 2 1\n").unwrap();
+        let case = import(&edges, ImportOptions { directed: Some(true), weighted: true, ..Default::default() });
+        let (budget, eng) = engine(&case.store, "out", ("large", true), state_bytes(3, 2));
+        for width in [0.0, -0.0, -1.0, f64::INFINITY, f64::NAN, 0.5] {
+            let got = sssp_delta(&eng, 0, Some(width), &budget).map(|(sp, used)| (sp.reached, used)).map_err(|e| e.to_string());
+            sent.send((width, got)).unwrap();
+        }
+    });
+    for (width, got) in widths {
+        if width == 0.5 {
+            assert_eq!(got, Ok((3, 0.5)), "width {width}");
+        } else {
+            let err = got.expect_err(&format!("width {width} ran"));
+            assert!(err.contains("delta") && err.contains("positive"), "width {width}: {err}");
+        }
+    }
+}
+
 /// Delta-stepping reads each round's lists on every core: on the weighted
 /// real graph and a skewed weighted graph in three encodings (CEESOR
 /// stores weights in another order), with buckets far narrower than an
