@@ -493,6 +493,49 @@ fn delta_stepping_refuses_a_width_that_is_not_a_positive_number() {
     }
 }
 
+/// A round's offers are applied in the id order of the vertices that made
+/// them, each only where it is shorter than the distance then held: 1 and
+/// 2 (distance 1, one round of bucket 1 at the default width 1) both offer
+/// 3, 4 and 5 a path; the larger offer comes second for 3 or for 4 in
+/// either id order, and must not replace the smaller, and 5's two equal
+/// offers leave it the parent in lower id order (the first to offer). A
+/// relaxation through a weight over 1 is kept although its product with
+/// the distance would not be shorter (3 + 4 < 10 < 3 * 4).
+#[test]
+fn delta_stepping_applies_a_round_s_offers_in_id_order_when_shorter() {
+    use outcore_algorithms::sssp::delta::{sssp_delta, state_bytes};
+    let cases: [(&str, &[f64], &[Option<u64>]); 2] = [
+        (
+            "0 1 1\n0 2 1\n1 3 1\n2 3 2\n1 4 2\n2 4 1\n1 5 1\n2 5 1\n",
+            &[0.0, 1.0, 1.0, 2.0, 2.0, 2.0],
+            // the parent of 5: whichever of 1 and 2 is lower in dense ids
+            &[Some(0), Some(0), Some(0), Some(1), Some(2), None],
+        ),
+        ("0 1 3\n0 2 10\n1 2 4\n", &[0.0, 3.0, 7.0], &[Some(0), Some(0), Some(1)]),
+    ];
+    for (text, want_dist, want_parent) in cases {
+        let runs = within_a_minute(1, "delta-stepping on a few vertices", move |sent| {
+            let dir = tempfile::tempdir().unwrap();
+            let edges = dir.path().join("offers.wel");
+            std::fs::write(&edges, text).unwrap();
+            let case = import(&edges, ImportOptions { directed: Some(true), weighted: true, ..Default::default() });
+            let n = case.store.vertices();
+            let ids = case.store.id_map(&Budget::unlimited()).unwrap();
+            let dense: Vec<u64> = (0..n).map(|v| (0..n).find(|&d| ids.original(d) == v).unwrap()).collect();
+            let (budget, eng) = engine(&case.store, "out", ("large", true), state_bytes(n, case.store.manifest().arcs));
+            let (got, used) = sssp_delta(&eng, dense[0], None, &budget).unwrap();
+            let dist: Vec<f64> = dense.iter().map(|&d| got.dist[d as usize]).collect();
+            let parent: Vec<u64> = dense.iter().map(|&d| ids.original(got.parent[d as usize] as u64)).collect();
+            let first_of_1_and_2 = if dense[1] < dense[2] { 1 } else { 2 };
+            sent.send((dist, parent, used, first_of_1_and_2)).unwrap();
+        });
+        let (dist, parent, used, first) = runs.into_iter().next().unwrap();
+        assert_eq!(dist, want_dist, "{text:?}: distances (width {used})");
+        let want: Vec<u64> = want_parent.iter().map(|p| p.unwrap_or(first)).collect();
+        assert_eq!(parent, want, "{text:?}: parents");
+    }
+}
+
 /// Delta-stepping reads each round's lists on every core: on the weighted
 /// real graph and a skewed weighted graph in three encodings (CEESOR
 /// stores weights in another order), with buckets far narrower than an
