@@ -504,11 +504,12 @@ fn delta_stepping_refuses_a_width_that_is_not_a_positive_number() {
 #[test]
 fn delta_stepping_applies_a_round_s_offers_in_id_order_when_shorter() {
     use outcore_algorithms::sssp::delta::{sssp_delta, state_bytes};
-    let cases: [(&str, &[f64], &[Option<u64>]); 2] = [
+    // edges, distances, parents (None: the lower of 1 and 2 in dense ids)
+    type Expected = (&'static str, &'static [f64], &'static [Option<u64>]);
+    let cases: [Expected; 2] = [
         (
             "0 1 1\n0 2 1\n1 3 1\n2 3 2\n1 4 2\n2 4 1\n1 5 1\n2 5 1\n",
             &[0.0, 1.0, 1.0, 2.0, 2.0, 2.0],
-            // the parent of 5: whichever of 1 and 2 is lower in dense ids
             &[Some(0), Some(0), Some(0), Some(1), Some(2), None],
         ),
         ("0 1 3\n0 2 10\n1 2 4\n", &[0.0, 3.0, 7.0], &[Some(0), Some(0), Some(1)]),
