@@ -537,6 +537,42 @@ fn delta_stepping_applies_a_round_s_offers_in_id_order_when_shorter() {
     }
 }
 
+/// More vertices than one piece of the search for a bucket's members
+/// (1,024 bitmap words, 65,536 vertices): a star of 70,000 leaves, each
+/// leaf with an edge to the next, is settled in every piece, with
+/// Dijkstra's distances, on one thread and on two.
+#[test]
+fn delta_stepping_finds_a_bucket_s_members_past_the_first_65536_vertices() {
+    use outcore_algorithms::sssp::delta::{sssp_delta, state_bytes};
+    let results = within_a_minute(2, "delta-stepping over 70,001 vertices", |sent| {
+        let dir = tempfile::tempdir().unwrap();
+        let edges = dir.path().join("star.wel");
+        let leaves = 70_000u64;
+        let mut text = String::new();
+        for v in 1..=leaves {
+            text.push_str(&format!("0 {v} {}\n", 1 + v % 7));
+            if v < leaves {
+                text.push_str(&format!("{v} {} 0.5\n", v + 1));
+            }
+        }
+        std::fs::write(&edges, text).unwrap();
+        let case = import(&edges, ImportOptions { directed: Some(true), weighted: true, ..Default::default() });
+        let (n, arcs) = (case.store.vertices(), case.store.manifest().arcs);
+        let (budget, mut eng) = engine(&case.store, "out", ("large", true), ShortestPaths::state_bytes(n) + state_bytes(n, arcs));
+        let root = (0..n).find(|&d| case.store.id_map(&Budget::unlimited()).unwrap().original(d) == 0).unwrap();
+        let want = sssp(&mut eng, root, &budget).unwrap();
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let (got, _) = pool.install(|| sssp_delta(&eng, root, None, &budget)).unwrap();
+            sent.send((threads, n, got.reached, got.dist == want.dist)).unwrap();
+        }
+    });
+    for (threads, n, reached, same) in results {
+        assert_eq!(reached, n, "{threads} threads: every vertex reached");
+        assert!(same, "{threads} threads: distances differ from Dijkstra's");
+    }
+}
+
 /// Delta-stepping reads each round's lists on every core: on the weighted
 /// real graph and a skewed weighted graph in three encodings (CEESOR
 /// stores weights in another order), with buckets far narrower than an
