@@ -385,7 +385,7 @@ fn table(algorithms: Vec<&'static dyn Registered>) {
                     sets.extend(other_args(alg, &roots(&st, &g), st.manifest().arcs));
                 }
                 for a in sets {
-                    let want = match alg.reference(&st, &g, &a) {
+                    let want = match bounded(&format!("{} reference ({file}, {a:?})", info.name), || alg.reference(&st, &g, &a)) {
                         Ok(w) => w,
                         // ALS needs a ratings store: tests/als.rs checks it on every engine and encoding
                         Err(Error::Store(StoreError::NoWeights { .. } | StoreError::NotBipartite { .. })) => continue,
@@ -393,7 +393,7 @@ fn table(algorithms: Vec<&'static dyn Registered>) {
                     };
                     for &engine in info.engines {
                         let what = format!("{} on {engine} ({file}, {}, {a:?})", info.name, encoding.name());
-                        let mut run = match alg.run(&st, &a, &options(engine, n, st.manifest().arcs)) {
+                        let mut run = match bounded(&what, || alg.run(&st, &a, &options(engine, n, st.manifest().arcs))) {
                             Ok(r) => r,
                             // combinations the algorithm declines, or weights it lacks
                             // (only where the store has none: a weighted store refused
@@ -414,12 +414,12 @@ fn table(algorithms: Vec<&'static dyn Registered>) {
                                 }
                             }
                         }
-                        check_counters(alg, &st, &g, &a, &run, &what);
-                        let verdict = alg.validate(&st, &a, &run).unwrap_or_else(|e| panic!("{what}: validation: {e}"));
+                        bounded(&what, || check_counters(alg, &st, &g, &a, &run, &what));
+                        let verdict = bounded(&what, || alg.validate(&st, &a, &run)).unwrap_or_else(|e| panic!("{what}: validation: {e}"));
                         assert!(verdict.passed, "{what}: the validator failed a correct result: {}", verdict.detail);
                         if let Some(bad) = damaged(alg, &run.outcome, n) {
                             run.replace_outcome(bad);
-                            let verdict = alg.validate(&st, &a, &run).unwrap();
+                            let verdict = bounded(&what, || alg.validate(&st, &a, &run)).unwrap();
                             assert!(!verdict.passed, "{what}: the validator passed a damaged result ({})", verdict.detail);
                             damaged_failed += 1;
                         }

@@ -15,11 +15,10 @@ use outcore_ingest::recode::{recode, RecodeOptions};
 use outcore_ingest::{import_file, ImportOptions, NoProgress};
 use outcore_io::Budget;
 use outcore_store::Store;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn shared() -> PathBuf {
-    outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data")
-}
+mod common;
+use common::{bounded, shared};
 
 struct Case {
     _dir: tempfile::TempDir,
@@ -32,6 +31,19 @@ fn import(path: &Path, opts: ImportOptions) -> Case {
     let out = dir.path().join("s");
     import_file(path, &out, &ImportOptions { in_layout: true, ..opts }, &NoProgress).unwrap();
     Case { store: Store::open(&out).unwrap(), _dir: dir, name: path.file_name().unwrap().to_string_lossy().into_owned() }
+}
+
+/// A directed weighted store of the edge list `text`, its id map, and the
+/// dense id of each original id 0..n.
+fn weighted_store(text: &str) -> (Case, outcore_store::IdMap, Vec<u64>) {
+    let dir = tempfile::tempdir().unwrap();
+    let edges = dir.path().join("edges.wel");
+    std::fs::write(&edges, text).unwrap();
+    let case = import(&edges, ImportOptions { directed: Some(true), weighted: true, ..Default::default() });
+    let ids = case.store.ids().unwrap();
+    let dense = (0..case.store.vertices()).map(|v| ids.find(v).unwrap().unwrap()).collect();
+    let map = case.store.id_map(&Budget::unlimited()).unwrap();
+    (case, map, dense)
 }
 
 fn cases() -> Vec<Case> {
@@ -390,50 +402,20 @@ fn sssp_equals_dijkstra_reference() {
     }
 }
 
-/// Runs `work` on a thread of its own and returns the `count` results it
-/// sends; a result that takes a minute fails the test as a hang of `what`
-/// (a hung run would otherwise block the suite until CI's limit).
-fn within_a_minute<T: Send + 'static>(
-    count: usize,
-    what: &str,
-    work: impl FnOnce(std::sync::mpsc::Sender<T>) + Send + 'static,
-) -> Vec<T> {
-    use std::sync::mpsc::RecvTimeoutError;
-    let (sent, results) = std::sync::mpsc::channel();
-    std::thread::spawn(move || work(sent));
-    (0..count)
-        .map(|_| match results.recv_timeout(std::time::Duration::from_secs(60)) {
-            Ok(got) => got,
-            Err(RecvTimeoutError::Timeout) => panic!("{what} ran for a minute: a hang"),
-            Err(RecvTimeoutError::Disconnected) => panic!("{what} failed (its panic is above)"),
-        })
-        .collect()
-}
-
 /// Zero weights: a cycle of them leaves the parents a tree (a vertex keeps
 /// the parent that first gave it its distance), in Dijkstra and in
 /// delta-stepping.
 #[test]
 fn zero_weights_keep_the_parents_a_tree() {
     use outcore_algorithms::sssp::delta::{sssp_delta, state_bytes};
-    // a zero-weight cycle relaxed forever would hang: the runs get a minute
-    let runs = within_a_minute(2, "SSSP over zero-weight edges", |sent| {
-        let dir = tempfile::tempdir().unwrap();
-        let zeros = dir.path().join("zeros.wel");
-        std::fs::write(&zeros, "0 1 1.0\n1 2 0.0\n2 1 0.0\n2 3 0.0\n").unwrap();
-        let case = import(&zeros, ImportOptions { directed: Some(true), weighted: true, ..Default::default() });
-        let ids = case.store.id_map(&Budget::unlimited()).unwrap();
-        let dense: Vec<u64> = (0..4).map(|v| (0..4).find(|&d| ids.original(d) == v).unwrap()).collect();
-        let (budget, mut eng) = engine(&case.store, "out", ("large", true), ShortestPaths::state_bytes(4) + state_bytes(4, 4));
-        let dijkstra = sssp(&mut eng, dense[0], &budget).unwrap();
-        let (delta, _) = sssp_delta(&eng, dense[0], None, &budget).unwrap();
-        for (what, got) in [("Dijkstra", &dijkstra), ("delta-stepping", &delta)] {
-            let dist: Vec<f64> = dense.iter().map(|&d| got.dist[d as usize]).collect();
-            let parent: Vec<u64> = dense.iter().map(|&d| ids.original(got.parent[d as usize] as u64)).collect();
-            sent.send((what, dist, parent)).unwrap();
-        }
-    });
-    for (what, dist, parent) in runs {
+    let (case, ids, dense) = weighted_store("0 1 1.0\n1 2 0.0\n2 1 0.0\n2 3 0.0\n");
+    let (budget, mut eng) = engine(&case.store, "out", ("large", true), ShortestPaths::state_bytes(4) + state_bytes(4, 4));
+    // a zero-weight cycle relaxed forever would hang: the runs are bounded
+    let dijkstra = bounded("Dijkstra over zero-weight edges", || sssp(&mut eng, dense[0], &budget)).unwrap();
+    let (delta, _) = bounded("delta-stepping over zero-weight edges", || sssp_delta(&eng, dense[0], None, &budget)).unwrap();
+    for (what, got) in [("Dijkstra", &dijkstra), ("delta-stepping", &delta)] {
+        let dist: Vec<f64> = dense.iter().map(|&d| got.dist[d as usize]).collect();
+        let parent: Vec<u64> = dense.iter().map(|&d| ids.original(got.parent[d as usize] as u64)).collect();
         assert_eq!(dist, [0.0, 1.0, 1.0, 1.0], "{what}");
         assert_eq!(parent, [0, 0, 1, 2], "{what}: parents");
     }
@@ -449,21 +431,12 @@ fn a_distance_on_a_bucket_boundary_is_settled_in_its_bucket() {
     use outcore_algorithms::sssp::delta::{sssp_delta, state_bytes};
     let delta = 881.0 / 3.0;
     assert_eq!(((4405.0f64 / delta) as u64, 15.0 * delta), (14, 4405.0), "the boundary this test is about");
-    let (dist, buckets, used) = within_a_minute(1, "delta-stepping on three vertices", move |sent| {
-        let dir = tempfile::tempdir().unwrap();
-        let edges = dir.path().join("boundary.wel");
-        std::fs::write(&edges, "0 1 4405\n1 2 1\n").unwrap();
-        let case = import(&edges, ImportOptions { directed: Some(true), weighted: true, ..Default::default() });
-        let ids = case.store.id_map(&Budget::unlimited()).unwrap();
-        let dense: Vec<u64> = (0..3).map(|v| (0..3).find(|&d| ids.original(d) == v).unwrap()).collect();
-        let (budget, eng) = engine(&case.store, "out", ("large", true), state_bytes(3, 2));
-        let (got, used) = sssp_delta(&eng, dense[0], Some(delta), &budget).unwrap();
-        let dist: Vec<f64> = dense.iter().map(|&d| got.dist[d as usize]).collect();
-        sent.send((dist, got.buckets, used)).unwrap();
-    })
-    .remove(0);
+    let (case, _, dense) = weighted_store("0 1 4405\n1 2 1\n");
+    let (budget, eng) = engine(&case.store, "out", ("large", true), state_bytes(3, 2));
+    let (got, used) = bounded("delta-stepping on three vertices", || sssp_delta(&eng, dense[0], Some(delta), &budget)).unwrap();
+    let dist: Vec<f64> = dense.iter().map(|&d| got.dist[d as usize]).collect();
     assert_eq!(dist, [0.0, 4405.0, 4406.0]);
-    assert_eq!((buckets, used), (3, delta), "buckets 0, 14 and 15, of the width asked for");
+    assert_eq!((got.buckets, used), (3, delta), "buckets 0, 14 and 15, of the width asked for");
 }
 
 /// `sssp_delta` checks the width it is given itself (a library caller
@@ -472,18 +445,12 @@ fn a_distance_on_a_bucket_boundary_is_settled_in_its_bucket() {
 #[test]
 fn delta_stepping_refuses_a_width_that_is_not_a_positive_number() {
     use outcore_algorithms::sssp::delta::{sssp_delta, state_bytes};
-    let widths = within_a_minute(6, "delta-stepping with a bad width", |sent| {
-        let dir = tempfile::tempdir().unwrap();
-        let edges = dir.path().join("path.wel");
-        std::fs::write(&edges, "0 1 2.5\n1 2 1\n").unwrap();
-        let case = import(&edges, ImportOptions { directed: Some(true), weighted: true, ..Default::default() });
-        let (budget, eng) = engine(&case.store, "out", ("large", true), state_bytes(3, 2));
-        for width in [0.0, -0.0, -1.0, f64::INFINITY, f64::NAN, 0.5] {
-            let got = sssp_delta(&eng, 0, Some(width), &budget).map(|(sp, used)| (sp.reached, used)).map_err(|e| e.to_string());
-            sent.send((width, got)).unwrap();
-        }
-    });
-    for (width, got) in widths {
+    let (case, _, _) = weighted_store("0 1 2.5\n1 2 1\n");
+    let (budget, eng) = engine(&case.store, "out", ("large", true), state_bytes(3, 2));
+    for width in [0.0, -0.0, -1.0, f64::INFINITY, f64::NAN, 0.5] {
+        let got = bounded(&format!("delta-stepping with width {width}"), || sssp_delta(&eng, 0, Some(width), &budget))
+            .map(|(sp, used)| (sp.reached, used))
+            .map_err(|e| e.to_string());
         if width == 0.5 {
             assert_eq!(got, Ok((3, 0.5)), "width {width}");
         } else {
@@ -515,24 +482,15 @@ fn delta_stepping_applies_a_round_s_offers_in_id_order_when_shorter() {
         ("0 1 3\n0 2 10\n1 2 4\n", &[0.0, 3.0, 7.0], &[Some(0), Some(0), Some(1)]),
     ];
     for (text, want_dist, want_parent) in cases {
-        let runs = within_a_minute(1, "delta-stepping on a few vertices", move |sent| {
-            let dir = tempfile::tempdir().unwrap();
-            let edges = dir.path().join("offers.wel");
-            std::fs::write(&edges, text).unwrap();
-            let case = import(&edges, ImportOptions { directed: Some(true), weighted: true, ..Default::default() });
-            let n = case.store.vertices();
-            let ids = case.store.id_map(&Budget::unlimited()).unwrap();
-            let dense: Vec<u64> = (0..n).map(|v| (0..n).find(|&d| ids.original(d) == v).unwrap()).collect();
-            let (budget, eng) = engine(&case.store, "out", ("large", true), state_bytes(n, case.store.manifest().arcs));
-            let (got, used) = sssp_delta(&eng, dense[0], None, &budget).unwrap();
-            let dist: Vec<f64> = dense.iter().map(|&d| got.dist[d as usize]).collect();
-            let parent: Vec<u64> = dense.iter().map(|&d| ids.original(got.parent[d as usize] as u64)).collect();
-            let first_of_1_and_2 = if dense[1] < dense[2] { 1 } else { 2 };
-            sent.send((dist, parent, used, first_of_1_and_2)).unwrap();
-        });
-        let (dist, parent, used, first) = runs.into_iter().next().unwrap();
+        let (case, ids, dense) = weighted_store(text);
+        let n = case.store.vertices();
+        let (budget, eng) = engine(&case.store, "out", ("large", true), state_bytes(n, case.store.manifest().arcs));
+        let (got, used) = bounded("delta-stepping on a few vertices", || sssp_delta(&eng, dense[0], None, &budget)).unwrap();
+        let dist: Vec<f64> = dense.iter().map(|&d| got.dist[d as usize]).collect();
+        let parent: Vec<u64> = dense.iter().map(|&d| ids.original(got.parent[d as usize] as u64)).collect();
+        let first_of_1_and_2 = if dense[1] < dense[2] { 1 } else { 2 };
         assert_eq!(dist, want_dist, "{text:?}: distances (width {used})");
-        let want: Vec<u64> = want_parent.iter().map(|p| p.unwrap_or(first)).collect();
+        let want: Vec<u64> = want_parent.iter().map(|p| p.unwrap_or(first_of_1_and_2)).collect();
         assert_eq!(parent, want, "{text:?}: parents");
     }
 }
@@ -544,32 +502,27 @@ fn delta_stepping_applies_a_round_s_offers_in_id_order_when_shorter() {
 #[test]
 fn delta_stepping_finds_a_bucket_s_members_past_the_first_65536_vertices() {
     use outcore_algorithms::sssp::delta::{sssp_delta, state_bytes};
-    let results = within_a_minute(2, "delta-stepping over 70,001 vertices", |sent| {
-        let dir = tempfile::tempdir().unwrap();
-        let edges = dir.path().join("star.wel");
-        let leaves = 70_000u64;
-        let mut text = String::new();
-        for v in 1..=leaves {
-            text.push_str(&format!("0 {v} {}\n", 1 + v % 7));
-            if v < leaves {
-                text.push_str(&format!("{v} {} 0.5\n", v + 1));
-            }
+    let dir = tempfile::tempdir().unwrap();
+    let edges = dir.path().join("star.wel");
+    let leaves = 70_000u64;
+    let mut text = String::new();
+    for v in 1..=leaves {
+        text.push_str(&format!("0 {v} {}\n", 1 + v % 7));
+        if v < leaves {
+            text.push_str(&format!("{v} {} 0.5\n", v + 1));
         }
-        std::fs::write(&edges, text).unwrap();
-        let case = import(&edges, ImportOptions { directed: Some(true), weighted: true, ..Default::default() });
-        let (n, arcs) = (case.store.vertices(), case.store.manifest().arcs);
-        let (budget, mut eng) = engine(&case.store, "out", ("large", true), ShortestPaths::state_bytes(n) + state_bytes(n, arcs));
-        let root = (0..n).find(|&d| case.store.id_map(&Budget::unlimited()).unwrap().original(d) == 0).unwrap();
-        let want = sssp(&mut eng, root, &budget).unwrap();
-        for threads in [1, 2] {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            let (got, _) = pool.install(|| sssp_delta(&eng, root, None, &budget)).unwrap();
-            sent.send((threads, n, got.reached, got.dist == want.dist)).unwrap();
-        }
-    });
-    for (threads, n, reached, same) in results {
-        assert_eq!(reached, n, "{threads} threads: every vertex reached");
-        assert!(same, "{threads} threads: distances differ from Dijkstra's");
+    }
+    std::fs::write(&edges, text).unwrap();
+    let case = import(&edges, ImportOptions { directed: Some(true), weighted: true, ..Default::default() });
+    let (n, arcs) = (case.store.vertices(), case.store.manifest().arcs);
+    let (budget, mut eng) = engine(&case.store, "out", ("large", true), ShortestPaths::state_bytes(n) + state_bytes(n, arcs));
+    let root = case.store.ids().unwrap().find(0).unwrap().unwrap();
+    let want = bounded("Dijkstra over 70,001 vertices", || sssp(&mut eng, root, &budget)).unwrap();
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let (got, _) = bounded("delta-stepping over 70,001 vertices", || pool.install(|| sssp_delta(&eng, root, None, &budget))).unwrap();
+        assert_eq!(got.reached, n, "{threads} threads: every vertex reached");
+        assert!(got.dist == want.dist, "{threads} threads: distances differ from Dijkstra's");
     }
 }
 
