@@ -10,6 +10,9 @@ use outcore_ingest::{import_file, ImportOptions, NoProgress};
 use outcore_io::Budget;
 use outcore_store::Store;
 
+mod common;
+use common::bounded;
+
 fn store(file: &str, opts: ImportOptions) -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let src = outcore_io::shared_dir(env!("CARGO_MANIFEST_DIR")).join("data/real").join(file);
@@ -49,7 +52,7 @@ fn bfs_validation_accepts_correct_trees_and_rejects_each_rule() {
     let n = st.vertices();
     let mut eng = Traverse::open(&st, "out", &budget, &TraverseOptions::default(), BfsTree::state_bytes(n, st.manifest().arcs)).unwrap();
     let root = (0..n).max_by_key(|&v| g.degree(v)).unwrap();
-    let tree = bfs(&mut eng, root, &budget).unwrap();
+    let tree = bounded("BFS", || bfs(&mut eng, root, &budget)).unwrap();
     let ok = validate_bfs(&st, root, &tree.parent, &tree.level, &budget).unwrap().unwrap();
     let reached_arcs: u64 = (0..n).filter(|&v| tree.parent[v as usize] != NONE).map(|v| g.degree(v)).sum();
     let loops = (0..n).filter(|&v| tree.parent[v as usize] != NONE && g.neighbours(v).contains(&v)).count() as u64;
@@ -103,7 +106,7 @@ fn sssp_validation_accepts_dijkstra_and_rejects_corruptions() {
     let n = st.vertices();
     let mut eng = Traverse::open(&st, "out", &budget, &TraverseOptions::default(), ShortestPaths::state_bytes(n)).unwrap();
     let root = (0..n).max_by_key(|&v| g.degree(v)).unwrap();
-    let sp = sssp(&mut eng, root, &budget).unwrap();
+    let sp = bounded("Dijkstra on netscience", || sssp(&mut eng, root, &budget)).unwrap();
     let ok = validate_sssp(&st, root, &sp.parent, &sp.dist, &budget).unwrap().unwrap();
     // nedge as the spec defines it: input edges in the root's component,
     // an undirected edge once (a loop is one edge)
@@ -141,9 +144,9 @@ fn validation_counts_a_loop_in_the_component_once() {
     let budget = Budget::unlimited();
     let n = st.vertices();
     let mut eng = Traverse::open(&st, "out", &budget, &TraverseOptions::default(), ShortestPaths::state_bytes(n)).unwrap();
-    let sp = sssp(&mut eng, 0, &budget).unwrap();
+    let sp = bounded("Dijkstra on loops", || sssp(&mut eng, 0, &budget)).unwrap();
     assert_eq!(validate_sssp(&st, 0, &sp.parent, &sp.dist, &budget).unwrap().unwrap().edges, 4);
-    let tree = bfs(&mut eng, 0, &budget).unwrap();
+    let tree = bounded("BFS on loops", || bfs(&mut eng, 0, &budget)).unwrap();
     assert_eq!(validate_bfs(&st, 0, &tree.parent, &tree.level, &budget).unwrap().unwrap().edges, 4);
 }
 
@@ -160,17 +163,18 @@ fn sssp_validation_finds_the_root_at_distance_zero_and_sortreduce_refuses_a_meth
     let (_d, st) = store("netscience.csv", ImportOptions { directed: Some(false), weighted: true, ..Default::default() });
     let on = |engine| RunOptions { memory: 1 << 40, engine: EngineChoice::Fixed(engine), ..Default::default() };
     let defaults = Sssp.parse(&Args::new()).unwrap();
-    let mut run = execute(&Sssp, &st, &defaults, &on(Engine::Traverse)).unwrap();
+    let mut run = bounded("sssp on traverse", || execute(&Sssp, &st, &defaults, &on(Engine::Traverse))).unwrap();
     assert!(run.report.figures.remove("root").is_some(), "the run reports its root");
-    let verdict = validate(&Sssp, &st, &defaults, &run).unwrap();
+    let verdict = bounded("sssp validation", || validate(&Sssp, &st, &defaults, &run)).unwrap();
     assert!(verdict.passed, "without a root figure: {}", verdict.detail);
     for chosen in [Args::new().with("method", "dijkstra"), Args::new().with("method", "delta-stepping"), Args::new().with("delta", 0.5)] {
         let p = Sssp.parse(&chosen).unwrap();
-        match execute(&Sssp, &st, &p, &on(Engine::SortReduce)) {
+        match bounded("sssp on sort-reduce", || execute(&Sssp, &st, &p, &on(Engine::SortReduce))) {
             Err(Error::Unsupported { engine: Engine::SortReduce, why, .. }) => assert!(why.contains("--method"), "{chosen:?}: {why}"),
             Err(e) => panic!("{chosen:?} on sort-reduce: {e}"),
             Ok(_) => panic!("{chosen:?} on sort-reduce ran"),
         }
     }
-    assert_eq!(execute(&Sssp, &st, &defaults, &on(Engine::SortReduce)).unwrap().report.engine, Engine::SortReduce);
+    let run = bounded("sssp on sort-reduce", || execute(&Sssp, &st, &defaults, &on(Engine::SortReduce))).unwrap();
+    assert_eq!(run.report.engine, Engine::SortReduce);
 }
