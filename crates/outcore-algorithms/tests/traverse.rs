@@ -233,6 +233,8 @@ fn hybrid_bfs_is_the_same_on_one_thread_and_on_four() {
                 runs.push((tree, format!("{levels:?}")));
             }
             let (one, four) = (&runs[0], &runs[1]);
+            let reached = (0..n).filter(|&v| one.0.level[v as usize] != NONE);
+            assert_eq!(one.0.arcs_scanned, reached.map(|v| g.degree(v)).sum::<u64>(), "k={k} root {root}: arcs of the reached vertices");
             assert!(one.0.parent == four.0.parent, "k={k} root {root}: parents differ between 1 and 4 threads");
             assert_eq!(one.1, four.1, "k={k} root {root}: level statistics");
             assert_eq!((one.0.reached, one.0.arcs_scanned), (four.0.reached, four.0.arcs_scanned));
@@ -285,6 +287,52 @@ fn top_down_bfs_is_the_same_on_one_thread_and_on_four_in_every_encoding() {
                 runs.push(tree.parent);
             }
             assert!(runs[0] == runs[1], "{} root {root}: parents differ between 1 and 4 threads", encoding.name());
+        }
+    }
+}
+
+/// A traverse engine's degree sums over a bitmap equal the degrees summed
+/// vertex by vertex: on the skewed graph (two stretches of 65,536
+/// vertices) in every encoding, with the degrees kept beside the index
+/// (a large budget) and without (the smallest), over bitmaps whose
+/// stretches are full, dense, sparse, empty or mixed, on 1 and 2 threads.
+#[test]
+fn degree_sums_over_a_bitmap_equal_the_degrees_summed_one_by_one() {
+    use outcore_engines::Degrees;
+    use outcore_io::Bitmap;
+    use outcore_store::Encoding;
+    let dir = tempfile::tempdir().unwrap();
+    let edges = skewed(dir.path());
+    let g = reference_graph(&edges.store);
+    let n = g.vertices();
+    assert!(n > Degrees::SUM_STRETCH, "{n} vertices: two stretches at least");
+    let dense = Degrees::SUM_STRETCH / Degrees::SELECTS_PER_PASS;
+    let picks: [(&str, Box<dyn Fn(u64) -> bool>); 5] = [
+        ("every vertex", Box::new(|_| true)),
+        ("none", Box::new(|_| false)),
+        ("every other", Box::new(|v| v % 2 == 1)),
+        // just over and just under the share that takes the pass
+        ("dense then sparse", Box::new(move |v| if v < Degrees::SUM_STRETCH { v % dense < 2 } else { v % (dense + 1) == 0 })),
+        ("the last vertex of each stretch and the graph's", Box::new(move |v| (v + 1) % Degrees::SUM_STRETCH == 0 || v == n - 1)),
+    ];
+    for encoding in [Encoding::Raw32, Encoding::Gapref, Encoding::Ceesor] {
+        let out = dir.path().join(encoding.name());
+        let opts = RecodeOptions { encoding: Some(encoding), order: "none".into(), memory: 256 << 20, force: false, layouts: None };
+        recode(edges.store.dir(), &out, None, &opts, &outcore_io::NoProgress).unwrap();
+        let store = Store::open(&out).unwrap();
+        for mode in ["tiny", "large"] {
+            let (_budget, eng) = engine(&store, "out", (mode, true), 0);
+            assert_eq!(eng.stats().fast_degree_bytes > 0, mode == "large", "{}: degrees kept beside the index", encoding.name());
+            for (what, pick) in &picks {
+                let mut bits = Bitmap::new(n);
+                (0..n).filter(|&v| pick(v)).for_each(|v| bits.set(v));
+                let want: u64 = (0..n).filter(|&v| pick(v)).map(|v| g.degree(v)).sum();
+                for threads in [1, 2] {
+                    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                    let got = pool.install(|| eng.degrees().sum_over(&bits));
+                    assert_eq!(got, want, "{}, {mode} budget, {what}, {threads} threads", encoding.name());
+                }
+            }
         }
     }
 }

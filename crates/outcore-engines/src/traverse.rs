@@ -9,7 +9,7 @@
 //! `neighbours` reads whatever is missing on demand.
 
 use crate::compact_index::CompactIndex;
-use outcore_io::{Backend, BlockCache, Budget, BudgetError, CacheStats, Reservation};
+use outcore_io::{Backend, Bitmap, BlockCache, Budget, BudgetError, CacheStats, Reservation};
 use outcore_store::{BlockTable, Codec, EdgeStarts, IndexEntries, ListDecoder, ListSource, Store, StoreError};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -905,19 +905,67 @@ impl Degrees<'_> {
     /// select and a pass over the entries, not two selects a vertex.
     pub fn fill(&self, first: u64, out: &mut [u64]) {
         out.fill(0);
-        let end = first + out.len() as u64;
+        self.for_each_in(first, first + out.len() as u64, |v, d| out[(v - first) as usize] = d);
+    }
+
+    /// Calls `f(v, degree)` for the vertices `first..end` below the last, in
+    /// order: where the degrees are not kept beside the index, one select
+    /// and a pass over the entries.
+    pub fn for_each_in(&self, first: u64, end: u64, mut f: impl FnMut(u64, u64)) {
         match (self.fast, self.edge_starts) {
             (Some(fast), _) => {
-                for (v, d) in (first..end.min(fast.short.len() as u64)).zip(out.iter_mut()) {
-                    *d = fast.get(v);
+                for v in first..end.min(fast.short.len() as u64) {
+                    f(v, fast.get(v));
                 }
             }
-            (None, Some(starts)) => starts.for_each_range_in(first, end, |v, lo, hi| out[(v - first) as usize] = hi - lo),
-            (None, None) => self.index.for_each_range_in(first, end, |v, lo, hi| {
-                out[(v - first) as usize] = self.codec.degree(lo, hi).expect("codec with degrees in the index")
-            }),
+            (None, Some(starts)) => starts.for_each_range_in(first, end, |v, lo, hi| f(v, hi - lo)),
+            (None, None) => self
+                .index
+                .for_each_range_in(first, end, |v, lo, hi| f(v, self.codec.degree(lo, hi).expect("codec with degrees in the index"))),
         }
     }
+
+    /// The sum of the degrees of the vertices set in `bits`, on every core.
+    /// Where the degrees are not kept beside the index, a stretch of
+    /// [`Self::SUM_STRETCH`] vertices with more than one in
+    /// [`Self::SELECTS_PER_PASS`] set is summed by one pass over its
+    /// entries (a few nanoseconds each) rather than by a select per vertex
+    /// (two or three cache misses).
+    pub fn sum_over(&self, bits: &Bitmap) -> u64 {
+        let words = (Self::SUM_STRETCH / 64) as usize;
+        bits.words()
+            .par_chunks(words)
+            .enumerate()
+            .map(|(c, stretch)| {
+                let set: u64 = stretch.iter().map(|w| w.count_ones() as u64).sum();
+                let first = c as u64 * Self::SUM_STRETCH;
+                if set == 0 {
+                    0
+                } else if self.fast.is_none() && set * Self::SELECTS_PER_PASS > Self::SUM_STRETCH {
+                    let mut sum = 0;
+                    self.for_each_in(first, first + stretch.len() as u64 * 64, |v, d| {
+                        sum += (stretch[((v - first) / 64) as usize] >> (v % 64) & 1) * d
+                    });
+                    sum
+                } else {
+                    let mut sum = 0;
+                    for (i, &word) in stretch.iter().enumerate() {
+                        let mut word = word;
+                        while word != 0 {
+                            sum += self.degree(first + i as u64 * 64 + word.trailing_zeros() as u64);
+                            word &= word - 1;
+                        }
+                    }
+                    sum
+                }
+            })
+            .sum()
+    }
+
+    /// Vertices per task of [`Self::sum_over`].
+    pub const SUM_STRETCH: u64 = 1 << 16;
+    /// A select costs about as much as this many entries of a pass.
+    pub const SELECTS_PER_PASS: u64 = 16;
 }
 
 /// Where a layout's degrees come from: the difference of consecutive

@@ -389,26 +389,11 @@ fn in_degrees<'a>(inn: Option<&'a Traverse>, out: &'a Traverse) -> Degrees<'a> {
     inn.unwrap_or(out).degrees()
 }
 
-/// The sums of `inn` and `out` degrees of the vertices in `bits`, on every core.
-fn degree_sums(bits: &Bitmap, inn: Degrees<'_>, out: Degrees<'_>) -> (u64, u64) {
-    const WORDS: usize = 1024;
-    bits.words()
-        .par_chunks(WORDS)
-        .enumerate()
-        .map(|(c, words)| {
-            let mut sums = (0, 0);
-            for (i, &word) in words.iter().enumerate() {
-                let mut word = word;
-                while word != 0 {
-                    let v = ((c * WORDS + i) * 64) as u64 + word.trailing_zeros() as u64;
-                    sums.0 += inn.degree(v);
-                    sums.1 += out.degree(v);
-                    word &= word - 1;
-                }
-            }
-            sums
-        })
-        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+/// The sums of in- and out-degrees of the vertices in `bits`, on every
+/// core (of an undirected graph, `inn` None, the one sum twice).
+fn degree_sums(bits: &Bitmap, inn: Option<&Traverse>, out: &Traverse) -> (u64, u64) {
+    let out_sum = out.degrees().sum_over(bits);
+    (inn.map_or(out_sum, |g| g.degrees().sum_over(bits)), out_sum)
 }
 
 /// The in-memory part of a bottom-up step over `range` (its start a
@@ -489,15 +474,15 @@ pub fn hybrid_bfs(
     let mut tree = BfsTree::without_queue(n, root, budget)?;
     let _extra_charge = budget.reserve("hybrid BFS frontier bitmaps and chunk lists", state_bytes(n, out.arcs()) - 8 * n)?;
     let (mut frontier, mut next) = (Bitmap::new(n), Bitmap::new(n));
-    let mut m_bu: u64 = {
-        let degrees = in_degrees(inn, out);
-        (0..n).into_par_iter().map(|v| degrees.degree(v)).sum()
-    };
+    // the in-degrees of every vertex sum to the in-edges' arcs
+    let mut m_bu: u64 = inn.unwrap_or(out).arcs();
     tree.parent[root as usize] = root as u32;
     tree.level[root as usize] = 0;
     m_bu -= in_degrees(inn, out).degree(root);
     frontier.set(root);
     let (mut size, mut m_td) = (1usize, out.degree(root));
+    // the out-degrees of the vertices reached: each frontier's, summed as it is found
+    let mut arcs_scanned = m_td;
     let mut reached = 1u64;
     let mut direction = Direction::TopDown;
     let mut prev_size = 0usize;
@@ -570,8 +555,9 @@ pub fn hybrid_bfs(
         // the unvisited in-degree sum loses the newly visited vertices; the
         // next frontier's out-degree sum decides the next direction
         let visited_in;
-        (visited_in, m_td) = degree_sums(&next, in_degrees(inn, out), out.degrees());
+        (visited_in, m_td) = degree_sums(&next, inn, out);
         m_bu -= visited_in;
+        arcs_scanned += m_td;
         reached += found as u64;
         prev_size = size;
         size = found;
@@ -580,8 +566,7 @@ pub fn hybrid_bfs(
         level += 1;
     }
     tree.reached = reached;
-    let degrees = out.degrees();
-    tree.arcs_scanned = tree.parent.par_iter().enumerate().filter(|&(_, &p)| p != NONE).map(|(v, _)| degrees.degree(v as u64)).sum();
+    tree.arcs_scanned = arcs_scanned;
     Ok((tree, stats))
 }
 
