@@ -96,13 +96,22 @@ pub struct Schedule {
 }
 
 impl Schedule {
+    /// Whether an iteration that changed the ranks by `delta` (L1) ends the
+    /// run: its change is below the tolerance. Without a tolerance a run
+    /// does all its iterations. Every engine's version stops by this.
+    #[inline]
+    pub fn converged(&self, delta: f64) -> bool {
+        self.tolerance.is_some_and(|t| delta < t)
+    }
+
     /// Which rule ended a run whose last change was `delta`.
     pub fn stopped_by(&self, delta: f64) -> &'static str {
-        match self.tolerance {
-            Some(t) if delta < t => "converged",
-            Some(_) => "iteration limit (not converged)",
-            // without a tolerance a run does all its iterations
-            None => "fixed iterations",
+        if self.converged(delta) {
+            "converged"
+        } else if self.tolerance.is_some() {
+            "iteration limit (not converged)"
+        } else {
+            "fixed iterations"
         }
     }
 }
@@ -195,5 +204,41 @@ impl Algorithm for PageRank {
 
     fn validate(&self, check: &Check, p: &Params) -> Result<Validation, StoreError> {
         validate::validate(check, p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A change below the tolerance converges, one equal to it does not
+    /// (README: "stops once an iteration changes the ranks by less than
+    /// T"); without a tolerance nothing converges, not even no change.
+    #[test]
+    fn a_run_converges_below_its_tolerance_only() {
+        let with = Schedule { damping: 0.85, iterations: 100, tolerance: Some(0.5) };
+        assert!(with.converged(0.499_999_999));
+        assert!(!with.converged(0.5));
+        assert!(!with.converged(f64::INFINITY));
+        assert_eq!(with.stopped_by(0.25), "converged");
+        assert_eq!(with.stopped_by(0.5), "iteration limit (not converged)");
+        let fixed = Schedule { damping: 0.85, iterations: 20, tolerance: None };
+        assert!(!fixed.converged(0.0));
+        assert_eq!(fixed.stopped_by(0.0), "fixed iterations");
+    }
+
+    /// The rule a run gets: `iterations` alone is exact; a tolerance, given
+    /// or the default of 1e-6 per vertex, stops it at most at `iterations`
+    /// (1000 by default).
+    #[test]
+    fn the_schedule_follows_the_parameters_given() {
+        let s = Params { damping: 0.5, iterations: Some(7), tolerance: None }.schedule(10);
+        assert_eq!((s.damping, s.iterations, s.tolerance), (0.5, 7, None));
+        let s = Params { damping: 0.85, iterations: Some(7), tolerance: Some(1e-3) }.schedule(10);
+        assert_eq!((s.iterations, s.tolerance), (7, Some(1e-3)));
+        let s = Params::default().schedule(2_000);
+        assert_eq!((s.iterations, s.tolerance), (MAX_ITERATIONS, Some(2_000.0 * TOLERANCE_PER_VERTEX)));
+        // an empty graph's default tolerance is that of one vertex
+        assert_eq!(Params::default().schedule(0).tolerance, Some(TOLERANCE_PER_VERTEX));
     }
 }

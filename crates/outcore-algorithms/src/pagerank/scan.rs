@@ -48,7 +48,7 @@ pub fn pagerank(cx: &Context, pr: &Schedule) -> Result<Ranks, StoreError> {
         }
         done += 1;
         cx.progress().set(done as u64);
-        if pr.tolerance.is_some_and(|t| delta < t) {
+        if pr.converged(delta) {
             break;
         }
     }

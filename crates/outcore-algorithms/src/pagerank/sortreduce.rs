@@ -62,7 +62,7 @@ pub fn pagerank(cx: &Context, pr: &Schedule) -> Result<Ranks, StoreError> {
         let next = engine.step(&current, &values, log.take())?;
         if done > 0 {
             delta = current.change.get();
-            if pr.tolerance.is_some_and(|t| delta < t) {
+            if pr.converged(delta) {
                 next.remove();
                 break;
             }
