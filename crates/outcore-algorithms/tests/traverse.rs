@@ -307,7 +307,8 @@ fn degree_sums_over_a_bitmap_equal_the_degrees_summed_one_by_one() {
     let n = g.vertices();
     assert!(n > Degrees::SUM_STRETCH, "{n} vertices: two stretches at least");
     let dense = Degrees::SUM_STRETCH / Degrees::SELECTS_PER_PASS;
-    let picks: [(&str, Box<dyn Fn(u64) -> bool>); 5] = [
+    type Pick = Box<dyn Fn(u64) -> bool>;
+    let picks: [(&str, Pick); 5] = [
         ("every vertex", Box::new(|_| true)),
         ("none", Box::new(|_| false)),
         ("every other", Box::new(|v| v % 2 == 1)),
