@@ -338,6 +338,39 @@ fn degree_sums_over_a_bitmap_equal_the_degrees_summed_one_by_one() {
     }
 }
 
+/// The hybrid BFS's split of its budget: what its state and the two
+/// engines' smallest openings leave goes half to the in-memory neighbours
+/// (built within that half) and half to the caches, which `out` and `in`
+/// share equally: each cache is at most its share and most of it, the two
+/// the same to within two frames, on two budgets below the adjacency's
+/// size.
+#[test]
+fn hybrid_bfs_gives_the_caches_half_of_what_is_left_in_equal_shares() {
+    use outcore_algorithms::bfs::hybrid::{state_bytes, HybridEngines};
+    let dir = tempfile::tempdir().unwrap();
+    skewed(dir.path());
+    let case = import(&dir.path().join("skewed.el"), ImportOptions { directed: Some(true), ..Default::default() });
+    let st = &case.store;
+    let opts = TraverseOptions::default();
+    let state = state_bytes(st.vertices(), st.manifest().arcs);
+    let least = Traverse::min_bytes(st, "out", opts.block_bytes).unwrap() + Traverse::min_bytes(st, "in", opts.block_bytes).unwrap();
+    let frame = outcore_io::BlockCache::frame_bytes(opts.block_bytes) as u64;
+    for extra in [2u64 << 20, 6 << 20] {
+        let budget = Budget::new(state + least + extra);
+        let rest = budget.available() - state - least;
+        let share = Traverse::min_cache_bytes(opts.block_bytes) + (rest - rest / 2) / 2;
+        assert!(2 * share < st.layout_bytes("out"), "a share of {share} bytes: the cache could hold the whole layout");
+        let HybridEngines { out, inn, .. } = HybridEngines::open(st, &budget, &opts, state).unwrap();
+        // what an engine keeps beside its cache (the degrees, the files'
+        // checks ahead) comes out of its share too, the same for both
+        let caches: Vec<u64> = [&out, inn.as_ref().unwrap()].iter().map(|g| g.stats().cache_bytes).collect();
+        for (name, &cache) in ["out", "in"].iter().zip(&caches) {
+            assert!(cache <= share && 2 * cache >= share, "{extra} bytes over the least: {name}'s cache {cache}, its share {share}");
+        }
+        assert!(caches[0].abs_diff(caches[1]) <= 2 * frame, "{extra} bytes over the least: caches {caches:?}, unequal shares");
+    }
+}
+
 /// A case's directory and name, its store closed.
 struct Named {
     _keep: tempfile::TempDir,
