@@ -139,13 +139,13 @@ fn real_graphs_match_the_references_with_many_reads_evictions_and_intervals() {
         let n = g.vertices();
         let rec = st.manifest().tiles.clone().unwrap();
         assert!(rec.tiles > 50 && rec.edges * 4 > 3 * (16 << 10), "{file}: {} tiles", rec.tiles);
-        let pr_want = pagerank::reference::pagerank(&g, 0.85, 10);
-        let wcc_want = wcc::reference::wcc(&g);
-        let cdlp_want = cdlp::reference::cdlp(&g, 5);
+        let pr_want = bounded("the reference PageRank", || pagerank::reference::pagerank(&g, 0.85, 10));
+        let wcc_want = bounded("the reference", || wcc::reference::wcc(&g));
+        let cdlp_want = bounded("the reference", || cdlp::reference::cdlp(&g, 5));
         let x: Vec<f64> = (0..n).map(|v| 1.0 + (v % 7) as f64).collect();
         let spmv_want = spmv::reference::spmv(&g, &x);
         let root = (0..n).max_by_key(|&v| g.degree(v)).unwrap();
-        let bfs_want = bfs::reference::bfs_levels(&g, root);
+        let bfs_want = bounded("the reference", || bfs::reference::bfs_levels(&g, root));
         let x = spmv::Params { x: Vector::Dense(Arc::new(x)) };
         for (regime, opts) in regimes(rec.edges * 4, n / 5) {
             let EngineChoice::Fixed(engine) = opts.engine else { unreachable!() };
@@ -327,7 +327,7 @@ fn a_change_equal_to_the_tolerance_does_not_stop_pagerank() {
     let (_d, st) = store(&input, Some(true), false, 16);
     let pr = pagerank::Params { damping: 0.5, iterations: Some(50), tolerance: Some(0.25) };
     let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
-    let (want, steps, delta) = pagerank::reference::pagerank_until(&g, 0.5, 50, Some(0.25));
+    let (want, steps, delta) = bounded("the reference PageRank", || pagerank::reference::pagerank_until(&g, 0.5, 50, Some(0.25)));
     assert_eq!((steps, delta), (2, 0.0625), "the reference");
     for &engine in PageRank.info().engines {
         let r = run(&PageRank, &st, &pr, &on(engine));
@@ -350,7 +350,7 @@ fn auto_picks_the_regime_from_the_budget() {
     assert_eq!(mid.report.engine, Engine::Stream, "{}", mid.report.engine_reason);
     // both regimes give the reference's ranks
     let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
-    let want = pagerank::reference::pagerank(&g, 0.85, 3);
+    let want = bounded("the reference PageRank", || pagerank::reference::pagerank(&g, 0.85, 3));
     for r in [&big, &mid] {
         let got = f64s(r, "rank");
         assert_eq!(got.len() as u64, n);
@@ -405,7 +405,7 @@ fn hybrid_bfs_of_a_directed_store_runs_at_its_stated_minimum() {
     let opts = RunOptions { memory: PROCESS_BASELINE + need.min_bytes, ..on(Engine::Traverse) };
     let r = run(&Bfs, &st, &p, &opts);
     let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
-    assert_eq!(u64s(&r, "level"), bfs::reference::bfs_levels(&g, root));
+    assert_eq!(u64s(&r, "level"), bounded("the reference", || bfs::reference::bfs_levels(&g, root)));
 }
 
 /// With room for every neighbour label, CDLP gathers them in one band per
@@ -503,7 +503,7 @@ fn cdlp_scan_without_in_cuts_bands_that_fit_its_budget() {
     let tuples = cdlp_tuples(&g);
     let total: u64 = tuples.iter().sum();
     let p = cdlp::Params { iterations: 3 };
-    let want = cdlp::reference::cdlp(&g, p.iterations);
+    let want = bounded("the reference", || cdlp::reference::cdlp(&g, p.iterations));
     let minimum = stated_minimum(&st, &p, Engine::Traverse);
     let scans = outcore_algorithms::needs::scan_bytes(&st, &["out"]).unwrap();
     assert_eq!(minimum, PROCESS_BASELINE + cdlp::scan::state_bytes(n, true) + cdlp::scan::BAND_ROOM + scans);
@@ -547,7 +547,7 @@ fn cdlp_scan_band_error_suggests_the_smallest_budget_that_works() {
     let st = Store::open(&path).unwrap();
     let hub = st.id_map(&Budget::unlimited()).unwrap().dense(0).unwrap();
     let p = cdlp::Params { iterations: 2 };
-    let at = |memory: u64| execute(&Cdlp, &st, &p, &RunOptions { memory, ..on(Engine::Traverse) });
+    let at = |memory: u64| bounded("cdlp", || execute(&Cdlp, &st, &p, &RunOptions { memory, ..on(Engine::Traverse) }));
     let budget_error = |memory: u64| match at(memory) {
         Err(outcore_algorithms::Error::Store(outcore_store::StoreError::Budget(b))) => b,
         Err(e) => panic!("at {memory} bytes: not a budget error: {e}"),
@@ -567,7 +567,7 @@ fn cdlp_scan_band_error_suggests_the_smallest_budget_that_works() {
     let labels = u64s(&r, "community");
     // every leaf takes the hub's label (its only neighbour); the hub the smallest leaf's
     let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
-    assert_eq!(labels, cdlp::reference::cdlp(&g, p.iterations));
+    assert_eq!(labels, bounded("the reference", || cdlp::reference::cdlp(&g, p.iterations)));
     let below = budget_error(short.suggest - (64 << 10));
     assert!(below.what.contains(&format!("vertex {hub}")), "64 KiB below the suggestion: {below:?}");
 }
@@ -603,7 +603,7 @@ fn cdlp_on_tiles_cuts_bands_that_fit_its_budget() {
         let gathered: Vec<u64> = cdlp_tuples(&g).chunks(1 << span_bits).map(|c| c.iter().sum()).collect();
         let total: u64 = gathered.iter().sum();
         let p = cdlp::Params { iterations: 3 };
-        let want = cdlp::reference::cdlp(&g, p.iterations);
+        let want = bounded("the reference", || cdlp::reference::cdlp(&g, p.iterations));
         for engine in [Engine::Memory, Engine::Stream] {
             let minimum = stated_minimum(&st, &p, engine);
             let mut seen = Vec::new();
@@ -647,10 +647,10 @@ fn cdlp_runs_at_its_stated_minimum_on_a_star() {
     for directed in [false, true] {
         let (_d, st) = store(&edges, Some(directed), false, 16);
         let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
-        let want = cdlp::reference::cdlp(&g, p.iterations);
+        let want = bounded("the reference", || cdlp::reference::cdlp(&g, p.iterations));
         for engine in [Engine::Memory, Engine::Stream, Engine::Traverse] {
             let memory = stated_minimum(&st, &p, engine);
-            let r = execute(&Cdlp, &st, &p, &RunOptions { memory, ..on(engine) })
+            let r = bounded("cdlp", || execute(&Cdlp, &st, &p, &RunOptions { memory, ..on(engine) }))
                 .unwrap_or_else(|e| panic!("directed {directed} on {engine:?} at its stated minimum {memory}: {e}"));
             assert_eq!(u64s(&r, "community"), want, "directed {directed} on {engine:?}");
         }
@@ -879,7 +879,7 @@ fn afforest_charges_what_it_holds_and_finds_the_largest_component_as_its_giant()
         drop(charge);
         assert_eq!(budget.used(), 0, "{what}: every charge given back");
         let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
-        let want = wcc::reference::wcc(&g);
+        let want = bounded("the reference", || wcc::reference::wcc(&g));
         assert_eq!(labels.iter().map(|&l| l as u64).collect::<Vec<_>>(), want, "{what}: labels");
         let mut sizes: HashMap<u64, u64> = HashMap::new();
         for &l in &want {
@@ -1042,7 +1042,7 @@ fn interval_budget_error_suggests_the_smallest_budget_that_works() {
     std::fs::write(&edges, text).unwrap();
     let (_d, st) = store(&edges, Some(false), false, 16);
     let pr = pagerank::Params::fixed(0.85, 1);
-    let at = |memory: u64| execute(&PageRank, &st, &pr, &RunOptions { memory, ..on(Engine::Interval) });
+    let at = |memory: u64| bounded("pagerank", || execute(&PageRank, &st, &pr, &RunOptions { memory, ..on(Engine::Interval) }));
     let budget_error = |memory: u64| match at(memory) {
         Err(outcore_algorithms::Error::Store(outcore_store::StoreError::Budget(b))) => b,
         Err(e) => panic!("at {memory} bytes: not a budget error: {e}"),

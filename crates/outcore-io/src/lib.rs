@@ -11,6 +11,7 @@
 mod aligned;
 pub mod bitmap;
 pub mod block;
+pub mod bound;
 mod budget;
 pub mod cache;
 mod checksum;

@@ -1,7 +1,7 @@
 //! Reading the LDBC Graphalytics validation graphs and their expected outputs.
 #![allow(dead_code)]
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 pub fn shared() -> PathBuf {
@@ -80,50 +80,4 @@ impl outcore_io::Progress for Recorder {
     fn end(&self) {}
 }
 
-/// The longest a [`bounded`] run may take: `OUTCORE_TEST_BOUND_SECONDS`,
-/// else five minutes (the suite's longest run takes seconds; bench/mutants
-/// sets less, so that a mutant that hangs a run is caught, not timed out).
-fn run_bound() -> std::time::Duration {
-    let seconds = std::env::var("OUTCORE_TEST_BOUND_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(300);
-    std::time::Duration::from_secs(seconds)
-}
-
-/// The bounded runs under way: (what, when it began), by a number each.
-type Watches = std::sync::Mutex<BTreeMap<u64, (String, std::time::Instant)>>;
-
-/// Runs `work` and returns what it returns; if it outlives [`run_bound`],
-/// the test binary ends at once with a failure that names `what` as a hang
-/// (a hung run would otherwise block the suite until CI's limit). One
-/// watcher thread serves every test of the binary.
-pub fn bounded<T>(what: &str, work: impl FnOnce() -> T) -> T {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    use std::sync::{Once, OnceLock};
-    static WATCHES: OnceLock<Watches> = OnceLock::new();
-    static WATCHER: Once = Once::new();
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let watches: &'static Watches = WATCHES.get_or_init(Default::default);
-    WATCHER.call_once(|| {
-        let bound = run_bound();
-        std::thread::spawn(move || loop {
-            std::thread::sleep(std::time::Duration::from_millis(200));
-            let running = watches.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some((what, _)) = running.values().find(|(_, began)| began.elapsed() > bound) {
-                // to stderr itself: the harness captures eprintln! of a test's threads, and exit drops what it captured
-                use std::io::Write;
-                let _ = writeln!(std::io::stderr(), "{what}: still running after {} s, a hang: the test binary ends here", bound.as_secs());
-                std::process::exit(124);
-            }
-        });
-    });
-    /// Takes a run off the watch when it ends, or panics.
-    struct Watched(&'static Watches, u64);
-    impl Drop for Watched {
-        fn drop(&mut self) {
-            self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.1);
-        }
-    }
-    let id = NEXT.fetch_add(1, Ordering::Relaxed);
-    watches.lock().unwrap_or_else(|e| e.into_inner()).insert(id, (what.to_string(), std::time::Instant::now()));
-    let _watched = Watched(watches, id);
-    work()
-}
+pub use outcore_io::bound::bounded;
