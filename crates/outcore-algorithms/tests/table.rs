@@ -146,6 +146,11 @@ fn check_counters(alg: &dyn Registered, st: &Store, g: &MemGraph, a: &Args, run:
                 None => "fixed iterations",
             };
             assert_eq!(report.figure("stopped_by").and_then(|x| x.as_str()), Some(stopped_by), "{what}: stopped by");
+            if report.engine == Engine::Traverse {
+                // one sequential scan of `out` an iteration
+                assert_eq!(number("passes"), done as f64, "{what}: passes");
+                assert_eq!(number("bytes_read"), (done as u64 * st.layout_bytes("out")) as f64, "{what}: bytes read");
+            }
             // ranks and contributions (f64) and out-degrees (u32) held in memory
             if matches!(report.engine, Engine::Memory | Engine::Stream | Engine::Traverse) {
                 assert!(report.budget_peak_bytes >= 20 * n, "{what}: charged {} bytes for {n} vertices", report.budget_peak_bytes);
