@@ -19,6 +19,13 @@ static HEAP: CountingAllocator = CountingAllocator;
 /// The tests of this file take turns: the counters are the process's.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// How far the heap grows while `work` runs ([`heap_growth`]), within the
+/// suite's time bound ([`common::bounded`]: a run that hangs fails the
+/// test binary; its watch is set before the heap is measured).
+fn measured<T>(work: impl FnOnce() -> T) -> (T, u64) {
+    common::bounded("a measured run", || heap_growth(work))
+}
+
 /// A skewed graph: `arcs` draws over `n` vertices, the AND of two uniform
 /// draws (low ids are hubs), weighted; imported as `opts` says.
 fn skewed_as(dir: &std::path::Path, n: u64, arcs: u64, opts: &ImportOptions) -> Store {
@@ -170,7 +177,7 @@ fn traversals_charge_what_they_allocate_on(store: &Store) {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     let slack = list_buffers(store, 3);
     let check = |what: &str, charged: u64, run: &mut dyn FnMut()| {
-        let ((), grown) = heap_growth(run);
+        let ((), grown) = measured(run);
         assert!(grown <= charged + slack, "{what}: the heap grew {grown} bytes; {charged} charged, and {slack} of list buffers");
         // kept for the check below that the counter counts at all
         grown
@@ -232,7 +239,7 @@ fn every_algorithm_charges_what_it_allocates_on(store: &Store) -> usize {
     if store.manifest().tiles.is_some() {
         let wcc = ALGORITHMS.iter().find(|a| a.info().name == "wcc").unwrap();
         let opts = RunOptions { memory: 1 << 30, engine: EngineChoice::Fixed(outcore_algorithms::Engine::Memory), ..Default::default() };
-        wcc.run(store, &Args::new(), &opts).unwrap();
+        common::bounded("wcc", || wcc.run(store, &Args::new(), &opts)).unwrap();
     }
     let (mut ran, mut validators_allocated) = (0, 0);
     let mut validated = std::collections::HashSet::new();
@@ -248,7 +255,7 @@ fn every_algorithm_charges_what_it_allocates_on(store: &Store) -> usize {
             let what = format!("{} on {engine}", info.name);
             let opts = RunOptions { memory: 1 << 30, engine: EngineChoice::Fixed(engine), ..Default::default() };
             let before = live_bytes();
-            let (run, grown) = heap_growth(|| alg.run(store, &args, &opts));
+            let (run, grown) = measured(|| alg.run(store, &args, &opts));
             let run = match run {
                 Ok(run) => run,
                 // what the algorithm declines on this engine or store (CDLP
@@ -288,7 +295,7 @@ fn every_algorithm_charges_what_it_allocates_on(store: &Store) -> usize {
             if validated.insert((info.name, in_memory)) {
                 run.budget.reset_peak();
                 let held = run.budget.used();
-                let (verdict, grown) = heap_growth(|| alg.validate(store, &args, &run));
+                let (verdict, grown) = measured(|| alg.validate(store, &args, &run));
                 let verdict = verdict.unwrap_or_else(|e| panic!("{what}: validation: {e}"));
                 assert!(verdict.passed, "{what}: validation failed: {}", verdict.detail);
                 let charged = run.budget.peak() - held;
@@ -395,7 +402,7 @@ fn bc_charges_its_targets() {
     let bc = ALGORITHMS.iter().find(|a| a.info().name == "bc").unwrap();
     let opts = RunOptions { memory: 1 << 30, engine: EngineChoice::Fixed(Engine::Traverse), ..Default::default() };
     let without_targets = Args::new().with("sources", 2);
-    let runs = [&without_targets, &with_targets].map(|args| bc.run(&store, args, &opts).unwrap());
+    let runs = [&without_targets, &with_targets].map(|args| common::bounded("bc", || bc.run(&store, args, &opts)).unwrap());
     let [without, with] = runs.each_ref().map(|r| r.report.budget_peak_bytes);
     assert!(with >= without + 8 * n, "BC: {n} targets raised the budget's peak from {without} to {with} bytes, not by {}", 8 * n);
     // and the reference that validates the run holds the targets too,
@@ -404,7 +411,7 @@ fn bc_charges_its_targets() {
     let [without, with] = [(&without_targets, &runs[0]), (&with_targets, &runs[1])].map(|(args, run)| {
         run.budget.reset_peak();
         let held = run.budget.used();
-        let (verdict, grown) = heap_growth(|| bc.validate(&store, args, run));
+        let (verdict, grown) = measured(|| bc.validate(&store, args, run));
         assert!(verdict.unwrap().passed);
         let charged = run.budget.peak() - held;
         assert!(charged.abs_diff(grown) <= BOOKKEEPING, "BC's validation: the heap grew {grown} bytes, {charged} charged");
@@ -432,12 +439,12 @@ fn wcc_charges_its_state_apart_from_its_reads() {
     assert_eq!(labels.len() as u64, n);
     assert!(charge.bytes() >= 4 * labels.capacity() as u64, "union-find: {} bytes charged for {n} labels", charge.bytes());
 
-    let (_, scanned) = heap_growth(|| {
+    let (_, scanned) = measured(|| {
         let mut scan = store.layout("out").unwrap().scan().unwrap();
         while scan.next_list().unwrap().is_some() {}
     });
     let budget = Budget::unlimited();
-    let (run, grown) = heap_growth(|| afforest::wcc_charged(&store, &budget));
+    let (run, grown) = measured(|| afforest::wcc_charged(&store, &budget));
     let (labels, _charge, _) = run.unwrap();
     assert_eq!(labels, union_find::wcc(&store, &Budget::unlimited()).unwrap(), "Afforest and union-find");
     let state = budget.peak() - afforest::read_bytes(&store).unwrap();
@@ -470,7 +477,7 @@ fn star(dir: &std::path::Path, directed: bool, tiles: bool) -> Store {
 /// How far the heap grows while `layouts` of `store` are scanned in
 /// lockstep (a list of each in turn).
 fn scans_allocate(store: &Store, layouts: &[&str]) -> u64 {
-    heap_growth(|| {
+    measured(|| {
         let mut scans: Vec<_> = layouts.iter().map(|l| store.layout(l).unwrap().scan().unwrap()).collect();
         let mut going = true;
         while going {
@@ -508,7 +515,7 @@ fn cdlp_scan_charges_the_labels_of_its_longest_list() {
         let layouts: &[&str] = if directed { &["out", "in"] } else { &["out"] };
         let scanned = scans_allocate(&store, layouts);
         let opts = RunOptions { memory: 1 << 30, engine: EngineChoice::Fixed(Engine::Traverse), ..Default::default() };
-        let (run, grown) = heap_growth(|| cdlp.run(&store, &Args::new().with("iterations", 2), &opts));
+        let (run, grown) = measured(|| cdlp.run(&store, &Args::new().with("iterations", 2), &opts));
         let run = run.unwrap();
         let scans = outcore_algorithms::needs::scan_bytes(&store, layouts).unwrap();
         let state = run.report.budget_peak_bytes - outcore_io::PROCESS_BASELINE - scans;
@@ -548,7 +555,7 @@ fn scan_versions_charge_what_they_allocate_beside_their_scans() {
         for alg in common::registered().into_iter().filter(|a| a.info().engines.contains(&Engine::Traverse)) {
             let opts = RunOptions { memory: 1 << 30, engine: EngineChoice::Fixed(Engine::Traverse), ..Default::default() };
             let what = format!("{} (directed {directed})", alg.info().name);
-            let (run, grown) = heap_growth(|| alg.run(&store, &short(alg), &opts));
+            let (run, grown) = measured(|| alg.run(&store, &short(alg), &opts));
             let run = match run {
                 Ok(run) => run,
                 // ALS needs ratings (tests/als.rs)
@@ -587,7 +594,7 @@ fn other_engines_charge_what_they_allocate_on_stars() {
             for &engine in alg.info().engines.iter().filter(|&&e| e != Engine::Traverse) {
                 let what = format!("{} on {engine} (directed {directed})", alg.info().name);
                 let opts = RunOptions { memory: 256 << 20, engine: EngineChoice::Fixed(engine), ..Default::default() };
-                let (run, grown) = heap_growth(|| alg.run(&store, &short(alg), &opts));
+                let (run, grown) = measured(|| alg.run(&store, &short(alg), &opts));
                 let run = match run {
                     Ok(run) => run,
                     // what the algorithm declines (CDLP and SpMV on sort-reduce), or ALS without ratings
@@ -626,9 +633,9 @@ fn cdlp_charges_its_labels_on_intervals_and_in_its_reference() {
     let stars = [star(dir.path(), false, false), star(dir.path(), true, false)];
     for store in &stars {
         let directed = store.manifest().directed;
-        let (w, wcc_grown) = heap_growth(|| wcc.run(store, &Args::new(), &on(Engine::Interval)));
+        let (w, wcc_grown) = measured(|| wcc.run(store, &Args::new(), &on(Engine::Interval)));
         let wcc_charged = w.unwrap().report.budget_peak_bytes;
-        let (c, cdlp_grown) = heap_growth(|| cdlp.run(store, &args, &on(Engine::Interval)));
+        let (c, cdlp_grown) = measured(|| cdlp.run(store, &args, &on(Engine::Interval)));
         let cdlp_charged = c.unwrap().report.budget_peak_bytes;
         assert!(
             cdlp_grown as i64 - wcc_grown as i64 <= cdlp_charged as i64 - wcc_charged as i64 + BOOKKEEPING as i64,
@@ -638,10 +645,10 @@ fn cdlp_charges_its_labels_on_intervals_and_in_its_reference() {
     let wide_dir = tempfile::tempdir().unwrap();
     let wide = random_as(wide_dir.path(), 20_000_000, 1_000_000, false, &ImportOptions { directed: Some(false), ..Default::default() });
     for (what, store) in [("the star", &stars[0]), ("the wide store", &wide)] {
-        let run = cdlp.run(store, &args, &on(Engine::Traverse)).unwrap();
+        let run = common::bounded("cdlp", || cdlp.run(store, &args, &on(Engine::Traverse))).unwrap();
         run.budget.reset_peak();
         let held = run.budget.used();
-        let (verdict, grown) = heap_growth(|| cdlp.validate(store, &args, &run));
+        let (verdict, grown) = measured(|| cdlp.validate(store, &args, &run));
         assert!(verdict.unwrap().passed, "{what}: validation failed");
         let charged = run.budget.peak() - held;
         assert!(grown <= charged + BOOKKEEPING, "validating CDLP on {what}: the heap grew {grown} bytes; {charged} charged");

@@ -72,7 +72,7 @@ fn graphalytics_outputs_on_sortreduce() {
             let what = format!("{name} ({regime})");
             if let Some(want) = expected(name, "BFS") {
                 let root = ids.dense(property(name, "bfs.source-vertex").unwrap().parse().unwrap()).unwrap();
-                let t = bfs::sortreduce::bfs_sortreduce(engine(&st, &opts, 4), root).unwrap();
+                let t = bounded("BFS on sort-reduce", || bfs::sortreduce::bfs_sortreduce(engine(&st, &opts, 4), root)).unwrap();
                 for_each_stored(&t.values, |v, [level, _]| {
                     let shown = if level == bfs::NONE { i64::MAX.to_string() } else { level.to_string() };
                     assert_eq!(shown, want[&ids.original(v)], "{what}: BFS level of {}", ids.original(v));
@@ -110,7 +110,7 @@ fn graphalytics_outputs_on_sortreduce() {
             }
             if let Some(want) = expected(name, "SSSP") {
                 let root = ids.dense(property(name, "sssp.source-vertex").unwrap().parse().unwrap()).unwrap();
-                let p = sssp::sssp_sortreduce(engine(&st, &opts, 16), root).unwrap();
+                let p = bounded("SSSP on sort-reduce", || sssp::sssp_sortreduce(engine(&st, &opts, 16), root)).unwrap();
                 for_each_stored(&p.values, |v, [x, _]: [f64; 2]| {
                     let theirs = &want[&ids.original(v)];
                     if theirs == "infinity" {
@@ -140,9 +140,9 @@ fn real_graphs_match_the_references_with_deep_merges() {
         let g = MemGraph::load(&st, "out", &budget).unwrap();
         let n = st.vertices();
         let root = (0..n).max_by_key(|&v| g.degree(v)).unwrap();
-        let want_pr = pagerank::reference::pagerank(&g, 0.85, 8);
-        let want_bfs = bfs::reference::bfs_levels(&g, root);
-        let want_wcc = wcc::reference::wcc(&g);
+        let want_pr = bounded("the reference", || pagerank::reference::pagerank(&g, 0.85, 8));
+        let want_bfs = bounded("the reference", || bfs::reference::bfs_levels(&g, root));
+        let want_wcc = bounded("the reference", || wcc::reference::wcc(&g));
         // the smallest id one level up with an edge to each vertex
         let mut first_parent = vec![u64::MAX; n as usize];
         for u in 0..n {
@@ -169,7 +169,7 @@ fn real_graphs_match_the_references_with_deep_merges() {
             let ratio = sr["reduction_ratio"].as_f64().unwrap();
             assert!(ratio < 1.0 && ratio > 0.0);
 
-            let t = bfs::sortreduce::bfs_sortreduce(engine(&st, &opts, 4), root).unwrap();
+            let t = bounded("BFS on sort-reduce", || bfs::sortreduce::bfs_sortreduce(engine(&st, &opts, 4), root)).unwrap();
             assert!(t.engine.stats().supersteps.iter().any(|s| s.merge_passes >= 2), "{what}: BFS merges several levels");
             let mut reached = 0;
             for_each_stored(&t.values, |v, [level, parent]| {
@@ -209,7 +209,11 @@ fn too_small_a_budget_and_a_full_disk_are_clear_errors() {
     // ... and the budget it names works
     let outcore_algorithms::Error::Store(outcore_store::StoreError::Budget(b)) = err else { panic!("not a budget error: {e}") };
     let enough = RunOptions { memory: b.suggest, ..small };
-    assert!(outcore_algorithms::execute(&PageRank, &st, &pr, &enough).is_ok(), "the suggested {} is not enough", b.suggest);
+    assert!(
+        bounded("pagerank", || outcore_algorithms::execute(&PageRank, &st, &pr, &enough)).is_ok(),
+        "the suggested {} is not enough",
+        b.suggest
+    );
 
     // a temporary directory on a full file system
     let full = dir.path().join("full");
