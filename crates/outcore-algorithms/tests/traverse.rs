@@ -5,7 +5,7 @@
 use outcore_algorithms::bfs::hybrid::Direction;
 use outcore_algorithms::bfs::reference::bfs_levels;
 use outcore_algorithms::bfs::{bfs, hybrid_bfs, BfsTree, HotLists, HybridOptions, NONE};
-use outcore_algorithms::sssp::reference::sssp as ref_sssp;
+use outcore_algorithms::sssp::reference::sssp_tree as ref_sssp_tree;
 use outcore_algorithms::sssp::{sssp, ShortestPaths};
 use outcore_algorithms::wcc::reference::wcc as ref_wcc;
 use outcore_algorithms::wcc::{afforest, wcc};
@@ -469,7 +469,7 @@ fn sssp_equals_dijkstra_reference() {
             let (budget, mut eng) = engine(&case.store, "out", mode, ShortestPaths::state_bytes(n));
             for root in roots(n) {
                 let got = sssp(&mut eng, root, &budget).unwrap();
-                let want = ref_sssp(&g, root);
+                let (want, want_parent) = ref_sssp_tree(&g, root);
                 for v in 0..n as usize {
                     let (a, b) = (got.dist[v], want[v]);
                     assert!(a == b || (a - b).abs() <= 1e-9 * b.abs(), "{} {mode:?} root {root} vertex {v}: {a} vs {b}", case.name);
@@ -479,6 +479,10 @@ fn sssp_equals_dijkstra_reference() {
                         assert!((got.dist[p as usize] + g.edge_weights(p).unwrap()[i] as f64 - a).abs() <= 1e-9 * a.abs());
                     }
                 }
+                // both settle in (distance, id) order: a vertex's parent is
+                // the first settled that gave it its distance
+                let parents: Vec<u64> = got.parent.iter().map(|&p| if p == NONE { u64::MAX } else { p as u64 }).collect();
+                assert!(parents == want_parent, "{} {mode:?} root {root}: parents differ from the reference's", case.name);
             }
         }
     }
