@@ -150,6 +150,34 @@ fn validation_counts_a_loop_in_the_component_once() {
     assert_eq!(validate_bfs(&st, 0, &tree.parent, &tree.level, &budget).unwrap().unwrap().edges, 4);
 }
 
+/// On a directed graph an arc from the tree to a vertex outside it breaks
+/// rule 4 (the tree spans what the root reaches); and distances are
+/// compared with a tolerance relative to their size (1e-9 of the
+/// distance, at least 1e-9): 2e-9 off at distance 3 passes, 5e-9 off
+/// breaks rule 3.
+#[test]
+fn sssp_validation_on_a_directed_graph_and_at_its_tolerance() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("chain.wel");
+    std::fs::write(&input, "0 1 1.0\n1 2 2.0\n0 3 1.0\n3 0 1.0\n").unwrap();
+    let opts = ImportOptions { directed: Some(true), weighted: true, ..Default::default() };
+    import_file(&input, &dir.path().join("s"), &opts, &NoProgress).unwrap();
+    let st = Store::open(&dir.path().join("s")).unwrap();
+    let budget = Budget::unlimited();
+    let mut eng = Traverse::open(&st, "out", &budget, &TraverseOptions::default(), ShortestPaths::state_bytes(4)).unwrap();
+    let sp = bounded("Dijkstra on a chain", || sssp(&mut eng, 0, &budget)).unwrap();
+    assert_eq!(sp.dist, [0.0, 1.0, 3.0, 1.0]);
+    assert_eq!(validate_sssp(&st, 0, &sp.parent, &sp.dist, &budget).unwrap().unwrap().edges, 4);
+    let mut parent = sp.parent.clone();
+    parent[2] = NONE;
+    assert_eq!(rule(validate_sssp(&st, 0, &parent, &sp.dist, &budget).unwrap()), 4, "the arc 1->2 leaves the tree");
+    let mut dist = sp.dist.clone();
+    dist[2] = 3.0 + 2e-9;
+    assert!(validate_sssp(&st, 0, &sp.parent, &dist, &budget).unwrap().is_ok(), "2e-9 off at distance 3 is rounding");
+    dist[2] = 3.0 + 5e-9;
+    assert_eq!(rule(validate_sssp(&st, 0, &sp.parent, &dist, &budget).unwrap()), 3, "5e-9 off at distance 3 is not");
+}
+
 /// The SSSP validator with no root to go by (none asked for, none in the
 /// report) takes the vertex at distance 0 as the root, and passes a
 /// correct run so; sort-reduce refuses `--method` and `--delta`, which

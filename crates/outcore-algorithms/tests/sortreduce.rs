@@ -196,6 +196,59 @@ fn real_graphs_match_the_references_with_deep_merges() {
     }
 }
 
+/// SSSP on sort-reduce runs the plain reference's rounds
+/// (`sssp::reference::sssp_rounds`): the same distances and parents (in a
+/// round the smaller offered distance, then the smaller offering vertex;
+/// an equal distance in a later round does not replace it), and the same
+/// vertices reached, arcs relaxed and supersteps. Weights 0 to 3 make most
+/// distances tie, within a round and across rounds.
+#[test]
+fn sssp_on_sortreduce_runs_the_reference_rounds() {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |below: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % below
+    };
+    let mut random = String::new();
+    for _ in 0..1500 {
+        random += &format!("{} {} {}\n", next(300), next(300), next(4));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let random_file = dir.path().join("random.wel");
+    std::fs::write(&random_file, random).unwrap();
+    let graphs = [(random_file.clone(), true), (random_file, false), (shared().join("real/netscience.csv"), false)];
+    let mut checked = 0;
+    for (file, directed) in graphs {
+        let dir = tempfile::tempdir().unwrap();
+        let st = import(&file, dir.path(), Some(directed), true);
+        let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();
+        let hub = (0..st.vertices()).max_by_key(|&v| g.degree(v)).unwrap();
+        for root in [hub, st.vertices() / 2] {
+            let want = bounded("the reference", || sssp::reference::sssp_rounds(&g, root));
+            assert!(root != hub || want.reached > 10, "{}: the hub {root} reaches more than itself", file.display());
+            // merges of several levels (the reference's rounds are short)
+            for (regime, opts) in [("scan", options(Access::Scan, 64, 3)), ("lookup", options(Access::Lookup, 40, 2))] {
+                let what = format!("{} (directed {directed}, root {root}, {regime})", file.display());
+                let p = bounded("SSSP on sort-reduce", || sssp::sssp_sortreduce(engine(&st, &opts, 16), root)).unwrap();
+                for_each_stored(&p.values, |v, [d, parent]: [f64; 2]| {
+                    assert_eq!(d.to_bits(), want.dist[v as usize].to_bits(), "{what}: distance of {v}");
+                    let parent = if parent == u32::MAX as f64 { u64::MAX } else { parent as u64 };
+                    assert_eq!(parent, want.parent[v as usize], "{what}: parent of {v}");
+                })
+                .unwrap();
+                assert_eq!(p.reached, want.reached, "{what}: vertices reached");
+                assert_eq!(p.arcs_scanned, want.arcs_relaxed, "{what}: arcs relaxed");
+                assert_eq!(p.supersteps, want.rounds, "{what}: supersteps");
+                checked += 1;
+            }
+        }
+        no_temporary_files(&st);
+    }
+    assert_eq!(checked, 3 * 2 * 2);
+}
+
 #[test]
 fn too_small_a_budget_and_a_full_disk_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();

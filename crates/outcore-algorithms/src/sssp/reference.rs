@@ -52,3 +52,61 @@ pub fn sssp_tree(g: &MemGraph, source: u64) -> (Vec<f64>, Vec<u64>) {
     }
     (dist, parent)
 }
+
+/// What [`sssp_rounds`] finds, with the counts of its rounds.
+pub struct Rounds {
+    pub dist: Vec<f64>,
+    /// The source is its own parent; an unreachable vertex has `u64::MAX`.
+    pub parent: Vec<u64>,
+    pub reached: u64,
+    /// Arcs relaxed: every arc of every vertex whose distance fell.
+    pub arcs_relaxed: u64,
+    /// Rounds, the one that relaxed nothing included.
+    pub rounds: u32,
+}
+
+/// Shortest paths by synchronous rounds of relaxation (Bellman-Ford with a
+/// frontier), as the sort-reduce engine runs them (BigSparse section 3):
+/// the first round offers the source distance 0; in each round every
+/// vertex takes the best offer made to it in the round before if its
+/// distance falls (best: the smaller distance, then the smaller offering
+/// vertex; an equal distance later never replaces it), and every vertex
+/// whose distance fell offers its distance plus the weight along each of
+/// its arcs. The rounds end when one makes no offer.
+pub fn sssp_rounds(g: &MemGraph, source: u64) -> Rounds {
+    let weights = g.weights.as_ref().expect("sssp needs a weighted graph");
+    let n = g.vertices() as usize;
+    let mut dist = vec![f64::INFINITY; n];
+    let mut parent = vec![u64::MAX; n];
+    let mut offers = std::collections::BTreeMap::from([(source, (0.0f64, source))]);
+    let (mut arcs_relaxed, mut rounds) = (0u64, 0u32);
+    loop {
+        rounds += 1;
+        let mut fell = Vec::new();
+        for (&v, &(d, by)) in &offers {
+            if d < dist[v as usize] {
+                dist[v as usize] = d;
+                parent[v as usize] = by;
+                fell.push(v);
+            }
+        }
+        let mut next = std::collections::BTreeMap::<u64, (f64, u64)>::new();
+        for &u in &fell {
+            let start = g.offsets[u as usize] as usize;
+            for (i, &v) in g.neighbours(u).iter().enumerate() {
+                arcs_relaxed += 1;
+                let offer = (dist[u as usize] + weights[start + i] as f64, u);
+                let best = next.entry(v).or_insert(offer);
+                if offer < *best {
+                    *best = offer;
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        offers = next;
+    }
+    let reached = dist.iter().filter(|d| d.is_finite()).count() as u64;
+    Rounds { dist, parent, reached, arcs_relaxed, rounds }
+}
