@@ -171,10 +171,12 @@ fn traversals_charge_what_they_allocate_on(store: &Store) {
     use outcore_algorithms::bfs::{bfs, hybrid, hybrid_bfs, BfsTree, HotLists};
     let (n, m) = (store.vertices(), store.manifest().arcs);
     let budget = Budget::new(1 << 30);
-    let mut eng = Traverse::open(store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
-    let inn = Traverse::open(store, "in", &budget, &TraverseOptions::default(), 0).unwrap();
-    let hot = HotLists::build(store, "in", &inn, 0, &budget, "no hot lists: the test asks for none".into()).unwrap();
+    // the engines take their readers from the pool they open in: two, on
+    // a machine (or a taskset) of one core too
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let mut eng = pool.install(|| Traverse::open(store, "out", &budget, &TraverseOptions::default(), 0)).unwrap();
+    let inn = pool.install(|| Traverse::open(store, "in", &budget, &TraverseOptions::default(), 0)).unwrap();
+    let hot = HotLists::build(store, "in", &inn, 0, &budget, "no hot lists: the test asks for none".into()).unwrap();
     let slack = list_buffers(store, 3);
     let check = |what: &str, charged: u64, run: &mut dyn FnMut()| {
         let ((), grown) = measured(run);
