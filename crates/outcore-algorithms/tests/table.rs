@@ -443,3 +443,21 @@ fn table(algorithms: Vec<&'static dyn Registered>) {
     }
     assert!(damaged_failed > 10 * algorithms.len(), "only {damaged_failed} damaged results checked");
 }
+
+/// PageRank's validator checks the ranks' sum first and on its own: ranks
+/// of a correct run scaled by 1.01 fail by their sum (whatever the
+/// one-more-step rule would say after them), and the ranks as run pass.
+#[test]
+fn pagerank_validation_fails_ranks_that_do_not_sum_to_one() {
+    let dir = tempfile::tempdir().unwrap();
+    import_file(&evlp().join("example-directed.properties"), &dir.path().join("s"), &ImportOptions::default(), &NoProgress).unwrap();
+    let st = Store::open(&dir.path().join("s")).unwrap();
+    let p = pagerank::Params::fixed(0.85, 2);
+    let mut r = run(&pagerank::PageRank, &st, &p, &on(Engine::Traverse));
+    let v = outcore_algorithms::run::validate(&pagerank::PageRank, &st, &p, &r).unwrap();
+    assert!(v.passed, "{}", v.detail);
+    let scaled: Vec<f64> = r.outcome.columns[0].to_f64().unwrap().iter().map(|x| x * 1.01).collect();
+    r.replace_outcome(Outcome::new(vec![Column::new("rank", ValueKind::Real, scaled)]));
+    let v = outcore_algorithms::run::validate(&pagerank::PageRank, &st, &p, &r).unwrap();
+    assert!(!v.passed && v.detail.contains("the ranks sum to 1.01"), "{}", v.detail);
+}
