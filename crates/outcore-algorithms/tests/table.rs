@@ -446,7 +446,10 @@ fn table(algorithms: Vec<&'static dyn Registered>) {
 
 /// PageRank's validator checks the ranks' sum first and on its own: ranks
 /// of a correct run scaled by 1.01 fail by their sum (whatever the
-/// one-more-step rule would say after them), and the ranks as run pass.
+/// one-more-step rule would say after them), and the ranks as run pass;
+/// then each rank against the teleport share: half of it, the rest moved
+/// to another vertex (the sum kept), fails by that rule, and so does a NaN
+/// (which no sum or residual compares as too large).
 #[test]
 fn pagerank_validation_fails_ranks_that_do_not_sum_to_one() {
     let dir = tempfile::tempdir().unwrap();
@@ -456,8 +459,21 @@ fn pagerank_validation_fails_ranks_that_do_not_sum_to_one() {
     let mut r = run(&pagerank::PageRank, &st, &p, &on(Engine::Traverse));
     let v = outcore_algorithms::run::validate(&pagerank::PageRank, &st, &p, &r).unwrap();
     assert!(v.passed, "{}", v.detail);
-    let scaled: Vec<f64> = r.outcome.columns[0].to_f64().unwrap().iter().map(|x| x * 1.01).collect();
-    r.replace_outcome(Outcome::new(vec![Column::new("rank", ValueKind::Real, scaled)]));
-    let v = outcore_algorithms::run::validate(&pagerank::PageRank, &st, &p, &r).unwrap();
+    let ranks = r.outcome.columns[0].to_f64().unwrap();
+    let mut validate = |damaged: Vec<f64>| {
+        r.replace_outcome(Outcome::new(vec![Column::new("rank", ValueKind::Real, damaged)]));
+        outcore_algorithms::run::validate(&pagerank::PageRank, &st, &p, &r).unwrap()
+    };
+    let v = validate(ranks.iter().map(|x| x * 1.01).collect());
     assert!(!v.passed && v.detail.contains("the ranks sum to 1.01"), "{}", v.detail);
+    let floor = 0.15 / st.vertices() as f64;
+    let mut moved = ranks.clone();
+    moved[1] += moved[0] - floor / 2.0;
+    moved[0] = floor / 2.0;
+    let v = validate(moved);
+    assert!(!v.passed && v.detail.contains("vertex 0 (dense) has rank") && v.detail.contains("below the teleport share"), "{}", v.detail);
+    let mut nan = ranks.clone();
+    nan[2] = f64::NAN;
+    let v = validate(nan);
+    assert!(!v.passed && v.detail.contains("vertex 2 (dense) has rank NaN"), "{}", v.detail);
 }
