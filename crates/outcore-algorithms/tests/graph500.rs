@@ -21,6 +21,17 @@ fn store(file: &str, opts: ImportOptions) -> (tempfile::TempDir, Store) {
     (dir, s)
 }
 
+/// A weighted store of the edges in `text` (one "u v w" a line).
+fn weighted(text: &str, directed: bool) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("edges.wel");
+    std::fs::write(&input, text).unwrap();
+    let opts = ImportOptions { directed: Some(directed), weighted: true, ..Default::default() };
+    import_file(&input, &dir.path().join("s"), &opts, &NoProgress).unwrap();
+    let st = Store::open(&dir.path().join("s")).unwrap();
+    (dir, st)
+}
+
 fn depths(parent: &[u32], root: u64) -> Vec<u32> {
     (0..parent.len())
         .map(|v| {
@@ -135,12 +146,7 @@ fn sssp_validation_accepts_dijkstra_and_rejects_corruptions() {
 /// reached from 0, and an edge with a loop of its own out of reach.
 #[test]
 fn validation_counts_a_loop_in_the_component_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("loops.wel");
-    std::fs::write(&input, "0 1 1.0\n1 2 2.0\n2 2 0.5\n0 3 1.0\n4 5 1.0\n5 5 1.0\n").unwrap();
-    let opts = ImportOptions { directed: Some(false), weighted: true, ..Default::default() };
-    import_file(&input, &dir.path().join("s"), &opts, &NoProgress).unwrap();
-    let st = Store::open(&dir.path().join("s")).unwrap();
+    let (_dir, st) = weighted("0 1 1.0\n1 2 2.0\n2 2 0.5\n0 3 1.0\n4 5 1.0\n5 5 1.0\n", false);
     let budget = Budget::unlimited();
     let n = st.vertices();
     let mut eng = Traverse::open(&st, "out", &budget, &TraverseOptions::default(), ShortestPaths::state_bytes(n)).unwrap();
@@ -157,12 +163,7 @@ fn validation_counts_a_loop_in_the_component_once() {
 /// breaks rule 3.
 #[test]
 fn sssp_validation_on_a_directed_graph_and_at_its_tolerance() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("chain.wel");
-    std::fs::write(&input, "0 1 1.0\n1 2 2.0\n0 3 1.0\n3 0 1.0\n").unwrap();
-    let opts = ImportOptions { directed: Some(true), weighted: true, ..Default::default() };
-    import_file(&input, &dir.path().join("s"), &opts, &NoProgress).unwrap();
-    let st = Store::open(&dir.path().join("s")).unwrap();
+    let (_dir, st) = weighted("0 1 1.0\n1 2 2.0\n0 3 1.0\n3 0 1.0\n", true);
     let budget = Budget::unlimited();
     let mut eng = Traverse::open(&st, "out", &budget, &TraverseOptions::default(), ShortestPaths::state_bytes(4)).unwrap();
     let sp = bounded("Dijkstra on a chain", || sssp(&mut eng, 0, &budget)).unwrap();
