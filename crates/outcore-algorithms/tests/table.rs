@@ -477,3 +477,38 @@ fn pagerank_validation_fails_ranks_that_do_not_sum_to_one() {
     let v = validate(nan);
     assert!(!v.passed && v.detail.contains("vertex 2 (dense) has rank NaN"), "{}", v.detail);
 }
+
+/// PageRank's validator at its margins: a vertex no arc reaches, on a
+/// graph without sinks, has exactly the teleport share and passes; a
+/// cycle's ranks stay uniform, so its last change and the residual of one
+/// more step are rounding (about 1e-16) and pass; and two ranks of a
+/// converged run swapped (sum and shares kept) fail by one more step.
+#[test]
+fn pagerank_validation_at_its_margins() {
+    let validate = |edges: &str, p: pagerank::Params, damage: &dyn Fn(&mut Vec<f64>)| {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("edges.el");
+        std::fs::write(&input, edges).unwrap();
+        let opts = ImportOptions { directed: Some(true), ..Default::default() };
+        import_file(&input, &dir.path().join("s"), &opts, &NoProgress).unwrap();
+        let st = Store::open(&dir.path().join("s")).unwrap();
+        let mut r = run(&pagerank::PageRank, &st, &p, &on(Engine::Traverse));
+        let mut ranks = r.outcome.columns[0].to_f64().unwrap();
+        damage(&mut ranks);
+        r.replace_outcome(Outcome::new(vec![Column::new("rank", ValueKind::Real, ranks.clone())]));
+        (ranks, outcore_algorithms::run::validate(&pagerank::PageRank, &st, &p, &r).unwrap())
+    };
+    let (ranks, v) = validate("0 1\n1 2\n2 1\n", pagerank::Params::fixed(0.85, 5), &|_| ());
+    assert_eq!(ranks[0], (1.0 - 0.85) / 3.0, "the unreached vertex's rank is the teleport share");
+    assert!(v.passed, "{}", v.detail);
+    let (ranks, v) = validate("0 1\n1 2\n2 0\n", pagerank::Params::fixed(0.85, 5), &|_| ());
+    assert!(ranks.iter().all(|&x| (x - 1.0 / 3.0).abs() < 1e-15), "{ranks:?}");
+    assert!(v.passed, "{}", v.detail);
+    let converged = pagerank::Params { tolerance: Some(1e-12), ..Default::default() };
+    let edges = "0 1\n1 2\n2 0\n0 2\n3 0\n";
+    let (_, v) = validate(edges, converged, &|_| ());
+    assert!(v.passed, "{}", v.detail);
+    let (ranks, v) = validate(edges, converged, &|x| x.swap(0, 2));
+    assert!(ranks[0] != ranks[2]);
+    assert!(!v.passed && v.detail.contains("one more step changes the ranks"), "{}", v.detail);
+}
