@@ -204,16 +204,10 @@ fn real_graphs_match_the_references_with_deep_merges() {
 /// distances tie, within a round and across rounds.
 #[test]
 fn sssp_on_sortreduce_runs_the_reference_rounds() {
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move |below: u64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state % below
-    };
+    let mut rng = outcore_io::SplitMix64(0x5550);
     let mut random = String::new();
     for _ in 0..1500 {
-        random += &format!("{} {} {}\n", next(300), next(300), next(4));
+        random += &format!("{} {} {}\n", rng.below(300), rng.below(300), rng.below(4));
     }
     let dir = tempfile::tempdir().unwrap();
     let random_file = dir.path().join("random.wel");

@@ -444,6 +444,17 @@ fn table(algorithms: Vec<&'static dyn Registered>) {
     assert!(damaged_failed > 10 * algorithms.len(), "only {damaged_failed} damaged results checked");
 }
 
+/// PageRank's validator on `ranks` in place of what run `r` found.
+fn validate_ranks(
+    st: &Store,
+    p: &pagerank::Params,
+    r: &mut outcore_algorithms::Run,
+    ranks: Vec<f64>,
+) -> outcore_algorithms::run::Validation {
+    r.replace_outcome(Outcome::new(vec![Column::new("rank", ValueKind::Real, ranks)]));
+    outcore_algorithms::run::validate(&pagerank::PageRank, st, p, r).unwrap()
+}
+
 /// PageRank's validator checks the ranks' sum first and on its own: ranks
 /// of a correct run scaled by 1.01 fail by their sum (whatever the
 /// one-more-step rule would say after them), and the ranks as run pass;
@@ -457,13 +468,10 @@ fn pagerank_validation_fails_ranks_that_do_not_sum_to_one() {
     let st = Store::open(&dir.path().join("s")).unwrap();
     let p = pagerank::Params::fixed(0.85, 2);
     let mut r = run(&pagerank::PageRank, &st, &p, &on(Engine::Traverse));
-    let v = outcore_algorithms::run::validate(&pagerank::PageRank, &st, &p, &r).unwrap();
-    assert!(v.passed, "{}", v.detail);
     let ranks = r.outcome.columns[0].to_f64().unwrap();
-    let mut validate = |damaged: Vec<f64>| {
-        r.replace_outcome(Outcome::new(vec![Column::new("rank", ValueKind::Real, damaged)]));
-        outcore_algorithms::run::validate(&pagerank::PageRank, &st, &p, &r).unwrap()
-    };
+    let mut validate = |ranks: Vec<f64>| validate_ranks(&st, &p, &mut r, ranks);
+    let v = validate(ranks.clone());
+    assert!(v.passed, "{}", v.detail);
     let v = validate(ranks.iter().map(|x| x * 1.01).collect());
     assert!(!v.passed && v.detail.contains("the ranks sum to 1.01"), "{}", v.detail);
     let floor = 0.15 / st.vertices() as f64;
@@ -495,8 +503,7 @@ fn pagerank_validation_at_its_margins() {
         let mut r = run(&pagerank::PageRank, &st, &p, &on(Engine::Traverse));
         let mut ranks = r.outcome.columns[0].to_f64().unwrap();
         damage(&mut ranks);
-        r.replace_outcome(Outcome::new(vec![Column::new("rank", ValueKind::Real, ranks.clone())]));
-        (ranks, outcore_algorithms::run::validate(&pagerank::PageRank, &st, &p, &r).unwrap())
+        (ranks.clone(), validate_ranks(&st, &p, &mut r, ranks))
     };
     let (ranks, v) = validate("0 1\n1 2\n2 1\n", pagerank::Params::fixed(0.85, 5), &|_| ());
     assert_eq!(ranks[0], (1.0 - 0.85) / 3.0, "the unreached vertex's rank is the teleport share");
