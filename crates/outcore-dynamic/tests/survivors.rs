@@ -6,7 +6,9 @@
 //! inserts at once, a snapshot's progress, a table outside its heap
 //! refused at open, each update's text form, the tables' statistics,
 //! tombstones rehashed away neither late nor early, and a snapshot's
-//! direction and weights. (The written limit has a binary of its own,
+//! direction and weights; and, in the sample of 2026-12-05, a text
+//! stream's batch size, the floor of a stream's batch, each mapping's
+//! share of the address space and the count of inserted vertices. (The written limit has a binary of its own,
 //! tests/written.rs.)
 
 use outcore_dynamic::store::{ApplyReport, DynamicStore, StoreOptions, Update};
@@ -259,7 +261,61 @@ fn a_streams_batch_is_half_its_budget() {
     assert_eq!(batch_for(1 << 30), (1 << 30) / 256);
     assert_eq!(batch_for(64 << 20), (64 << 20) / 256);
     assert_eq!(batch_for(1 << 20), 4096);
+    // below a MiB the floor holds: 4,096 updates, not half the budget's worth
+    assert_eq!(batch_for(1 << 19), 4096);
+    assert_eq!(batch_for(0), 4096);
     assert_eq!(batch_for(1 << 40), 1 << 26);
+}
+
+/// A text stream's batches hold exactly as many updates as asked for,
+/// the last one the rest (as a binary stream's do).
+#[test]
+fn a_text_stream_reads_back_in_batches() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("u.txt");
+    let updates: Vec<Update> = (0..10u64).map(|i| Update::InsertEdge { u: i, v: i + 1, w: 1.0 }).collect();
+    let text: String = (0..10u64).map(|i| format!("+ {i} {}\n", i + 1)).collect();
+    std::fs::write(&path, text).unwrap();
+    let mut reader = UpdateReader::open(&path, Some(StreamFormat::Text), 4, false).unwrap();
+    let (mut batch, mut got, mut sizes) = (Vec::new(), Vec::new(), Vec::new());
+    loop {
+        reader.next_batch(&mut batch, 4).unwrap();
+        if batch.is_empty() {
+            break;
+        }
+        sizes.push(batch.len());
+        got.extend_from_slice(&batch);
+    }
+    assert_eq!(sizes, [4, 4, 2]);
+    assert_eq!(got, updates);
+}
+
+/// Each mapping's address space is the largest power of two that lets
+/// `maps` of them share the store's, up to 1 TiB.
+#[test]
+fn mappings_share_the_stores_address_space() {
+    use outcore_dynamic::heap::{reserve_for, STORE_ADDRESS_SPACE};
+    assert_eq!(reserve_for(0), 1 << 40);
+    assert_eq!(reserve_for(1), 1 << 40);
+    assert_eq!(reserve_for(4), 1 << 40);
+    assert_eq!(reserve_for(5), 1 << 39);
+    assert_eq!(reserve_for(8), 1 << 39);
+    assert_eq!(reserve_for(9), 1 << 38);
+    for maps in 1..200 {
+        let each = reserve_for(maps);
+        assert!(each.is_power_of_two() && each * maps <= STORE_ADDRESS_SPACE, "{maps} maps of {each} bytes");
+        assert!(each == 1 << 40 || each * 2 * maps > STORE_ADDRESS_SPACE, "{maps} maps of {each} bytes: twice as much would fit");
+    }
+}
+
+/// Inserting vertices is counted in the report, one an update.
+#[test]
+fn inserted_vertices_are_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = DynamicStore::create(&dir.path().join("d"), StoreOptions::default()).unwrap();
+    let report =
+        store.apply(&[Update::InsertVertex { u: 5 }, Update::InsertEdge { u: 5, v: 6, w: 1.0 }, Update::InsertVertex { u: 7 }]).unwrap();
+    assert_eq!((report.updates, report.inserted, report.vertices_inserted), (3, 1, 2), "{report:?}");
 }
 
 /// Without a resident limit, written pages are written back past a
