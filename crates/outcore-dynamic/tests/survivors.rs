@@ -8,7 +8,8 @@
 //! tombstones rehashed away neither late nor early, and a snapshot's
 //! direction and weights; and, in the sample of 2026-12-05, a text
 //! stream's batch size, the floor of a stream's batch, each mapping's
-//! share of the address space and the count of inserted vertices. (The written limit has a binary of its own,
+//! share of the address space, the count of inserted vertices, a vertex
+//! given twice keeping its entry and an undirected multigraph's snapshot. (The written limit has a binary of its own,
 //! tests/written.rs.)
 
 use outcore_dynamic::store::{ApplyReport, DynamicStore, StoreOptions, Update};
@@ -572,4 +573,42 @@ fn a_snapshot_keeps_direction_and_weights() {
     let mut weights: Vec<f32> = weights.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
     weights.sort_by(f32::total_cmp);
     assert_eq!(weights, [0.5, 2.5, 4.0]);
+}
+
+/// A vertex given twice (inserted, then its property set) stays given:
+/// when deletes take its edges below the threshold and its chunk goes,
+/// its entry stays, with its property.
+#[test]
+fn a_vertex_given_twice_keeps_its_property_when_its_chunk_goes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d");
+    let mut store = DynamicStore::create(&path, StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
+    store.apply(&(0..20).map(|v| Update::InsertEdge { u: 1, v: 10 + v, w: 1.0 }).collect::<Vec<_>>()).unwrap();
+    assert_eq!(store.table_stats()[0].chunks, 1);
+    store.apply(&[Update::InsertVertex { u: 1 }]).unwrap();
+    store.apply(&[Update::SetProperty { u: 1, value: 77 }]).unwrap();
+    store.apply(&(0..18).map(|v| Update::DeleteEdge { u: 1, v: 10 + v }).collect::<Vec<_>>()).unwrap();
+    assert_eq!(store.table_stats()[0].chunks, 0, "the chunk of 2 edges stayed");
+    assert_eq!((store.degree(1), store.property(1)), (2, Some(77)));
+    store.commit().unwrap();
+    drop(store);
+    let store = DynamicStore::open(&path).unwrap();
+    assert_eq!((store.degree(1), store.property(1)), (2, Some(77)), "after a reopen");
+    store.check().unwrap();
+}
+
+/// An undirected multigraph's snapshot holds each copy of an edge once in
+/// each direction: the store keeps both arcs, the snapshot feeds one.
+#[test]
+fn an_undirected_multigraphs_snapshot_holds_each_copy_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = StoreOptions { partitions: 2, undirected: true, multigraph: true, ..StoreOptions::default() };
+    let mut store = DynamicStore::create(&dir.path().join("d"), options).unwrap();
+    store.apply(&[(1, 2), (2, 1), (2, 3), (4, 4)].map(|(u, v)| Update::InsertEdge { u, v, w: 1.0 })).unwrap();
+    let target = dir.path().join("s");
+    outcore_dynamic::snapshot::snapshot(&store, &target, Default::default(), &outcore_io::NoProgress).unwrap();
+    let snap = outcore_store::Store::open(&target).unwrap();
+    assert!(!snap.manifest().directed);
+    // (1, 2) twice and (2, 3) as two arcs each, the self loop as one
+    assert_eq!(snap.manifest().arcs, 7);
 }
