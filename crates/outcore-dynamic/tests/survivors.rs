@@ -9,7 +9,8 @@
 //! direction and weights; and, in the sample of 2026-12-05, a text
 //! stream's batch size, the floor of a stream's batch, each mapping's
 //! share of the address space, the count of inserted vertices, a vertex
-//! given twice keeping its entry and an undirected multigraph's snapshot. (The written limit has a binary of its own,
+//! given twice keeping its entry and an undirected multigraph's
+//! snapshot. (The written limit has a binary of its own,
 //! tests/written.rs.)
 
 use outcore_dynamic::store::{ApplyReport, DynamicStore, StoreOptions, Update};
