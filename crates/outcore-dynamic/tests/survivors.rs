@@ -9,8 +9,8 @@
 //! direction and weights; and, in the sample of 2026-12-05, a text
 //! stream's batch size, the floor of a stream's batch, each mapping's
 //! share of the address space, the count of inserted vertices, a vertex
-//! given twice keeping its entry and an undirected multigraph's
-//! snapshot. (The written limit has a binary of its own,
+//! given twice keeping its entry, an undirected multigraph's snapshot
+//! and a written-back batch undone at open. (The written limit has a binary of its own,
 //! tests/written.rs.)
 
 use outcore_dynamic::store::{ApplyReport, DynamicStore, StoreOptions, Update};
@@ -612,4 +612,30 @@ fn an_undirected_multigraphs_snapshot_holds_each_copy_once() {
     assert!(!snap.manifest().directed);
     // (1, 2) twice and (2, 3) as two arcs each, the self loop as one
     assert_eq!(snap.manifest().arcs, 7);
+}
+
+/// A batch whose pages were written back to the heap file (a written
+/// limit of one byte) and that was never committed is undone at the next
+/// open: the undo log's frames, full ones of 64 KiB included, are read
+/// back, and the store holds its last commit.
+#[test]
+fn a_written_back_batch_without_a_commit_is_undone_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d");
+    let mut store = DynamicStore::create(&path, StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
+    let edge = |i: u64| (i, (i * 7919) % 100_000 + 1);
+    store.apply(&(0..100_000u64).map(|i| Update::InsertEdge { u: edge(i).0, v: edge(i).1, w: 1.0 }).collect::<Vec<_>>()).unwrap();
+    store.commit().unwrap();
+    let committed = store.arcs();
+    store.set_written_limit(1);
+    let deletes: Vec<Update> = (0..100_000u64).step_by(2).map(|i| Update::DeleteEdge { u: edge(i).0, v: edge(i).1 }).collect();
+    assert_eq!(store.apply(&deletes).unwrap().deleted, 50_000);
+    // a crash: the store is dropped without a commit
+    drop(store);
+    let store = DynamicStore::open(&path).unwrap();
+    store.check().unwrap();
+    assert_eq!((store.arcs(), committed), (100_000, 100_000));
+    for i in (0..100_000u64).step_by(997) {
+        assert!(store.edge(edge(i).0, edge(i).1).is_some(), "edge {i} lost");
+    }
 }
