@@ -9,8 +9,9 @@
 //! direction and weights; and, in the sample of 2026-12-05, a text
 //! stream's batch size, the floor of a stream's batch, each mapping's
 //! share of the address space, the count of inserted vertices, a vertex
-//! given twice keeping its entry, an undirected multigraph's snapshot
-//! and a written-back batch undone at open. (The written limit has a binary of its own,
+//! given twice keeping its entry, an undirected multigraph's snapshot,
+//! a written-back batch undone at open and a damaged chunk header
+//! reported by check. (The written limit has a binary of its own,
 //! tests/written.rs.)
 
 use outcore_dynamic::store::{ApplyReport, DynamicStore, StoreOptions, Update};
@@ -638,4 +639,34 @@ fn a_written_back_batch_without_a_commit_is_undone_at_open() {
     for i in (0..100_000u64).step_by(997) {
         assert!(store.edge(edge(i).0, edge(i).1).is_some(), "edge {i} lost");
     }
+}
+
+/// A chunk whose header claims more slots than its arena holds (a damaged
+/// heap file) is reported by `check`, naming the vertex, not read.
+#[test]
+fn a_chunk_larger_than_its_arena_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d");
+    let mut store = DynamicStore::create(&path, StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
+    store.apply(&(0..100).map(|v| Update::InsertEdge { u: 1, v: 10 + v, w: 1.0 }).collect::<Vec<_>>()).unwrap();
+    store.commit().unwrap();
+    drop(store);
+    // the hub's chunk is the first block of the one arena that has one:
+    // its header's byte 20 is log2 of its slots
+    let (heap_start, slot_bits) = (outcore_dynamic::heap::HEAP_START, 20);
+    let arenas: Vec<_> = std::fs::read_dir(&path)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_str().unwrap().contains(".a") && p.extension().is_some_and(|x| x == "heap"))
+        .filter(|p| std::fs::read(p).unwrap().get(heap_start as usize + slot_bits).is_some_and(|&b| b != 0))
+        .collect();
+    assert_eq!(arenas.len(), 1, "{arenas:?}");
+    let mut bytes = std::fs::read(&arenas[0]).unwrap();
+    let at = heap_start as usize + slot_bits;
+    assert!((7..=10).contains(&bytes[at]), "a chunk of 100 edges with 2^{} slots", bytes[at]);
+    bytes[at] = 40;
+    std::fs::write(&arenas[0], &bytes).unwrap();
+    let store = DynamicStore::open(&path).unwrap();
+    let e = store.check().unwrap_err();
+    assert!(e.contains("vertex 1") && e.contains("claims 2^40 slots"), "{e}");
 }
