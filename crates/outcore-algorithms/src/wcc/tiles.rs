@@ -78,3 +78,27 @@ pub fn wcc(cx: &Context) -> Result<Labels, StoreError> {
     let stats = Some(EngineStats::Stream(stream.stats().clone()));
     Ok(Labels { labels: Box::new(Held { values: labels.into_vec(), charge }), iterations, stats })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An iteration reads the tiles whose row or column span changed in
+    /// the one before (`needed`), and when the cache is full it keeps the
+    /// tiles whose row or column span changed so far in this one (`keep`):
+    /// those the next iteration will read.
+    #[test]
+    fn tiles_are_needed_and_kept_by_their_spans_changes() {
+        let labels = U64Cells::from_fn(4, |v| v as u64);
+        let (changed, changing) = (SpanFlags::new(4, false), SpanFlags::new(4, false));
+        changed.set(0);
+        changing.set(2);
+        let program = TileMin { labels: &labels, changed: &changed, changing: &changing };
+        for i in 0..4 {
+            for j in 0..4 {
+                assert_eq!(program.needed(i, j), i == 0 || j == 0, "needed({i}, {j})");
+                assert_eq!(program.keep(i, j), i == 2 || j == 2, "keep({i}, {j})");
+            }
+        }
+    }
+}
