@@ -697,6 +697,22 @@ fn file_bytes(files: &[std::path::PathBuf]) -> u64 {
     files.iter().map(|f| std::fs::metadata(f).unwrap().len()).sum()
 }
 
+/// A store without vertices (an empty edge list) has no components:
+/// union-find and Afforest return no labels, directed and undirected.
+#[test]
+fn wcc_of_an_empty_store_is_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let edges = dir.path().join("empty.el");
+    std::fs::write(&edges, "").unwrap();
+    for directed in [true, false] {
+        let case = import(&edges, ImportOptions { directed: Some(directed), ..Default::default() });
+        assert_eq!(case.store.vertices(), 0);
+        assert!(wcc(&case.store, &Budget::unlimited()).unwrap().is_empty(), "union-find, directed {directed}");
+        let (labels, _, stats) = afforest::wcc_charged(&case.store, &Budget::unlimited()).unwrap();
+        assert!(labels.is_empty() && stats.lists_finished == 0 && stats.giant_vertices == 0, "Afforest, directed {directed}: {stats:?}");
+    }
+}
+
 #[test]
 fn afforest_equals_the_reference_partition() {
     for case in cases() {
