@@ -242,18 +242,7 @@ fn a_binary_stream_reads_back_in_batches() {
         .collect();
     let bytes: Vec<u8> = BINARY_MAGIC.iter().copied().chain(updates.iter().flat_map(encode)).collect();
     std::fs::write(&path, bytes).unwrap();
-    let mut reader = UpdateReader::open(&path, Some(StreamFormat::Binary), 4, false).unwrap();
-    let (mut batch, mut got, mut sizes) = (Vec::new(), Vec::new(), Vec::new());
-    loop {
-        reader.next_batch(&mut batch, 4).unwrap();
-        if batch.is_empty() {
-            break;
-        }
-        sizes.push(batch.len());
-        got.extend_from_slice(&batch);
-    }
-    assert_eq!(sizes, [4, 4, 2]);
-    assert_eq!(got, updates);
+    assert_eq!(batches_of(&path, StreamFormat::Binary, 4), ([4, 4, 2].to_vec(), updates));
 }
 
 /// A stream's batch is half the budget at 128 bytes an update, between
@@ -279,18 +268,22 @@ fn a_text_stream_reads_back_in_batches() {
     let updates: Vec<Update> = (0..10u64).map(|i| Update::InsertEdge { u: i, v: i + 1, w: 1.0 }).collect();
     let text: String = (0..10u64).map(|i| format!("+ {i} {}\n", i + 1)).collect();
     std::fs::write(&path, text).unwrap();
-    let mut reader = UpdateReader::open(&path, Some(StreamFormat::Text), 4, false).unwrap();
-    let (mut batch, mut got, mut sizes) = (Vec::new(), Vec::new(), Vec::new());
+    assert_eq!(batches_of(&path, StreamFormat::Text, 4), ([4, 4, 2].to_vec(), updates));
+}
+
+/// The sizes of the batches of `batch` updates a stream is read in, and
+/// the updates.
+fn batches_of(path: &std::path::Path, format: StreamFormat, batch: usize) -> (Vec<usize>, Vec<Update>) {
+    let mut reader = UpdateReader::open(path, Some(format), batch, false).unwrap();
+    let (mut updates, mut got, mut sizes) = (Vec::new(), Vec::new(), Vec::new());
     loop {
-        reader.next_batch(&mut batch, 4).unwrap();
-        if batch.is_empty() {
-            break;
+        reader.next_batch(&mut updates, batch).unwrap();
+        if updates.is_empty() {
+            return (sizes, got);
         }
-        sizes.push(batch.len());
-        got.extend_from_slice(&batch);
+        sizes.push(updates.len());
+        got.extend_from_slice(&updates);
     }
-    assert_eq!(sizes, [4, 4, 2]);
-    assert_eq!(got, updates);
 }
 
 /// Each mapping's address space is the largest power of two that lets
