@@ -616,10 +616,7 @@ fn an_undirected_multigraphs_snapshot_holds_each_copy_once() {
 fn a_written_back_batch_without_a_commit_is_undone_at_open() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d");
-    let mut store = DynamicStore::create(&path, StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
-    let edge = |i: u64| (i, (i * 7919) % 100_000 + 1);
-    store.apply(&(0..100_000u64).map(|i| Update::InsertEdge { u: edge(i).0, v: edge(i).1, w: 1.0 }).collect::<Vec<_>>()).unwrap();
-    store.commit().unwrap();
+    let mut store = committed_low_degree_store(&path);
     let committed = store.arcs();
     store.set_written_limit(1);
     let deletes: Vec<Update> = (0..100_000u64).step_by(2).map(|i| Update::DeleteEdge { u: edge(i).0, v: edge(i).1 }).collect();
@@ -632,6 +629,47 @@ fn a_written_back_batch_without_a_commit_is_undone_at_open() {
     for i in (0..100_000u64).step_by(997) {
         assert!(store.edge(edge(i).0, edge(i).1).is_some(), "edge {i} lost");
     }
+}
+
+/// Inserts into a committed table short of growing, written back and
+/// never committed, are undone too: they shift entries right, across the
+/// table's end too, and the undo log keeps both parts of a wrapped shift.
+#[test]
+fn written_back_inserts_without_a_commit_are_undone_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d");
+    let mut store = committed_low_degree_store(&path);
+    let committed = store.table_stats()[0];
+    // fill the low-degree table to 88 %: below the load that grows it
+    let more = committed.low_slots * 88 / 100 - committed.low_live;
+    assert!(more > 1000, "{committed:?}");
+    store.set_written_limit(1);
+    let inserts: Vec<Update> = (100_000..100_000 + more).map(|i| Update::InsertEdge { u: edge(i).0, v: edge(i).1, w: 1.0 }).collect();
+    assert_eq!(store.apply(&inserts).unwrap().inserted, more);
+    assert_eq!(store.table_stats()[0].low_slots, committed.low_slots, "the table grew");
+    drop(store);
+    let store = DynamicStore::open(&path).unwrap();
+    store.check().unwrap();
+    assert_eq!(store.arcs(), 100_000);
+    let mut sources = Vec::new();
+    store.for_each_edge(|u, e| sources.push((u, e.target)));
+    sources.sort_unstable();
+    let expected: Vec<(u64, u64)> = (0..100_000u64).map(edge).collect();
+    assert_eq!(sources, expected);
+}
+
+/// 100,000 edges, one from each of as many sources, so all in the
+/// low-degree table, committed.
+fn committed_low_degree_store(path: &std::path::Path) -> DynamicStore {
+    let mut store = DynamicStore::create(path, StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
+    store.apply(&(0..100_000u64).map(|i| Update::InsertEdge { u: edge(i).0, v: edge(i).1, w: 1.0 }).collect::<Vec<_>>()).unwrap();
+    store.commit().unwrap();
+    store
+}
+
+/// Edge `i` of [`committed_low_degree_store`] (and of inserts after it).
+fn edge(i: u64) -> (u64, u64) {
+    (i, (i * 7919) % 100_000 + 1)
 }
 
 /// A chunk whose header claims more slots than its arena holds (a damaged
@@ -662,34 +700,4 @@ fn a_chunk_larger_than_its_arena_is_reported() {
     let store = DynamicStore::open(&path).unwrap();
     let e = store.check().unwrap_err();
     assert!(e.contains("vertex 1") && e.contains("claims 2^40 slots"), "{e}");
-}
-
-/// The same for inserts into a committed table short of growing: they
-/// shift entries right, across the table's end too, and the undo log
-/// keeps both parts of a wrapped shift.
-#[test]
-fn written_back_inserts_without_a_commit_are_undone_at_open() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("d");
-    let mut store = DynamicStore::create(&path, StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
-    let edge = |i: u64| (i, (i * 7919) % 100_000 + 1);
-    store.apply(&(0..100_000u64).map(|i| Update::InsertEdge { u: edge(i).0, v: edge(i).1, w: 1.0 }).collect::<Vec<_>>()).unwrap();
-    store.commit().unwrap();
-    let committed = store.table_stats()[0];
-    // fill the low-degree table to 88 %: below the load that grows it
-    let more = committed.low_slots * 88 / 100 - committed.low_live;
-    assert!(more > 1000, "{committed:?}");
-    store.set_written_limit(1);
-    let inserts: Vec<Update> = (100_000..100_000 + more).map(|i| Update::InsertEdge { u: edge(i).0, v: edge(i).1, w: 1.0 }).collect();
-    assert_eq!(store.apply(&inserts).unwrap().inserted, more);
-    assert_eq!(store.table_stats()[0].low_slots, committed.low_slots, "the table grew");
-    drop(store);
-    let store = DynamicStore::open(&path).unwrap();
-    store.check().unwrap();
-    assert_eq!(store.arcs(), 100_000);
-    let mut sources = Vec::new();
-    store.for_each_edge(|u, e| sources.push((u, e.target)));
-    sources.sort_unstable();
-    let expected: Vec<(u64, u64)> = (0..100_000u64).map(edge).collect();
-    assert_eq!(sources, expected);
 }
