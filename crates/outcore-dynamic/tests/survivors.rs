@@ -115,8 +115,7 @@ fn comment_lines_of_a_text_stream_are_skipped() {
 fn a_hubs_chunk_is_counted_and_shrinks_after_deletes() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d");
-    let mut store = DynamicStore::create(&path, StoreOptions { partitions: 1, ..Default::default() }).unwrap();
-    store.apply(&(0..5000).map(|v| Update::InsertEdge { u: 1, v: 10 + v, w: 1.0 }).collect::<Vec<_>>()).unwrap();
+    let mut store = with_hub(&path, 5000);
     let full = store.table_stats()[0];
     assert_eq!((full.chunks, full.chunk_live), (1, 5000), "{full:?}");
     assert!(full.chunk_slots >= 5000, "{full:?}");
@@ -577,8 +576,7 @@ fn a_snapshot_keeps_direction_and_weights() {
 fn a_vertex_given_twice_keeps_its_property_when_its_chunk_goes() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d");
-    let mut store = DynamicStore::create(&path, StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
-    store.apply(&(0..20).map(|v| Update::InsertEdge { u: 1, v: 10 + v, w: 1.0 }).collect::<Vec<_>>()).unwrap();
+    let mut store = with_hub(&path, 20);
     assert_eq!(store.table_stats()[0].chunks, 1);
     store.apply(&[Update::InsertVertex { u: 1 }]).unwrap();
     store.apply(&[Update::SetProperty { u: 1, value: 77 }]).unwrap();
@@ -678,8 +676,7 @@ fn edge(i: u64) -> (u64, u64) {
 fn a_chunk_larger_than_its_arena_is_reported() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d");
-    let mut store = DynamicStore::create(&path, StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
-    store.apply(&(0..100).map(|v| Update::InsertEdge { u: 1, v: 10 + v, w: 1.0 }).collect::<Vec<_>>()).unwrap();
+    let mut store = with_hub(&path, 100);
     store.commit().unwrap();
     drop(store);
     // the hub's chunk is the first block of the one arena that has one:
@@ -700,4 +697,12 @@ fn a_chunk_larger_than_its_arena_is_reported() {
     let store = DynamicStore::open(&path).unwrap();
     let e = store.check().unwrap_err();
     assert!(e.contains("vertex 1") && e.contains("claims 2^40 slots"), "{e}");
+}
+
+/// A store of one partition whose vertex 1 has `edges` edges, to 10 and
+/// on: a hub, with a chunk of its own once past the threshold.
+fn with_hub(path: &std::path::Path, edges: u64) -> DynamicStore {
+    let mut store = DynamicStore::create(path, StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
+    store.apply(&(0..edges).map(|v| Update::InsertEdge { u: 1, v: 10 + v, w: 1.0 }).collect::<Vec<_>>()).unwrap();
+    store
 }
