@@ -429,6 +429,36 @@ mod tests {
         }
     }
 
+    /// What building an index charges: the bytes planned from its length
+    /// and largest position before any entry is seen, or what it holds
+    /// when its select structure spilled past that (an index whose lists
+    /// are long in one stretch and short everywhere else spreads that
+    /// stretch's ones far apart); never less than it holds.
+    #[test]
+    fn an_index_is_charged_its_plan_or_what_it_holds() {
+        let mut rng = outcore_io::SplitMix64(3);
+        let even: Vec<(u64, bool)> = (0..200_000).map(|_| (rng.next_u64() % 16, rng.next_u64() % 3 == 0)).collect();
+        let stretch: Vec<(u64, bool)> =
+            (0..200_000u64).map(|i| (if i < 8192 { 1 << 20 } else { i % 2 }, rng.next_u64() % 3 == 0)).collect();
+        let mut spilled = false;
+        for lengths in [even, stretch] {
+            for flags in [false, true] {
+                let (flag, entries) = flagged_index(lengths.clone(), flags);
+                let max = entries.last().unwrap() & !flag;
+                let budget = Budget::new(1 << 30);
+                let index = CompactIndex::build(Path::new("x.index"), entries.len() as u64, max, flag, &budget, |push| {
+                    entries.iter().try_for_each(|&x| push(x))
+                })
+                .unwrap();
+                let planned = CompactIndex::bytes(entries.len() as u64, max, flags);
+                let holds = index.memory_bytes();
+                assert_eq!(budget.used(), planned.max(holds), "flags {flags}: planned {planned}, holds {holds}");
+                spilled |= holds > planned;
+            }
+        }
+        assert!(spilled, "no index spilled past its plan: the stretch of long lists should have made one");
+    }
+
     #[test]
     fn bad_indexes_are_errors_naming_the_file() {
         let err = |entries: &[u64], max: u64, len: u64| {
