@@ -1,0 +1,273 @@
+//! The traverse engine read directly (the algorithms' tests read it
+//! through BFS, SSSP and the rest): every way it hands out a list equals
+//! the edge file's, on every encoding; its degrees equal the lists' by
+//! every path it has (a 16-bit copy with a map for hubs, or the index);
+//! its options (a cache size, a shorter list per reader, no prefetch)
+//! change how it reads, never what; opening takes what `min_bytes` says.
+
+mod common;
+
+use common::{bounded, graph, pairs, pool, unweighted, HUB_DEGREE, VERTICES};
+use outcore_engines::{Traverse, TraverseOptions};
+use outcore_io::{Bitmap, Budget};
+use outcore_store::{Encoding, Store};
+
+const ENCODINGS: [Encoding; 4] = [Encoding::Raw32, Encoding::Raw64, Encoding::Ceesor, Encoding::Gapref];
+
+/// Every vertex, in an order that jumps about (a multiplicative walk), with
+/// the hub and the empty ends in it twice.
+fn shuffled() -> Vec<u32> {
+    let n = VERTICES;
+    let mut order: Vec<u32> = (0..n).map(|i| ((i * 7919) % n) as u32).collect();
+    order.extend([0, 1, (n - 1) as u32]);
+    order
+}
+
+/// The lists `par_lists` and `par_weighted_lists` hand out over
+/// [`shuffled`], checked against the edge file's in visiting order, and
+/// the entries each says it read.
+fn check_parallel_reads(g: &Traverse, what: &str) {
+    let gr = graph();
+    let order = shuffled();
+    let expected_entries: u64 = order.iter().map(|&v| gr.degree(v as u64)).sum();
+    let (found, entries) = g.par_lists(&order, |v, nbrs, out| out.push((v, pairs(nbrs, None)))).unwrap();
+    let found: Vec<_> = found.into_iter().flatten().collect();
+    assert_eq!(found.len(), order.len(), "{what}: par_lists visits each vertex given once");
+    for (&v, (seen, list)) in order.iter().zip(&found) {
+        assert_eq!(v, *seen, "{what}: par_lists' outputs in the order given");
+        assert_eq!(*list, unweighted(&gr.lists[v as usize]), "{what}: par_lists, vertex {v}");
+    }
+    assert_eq!(entries, expected_entries, "{what}: entries par_lists read");
+    let (found, entries) = g.par_weighted_lists(&order, |v, nbrs, w, out| out.push((v, pairs(nbrs, Some(w))))).unwrap();
+    let found: Vec<_> = found.into_iter().flatten().collect();
+    assert_eq!(found.len(), order.len(), "{what}: par_weighted_lists visits each vertex given once");
+    for (&v, (seen, list)) in order.iter().zip(&found) {
+        assert_eq!(v, *seen, "{what}: par_weighted_lists' outputs in the order given");
+        assert_eq!(*list, gr.lists[v as usize], "{what}: par_weighted_lists, vertex {v}");
+    }
+    assert_eq!(entries, expected_entries, "{what}: entries par_weighted_lists read");
+}
+
+/// Every list and its weights by the engine's own methods and by a
+/// reader on another thread.
+fn check_lists_one_by_one(g: &mut Traverse, what: &str) {
+    let gr = graph();
+    let (mut nbrs, mut weights) = (Vec::new(), Vec::new());
+    for v in 0..VERTICES {
+        g.neighbours(v, &mut nbrs).unwrap();
+        g.weights(v, &mut weights).unwrap();
+        assert_eq!(pairs(&nbrs, Some(&weights)), gr.lists[v as usize], "{what}: vertex {v}");
+    }
+    let g = &*g;
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut reader = g.reader();
+            let (mut nbrs, mut weights) = (Vec::new(), Vec::new());
+            for v in (0..VERTICES).rev() {
+                reader.neighbours(v, &mut nbrs).unwrap();
+                reader.weights(v, &mut weights).unwrap();
+                assert_eq!(pairs(&nbrs, Some(&weights)), gr.lists[v as usize], "{what}: a reader, vertex {v}");
+            }
+        });
+    });
+}
+
+/// Degrees one by one, by `fill` (across the end too) and `for_each_in`,
+/// and summed over a dense and a sparse set of vertices.
+fn check_degrees(g: &Traverse, what: &str) {
+    let gr = graph();
+    let n = VERTICES;
+    for v in 0..n {
+        assert_eq!(g.degree(v), gr.degree(v), "{what}: degree of {v}");
+    }
+    let degrees = g.degrees();
+    for first in [0, 1, 4_095, 65_530, n - 700] {
+        let mut out = vec![u64::MAX; 1_000];
+        degrees.fill(first, &mut out);
+        for (i, &d) in out.iter().enumerate() {
+            let v = first + i as u64;
+            let want = if v < n { gr.degree(v) } else { 0 };
+            assert_eq!(d, want, "{what}: fill from {first}, vertex {v}");
+        }
+        let mut seen = Vec::new();
+        degrees.for_each_in(first, first + 1_000, |v, d| seen.push((v, d)));
+        let want: Vec<(u64, u64)> = (first..(first + 1_000).min(n)).map(|v| (v, gr.degree(v))).collect();
+        assert_eq!(seen, want, "{what}: for_each_in from {first}");
+    }
+    // every vertex but each third (a pass over the entries where the
+    // degrees come from the index), then every 97th (a lookup each)
+    let sets: [(fn(u64) -> bool, &str); 2] = [(|v| v % 3 != 0, "dense"), (|v| v % 97 == 5, "sparse")];
+    for (set, name) in sets {
+        let mut bits = Bitmap::new(n);
+        (0..n).filter(|&v| set(v)).for_each(|v| bits.set(v));
+        let want: u64 = (0..n).filter(|&v| set(v)).map(|v| gr.degree(v)).sum();
+        assert_eq!(degrees.sum_over(&bits), want, "{what}: sum of the degrees of a {name} set");
+    }
+}
+
+#[test]
+fn every_way_of_reading_gives_the_imported_lists() {
+    let gr = graph();
+    for encoding in ENCODINGS {
+        let store = gr.open(encoding);
+        let what = format!("{encoding:?}");
+        bounded(&what, || {
+            pool(2).install(|| {
+                let budget = Budget::new(1 << 30);
+                let mut g = Traverse::open(&store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
+                assert_eq!(g.vertices(), VERTICES, "{what}");
+                assert_eq!(g.arcs(), gr.arcs, "{what}");
+                assert!(g.weighted(), "{what}");
+                let stats = g.stats();
+                assert_eq!(stats.parallel_longest, HUB_DEGREE, "{what}: an ample budget lets every reader decode the longest list");
+                check_lists_one_by_one(&mut g, &what);
+                check_parallel_reads(&g, &what);
+                check_degrees(&g, &what);
+                assert_eq!(g.stats().lists_read_shared, 0, "{what}: no list is left to the shared reader");
+            })
+        });
+    }
+}
+
+/// Whether the engine decodes a vertex's list by its shared reader when
+/// readers decode at most `longest` entries: the list is longer, or (a
+/// blocked encoding) its block holds a longer one.
+fn read_alone(store: &Store, longest: u64) -> impl Fn(u64) -> bool {
+    let gr = graph();
+    let table = store.layout("out").unwrap().block_table().unwrap();
+    let mut long_blocks = std::collections::HashSet::new();
+    if let Some(table) = &table {
+        long_blocks.extend((0..VERTICES).filter(|&v| gr.degree(v) > longest).map(|v| table.block_of(v)));
+    }
+    move |v| match &table {
+        Some(table) => long_blocks.contains(&table.block_of(v)),
+        None => gr.degree(v) > longest,
+    }
+}
+
+#[test]
+fn a_shorter_list_per_reader_leaves_the_longer_ones_to_the_shared_reader() {
+    let gr = graph();
+    for encoding in ENCODINGS {
+        let store = gr.open(encoding);
+        let what = format!("{encoding:?}, readers of at most 64 entries");
+        bounded(&what, || {
+            pool(2).install(|| {
+                let budget = Budget::new(1 << 30);
+                let opts = TraverseOptions { parallel_longest: Some(64), ..Default::default() };
+                let g = Traverse::open(&store, "out", &budget, &opts, 0).unwrap();
+                assert_eq!(g.stats().parallel_longest, 64, "{what}");
+                let order = shuffled();
+                let (found, _) = g.par_lists(&order, |v, nbrs, out| out.push((v, pairs(nbrs, None)))).unwrap();
+                for (v, list) in found.into_iter().flatten() {
+                    assert_eq!(list, unweighted(&gr.lists[v as usize]), "{what}: vertex {v}");
+                }
+                let alone = read_alone(&store, 64);
+                let shared = order.iter().filter(|&&v| alone(v as u64)).count() as u64;
+                assert!(shared > 0, "{what}: the hub's list is longer");
+                assert_eq!(g.stats().lists_read_shared, shared, "{what}: lists read by the shared reader");
+                check_parallel_reads(&g, &what);
+            })
+        });
+    }
+}
+
+/// Degrees asked of the index itself when the budget has no room for the
+/// 16-bit copy beside it; with room, the copy costs 16 bits a vertex and
+/// a map entry for the one hub, and is kept whatever the algorithm keeps
+/// back for itself (while the budget has room).
+#[test]
+fn degrees_come_from_the_index_without_room_for_a_copy() {
+    let gr = graph();
+    for encoding in ENCODINGS {
+        let store = gr.open(encoding);
+        let what = format!("{encoding:?}");
+        bounded(&what, || {
+            pool(2).install(|| {
+                let min = Traverse::min_bytes(&store, "out", 4096).unwrap();
+                let budget = Budget::new(min + 64 * 1024);
+                let g = Traverse::open(&store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
+                assert_eq!(g.stats().fast_degree_bytes, 0, "{what}: no room for degrees beside the index");
+                check_degrees(&g, &format!("{what}, degrees from the index"));
+                drop(g);
+                let budget = Budget::new(1 << 30);
+                let g = Traverse::open(&store, "out", &budget, &TraverseOptions::default(), 1 << 20).unwrap();
+                let copy = g.stats().fast_degree_bytes;
+                assert!(
+                    (2 * VERTICES..2 * VERTICES + 1024).contains(&copy),
+                    "{what}: degrees beside the index take {copy} bytes for {VERTICES} vertices and one hub"
+                );
+                check_degrees(&g, &format!("{what}, degrees beside the index"));
+            })
+        });
+    }
+}
+
+/// What `min_bytes` and `index_bytes` say is what opening takes: the
+/// engine opens in a budget of `min_bytes` (with nothing kept back), and
+/// its index holds at least `index_bytes`; with less than that and the
+/// smallest cache it is a budget error. A cache size asked for is kept to.
+#[test]
+fn opening_takes_what_min_bytes_says() {
+    let gr = graph();
+    for encoding in ENCODINGS {
+        let store = gr.open(encoding);
+        let what = format!("{encoding:?}");
+        bounded(&what, || {
+            pool(2).install(|| {
+                let min = Traverse::min_bytes(&store, "out", 4096).unwrap();
+                let index = Traverse::index_bytes(&store, "out").unwrap();
+                assert!(min >= index + Traverse::min_cache_bytes(4096), "{what}: min_bytes {min}, index {index}");
+                let budget = Budget::new(min);
+                let g = Traverse::open(&store, "out", &budget, &TraverseOptions::default(), 0)
+                    .unwrap_or_else(|e| panic!("{what}: opening in min_bytes ({min}): {e}"));
+                let held = g.stats().index_bytes;
+                assert!(held <= index, "{what}: the index holds {held} bytes, index_bytes says {index}");
+                drop(g);
+                let short = Budget::new(index + Traverse::min_cache_bytes(4096) / 2);
+                let err = Traverse::open(&store, "out", &short, &TraverseOptions::default(), 0).err().expect("a budget error");
+                assert!(matches!(err, outcore_store::StoreError::Budget(_)), "{what}: {err}");
+                let budget = Budget::new(1 << 30);
+                let opts = TraverseOptions { cache_bytes: Some(1 << 20), ..Default::default() };
+                let mut g = Traverse::open(&store, "out", &budget, &opts, 0).unwrap();
+                let cache = g.stats().cache_bytes;
+                assert!((64 * 4096..=1 << 20).contains(&cache), "{what}: a cache of {cache} bytes, 1 MiB asked for");
+                check_lists_one_by_one(&mut g, &format!("{what}, a 1 MiB cache"));
+            })
+        });
+    }
+}
+
+/// Run-ahead issues the reads of the vertices given, and says how many it
+/// handled: all of a few far apart (each a run of its own) when the cache
+/// has room; none when prefetching is off. Either way the lists read are
+/// the file's.
+#[test]
+fn run_ahead_handles_what_the_cache_has_room_for() {
+    let gr = graph();
+    for encoding in ENCODINGS {
+        let store = gr.open(encoding);
+        let what = format!("{encoding:?}");
+        bounded(&what, || {
+            pool(2).install(|| {
+                let budget = Budget::new(1 << 30);
+                let g = Traverse::open(&store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
+                assert!(g.prefetching());
+                // the first vertex with a list from each tenth of the ids on
+                // (not the hub: its blocks alone fill the device's queue)
+                let far_apart: Vec<u64> =
+                    (0..10).map(|i| ((i * VERTICES / 10).max(2)..).find(|&v| gr.degree(v) > 0).unwrap()).collect();
+                assert_eq!(g.run_ahead(far_apart.iter().copied()).unwrap(), far_apart.len(), "{what}: run-ahead over ten lists");
+                let next: Vec<u64> = (0..100).map(|i| 5_001 + i).collect();
+                assert_eq!(g.run_ahead(next.iter().copied()).unwrap(), next.len(), "{what}: run-ahead over 100 neighbours");
+                check_parallel_reads(&g, &what);
+                drop(g);
+                let opts = TraverseOptions { prefetch: false, ..Default::default() };
+                let g = Traverse::open(&store, "out", &budget, &opts, 0).unwrap();
+                assert!(!g.prefetching());
+                assert_eq!(g.run_ahead(far_apart.iter().copied()).unwrap(), 0, "{what}: no prefetching, no run-ahead");
+                check_parallel_reads(&g, &format!("{what}, without prefetching"));
+            })
+        });
+    }
+}
