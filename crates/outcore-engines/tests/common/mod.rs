@@ -24,6 +24,8 @@ pub struct Graph {
     pub arcs: u64,
     /// The store in each encoding.
     pub stores: Vec<(Encoding, PathBuf)>,
+    /// The edge file.
+    pub edges: PathBuf,
     _dir: tempfile::TempDir,
 }
 
@@ -84,8 +86,23 @@ pub fn graph() -> &'static Graph {
             import_file(&edges, &out, &opts, &NoProgress).unwrap();
             stores.push((encoding, out));
         }
-        Graph { lists, arcs: arcs.len() as u64, stores, _dir: dir }
+        Graph { lists, arcs: arcs.len() as u64, stores, edges, _dir: dir }
     })
+}
+
+/// The graph as a raw32 store with tiles of 2^13 vertices a side (13
+/// spans: up to 169 tiles), for the stream engine.
+pub fn tiled() -> Store {
+    static TILED: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    let (_, path) = TILED.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("tiled");
+        let opts = ImportOptions { directed: Some(true), weighted: true, num_vertices: Some(VERTICES), ..Default::default() };
+        import_file(&graph().edges, &out, &opts, &NoProgress).unwrap();
+        outcore_ingest::tiles::add_tiles(&out, 1, 13, 256 << 20, &NoProgress).unwrap();
+        (dir, out)
+    });
+    Store::open(path).unwrap()
 }
 
 /// A pool of `threads` threads, as the engine sizes its readers by the
