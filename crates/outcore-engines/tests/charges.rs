@@ -1,0 +1,106 @@
+//! What the engines charge to the budget against what they allocate: a
+//! counting allocator measures how far the heap grows while an engine
+//! opens and reads, and its charges must cover it (the budget is a
+//! promise: README "Memory budget"), but for bookkeeping beside them.
+
+mod common;
+
+use common::{bounded, graph, pool};
+use outcore_engines::{IntervalEngine, IntervalOptions, IntervalProgram, NeighbourList, Traverse, TraverseOptions, Values};
+use outcore_ingest::{import_file, ImportOptions, NoProgress};
+use outcore_io::heap::{heap_growth, CountingAllocator};
+use outcore_io::Budget;
+use outcore_store::{Encoding, Store};
+
+#[global_allocator]
+static HEAP: CountingAllocator = CountingAllocator;
+
+/// The tests of this file take turns: the counters are the process's.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Bookkeeping beside the charges: the pieces a parallel read is cut
+/// into, a thread pool's queues, the engines' small vectors.
+const BOOKKEEPING: u64 = 64 << 10;
+
+/// How far the heap grows while `work` runs, within the suite's time bound.
+fn measured<T>(what: &str, work: impl FnOnce() -> T) -> (T, u64) {
+    bounded(what, || heap_growth(work))
+}
+
+/// The traverse engine, opened on two threads with an ample budget, reads
+/// the hub's list (66,000 entries, weighted) on both readers at once and
+/// on its own shared reader: its readers are charged for the longest list
+/// each, and the heap grows no further than its charges.
+#[test]
+fn the_traverse_engine_charges_what_it_allocates() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let gr = graph();
+    for encoding in [Encoding::Raw32, Encoding::Gapref] {
+        let store = gr.open(encoding);
+        let what = format!("{encoding:?}");
+        let budget = Budget::new(1 << 30);
+        let hubs = vec![1u32; 2048];
+        let (g, grown) = measured(&what, || {
+            pool(2).install(|| {
+                let mut g = Traverse::open(&store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
+                let (_, entries) = g.par_weighted_lists(&hubs, |_, _, _, _: &mut Vec<()>| {}).unwrap();
+                assert_eq!(entries, 2048 * gr.degree(1), "{what}");
+                let (mut nbrs, mut weights) = (Vec::new(), Vec::new());
+                g.neighbours(1, &mut nbrs).unwrap();
+                g.weights(1, &mut weights).unwrap();
+                assert_eq!(nbrs.len() as u64, gr.degree(1), "{what}");
+                g
+            })
+        });
+        let charged = budget.used();
+        assert!(grown <= charged + BOOKKEEPING, "{what}: the heap grew {grown} bytes, {charged} charged");
+        assert!(grown >= charged / 4, "{what}: the heap grew only {grown} bytes of {charged} charged");
+        drop(g);
+    }
+}
+
+/// A program that reads every neighbour's value (a sum of ids).
+struct Sum;
+
+impl IntervalProgram for Sum {
+    type Value = u64;
+    fn gather(&self, v: u64, _: u64, lists: &[NeighbourList], values: &Values<u64>) -> u64 {
+        lists.iter().flat_map(|l| l.ids).fold(values.get(v), |s, &u| s.wrapping_add(values.get(u)))
+    }
+}
+
+/// The interval engine over a dense store's two layouts (40,000 vertices,
+/// 800,000 arcs out and in: 16,384 consecutive vertices hold more than a
+/// batch's share of ids, so its batches fill): the heap grows no further
+/// than its charges while it opens and runs two passes.
+#[test]
+fn the_interval_engine_charges_what_it_allocates() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let edges = dir.path().join("dense.el");
+    let mut rng = outcore_io::SplitMix64(9);
+    let text: String = (0..800_000).map(|_| format!("{} {}\n", rng.next_u64() % 40_000, rng.next_u64() % 40_000)).collect();
+    std::fs::write(&edges, text).unwrap();
+    let opts = ImportOptions { directed: Some(true), in_layout: true, num_vertices: Some(40_000), ..Default::default() };
+    import_file(&edges, &dir.path().join("s"), &opts, &NoProgress).unwrap();
+    let store = Store::open(&dir.path().join("s")).unwrap();
+    for layouts in [&["out"][..], &["in", "out"][..]] {
+        let what = format!("layouts {layouts:?}");
+        let budget = Budget::new(1 << 30);
+        let opts = IntervalOptions { max_interval_values: None, temp_dir: Some(dir.path().to_path_buf()) };
+        let (e, grown) = measured(&what, || {
+            pool(2).install(|| {
+                let mut e = IntervalEngine::<u64>::open(&store, layouts, true, &budget, &opts, |v, _| v).unwrap();
+                for _ in 0..2 {
+                    let it = e.iterate(&Sum, |_, _, _, _| {}).unwrap();
+                    assert_eq!(it.edges, layouts.len() as u64 * store.manifest().arcs, "{what}");
+                }
+                e
+            })
+        });
+        let charged = budget.used();
+        assert!(grown <= charged + BOOKKEEPING, "{what}: the heap grew {grown} bytes, {charged} charged");
+        assert!(grown >= charged / 4, "{what}: the heap grew only {grown} bytes of {charged} charged");
+        drop(e);
+    }
+}
