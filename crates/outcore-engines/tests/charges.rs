@@ -54,7 +54,8 @@ fn the_traverse_engine_charges_what_it_allocates() {
         });
         let charged = budget.used();
         assert!(grown <= charged + BOOKKEEPING, "{what}: the heap grew {grown} bytes, {charged} charged");
-        assert!(grown >= charged / 4, "{what}: the heap grew only {grown} bytes of {charged} charged");
+        // the counter counts: at least one copy of the hub's list and weights
+        assert!(grown >= gr.degree(1) * 12, "{what}: the heap grew only {grown} bytes");
         drop(g);
     }
 }
