@@ -120,8 +120,11 @@ fn every_arc_once_a_pass_from_the_device_and_from_the_pool() {
                 "{what}: a segment of {} bytes for a layout of {layout}",
                 stats.segment_bytes
             );
-            let program = Record::new(true, weights, false);
+            // a pool that holds the whole layout evicts nothing, even what
+            // the program says it will not keep
+            let program = Record::new(true, weights, true);
             let its = passes(&mut stream, &program, 3, &what);
+            assert!(its.iter().all(|it| it.pieces_evicted == 0), "{what}: a pool that holds the layout evicted");
             // each tile byte read once, in aligned reads: one extent a
             // file when the segment holds the whole layout
             assert!(
