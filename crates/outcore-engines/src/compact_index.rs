@@ -437,9 +437,9 @@ mod tests {
     #[test]
     fn an_index_is_charged_its_plan_or_what_it_holds() {
         let mut rng = outcore_io::SplitMix64(3);
-        let even: Vec<(u64, bool)> = (0..200_000).map(|_| (rng.next_u64() % 16, rng.next_u64() % 3 == 0)).collect();
+        let even: Vec<(u64, bool)> = (0..200_000).map(|_| (rng.next_u64() % 16, rng.next_u64().is_multiple_of(3))).collect();
         let stretch: Vec<(u64, bool)> =
-            (0..200_000u64).map(|i| (if i < 8192 { 1 << 20 } else { i % 2 }, rng.next_u64() % 3 == 0)).collect();
+            (0..200_000u64).map(|i| (if i < 8192 { 1 << 20 } else { i % 2 }, rng.next_u64().is_multiple_of(3))).collect();
         let mut spilled = false;
         for lengths in [even, stretch] {
             for flags in [false, true] {

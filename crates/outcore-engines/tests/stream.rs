@@ -57,7 +57,7 @@ impl TileProgram for Record {
         self.weights
     }
     fn keep(&self, _: u32, j: u32) -> bool {
-        !self.keep_even_columns || j % 2 == 0
+        !self.keep_even_columns || j.is_multiple_of(2)
     }
     fn forward(&self, tile: &TileEdges) {
         self.forward.lock().unwrap().extend(Record::tuples(tile));
@@ -73,7 +73,7 @@ fn arcs(weights: bool) -> Vec<(u64, u64, f32)> {
     let mut all: Vec<(u64, u64, f32)> = (0..gr.lists.len())
         .flat_map(|v| gr.lists[v].iter().map(move |&(u, w)| (v as u64, u, if weights { w } else { 0.0 })))
         .collect();
-    all.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    all.sort_by_key(|a| (a.0, a.1));
     all
 }
 

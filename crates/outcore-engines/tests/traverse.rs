@@ -96,7 +96,8 @@ fn check_degrees(g: &Traverse, what: &str) {
     }
     // every vertex but each third (a pass over the entries where the
     // degrees come from the index), then every 97th (a lookup each)
-    let sets: [(fn(u64) -> bool, &str); 2] = [(|v| v % 3 != 0, "dense"), (|v| v % 97 == 5, "sparse")];
+    type Set = fn(u64) -> bool;
+    let sets: [(Set, &str); 2] = [(|v| v % 3 != 0, "dense"), (|v| v % 97 == 5, "sparse")];
     for (set, name) in sets {
         let mut bits = Bitmap::new(n);
         (0..n).filter(|&v| set(v)).for_each(|v| bits.set(v));
