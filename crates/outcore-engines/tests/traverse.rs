@@ -173,6 +173,36 @@ fn a_shorter_list_per_reader_leaves_the_longer_ones_to_the_shared_reader() {
     }
 }
 
+/// Readers that decode the longest list by themselves are charged for it:
+/// opening with them takes more of the budget than opening with readers
+/// of 64 entries, by at least the hub's list and weights (12 bytes an
+/// entry) handed out by each of the two.
+#[test]
+fn readers_of_longer_lists_are_charged_for_them() {
+    let gr = graph();
+    for encoding in ENCODINGS {
+        let store = gr.open(encoding);
+        let what = format!("{encoding:?}");
+        bounded(&what, || {
+            pool(2).install(|| {
+                let charged = |parallel_longest| {
+                    let budget = Budget::new(1 << 30);
+                    let opts = TraverseOptions { parallel_longest, ..Default::default() };
+                    let g = Traverse::open(&store, "out", &budget, &opts, 0).unwrap();
+                    (budget.used(), g.stats().parallel_longest)
+                };
+                let (longest, longest_readers) = charged(None);
+                let (short, short_readers) = charged(Some(64));
+                assert_eq!((longest_readers, short_readers), (HUB_DEGREE, 64), "{what}");
+                assert!(
+                    longest >= short + 2 * (HUB_DEGREE - 64) * 12,
+                    "{what}: readers of {HUB_DEGREE} entries charged {longest} bytes, of 64 entries {short}"
+                );
+            })
+        });
+    }
+}
+
 /// Degrees asked of the index itself when the budget has no room for the
 /// 16-bit copy beside it; with room, the copy costs 16 bits a vertex and
 /// a map entry for the one hub, and is kept whatever the algorithm keeps
