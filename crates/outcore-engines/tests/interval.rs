@@ -181,3 +181,16 @@ fn the_budget_it_needs_is_its_largest_interval_to_the_byte() {
         Ok(_) => panic!("opened with one byte less than the hub's interval needs"),
     }
 }
+
+/// `fixed_bytes` counts two batches of lists, each of which may hold one
+/// vertex's lists (ids and weights, 12 bytes an entry) beyond its share:
+/// a longer longest list adds twice its entries' bytes, and every value
+/// width adds a batch of vertices' values.
+#[test]
+fn fixed_bytes_counts_two_batches_of_the_longest_lists() {
+    let base = fixed_bytes(VERTICES, 1, 8, 1_000);
+    assert!(fixed_bytes(VERTICES, 1, 8, 101_000) - base >= 2 * 100_000 * 12);
+    assert!(fixed_bytes(VERTICES, 1, 16, 1_000) > base);
+    assert!(fixed_bytes(VERTICES, 2, 8, 1_000) > base, "a second layout's scans");
+    assert!(fixed_bytes(2 * VERTICES, 1, 8, 1_000) > base, "a bit a vertex, and its rank");
+}
