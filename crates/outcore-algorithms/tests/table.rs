@@ -259,6 +259,13 @@ fn check_counters(alg: &dyn Registered, st: &Store, g: &MemGraph, a: &Args, run:
             if report.engine != Engine::Memory && report.engine != Engine::Stream {
                 assert_eq!(number("edges_traversed"), edges as f64, "{what}: edges traversed");
             }
+            if report.engine == Engine::Traverse {
+                let teps = number("edges_traversed") / report.seconds.max(1e-9);
+                assert!((number("teps") - teps).abs() <= 1e-12 * teps, "{what}: TEPS {}, {teps} from edges and seconds", number("teps"));
+                if let Some(direction) = a.text("direction") {
+                    assert_eq!(report.figure("direction").and_then(|x| x.as_str()), Some(direction), "{what}: direction");
+                }
+            }
         }
         "sssp" if report.engine == Engine::Traverse => {
             let reached = reached("distance");

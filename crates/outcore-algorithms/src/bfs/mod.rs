@@ -441,3 +441,46 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
     cx.figure("runs", runs);
     Ok(Outcome::new(tree.into_columns()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use outcore_ingest::{import_file, ImportOptions, NoProgress};
+
+    #[test]
+    fn each_direction_is_parsed_as_named() {
+        for (name, direction) in [("auto", Direction::Auto), ("top-down", Direction::TopDown), ("hybrid", Direction::Hybrid)] {
+            assert_eq!(Bfs.parse(&Args::new().with("direction", name)).unwrap().direction, direction, "{name}");
+        }
+        assert_eq!(Bfs.parse(&Args::new()).unwrap().direction, Direction::Auto);
+        assert!(Bfs.parse(&Args::new().with("direction", "sideways")).is_err());
+    }
+
+    /// On a directed cycle with its in-edges: repeated searches run on the
+    /// traverse engine only, and there a top-down search needs less than a
+    /// hybrid one (no in-edge index, frontier bitmaps or hot column).
+    #[test]
+    fn repeated_searches_and_the_top_down_need() {
+        let dir = tempfile::tempdir().unwrap();
+        let edges = dir.path().join("cycle.el");
+        std::fs::write(&edges, (0..1000).map(|v| format!("{v} {}\n", (v + 1) % 1000)).collect::<String>()).unwrap();
+        let opts = ImportOptions { directed: Some(true), in_layout: true, ..Default::default() };
+        import_file(&edges, &dir.path().join("s"), &opts, &NoProgress).unwrap();
+        let store = Store::open(&dir.path().join("s")).unwrap();
+        let run = RunOptions::default();
+        let params = |direction: &str| Bfs.parse(&Args::new().with("direction", direction).with("repeat", 2)).unwrap();
+        for engine in [Engine::Memory, Engine::Stream, Engine::SortReduce, Engine::Interval] {
+            match Bfs.support(&store, engine, &params("top-down"), &run).unwrap() {
+                Support::No(why) => assert!(why.contains("repeated searches run on the traverse engine"), "{engine}: {why}"),
+                Support::Runs(_) => panic!("{engine} runs repeated searches"),
+            }
+        }
+        let need = |direction: &str| match Bfs.support(&store, Engine::Traverse, &params(direction), &run).unwrap() {
+            Support::Runs(need) => need.min_bytes,
+            Support::No(why) => panic!("{direction} on the traverse engine: {why}"),
+        };
+        let (top_down, hybrid) = (need("top-down"), need("hybrid"));
+        assert!(top_down < hybrid, "top-down needs {top_down} bytes, hybrid {hybrid}");
+        assert_eq!(need("auto"), hybrid, "auto searches both ways where the store has in-edges");
+    }
+}
