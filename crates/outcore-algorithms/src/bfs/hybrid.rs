@@ -619,3 +619,39 @@ impl HybridEngines {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use outcore_ingest::{import_file, ImportOptions, NoProgress};
+
+    /// The block cursors' charge is what `block_cursors` allocates, for
+    /// every column count, over vertices of degree 0 to 3 in three blocks
+    /// and a part of one; each column's cursor at a block counts the
+    /// vertices before it with more in-neighbours than the column's rank.
+    #[test]
+    fn cursors_are_charged_what_they_take() {
+        let dir = tempfile::tempdir().unwrap();
+        let edges = dir.path().join("g.el");
+        let n = 3 * SWEEP_BLOCK + 100;
+        let text: String = (0..n).flat_map(|v| (1..=v % 4).map(move |d| format!("{v} {}\n", (v + d) % n))).collect();
+        std::fs::write(&edges, text).unwrap();
+        let opts = ImportOptions { directed: Some(true), num_vertices: Some(n), ..Default::default() };
+        import_file(&edges, &dir.path().join("s"), &opts, &NoProgress).unwrap();
+        let store = Store::open(&dir.path().join("s")).unwrap();
+        let g = Traverse::open(&store, "out", &Budget::unlimited(), &TraverseOptions::default(), 0).unwrap();
+        for k in 0..5usize {
+            let (at, entries) = block_cursors(g.degrees(), n, k);
+            assert_eq!(at.capacity() as u64 * 4, cursor_bytes(n, k as u64), "{k} columns");
+            for (b, block) in at.chunks(k.max(1)).enumerate().filter(|_| k > 0) {
+                let first = b as u64 * SWEEP_BLOCK;
+                for (j, &cursor) in block.iter().enumerate() {
+                    let before = (0..first).filter(|&v| v % 4 > j as u64).count() as u32;
+                    assert_eq!(cursor, before, "{k} columns: block {b}, column {j}");
+                }
+            }
+            let want: Vec<u64> = (0..k as u64).map(|j| (0..n).filter(|&v| v % 4 > j).count() as u64).collect();
+            assert_eq!(entries, want, "{k} columns: each column's entries");
+        }
+    }
+}
