@@ -629,17 +629,23 @@ mod tests {
     /// every column count, over vertices of degree 0 to 3 in three blocks
     /// and a part of one; each column's cursor at a block counts the
     /// vertices before it with more in-neighbours than the column's rank.
-    #[test]
-    fn cursors_are_charged_what_they_take() {
-        let dir = tempfile::tempdir().unwrap();
-        let edges = dir.path().join("g.el");
+    /// Vertices in three sweep blocks and a part of one, vertex v with
+    /// v % 4 out-neighbours; its traverse engine over `out`.
+    fn degrees_mod_4(dir: &std::path::Path) -> (Traverse, u64) {
+        let edges = dir.join("g.el");
         let n = 3 * SWEEP_BLOCK + 100;
         let text: String = (0..n).flat_map(|v| (1..=v % 4).map(move |d| format!("{v} {}\n", (v + d) % n))).collect();
         std::fs::write(&edges, text).unwrap();
         let opts = ImportOptions { directed: Some(true), num_vertices: Some(n), ..Default::default() };
-        import_file(&edges, &dir.path().join("s"), &opts, &NoProgress).unwrap();
-        let store = Store::open(&dir.path().join("s")).unwrap();
-        let g = Traverse::open(&store, "out", &Budget::unlimited(), &TraverseOptions::default(), 0).unwrap();
+        import_file(&edges, &dir.join("s"), &opts, &NoProgress).unwrap();
+        let store = Store::open(&dir.join("s")).unwrap();
+        (Traverse::open(&store, "out", &Budget::unlimited(), &TraverseOptions::default(), 0).unwrap(), n)
+    }
+
+    #[test]
+    fn cursors_are_charged_what_they_take() {
+        let dir = tempfile::tempdir().unwrap();
+        let (g, n) = degrees_mod_4(dir.path());
         for k in 0..5usize {
             let (at, entries) = block_cursors(g.degrees(), n, k);
             assert_eq!(at.capacity() as u64 * 4, cursor_bytes(n, k as u64), "{k} columns");
@@ -652,6 +658,35 @@ mod tests {
             }
             let want: Vec<u64> = (0..k as u64).map(|j| (0..n).filter(|&v| v % 4 > j).count() as u64).collect();
             assert_eq!(entries, want, "{k} columns: each column's entries");
+        }
+    }
+
+    /// `choose_k` takes the most columns whose entries (4 bytes each, the
+    /// vertices with more neighbours than the column's rank) and cursors
+    /// fit the bytes given: exactly k columns' bytes give k, a byte less
+    /// k - 1.
+    #[test]
+    fn choose_k_takes_the_columns_that_fit() {
+        let dir = tempfile::tempdir().unwrap();
+        let (g, n) = degrees_mod_4(dir.path());
+        let column = |j: u64| (0..n).filter(|&v| v % 4 > j).count() as u64 * 4 + n.div_ceil(SWEEP_BLOCK) * 4;
+        let mut bytes = 0;
+        assert_eq!(HotLists::choose_k(&g, 0), 0);
+        for k in 1..=3u64 {
+            bytes += column(k - 1);
+            assert_eq!(HotLists::choose_k(&g, bytes), k as u32, "{bytes} bytes");
+            assert_eq!(HotLists::choose_k(&g, bytes - 1), k as u32 - 1, "{} bytes", bytes - 1);
+        }
+    }
+
+    /// A hybrid BFS is charged at least its parent and level arrays (4
+    /// bytes each a vertex), its frontier and next bitmaps and a round of
+    /// lists read, as its doc says.
+    #[test]
+    fn the_hybrid_state_counts_its_arrays_and_bitmaps() {
+        for (n, arcs) in [(1u64, 0u64), (1000, 5000), (1 << 20, 1 << 24), (3 << 30, 1 << 34)] {
+            let floor = 8 * n + 2 * bitmap_bytes(n) + round_bytes(arcs);
+            assert!(state_bytes(n, arcs) >= floor, "{n} vertices, {arcs} arcs: {} < {floor}", state_bytes(n, arcs));
         }
     }
 }
