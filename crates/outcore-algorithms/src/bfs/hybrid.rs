@@ -681,11 +681,14 @@ mod tests {
 
     /// A hybrid BFS is charged at least its parent and level arrays (4
     /// bytes each a vertex), its frontier and next bitmaps, its two chunk
-    /// lists (4 bytes an entry) and a round of lists read, as its doc says.
+    /// lists (4 bytes an entry), a chunk's SSD candidates and a round of
+    /// lists read, as its doc says.
     #[test]
     fn the_hybrid_state_counts_its_arrays_and_bitmaps() {
         for (n, arcs) in [(1u64, 0u64), (1000, 5000), (1 << 20, 1 << 24), (3 << 30, 1 << 34)] {
-            let floor = 8 * n + 2 * bitmap_bytes(n) + 2 * chunk_len(n) as u64 * 4 + round_bytes(arcs);
+            // a chunk's SSD candidates: at most a sweep block each of its blocks
+            let candidates = chunk_len(n).div_ceil(SWEEP_BLOCK as usize) as u64 * SWEEP_BLOCK * 4;
+            let floor = 8 * n + 2 * bitmap_bytes(n) + 2 * chunk_len(n) as u64 * 4 + candidates + round_bytes(arcs);
             assert!(state_bytes(n, arcs) >= floor, "{n} vertices, {arcs} arcs: {} < {floor}", state_bytes(n, arcs));
         }
     }
