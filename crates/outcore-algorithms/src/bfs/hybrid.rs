@@ -692,4 +692,75 @@ mod tests {
             assert!(state_bytes(n, arcs) >= floor, "{n} vertices, {arcs} arcs: {} < {floor}", state_bytes(n, arcs));
         }
     }
+
+    /// Each level's direction follows the switching rule (thesis section
+    /// 3.4.4.4, Beamer's alpha and beta), worked out again from a plain
+    /// BFS's levels: to bottom-up when the frontier grows and its out-arcs
+    /// pass the unvisited vertices' in-arcs over alpha; back when it shrinks
+    /// and they fall under those over beta. On a skewed directed graph from
+    /// its hub, with the defaults and with rules that switch sooner.
+    #[test]
+    fn each_level_goes_the_way_the_switching_rule_says() {
+        let dir = tempfile::tempdir().unwrap();
+        let edges = dir.path().join("g.el");
+        let n = 20_000u64;
+        let mut rng = outcore_io::SplitMix64(17);
+        let mut end = || (rng.next_u64() % n) & (rng.next_u64() % n);
+        let text: String = (0..200_000).map(|_| format!("{} {}\n", end(), end())).collect();
+        std::fs::write(&edges, text).unwrap();
+        let opts = ImportOptions { directed: Some(true), in_layout: true, num_vertices: Some(n), ..Default::default() };
+        import_file(&edges, &dir.path().join("s"), &opts, &NoProgress).unwrap();
+        let store = Store::open(&dir.path().join("s")).unwrap();
+        let budget = Budget::unlimited();
+        let out = Traverse::open(&store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
+        let inn = Traverse::open(&store, "in", &budget, &TraverseOptions::default(), 0).unwrap();
+        let hot = HotLists::build(&store, "in", &inn, 2, &budget, "the test builds them".into()).unwrap();
+        // the plain BFS's levels, from the out-lists of a sequential scan
+        let mut lists = vec![Vec::new(); n as usize];
+        let mut scan = store.layout("out").unwrap().scan().unwrap();
+        while let Some((v, ids, _)) = scan.next_list().unwrap() {
+            lists[v as usize] = ids.to_vec();
+        }
+        let mut in_degree = vec![0u64; n as usize];
+        lists.iter().flatten().for_each(|&u| in_degree[u as usize] += 1);
+        let root = (0..n).max_by_key(|&v| lists[v as usize].len()).unwrap();
+        let mut levels: Vec<Vec<u64>> = vec![vec![root]];
+        let mut seen = vec![false; n as usize];
+        seen[root as usize] = true;
+        while let Some(last) = levels.last().filter(|l| !l.is_empty()) {
+            let mut next = Vec::new();
+            for &v in last {
+                for &u in &lists[v as usize] {
+                    if !std::mem::replace(&mut seen[u as usize], true) {
+                        next.push(u);
+                    }
+                }
+            }
+            levels.push(next);
+        }
+        levels.pop();
+        let mut switched = (false, false);
+        for (alpha, beta) in [(DEFAULT_ALPHA, DEFAULT_BETA), (2.0, 1000.0), (2.0, 0.01)] {
+            let (_, stats) = hybrid_bfs(&out, Some(&inn), &hot, root, &budget, &HybridOptions { alpha, beta }).unwrap();
+            assert_eq!(stats.len(), levels.len(), "alpha {alpha}, beta {beta}: one level each");
+            let mut unvisited_in: u64 = in_degree.iter().sum();
+            let (mut direction, mut prev_size) = (Direction::TopDown, 0usize);
+            for (level, (frontier, got)) in levels.iter().zip(&stats).enumerate() {
+                unvisited_in -= frontier.iter().map(|&v| in_degree[v as usize]).sum::<u64>();
+                let out_arcs: u64 = frontier.iter().map(|&v| lists[v as usize].len() as u64).sum();
+                let size = frontier.len();
+                direction = match direction {
+                    Direction::TopDown if size > prev_size && out_arcs as f64 > unvisited_in as f64 / alpha => Direction::BottomUp,
+                    Direction::BottomUp if size < prev_size && (out_arcs as f64) < unvisited_in as f64 / beta => Direction::TopDown,
+                    d => d,
+                };
+                assert_eq!(got.frontier, size as u64, "alpha {alpha}, beta {beta}: level {level}'s frontier");
+                assert_eq!(got.direction, direction, "alpha {alpha}, beta {beta}: level {level}");
+                switched.0 |= direction == Direction::BottomUp;
+                switched.1 |= direction == Direction::TopDown && level > 0 && stats[level - 1].direction == Direction::BottomUp;
+                prev_size = size;
+            }
+        }
+        assert_eq!(switched, (true, true), "the searches went bottom-up and back");
+    }
 }
