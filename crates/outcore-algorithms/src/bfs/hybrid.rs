@@ -693,28 +693,25 @@ mod tests {
         }
     }
 
-    /// Each level's direction follows the switching rule (thesis section
-    /// 3.4.4.4, Beamer's alpha and beta), worked out again from a plain
-    /// BFS's levels: to bottom-up when the frontier grows and its out-arcs
-    /// pass the unvisited vertices' in-arcs over alpha; back when it shrinks
-    /// and they fall under those over beta. On a skewed directed graph from
-    /// its hub, with the defaults and with rules that switch sooner.
-    #[test]
-    fn each_level_goes_the_way_the_switching_rule_says() {
-        let dir = tempfile::tempdir().unwrap();
-        let edges = dir.path().join("g.el");
-        let n = 20_000u64;
-        let mut rng = outcore_io::SplitMix64(17);
-        let mut end = || (rng.next_u64() % n) & (rng.next_u64() % n);
-        let text: String = (0..200_000).map(|_| format!("{} {}\n", end(), end())).collect();
-        std::fs::write(&edges, text).unwrap();
+    /// A directed store of `arcs` over `n` vertices, with `in`.
+    fn directed_store(dir: &std::path::Path, n: u64, arcs: impl Iterator<Item = (u64, u64)>) -> Store {
+        let edges = dir.join("g.el");
+        std::fs::write(&edges, arcs.map(|(a, b)| format!("{a} {b}\n")).collect::<String>()).unwrap();
         let opts = ImportOptions { directed: Some(true), in_layout: true, num_vertices: Some(n), ..Default::default() };
-        import_file(&edges, &dir.path().join("s"), &opts, &NoProgress).unwrap();
-        let store = Store::open(&dir.path().join("s")).unwrap();
+        import_file(&edges, &dir.join("s"), &opts, &NoProgress).unwrap();
+        Store::open(&dir.join("s")).unwrap()
+    }
+
+    /// Runs a hybrid BFS of `store` from `root` with `alpha` and `beta`,
+    /// checks each level's frontier and direction against the switching
+    /// rule worked out again from a plain BFS's levels, and returns the
+    /// directions.
+    fn directions_follow_the_rule(store: &Store, root: u64, alpha: f64, beta: f64) -> Vec<Direction> {
+        let n = store.vertices();
         let budget = Budget::unlimited();
-        let out = Traverse::open(&store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
-        let inn = Traverse::open(&store, "in", &budget, &TraverseOptions::default(), 0).unwrap();
-        let hot = HotLists::build(&store, "in", &inn, 2, &budget, "the test builds them".into()).unwrap();
+        let out = Traverse::open(store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
+        let inn = Traverse::open(store, "in", &budget, &TraverseOptions::default(), 0).unwrap();
+        let hot = HotLists::build(store, "in", &inn, 2, &budget, "the test builds them".into()).unwrap();
         // the plain BFS's levels, from the out-lists of a sequential scan
         let mut lists = vec![Vec::new(); n as usize];
         let mut scan = store.layout("out").unwrap().scan().unwrap();
@@ -723,7 +720,6 @@ mod tests {
         }
         let mut in_degree = vec![0u64; n as usize];
         lists.iter().flatten().for_each(|&u| in_degree[u as usize] += 1);
-        let root = (0..n).max_by_key(|&v| lists[v as usize].len()).unwrap();
         let mut levels: Vec<Vec<u64>> = vec![vec![root]];
         let mut seen = vec![false; n as usize];
         seen[root as usize] = true;
@@ -739,28 +735,63 @@ mod tests {
             levels.push(next);
         }
         levels.pop();
-        let mut switched = (false, false);
-        for (alpha, beta) in [(DEFAULT_ALPHA, DEFAULT_BETA), (2.0, 1000.0), (2.0, 0.01)] {
-            let (_, stats) = hybrid_bfs(&out, Some(&inn), &hot, root, &budget, &HybridOptions { alpha, beta }).unwrap();
-            assert_eq!(stats.len(), levels.len(), "alpha {alpha}, beta {beta}: one level each");
-            let mut unvisited_in: u64 = in_degree.iter().sum();
-            let (mut direction, mut prev_size) = (Direction::TopDown, 0usize);
-            for (level, (frontier, got)) in levels.iter().zip(&stats).enumerate() {
-                unvisited_in -= frontier.iter().map(|&v| in_degree[v as usize]).sum::<u64>();
-                let out_arcs: u64 = frontier.iter().map(|&v| lists[v as usize].len() as u64).sum();
-                let size = frontier.len();
-                direction = match direction {
-                    Direction::TopDown if size > prev_size && out_arcs as f64 > unvisited_in as f64 / alpha => Direction::BottomUp,
-                    Direction::BottomUp if size < prev_size && (out_arcs as f64) < unvisited_in as f64 / beta => Direction::TopDown,
-                    d => d,
-                };
-                assert_eq!(got.frontier, size as u64, "alpha {alpha}, beta {beta}: level {level}'s frontier");
-                assert_eq!(got.direction, direction, "alpha {alpha}, beta {beta}: level {level}");
-                switched.0 |= direction == Direction::BottomUp;
-                switched.1 |= direction == Direction::TopDown && level > 0 && stats[level - 1].direction == Direction::BottomUp;
-                prev_size = size;
-            }
+        let what = format!("alpha {alpha}, beta {beta}");
+        let (_, stats) = hybrid_bfs(&out, Some(&inn), &hot, root, &budget, &HybridOptions { alpha, beta }).unwrap();
+        assert_eq!(stats.len(), levels.len(), "{what}: one level each");
+        let mut unvisited_in: u64 = in_degree.iter().sum();
+        let (mut direction, mut prev_size) = (Direction::TopDown, 0usize);
+        for (level, (frontier, got)) in levels.iter().zip(&stats).enumerate() {
+            unvisited_in -= frontier.iter().map(|&v| in_degree[v as usize]).sum::<u64>();
+            let out_arcs: u64 = frontier.iter().map(|&v| lists[v as usize].len() as u64).sum();
+            let size = frontier.len();
+            direction = match direction {
+                Direction::TopDown if size > prev_size && out_arcs as f64 > unvisited_in as f64 / alpha => Direction::BottomUp,
+                Direction::BottomUp if size < prev_size && (out_arcs as f64) < unvisited_in as f64 / beta => Direction::TopDown,
+                d => d,
+            };
+            assert_eq!(got.frontier, size as u64, "{what}: level {level}'s frontier");
+            assert_eq!(got.direction, direction, "{what}: level {level}");
+            prev_size = size;
         }
-        assert_eq!(switched, (true, true), "the searches went bottom-up and back");
+        stats.iter().map(|s| s.direction).collect()
+    }
+
+    /// Each level's direction follows the switching rule (thesis section
+    /// 3.4.4.4, Beamer's alpha and beta): to bottom-up when the frontier
+    /// grows and its out-arcs pass the unvisited vertices' in-arcs over
+    /// alpha; back when it shrinks and they fall under those over beta. On
+    /// a skewed directed graph from its hub, with the defaults and with
+    /// rules that switch sooner (both switches seen).
+    #[test]
+    fn each_level_goes_the_way_the_switching_rule_says() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = 20_000u64;
+        let mut rng = outcore_io::SplitMix64(17);
+        let mut end = move || (rng.next_u64() % n) & (rng.next_u64() % n);
+        let store = directed_store(dir.path(), n, (0..200_000).map(|_| (end(), end())));
+        let g = Traverse::open(&store, "out", &Budget::unlimited(), &TraverseOptions::default(), 0).unwrap();
+        let hub = (0..n).max_by_key(|&v| g.degree(v)).unwrap();
+        let mut runs = Vec::new();
+        for (alpha, beta) in [(DEFAULT_ALPHA, DEFAULT_BETA), (2.0, 1000.0), (2.0, 0.01)] {
+            runs.push(directions_follow_the_rule(&store, hub, alpha, beta));
+        }
+        let back = |d: &Vec<Direction>| d.windows(2).any(|w| w == [Direction::BottomUp, Direction::TopDown]);
+        assert!(runs.iter().any(|d| d.contains(&Direction::BottomUp)) && runs.iter().any(back), "{runs:?}");
+    }
+
+    /// The rule's boundaries, on a graph built to meet them (alpha and beta
+    /// 4): 0 -> 1, 1 -> 100 leaves, each leaf -> one of 10 sinks. Level 1's
+    /// frontier is as large as level 0's (one vertex) with out-arcs (100)
+    /// past the unvisited in-arcs over alpha (200 / 4): it stays top-down,
+    /// since the frontier did not grow. Level 2 goes bottom-up; at level 3
+    /// the out-arcs (0) equal the unvisited in-arcs over beta (0 / 4): not
+    /// under them, so it stays bottom-up.
+    #[test]
+    fn the_switching_rule_at_its_boundaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let arcs = std::iter::once((0, 1)).chain((2..102).map(|leaf| (1, leaf))).chain((2..102).map(|leaf| (leaf, 102 + leaf % 10)));
+        let store = directed_store(dir.path(), 112, arcs);
+        use Direction::{BottomUp, TopDown};
+        assert_eq!(directions_follow_the_rule(&store, 0, 4.0, 4.0), [TopDown, TopDown, BottomUp, BottomUp]);
     }
 }
