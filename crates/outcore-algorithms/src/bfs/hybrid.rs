@@ -794,4 +794,24 @@ mod tests {
         use Direction::{BottomUp, TopDown};
         assert_eq!(directions_follow_the_rule(&store, 0, 4.0, 4.0), [TopDown, TopDown, BottomUp, BottomUp]);
     }
+
+    /// A bottom-up step reads from the SSD only the lists its in-memory
+    /// columns do not hold whole (k = 2): root 0 -> 1..=50 (each found in
+    /// memory); 60 with two in-neighbours and 63 with three, none of them
+    /// reached. Each of the two bottom-up levels (alpha 10^9 turns the
+    /// first one already) reads 63's list and no other.
+    #[test]
+    fn a_bottom_up_step_reads_only_the_lists_not_in_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let arcs = (1..=50).map(|v| (0, v)).chain([(61, 60), (62, 60), (61, 63), (62, 63), (64, 63)]);
+        let store = directed_store(dir.path(), 65, arcs);
+        let budget = Budget::unlimited();
+        let out = Traverse::open(&store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
+        let inn = Traverse::open(&store, "in", &budget, &TraverseOptions::default(), 0).unwrap();
+        let hot = HotLists::build(&store, "in", &inn, 2, &budget, "the test builds them".into()).unwrap();
+        let (tree, stats) = hybrid_bfs(&out, Some(&inn), &hot, 0, &budget, &HybridOptions { alpha: 1e9, beta: 4.0 }).unwrap();
+        assert_eq!(tree.reached, 51);
+        let levels: Vec<(Direction, u64)> = stats.iter().map(|s| (s.direction, s.lists_read)).collect();
+        assert_eq!(levels, [(Direction::BottomUp, 1), (Direction::BottomUp, 1)]);
+    }
 }
