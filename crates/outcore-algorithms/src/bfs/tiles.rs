@@ -140,3 +140,17 @@ pub fn bfs_tiles(cx: &Context, root: u64) -> Result<TileBfsResult, StoreError> {
         charge,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tiles BFS is charged its levels and parents (8 bytes each a
+    /// vertex: `U64Cells`) and its two frontier bitmaps.
+    #[test]
+    fn the_state_counts_levels_parents_and_two_bitmaps() {
+        for n in [0u64, 1, 1000, 3 << 30] {
+            assert_eq!(state_bytes(n), 16 * n + 2 * bitmap_bytes(n), "{n} vertices");
+        }
+    }
+}
