@@ -109,6 +109,23 @@ fn bfs_validation_accepts_correct_trees_and_rejects_each_rule() {
     assert_eq!(rule(validate_bfs(&st, root, &parent, &tree.level, &budget).unwrap()), 5);
 }
 
+/// In a directed graph a parent must reach its child by an arc from the
+/// parent: 0 -> 1 and 2 -> 1 only, and a tree that hangs 2 under 1 (the
+/// arc runs from 2 to 1) breaks rule 5; the true tree (2 unreached)
+/// passes.
+#[test]
+fn bfs_validation_of_a_directed_graph_wants_the_arc_from_the_parent() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("g.el"), "0 1\n2 1\n").unwrap();
+    let opts = ImportOptions { directed: Some(true), num_vertices: Some(3), ..Default::default() };
+    import_file(&d.path().join("g.el"), &d.path().join("s"), &opts, &NoProgress).unwrap();
+    let st = Store::open(&d.path().join("s")).unwrap();
+    let budget = Budget::unlimited();
+    let ok = validate_bfs(&st, 0, &[0, 0, NONE], &[0, 1, NONE], &budget).unwrap();
+    assert_eq!(ok.map(|v| v.edges).ok(), Some(1), "the true tree");
+    assert_eq!(rule(validate_bfs(&st, 0, &[0, 0, 1], &[0, 1, 2], &budget).unwrap()), 5);
+}
+
 #[test]
 fn sssp_validation_accepts_dijkstra_and_rejects_corruptions() {
     let (_d, st) = store("netscience.csv", ImportOptions { directed: Some(false), weighted: true, ..Default::default() });
