@@ -483,4 +483,32 @@ mod tests {
         assert!(top_down < hybrid, "top-down needs {top_down} bytes, hybrid {hybrid}");
         assert_eq!(need("auto"), hybrid, "auto searches both ways where the store has in-edges");
     }
+
+    /// A round's pairs: 8 bytes each, at most one per arc of the round, in
+    /// vectors that may hold twice their bytes.
+    #[test]
+    fn a_round_is_charged_twice_its_pairs() {
+        for arcs in [0, 1, 1000, top_down::ROUND_ARCS, 1 << 40] {
+            assert_eq!(top_down::round_bytes(arcs), 2 * 8 * arcs.min(top_down::ROUND_ARCS), "{arcs} arcs");
+        }
+    }
+
+    /// A list longer than a round is a round of its own, wherever it
+    /// stands: a star of ROUND_ARCS + 1 leaves.
+    #[test]
+    fn a_list_longer_than_a_round_is_a_round_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let edges = dir.path().join("star.el");
+        let leaves = top_down::ROUND_ARCS + 1;
+        std::fs::write(&edges, (1..=leaves).map(|v| format!("0 {v}\n")).collect::<String>()).unwrap();
+        let opts = ImportOptions { directed: Some(true), ..Default::default() };
+        import_file(&edges, &dir.path().join("s"), &opts, &NoProgress).unwrap();
+        let store = Store::open(&dir.path().join("s")).unwrap();
+        let g = Traverse::open(&store, "out", &Budget::unlimited(), &outcore_engines::TraverseOptions::default(), 0).unwrap();
+        assert_eq!(g.degree(0), leaves);
+        assert_eq!(top_down::round_end(&g, &[0, 5, 6], 0, 3), 1, "the hub first");
+        assert_eq!(top_down::round_end(&g, &[5, 6, 0, 7], 0, 4), 2, "the hub after two leaves");
+        assert_eq!(top_down::round_end(&g, &[5, 6, 0, 7], 2, 4), 3, "the hub alone");
+        assert_eq!(top_down::round_end(&g, &[5, 6, 7], 0, 3), 3, "leaves only");
+    }
 }
