@@ -70,9 +70,8 @@ impl TileProgram for Record {
 /// The edge file's arcs, sorted, with their weights (or 0).
 fn arcs(weights: bool) -> Vec<(u64, u64, f32)> {
     let gr = graph();
-    let mut all: Vec<(u64, u64, f32)> = (0..gr.lists.len())
-        .flat_map(|v| gr.lists[v].iter().map(move |&(u, w)| (v as u64, u, if weights { w } else { 0.0 })))
-        .collect();
+    let mut all: Vec<(u64, u64, f32)> =
+        (0..gr.lists.len()).flat_map(|v| gr.lists[v].iter().map(move |&(u, w)| (v as u64, u, if weights { w } else { 0.0 }))).collect();
     all.sort_by_key(|a| (a.0, a.1));
     all
 }

@@ -14,6 +14,18 @@ use outcore_store::{Encoding, Store};
 
 const ENCODINGS: [Encoding; 4] = [Encoding::Raw32, Encoding::Raw64, Encoding::Ceesor, Encoding::Gapref];
 
+/// Runs `check(store, what)` on the graph's store in every encoding, in a
+/// pool of two threads (the engine sizes its readers by the pool it opens
+/// in), within the suite's time bound; `what` names the encoding and
+/// `detail`.
+fn on_every_encoding(detail: &str, check: impl Fn(&Store, &str) + Sync) {
+    for encoding in ENCODINGS {
+        let store = graph().open(encoding);
+        let what = if detail.is_empty() { format!("{encoding:?}") } else { format!("{encoding:?}, {detail}") };
+        bounded(&what, || pool(2).install(|| check(&store, &what)));
+    }
+}
+
 /// Every vertex, in an order that jumps about (a multiplicative walk), with
 /// the hub and the empty ends in it twice.
 fn shuffled() -> Vec<u32> {
@@ -109,25 +121,19 @@ fn check_degrees(g: &Traverse, what: &str) {
 #[test]
 fn every_way_of_reading_gives_the_imported_lists() {
     let gr = graph();
-    for encoding in ENCODINGS {
-        let store = gr.open(encoding);
-        let what = format!("{encoding:?}");
-        bounded(&what, || {
-            pool(2).install(|| {
-                let budget = Budget::new(1 << 30);
-                let mut g = Traverse::open(&store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
-                assert_eq!(g.vertices(), VERTICES, "{what}");
-                assert_eq!(g.arcs(), gr.arcs, "{what}");
-                assert!(g.weighted(), "{what}");
-                let stats = g.stats();
-                assert_eq!(stats.parallel_longest, HUB_DEGREE, "{what}: an ample budget lets every reader decode the longest list");
-                check_lists_one_by_one(&mut g, &what);
-                check_parallel_reads(&g, &what);
-                check_degrees(&g, &what);
-                assert_eq!(g.stats().lists_read_shared, 0, "{what}: no list is left to the shared reader");
-            })
-        });
-    }
+    on_every_encoding("", |store, what| {
+        let budget = Budget::new(1 << 30);
+        let mut g = Traverse::open(store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
+        assert_eq!(g.vertices(), VERTICES, "{what}");
+        assert_eq!(g.arcs(), gr.arcs, "{what}");
+        assert!(g.weighted(), "{what}");
+        let stats = g.stats();
+        assert_eq!(stats.parallel_longest, HUB_DEGREE, "{what}: an ample budget lets every reader decode the longest list");
+        check_lists_one_by_one(&mut g, what);
+        check_parallel_reads(&g, what);
+        check_degrees(&g, what);
+        assert_eq!(g.stats().lists_read_shared, 0, "{what}: no list is left to the shared reader");
+    });
 }
 
 /// Whether the engine decodes a vertex's list by its shared reader when
@@ -149,28 +155,22 @@ fn read_alone(store: &Store, longest: u64) -> impl Fn(u64) -> bool {
 #[test]
 fn a_shorter_list_per_reader_leaves_the_longer_ones_to_the_shared_reader() {
     let gr = graph();
-    for encoding in ENCODINGS {
-        let store = gr.open(encoding);
-        let what = format!("{encoding:?}, readers of at most 64 entries");
-        bounded(&what, || {
-            pool(2).install(|| {
-                let budget = Budget::new(1 << 30);
-                let opts = TraverseOptions { parallel_longest: Some(64), ..Default::default() };
-                let g = Traverse::open(&store, "out", &budget, &opts, 0).unwrap();
-                assert_eq!(g.stats().parallel_longest, 64, "{what}");
-                let order = shuffled();
-                let (found, _) = g.par_lists(&order, |v, nbrs, out| out.push((v, pairs(nbrs, None)))).unwrap();
-                for (v, list) in found.into_iter().flatten() {
-                    assert_eq!(list, unweighted(&gr.lists[v as usize]), "{what}: vertex {v}");
-                }
-                let alone = read_alone(&store, 64);
-                let shared = order.iter().filter(|&&v| alone(v as u64)).count() as u64;
-                assert!(shared > 0, "{what}: the hub's list is longer");
-                assert_eq!(g.stats().lists_read_shared, shared, "{what}: lists read by the shared reader");
-                check_parallel_reads(&g, &what);
-            })
-        });
-    }
+    on_every_encoding("readers of at most 64 entries", |store, what| {
+        let budget = Budget::new(1 << 30);
+        let opts = TraverseOptions { parallel_longest: Some(64), ..Default::default() };
+        let g = Traverse::open(store, "out", &budget, &opts, 0).unwrap();
+        assert_eq!(g.stats().parallel_longest, 64, "{what}");
+        let order = shuffled();
+        let (found, _) = g.par_lists(&order, |v, nbrs, out| out.push((v, pairs(nbrs, None)))).unwrap();
+        for (v, list) in found.into_iter().flatten() {
+            assert_eq!(list, unweighted(&gr.lists[v as usize]), "{what}: vertex {v}");
+        }
+        let alone = read_alone(store, 64);
+        let shared = order.iter().filter(|&&v| alone(v as u64)).count() as u64;
+        assert!(shared > 0, "{what}: the hub's list is longer");
+        assert_eq!(g.stats().lists_read_shared, shared, "{what}: lists read by the shared reader");
+        check_parallel_reads(&g, what);
+    });
 }
 
 /// Readers that decode the longest list by themselves are charged for it:
@@ -179,28 +179,21 @@ fn a_shorter_list_per_reader_leaves_the_longer_ones_to_the_shared_reader() {
 /// entry) handed out by each of the two.
 #[test]
 fn readers_of_longer_lists_are_charged_for_them() {
-    let gr = graph();
-    for encoding in ENCODINGS {
-        let store = gr.open(encoding);
-        let what = format!("{encoding:?}");
-        bounded(&what, || {
-            pool(2).install(|| {
-                let charged = |parallel_longest| {
-                    let budget = Budget::new(1 << 30);
-                    let opts = TraverseOptions { parallel_longest, ..Default::default() };
-                    let g = Traverse::open(&store, "out", &budget, &opts, 0).unwrap();
-                    (budget.used(), g.stats().parallel_longest)
-                };
-                let (longest, longest_readers) = charged(None);
-                let (short, short_readers) = charged(Some(64));
-                assert_eq!((longest_readers, short_readers), (HUB_DEGREE, 64), "{what}");
-                assert!(
-                    longest >= short + 2 * (HUB_DEGREE - 64) * 12,
-                    "{what}: readers of {HUB_DEGREE} entries charged {longest} bytes, of 64 entries {short}"
-                );
-            })
-        });
-    }
+    on_every_encoding("", |store, what| {
+        let charged = |parallel_longest| {
+            let budget = Budget::new(1 << 30);
+            let opts = TraverseOptions { parallel_longest, ..Default::default() };
+            let g = Traverse::open(store, "out", &budget, &opts, 0).unwrap();
+            (budget.used(), g.stats().parallel_longest)
+        };
+        let (longest, longest_readers) = charged(None);
+        let (short, short_readers) = charged(Some(64));
+        assert_eq!((longest_readers, short_readers), (HUB_DEGREE, 64), "{what}");
+        assert!(
+            longest >= short + 2 * (HUB_DEGREE - 64) * 12,
+            "{what}: readers of {HUB_DEGREE} entries charged {longest} bytes, of 64 entries {short}"
+        );
+    });
 }
 
 /// Degrees asked of the index itself when the budget has no room for the
@@ -209,29 +202,22 @@ fn readers_of_longer_lists_are_charged_for_them() {
 /// back for itself (while the budget has room).
 #[test]
 fn degrees_come_from_the_index_without_room_for_a_copy() {
-    let gr = graph();
-    for encoding in ENCODINGS {
-        let store = gr.open(encoding);
-        let what = format!("{encoding:?}");
-        bounded(&what, || {
-            pool(2).install(|| {
-                let min = Traverse::min_bytes(&store, "out", 4096).unwrap();
-                let budget = Budget::new(min + 64 * 1024);
-                let g = Traverse::open(&store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
-                assert_eq!(g.stats().fast_degree_bytes, 0, "{what}: no room for degrees beside the index");
-                check_degrees(&g, &format!("{what}, degrees from the index"));
-                drop(g);
-                let budget = Budget::new(1 << 30);
-                let g = Traverse::open(&store, "out", &budget, &TraverseOptions::default(), 1 << 20).unwrap();
-                let copy = g.stats().fast_degree_bytes;
-                assert!(
-                    (2 * VERTICES..2 * VERTICES + 1024).contains(&copy),
-                    "{what}: degrees beside the index take {copy} bytes for {VERTICES} vertices and one hub"
-                );
-                check_degrees(&g, &format!("{what}, degrees beside the index"));
-            })
-        });
-    }
+    on_every_encoding("", |store, what| {
+        let min = Traverse::min_bytes(store, "out", 4096).unwrap();
+        let budget = Budget::new(min + 64 * 1024);
+        let g = Traverse::open(store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
+        assert_eq!(g.stats().fast_degree_bytes, 0, "{what}: no room for degrees beside the index");
+        check_degrees(&g, &format!("{what}, degrees from the index"));
+        drop(g);
+        let budget = Budget::new(1 << 30);
+        let g = Traverse::open(store, "out", &budget, &TraverseOptions::default(), 1 << 20).unwrap();
+        let copy = g.stats().fast_degree_bytes;
+        assert!(
+            (2 * VERTICES..2 * VERTICES + 1024).contains(&copy),
+            "{what}: degrees beside the index take {copy} bytes for {VERTICES} vertices and one hub"
+        );
+        check_degrees(&g, &format!("{what}, degrees beside the index"));
+    });
 }
 
 /// What `min_bytes` and `index_bytes` say is what opening takes: the
@@ -240,33 +226,26 @@ fn degrees_come_from_the_index_without_room_for_a_copy() {
 /// smallest cache it is a budget error. A cache size asked for is kept to.
 #[test]
 fn opening_takes_what_min_bytes_says() {
-    let gr = graph();
-    for encoding in ENCODINGS {
-        let store = gr.open(encoding);
-        let what = format!("{encoding:?}");
-        bounded(&what, || {
-            pool(2).install(|| {
-                let min = Traverse::min_bytes(&store, "out", 4096).unwrap();
-                let index = Traverse::index_bytes(&store, "out").unwrap();
-                assert!(min >= index + Traverse::min_cache_bytes(4096), "{what}: min_bytes {min}, index {index}");
-                let budget = Budget::new(min);
-                let g = Traverse::open(&store, "out", &budget, &TraverseOptions::default(), 0)
-                    .unwrap_or_else(|e| panic!("{what}: opening in min_bytes ({min}): {e}"));
-                let held = g.stats().index_bytes;
-                assert!(held <= index, "{what}: the index holds {held} bytes, index_bytes says {index}");
-                drop(g);
-                let short = Budget::new(index + Traverse::min_cache_bytes(4096) / 2);
-                let err = Traverse::open(&store, "out", &short, &TraverseOptions::default(), 0).err().expect("a budget error");
-                assert!(matches!(err, outcore_store::StoreError::Budget(_)), "{what}: {err}");
-                let budget = Budget::new(1 << 30);
-                let opts = TraverseOptions { cache_bytes: Some(1 << 20), ..Default::default() };
-                let mut g = Traverse::open(&store, "out", &budget, &opts, 0).unwrap();
-                let cache = g.stats().cache_bytes;
-                assert!((64 * 4096..=1 << 20).contains(&cache), "{what}: a cache of {cache} bytes, 1 MiB asked for");
-                check_lists_one_by_one(&mut g, &format!("{what}, a 1 MiB cache"));
-            })
-        });
-    }
+    on_every_encoding("", |store, what| {
+        let min = Traverse::min_bytes(store, "out", 4096).unwrap();
+        let index = Traverse::index_bytes(store, "out").unwrap();
+        assert!(min >= index + Traverse::min_cache_bytes(4096), "{what}: min_bytes {min}, index {index}");
+        let budget = Budget::new(min);
+        let g = Traverse::open(store, "out", &budget, &TraverseOptions::default(), 0)
+            .unwrap_or_else(|e| panic!("{what}: opening in min_bytes ({min}): {e}"));
+        let held = g.stats().index_bytes;
+        assert!(held <= index, "{what}: the index holds {held} bytes, index_bytes says {index}");
+        drop(g);
+        let short = Budget::new(index + Traverse::min_cache_bytes(4096) / 2);
+        let err = Traverse::open(store, "out", &short, &TraverseOptions::default(), 0).err().expect("a budget error");
+        assert!(matches!(err, outcore_store::StoreError::Budget(_)), "{what}: {err}");
+        let budget = Budget::new(1 << 30);
+        let opts = TraverseOptions { cache_bytes: Some(1 << 20), ..Default::default() };
+        let mut g = Traverse::open(store, "out", &budget, &opts, 0).unwrap();
+        let cache = g.stats().cache_bytes;
+        assert!((64 * 4096..=1 << 20).contains(&cache), "{what}: a cache of {cache} bytes, 1 MiB asked for");
+        check_lists_one_by_one(&mut g, &format!("{what}, a 1 MiB cache"));
+    });
 }
 
 /// Run-ahead issues the reads of the vertices given, and says how many it
@@ -276,31 +255,24 @@ fn opening_takes_what_min_bytes_says() {
 #[test]
 fn run_ahead_handles_what_the_cache_has_room_for() {
     let gr = graph();
-    for encoding in ENCODINGS {
-        let store = gr.open(encoding);
-        let what = format!("{encoding:?}");
-        bounded(&what, || {
-            pool(2).install(|| {
-                let budget = Budget::new(1 << 30);
-                let g = Traverse::open(&store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
-                assert!(g.prefetching());
-                // the first vertex with a list from each tenth of the ids on
-                // (not the hub: its blocks alone fill the device's queue)
-                let far_apart: Vec<u64> =
-                    (0..10).map(|i| ((i * VERTICES / 10).max(2)..).find(|&v| gr.degree(v) > 0).unwrap()).collect();
-                assert_eq!(g.run_ahead(far_apart.iter().copied()).unwrap(), far_apart.len(), "{what}: run-ahead over ten lists");
-                let next: Vec<u64> = (0..100).map(|i| 5_001 + i).collect();
-                assert_eq!(g.run_ahead(next.iter().copied()).unwrap(), next.len(), "{what}: run-ahead over 100 neighbours");
-                check_parallel_reads(&g, &what);
-                drop(g);
-                let opts = TraverseOptions { prefetch: false, ..Default::default() };
-                let g = Traverse::open(&store, "out", &budget, &opts, 0).unwrap();
-                assert!(!g.prefetching());
-                assert_eq!(g.run_ahead(far_apart.iter().copied()).unwrap(), 0, "{what}: no prefetching, no run-ahead");
-                check_parallel_reads(&g, &format!("{what}, without prefetching"));
-            })
-        });
-    }
+    on_every_encoding("", |store, what| {
+        let budget = Budget::new(1 << 30);
+        let g = Traverse::open(store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
+        assert!(g.prefetching());
+        // the first vertex with a list from each tenth of the ids on
+        // (not the hub: its blocks alone fill the device's queue)
+        let far_apart: Vec<u64> = (0..10).map(|i| ((i * VERTICES / 10).max(2)..).find(|&v| gr.degree(v) > 0).unwrap()).collect();
+        assert_eq!(g.run_ahead(far_apart.iter().copied()).unwrap(), far_apart.len(), "{what}: run-ahead over ten lists");
+        let next: Vec<u64> = (0..100).map(|i| 5_001 + i).collect();
+        assert_eq!(g.run_ahead(next.iter().copied()).unwrap(), next.len(), "{what}: run-ahead over 100 neighbours");
+        check_parallel_reads(&g, what);
+        drop(g);
+        let opts = TraverseOptions { prefetch: false, ..Default::default() };
+        let g = Traverse::open(store, "out", &budget, &opts, 0).unwrap();
+        assert!(!g.prefetching());
+        assert_eq!(g.run_ahead(far_apart.iter().copied()).unwrap(), 0, "{what}: no prefetching, no run-ahead");
+        check_parallel_reads(&g, &format!("{what}, without prefetching"));
+    });
 }
 
 /// Stores of format version 1 (u64 indexes, u32 degrees: the engine
