@@ -623,7 +623,7 @@ impl HybridEngines {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use outcore_ingest::{import_file, ImportOptions, NoProgress};
+    use crate::bfs::tests::directed_store;
 
     /// The block cursors' charge is what `block_cursors` allocates, for
     /// every column count, over vertices of degree 0 to 3 in three blocks
@@ -632,13 +632,8 @@ mod tests {
     /// Vertices in three sweep blocks and a part of one, vertex v with
     /// v % 4 out-neighbours; its traverse engine over `out`.
     fn degrees_mod_4(dir: &std::path::Path) -> (Traverse, u64) {
-        let edges = dir.join("g.el");
         let n = 3 * SWEEP_BLOCK + 100;
-        let text: String = (0..n).flat_map(|v| (1..=v % 4).map(move |d| format!("{v} {}\n", (v + d) % n))).collect();
-        std::fs::write(&edges, text).unwrap();
-        let opts = ImportOptions { directed: Some(true), num_vertices: Some(n), ..Default::default() };
-        import_file(&edges, &dir.join("s"), &opts, &NoProgress).unwrap();
-        let store = Store::open(&dir.join("s")).unwrap();
+        let store = directed_store(dir, n, (0..n).flat_map(|v| (1..=v % 4).map(move |d| (v, (v + d) % n))));
         (Traverse::open(&store, "out", &Budget::unlimited(), &TraverseOptions::default(), 0).unwrap(), n)
     }
 
@@ -691,15 +686,6 @@ mod tests {
             let floor = 8 * n + 2 * bitmap_bytes(n) + 2 * chunk_len(n) as u64 * 4 + candidates + round_bytes(arcs);
             assert!(state_bytes(n, arcs) >= floor, "{n} vertices, {arcs} arcs: {} < {floor}", state_bytes(n, arcs));
         }
-    }
-
-    /// A directed store of `arcs` over `n` vertices, with `in`.
-    fn directed_store(dir: &std::path::Path, n: u64, arcs: impl Iterator<Item = (u64, u64)>) -> Store {
-        let edges = dir.join("g.el");
-        std::fs::write(&edges, arcs.map(|(a, b)| format!("{a} {b}\n")).collect::<String>()).unwrap();
-        let opts = ImportOptions { directed: Some(true), in_layout: true, num_vertices: Some(n), ..Default::default() };
-        import_file(&edges, &dir.join("s"), &opts, &NoProgress).unwrap();
-        Store::open(&dir.join("s")).unwrap()
     }
 
     /// Runs a hybrid BFS of `store` from `root` with `alpha` and `beta`,

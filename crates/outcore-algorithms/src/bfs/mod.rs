@@ -443,9 +443,18 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use outcore_ingest::{import_file, ImportOptions, NoProgress};
+
+    /// A directed store of `arcs` over `n` vertices, with `in`, in `dir`.
+    pub(crate) fn directed_store(dir: &std::path::Path, n: u64, arcs: impl Iterator<Item = (u64, u64)>) -> Store {
+        let edges = dir.join("g.el");
+        std::fs::write(&edges, arcs.map(|(a, b)| format!("{a} {b}\n")).collect::<String>()).unwrap();
+        let opts = ImportOptions { directed: Some(true), in_layout: true, num_vertices: Some(n), ..Default::default() };
+        import_file(&edges, &dir.join("s"), &opts, &NoProgress).unwrap();
+        Store::open(&dir.join("s")).unwrap()
+    }
 
     #[test]
     fn each_direction_is_parsed_as_named() {
@@ -462,11 +471,7 @@ mod tests {
     #[test]
     fn repeated_searches_and_the_top_down_need() {
         let dir = tempfile::tempdir().unwrap();
-        let edges = dir.path().join("cycle.el");
-        std::fs::write(&edges, (0..1000).map(|v| format!("{v} {}\n", (v + 1) % 1000)).collect::<String>()).unwrap();
-        let opts = ImportOptions { directed: Some(true), in_layout: true, ..Default::default() };
-        import_file(&edges, &dir.path().join("s"), &opts, &NoProgress).unwrap();
-        let store = Store::open(&dir.path().join("s")).unwrap();
+        let store = directed_store(dir.path(), 1000, (0..1000).map(|v| (v, (v + 1) % 1000)));
         let run = RunOptions::default();
         let params = |direction: &str| Bfs.parse(&Args::new().with("direction", direction).with("repeat", 2)).unwrap();
         for engine in [Engine::Memory, Engine::Stream, Engine::SortReduce, Engine::Interval] {
@@ -498,12 +503,8 @@ mod tests {
     #[test]
     fn a_list_longer_than_a_round_is_a_round_of_its_own() {
         let dir = tempfile::tempdir().unwrap();
-        let edges = dir.path().join("star.el");
         let leaves = top_down::ROUND_ARCS + 1;
-        std::fs::write(&edges, (1..=leaves).map(|v| format!("0 {v}\n")).collect::<String>()).unwrap();
-        let opts = ImportOptions { directed: Some(true), ..Default::default() };
-        import_file(&edges, &dir.path().join("s"), &opts, &NoProgress).unwrap();
-        let store = Store::open(&dir.path().join("s")).unwrap();
+        let store = directed_store(dir.path(), leaves + 1, (1..=leaves).map(|v| (0, v)));
         let g = Traverse::open(&store, "out", &Budget::unlimited(), &outcore_engines::TraverseOptions::default(), 0).unwrap();
         assert_eq!(g.degree(0), leaves);
         assert_eq!(top_down::round_end(&g, &[0, 5, 6], 0, 3), 1, "the hub first");
