@@ -668,3 +668,36 @@ impl ValueTable {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A batch filled as [`fill`] fills it, one list per layout per vertex
+    /// while every layout is below its share, holds no more ids and
+    /// weights than [`fixed_bytes`] charges a batch: `BATCH_IDS` and the
+    /// longest lists, together.
+    #[test]
+    fn a_batch_holds_its_share_of_ids_per_layout() {
+        for layouts in 1..=3 {
+            let longest = [5usize, 3, 7];
+            let mut batch = Batch::new(layouts);
+            assert_eq!(batch.share(), BATCH_IDS / layouts);
+            let (ids, weights) = ([9u64; 7], [0.5f32; 7]);
+            while batch.below_share() {
+                for (k, &len) in longest.iter().enumerate().take(layouts) {
+                    batch.push(k, &ids[..len], &weights[..len]);
+                }
+            }
+            let longest_lists: usize = longest[..layouts].iter().sum();
+            assert!(batch.ids.iter().any(|ids| ids.len() >= batch.share()), "{layouts} layouts: stopped below every share");
+            assert!(batch.ids() <= BATCH_IDS + longest_lists, "{layouts} layouts: {} ids", batch.ids());
+            for k in 0..layouts {
+                let held = batch.ids[k].len();
+                assert!(held < batch.share() + longest[k], "layout {k} of {layouts}: {held}");
+                assert!(batch.ids[k].capacity() < batch.share() + longest[k], "layout {k} of {layouts}: capacity {}", batch.ids[k].capacity());
+                assert!(batch.weights[k].capacity() < batch.share() + longest[k]);
+            }
+        }
+    }
+}
