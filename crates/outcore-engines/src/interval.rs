@@ -695,7 +695,11 @@ mod tests {
             for k in 0..layouts {
                 let held = batch.ids[k].len();
                 assert!(held < batch.share() + longest[k], "layout {k} of {layouts}: {held}");
-                assert!(batch.ids[k].capacity() < batch.share() + longest[k], "layout {k} of {layouts}: capacity {}", batch.ids[k].capacity());
+                assert!(
+                    batch.ids[k].capacity() < batch.share() + longest[k],
+                    "layout {k} of {layouts}: capacity {}",
+                    batch.ids[k].capacity()
+                );
                 assert!(batch.weights[k].capacity() < batch.share() + longest[k]);
             }
         }

@@ -558,6 +558,59 @@ impl<'a> BitReader<'a> {
         }
         None
     }
+    /// Zeta_k codes of at most 56 bits (see [`try_zeta0`](Self::try_zeta0))
+    /// into `out` from its start: how many were read. It stops at a longer
+    /// code, at the end of `out` and near the end of the stream, each left
+    /// for [`read_zeta0`](Self::read_zeta0).
+    ///
+    /// Every code read here ends before the buffer's loaded bits do, at
+    /// byte `next`, and that lies inside the stream: no code checks its
+    /// length against the end, and `pos` is worked out once, after (it is
+    /// `next * 8 - loaded`). A code's length, which the next waits for, is
+    /// (k + 1) h + k, one more when its k - 1 bits after the unary part are
+    /// not all zero, that is when the word shifted to its leading one is
+    /// at least 2^63 + 2^(64 - k): a count of zeros, a shift and a compare
+    /// before the buffer moves on.
+    #[inline(always)]
+    pub fn read_short_zeta0s(&mut self, k: u32, out: &mut [u64]) -> usize {
+        if !(2..=28).contains(&k) {
+            return 0;
+        }
+        debug_assert_eq!(self.pos + self.loaded as u64, self.next as u64 * 8);
+        // the last `next` whose loaded bits end inside the stream and whose
+        // refill word lies inside `bytes`
+        let stop = (self.end / 8).min((self.bytes.len() as u64).saturating_sub(8)) as usize;
+        let long_from = (1u64 << 63) | (1u64 << (64 - k));
+        let (mut buf, mut loaded, mut next) = (self.buf, self.loaded, self.next);
+        let mut read = 0;
+        while read < out.len() && next <= stop {
+            let h = buf.leading_zeros();
+            if (h + 1) * (k + 1) > 56 {
+                break;
+            }
+            let long = (buf << h >= long_from) as u32;
+            let short_len = (k + 1) * h + k;
+            let binary = short_len - h - 1 + long;
+            let m = 1u64 << (h * k);
+            let z = ((buf << (h + 1)) >> (64 - binary)) - (m & (long as u64).wrapping_neg());
+            out[read] = m + z - 1;
+            read += 1;
+            // two shifts: the first need not wait for `long`
+            buf = (buf << short_len) << long;
+            loaded -= short_len + long;
+            // `next <= stop`: the general case never happens
+            let word = match self.bytes.get(next..next + 8) {
+                Some(word) => u64::from_be_bytes(word.try_into().unwrap()),
+                None => word_at(self.bytes, next as u64 * 8),
+            };
+            buf |= word >> loaded;
+            next += ((63 - loaded) >> 3) as usize;
+            loaded |= 56;
+        }
+        (self.buf, self.loaded, self.next) = (buf, loaded, next);
+        self.pos = next as u64 * 8 - loaded as u64;
+        read
+    }
     #[cold]
     #[inline(never)]
     fn read_zeta0_by_parts(&mut self, k: u32) -> Result<u64, &'static str> {
@@ -663,6 +716,51 @@ mod tests {
             }
             prop_assert!(r.at_end());
             prop_assert!(r.read(1).is_err());
+        }
+
+        /// Zeta codes read in runs by `read_short_zeta0s` (into a buffer of
+        /// any size), the ones it leaves by `read_zeta0`, are the ones
+        /// written; a run leaves the reader where the codes it read end,
+        /// so that a plain read after it continues right. With the stream
+        /// cut inside its last code, no run reads that code (the bits
+        /// after the end are another list's): the others are read and the
+        /// cut one is an error.
+        #[test]
+        fn zeta_runs_read_what_was_written(
+            values in prop::collection::vec(prop_oneof![0u64..8, 0u64..1 << 12, 0u64..1 << 30, 1u64 << 30..1 << 48, any::<u64>()], 1..200),
+            k in 2u32..=6,
+            lead in 0u32..8,
+            run in 1usize..70,
+            trailer in prop_oneof![Just(0u64), Just(u64::MAX), any::<u64>()],
+            cut in any::<bool>(),
+        ) {
+            let mut w = BitWriter::new();
+            w.write(0, lead);
+            let mut last_starts = 0;
+            for &x in &values {
+                last_starts = w.len();
+                w.write_zeta0(x, k);
+            }
+            let end = if cut { w.len() - 1 } else { w.len() };
+            w.write(trailer, 64);
+            w.write(trailer, 64);
+            let whole = if cut { values.len() - 1 } else { values.len() };
+            let mut r = BitReader::new(w.bytes(), lead as u64, end).unwrap();
+            let (mut got, mut buffer) = (Vec::new(), vec![0u64; run]);
+            while got.len() < whole {
+                let n = r.read_short_zeta0s(k, &mut buffer);
+                got.extend_from_slice(&buffer[..n]);
+                prop_assert!(got.len() <= whole && r.position() <= end, "read {} of {whole} whole codes, at {} of {end}", got.len(), r.position());
+                if n == 0 {
+                    got.push(r.read_zeta0(k).unwrap());
+                }
+            }
+            prop_assert_eq!(&got[..], &values[..whole]);
+            prop_assert_eq!(r.position(), if cut { last_starts } else { end });
+            prop_assert_eq!(r.read_short_zeta0s(k, &mut buffer), 0);
+            prop_assert_eq!(r.position(), if cut { last_starts } else { end });
+            prop_assert!(r.read_zeta0(k).is_err() || !cut);
+            prop_assert!(r.read(1).is_err() || cut);
         }
 
         /// A code cut short by even one bit is an error, never a value: the
@@ -984,6 +1082,28 @@ mod tests {
             assert_eq!(w.len(), (h + 1 + s) as u64);
             let mut r = BitReader::new(w.bytes(), 0, w.len()).unwrap();
             assert_eq!(r.read_zeta0(k), Err("impossible code: zeta value overflows"), "k {k}");
+        }
+    }
+
+    /// Every zeta code of the first 5,000 values and a few longer ones (up
+    /// to 56 bits), followed by zeros or by ones, is read by a run (a code
+    /// 1 0...01 followed by zeros meets the long codes' bound exactly).
+    #[test]
+    fn zeta_runs_read_codes_followed_by_zeros_or_ones() {
+        for k in 2..=6u32 {
+            for x in (0..5000u64).chain([1 << 20, (1 << 24) + 7, if k == 2 { (1 << 26) + 1 } else { (1 << 36) + 1 }]) {
+                for fill in [0, u64::MAX] {
+                    let mut w = BitWriter::new();
+                    w.write_zeta0(x, k);
+                    let len = w.len();
+                    w.write(fill, 64);
+                    w.write(fill, 64);
+                    let mut r = BitReader::new(w.bytes(), 0, w.len()).unwrap();
+                    let mut buffer = [0u64; 1];
+                    assert_eq!(r.read_short_zeta0s(k, &mut buffer), 1, "k {k}, x {x}");
+                    assert_eq!((buffer[0], r.position()), (x, len), "k {k}, x {x}, fill {fill:x}");
+                }
+            }
         }
     }
 
