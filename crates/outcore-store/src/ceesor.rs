@@ -9,6 +9,7 @@
 
 use crate::bits::{falling_step_signs, rising_step_signs, word_at, BitReader, BitWriter};
 use crate::codec::{Codec, Encoding, IndexUnit, ListDecoder, ListEncoder, ListSource};
+use multiversion::multiversion;
 
 pub struct Ceesor;
 
@@ -225,108 +226,125 @@ impl ListDecoder for CeesorDecoder {
     /// The neighbours are not checked against the graph one by one: they
     /// ascend by offset on each side, so the last of each side is.
     fn decode(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, out: &mut Vec<u64>) -> Result<(), String> {
-        out.clear();
-        self.negative.clear();
-        let base = src.first_byte * 8;
-        let (Some(start), Some(end)) = ((lo & !SELF_LOOP).checked_sub(base), (hi & !SELF_LOOP).checked_sub(base)) else {
-            return Err("list starts before its block".into());
-        };
-        let bytes = src.bytes;
-        if end > bytes.len() as u64 * 8 || start > end {
-            return Err("list extends past its block".into());
+        decode_list(&mut self.negative, &mut self.batch, vertex, lo, hi, src, out)
+    }
+}
+
+/// [`CeesorDecoder::decode`] (see there), with the decoder's vector of
+/// neighbours below the vertex and its batch. Compiled twice, chosen at
+/// run time: for x86 with BMI2 and LZCNT (shifts by a run's width in any
+/// register, in one instruction) and for any CPU.
+#[multiversion(targets("x86_64+bmi1+bmi2+lzcnt+popcnt"))]
+fn decode_list(
+    negative: &mut Vec<u64>,
+    batch: &mut SignBatch,
+    vertex: u64,
+    lo: u64,
+    hi: u64,
+    src: &ListSource,
+    out: &mut Vec<u64>,
+) -> Result<(), String> {
+    out.clear();
+    negative.clear();
+    let base = src.first_byte * 8;
+    let (Some(start), Some(end)) = ((lo & !SELF_LOOP).checked_sub(base), (hi & !SELF_LOOP).checked_sub(base)) else {
+        return Err("list starts before its block".into());
+    };
+    let bytes = src.bytes;
+    if end > bytes.len() as u64 * 8 || start > end {
+        return Err("list extends past its block".into());
+    }
+    if start == end {
+        // no neighbour but perhaps the vertex itself
+        if lo & SELF_LOOP != 0 {
+            out.push(vertex);
         }
-        if start == end {
-            // no neighbour but perhaps the vertex itself
-            if lo & SELF_LOOP != 0 {
-                out.push(vertex);
-            }
-            return Ok(());
-        }
-        let SignBatch { ups, downs } = &mut *self.batch;
-        // an entry's bits: its offset, then its sign (1: above the vertex)
-        let (mut pos, mut width) = (start, 2u32);
-        let (mut n_up, mut n_down) = (0usize, 0usize);
-        loop {
-            if width <= 56 {
-                let room = (SIGN_BATCH - (n_up + n_down)) as u64;
-                let limit = end.min(pos + room * width as u64);
-                while pos + width as u64 <= limit {
-                    let word = word_at(bytes, pos);
-                    if word >> 63 == 0 {
+        return Ok(());
+    }
+    let SignBatch { ups, downs } = batch;
+    // an entry's bits: its offset, then its sign (1: above the vertex)
+    let (mut pos, mut width) = (start, 2u32);
+    let (mut n_up, mut n_down) = (0usize, 0usize);
+    loop {
+        if width <= 56 {
+            let room = (SIGN_BATCH - (n_up + n_down)) as u64;
+            let limit = end.min(pos + room * width as u64);
+            while pos + width as u64 <= limit {
+                let word = word_at(bytes, pos);
+                if word >> 63 == 0 {
+                    break;
+                }
+                let entry = word >> (64 - width);
+                place(ups, downs, (&mut n_up, &mut n_down), vertex, entry >> 1, entry & 1 == 1);
+                pos += width as u64;
+                // the next entry from the same word, when it holds it
+                if width <= 28 && pos + width as u64 <= limit {
+                    let next = word << width;
+                    if next >> 63 == 0 {
                         break;
                     }
-                    let entry = word >> (64 - width);
+                    let entry = next >> (64 - width);
                     place(ups, downs, (&mut n_up, &mut n_down), vertex, entry >> 1, entry & 1 == 1);
                     pos += width as u64;
-                    // the next entry from the same word, when it holds it
-                    if width <= 28 && pos + width as u64 <= limit {
-                        let next = word << width;
-                        if next >> 63 == 0 {
-                            break;
-                        }
-                        let entry = next >> (64 - width);
-                        place(ups, downs, (&mut n_up, &mut n_down), vertex, entry >> 1, entry & 1 == 1);
-                        pos += width as u64;
-                    }
                 }
             }
-            if n_up + n_down == SIGN_BATCH {
-                out.extend_from_slice(&ups[..n_up]);
-                self.negative.extend_from_slice(&downs[..n_down]);
-                (n_up, n_down) = (0, 0);
-                continue;
-            }
-            // every entry holds a 1: fewer than 8 zero bits are padding
-            let left = end - pos;
-            let word = word_at(bytes, pos);
-            if left < 8 && (left == 0 || word >> (64 - left) == 0) {
-                break;
-            }
-            // the entry that widens the run (a run stops short of the end
-            // only at a 0), from the word at hand when it fits there with
-            // its zeros
-            let zeros = word.leading_zeros();
-            let wide = width + zeros;
-            let (offset, positive) = if zeros + wide <= 56 && pos + (zeros + wide) as u64 <= end {
-                let entry = word << zeros >> (64 - wide);
-                (pos, width) = (pos + (zeros + wide) as u64, wide);
-                (entry >> 1, entry & 1 == 1)
-            } else {
-                let mut r = BitReader::new(bytes, pos, end)?;
-                let (size, offset, positive) = r.read_widening_entry(width as u64 - 1)?;
-                (pos, width) = (r.position(), size as u32 + 1);
-                (offset, positive)
-            };
-            place(ups, downs, (&mut n_up, &mut n_down), vertex, offset, positive);
         }
-        let self_loop = lo & SELF_LOOP != 0;
-        if out.is_empty() && self.negative.is_empty() {
-            // the list fit one batch: checked there, and each side copied
-            // once, the lower turned to ascend
-            let (ups, downs) = (&ups[..n_up], &downs[..n_down]);
-            check_sides(vertex, src.vertices, ups, downs)?;
-            out.reserve(downs.len() + self_loop as usize + ups.len());
-            out.extend(downs.iter().rev());
-            if self_loop {
-                out.push(vertex);
-            }
-            out.extend_from_slice(ups);
-            return Ok(());
+        if n_up + n_down == SIGN_BATCH {
+            out.extend_from_slice(&ups[..n_up]);
+            negative.extend_from_slice(&downs[..n_down]);
+            (n_up, n_down) = (0, 0);
+            continue;
         }
-        out.extend_from_slice(&ups[..n_up]);
-        self.negative.extend_from_slice(&downs[..n_down]);
-        check_sides(vertex, src.vertices, out, &self.negative)?;
-        let positives = out.len();
-        out.resize(positives + self.negative.len() + self_loop as usize, 0);
-        out.copy_within(0..positives, self.negative.len() + self_loop as usize);
-        for (slot, &n) in out.iter_mut().zip(self.negative.iter().rev()) {
-            *slot = n;
+        // every entry holds a 1: fewer than 8 zero bits are padding
+        let left = end - pos;
+        let word = word_at(bytes, pos);
+        if left < 8 && (left == 0 || word >> (64 - left) == 0) {
+            break;
         }
-        if self_loop {
-            out[self.negative.len()] = vertex;
-        }
-        Ok(())
+        // the entry that widens the run (a run stops short of the end
+        // only at a 0), from the word at hand when it fits there with
+        // its zeros
+        let zeros = word.leading_zeros();
+        let wide = width + zeros;
+        let (offset, positive) = if zeros + wide <= 56 && pos + (zeros + wide) as u64 <= end {
+            let entry = word << zeros >> (64 - wide);
+            (pos, width) = (pos + (zeros + wide) as u64, wide);
+            (entry >> 1, entry & 1 == 1)
+        } else {
+            let mut r = BitReader::new(bytes, pos, end)?;
+            let (size, offset, positive) = r.read_widening_entry(width as u64 - 1)?;
+            (pos, width) = (r.position(), size as u32 + 1);
+            (offset, positive)
+        };
+        place(ups, downs, (&mut n_up, &mut n_down), vertex, offset, positive);
     }
+    let self_loop = lo & SELF_LOOP != 0;
+    if out.is_empty() && negative.is_empty() {
+        // the list fit one batch: checked there, and each side copied
+        // once, the lower turned to ascend
+        let (ups, downs) = (&ups[..n_up], &downs[..n_down]);
+        check_sides(vertex, src.vertices, ups, downs)?;
+        out.reserve(downs.len() + self_loop as usize + ups.len());
+        out.extend(downs.iter().rev());
+        if self_loop {
+            out.push(vertex);
+        }
+        out.extend_from_slice(ups);
+        return Ok(());
+    }
+    out.extend_from_slice(&ups[..n_up]);
+    negative.extend_from_slice(&downs[..n_down]);
+    check_sides(vertex, src.vertices, out, negative)?;
+    let positives = out.len();
+    out.resize(positives + negative.len() + self_loop as usize, 0);
+    out.copy_within(0..positives, negative.len() + self_loop as usize);
+    for (slot, &n) in out.iter_mut().zip(negative.iter().rev()) {
+        *slot = n;
+    }
+    if self_loop {
+        out[negative.len()] = vertex;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
