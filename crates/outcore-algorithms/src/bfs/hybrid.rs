@@ -132,11 +132,16 @@ fn hot_record(store: &Store) -> Result<&outcore_store::HotRecord, StoreError> {
 }
 
 impl HotLists {
-    /// The largest k <= 64 whose lists take at most `bytes` (0 if none fits).
+    /// The largest k <= 64 whose lists take at most `bytes` (0 if none fits),
+    /// and no larger than the longest list: a column no vertex reaches
+    /// would cost its cursors and hold nothing.
     pub fn choose_k(g: &Traverse, bytes: u64) -> u32 {
         let mut total = 0u64;
         let mut k = 0;
         for entries in column_entries(g, MAX_K as usize) {
+            if entries == 0 {
+                break;
+            }
             total += entries * 4 + cursor_bytes(g.vertices(), 1);
             if total > bytes {
                 break;
@@ -659,7 +664,7 @@ mod tests {
     /// `choose_k` takes the most columns whose entries (4 bytes each, the
     /// vertices with more neighbours than the column's rank) and cursors
     /// fit the bytes given: exactly k columns' bytes give k, a byte less
-    /// k - 1.
+    /// k - 1; and more room than the lists need gives no empty column.
     #[test]
     fn choose_k_takes_the_columns_that_fit() {
         let dir = tempfile::tempdir().unwrap();
@@ -672,6 +677,8 @@ mod tests {
             assert_eq!(HotLists::choose_k(&g, bytes), k as u32, "{bytes} bytes");
             assert_eq!(HotLists::choose_k(&g, bytes - 1), k as u32 - 1, "{} bytes", bytes - 1);
         }
+        // no vertex has a fourth list entry: room for more takes no empty column
+        assert_eq!(HotLists::choose_k(&g, u64::MAX), 3);
     }
 
     /// A hybrid BFS is charged at least its parent and level arrays (4
