@@ -245,6 +245,15 @@ fn opening_takes_what_min_bytes_says() {
         let cache = g.stats().cache_bytes;
         assert!((64 * 4096..=1 << 20).contains(&cache), "{what}: a cache of {cache} bytes, 1 MiB asked for");
         check_lists_one_by_one(&mut g, &format!("{what}, a 1 MiB cache"));
+        drop(g);
+        // what the cache and the algorithm's state leave is the readers' (a
+        // state of 64 MiB and a cache of 1 MiB leave them most of a GiB;
+        // with no cache size asked, a quarter of what the state and the
+        // smallest cache leave)
+        for opts in [opts, TraverseOptions::default()] {
+            let g = Traverse::open(store, "out", &budget, &opts, 64 << 20).unwrap();
+            assert_eq!(g.stats().parallel_longest, HUB_DEGREE, "{what}: 64 MiB kept back, cache {:?}", opts.cache_bytes);
+        }
     });
 }
 
