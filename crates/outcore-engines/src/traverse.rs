@@ -231,7 +231,25 @@ impl Traverse {
     /// Elias-Fano ([`CompactIndex`], a few bits per vertex); the cache
     /// takes what the budget has left beyond `keep` bytes, which the
     /// algorithm reserves for its own state.
+    ///
+    /// A budget too small names the part that did not fit, and suggests a
+    /// budget that opens the engine: at least what is in use already,
+    /// [`min_bytes_with`](Self::min_bytes_with) and `keep`, not only what
+    /// that part needed (the parts after it would fail in turn).
     pub fn open(store: &Store, layout: &str, budget: &Budget, opts: &TraverseOptions, keep: u64) -> Result<Self, StoreError> {
+        let used_before = budget.used();
+        Self::open_in(store, layout, budget, opts, keep).map_err(|e| match e {
+            StoreError::Budget(mut e) => {
+                if let Ok(min) = Self::min_bytes_with(store, layout, opts) {
+                    e.suggest = e.suggest.max((used_before + min + keep).div_ceil(1 << 20) << 20);
+                }
+                StoreError::Budget(e)
+            }
+            e => e,
+        })
+    }
+
+    fn open_in(store: &Store, layout: &str, budget: &Budget, opts: &TraverseOptions, keep: u64) -> Result<Self, StoreError> {
         let lay = store.layout(layout)?;
         let vertices = store.vertices();
         let index_path = lay.index_path();

@@ -238,7 +238,16 @@ fn opening_takes_what_min_bytes_says() {
         drop(g);
         let short = Budget::new(index + Traverse::min_cache_bytes(4096) / 2);
         let err = Traverse::open(store, "out", &short, &TraverseOptions::default(), 0).err().expect("a budget error");
-        assert!(matches!(err, outcore_store::StoreError::Budget(_)), "{what}: {err}");
+        let outcore_store::StoreError::Budget(err) = err else { panic!("{what}: {err}") };
+        // the budget it suggests is enough, also with a state kept back
+        Traverse::open(store, "out", &Budget::new(err.suggest), &TraverseOptions::default(), 0)
+            .unwrap_or_else(|e| panic!("{what}: opening in the {} bytes suggested: {e}", err.suggest));
+        let keep = 3 << 20;
+        let err =
+            Traverse::open(store, "out", &Budget::new(index + keep), &TraverseOptions::default(), keep).err().expect("a budget error");
+        let outcore_store::StoreError::Budget(err) = err else { panic!("{what}: {err}") };
+        Traverse::open(store, "out", &Budget::new(err.suggest), &TraverseOptions::default(), keep)
+            .unwrap_or_else(|e| panic!("{what}: opening in the {} bytes suggested with {keep} kept back: {e}", err.suggest));
         let budget = Budget::new(1 << 30);
         let opts = TraverseOptions { cache_bytes: Some(1 << 20), ..Default::default() };
         let mut g = Traverse::open(store, "out", &budget, &opts, 0).unwrap();
