@@ -330,3 +330,48 @@ fn version_1_stores_read_as_their_scans_do() {
         }
     }
 }
+
+/// An adjacency file shorter than its index says (cut by its last 8
+/// bytes, and the manifest's record of its size and, for the raw
+/// encodings, of the arcs edited to match, as a crafted store might be) is
+/// refused when the engine opens, naming the index and the file, on every
+/// encoding: no list is read from past its end.
+#[test]
+fn an_index_past_the_adjacency_file_is_refused() {
+    on_every_encoding("adjacency cut", |store, what| {
+        let dir = tempfile::tempdir().unwrap();
+        for entry in std::fs::read_dir(store.dir()).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
+        }
+        let adjacency = dir.path().join("out.adj");
+        let len = std::fs::metadata(&adjacency).unwrap().len();
+        std::fs::OpenOptions::new().write(true).open(&adjacency).unwrap().set_len(len - 8).unwrap();
+        let manifest = dir.path().join("manifest.json");
+        let mut record: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+        assert_eq!(record["files"]["out.adj"]["bytes"], len, "{what}: the manifest records the adjacency file's size");
+        record["files"]["out.adj"]["bytes"] = (len - 8).into();
+        let entry_bytes = match store.layout("out").unwrap().codec().encoding() {
+            Encoding::Raw32 => 4,
+            Encoding::Raw64 => 8,
+            _ => 0,
+        };
+        if entry_bytes > 0 {
+            let arcs = record["arcs"].as_u64().unwrap();
+            record["arcs"] = (arcs - 8 / entry_bytes).into();
+            // the weights, 4 bytes an arc, lose as many
+            let weights = dir.path().join("out.weights");
+            let weight_bytes = std::fs::metadata(&weights).unwrap().len() - 4 * (8 / entry_bytes);
+            std::fs::OpenOptions::new().write(true).open(&weights).unwrap().set_len(weight_bytes).unwrap();
+            record["files"]["out.weights"]["bytes"] = weight_bytes.into();
+        }
+        std::fs::write(&manifest, serde_json::to_vec(&record).unwrap()).unwrap();
+        let cut = match Store::open(dir.path()) {
+            Ok(cut) => cut,
+            Err(e) => panic!("{what}: the store should open (its files are checked as they are read): {e}"),
+        };
+        let err = Traverse::open(&cut, "out", &Budget::new(1 << 30), &TraverseOptions::default(), 0).err().expect("an error");
+        let err = err.to_string();
+        assert!(err.contains("beyond the") && err.contains("out.adj"), "{what}: {err}");
+    });
+}
