@@ -281,6 +281,10 @@ fn run_ahead_handles_what_the_cache_has_room_for() {
         // (not the hub: its blocks alone fill the device's queue)
         let far_apart: Vec<u64> = (0..10).map(|i| ((i * VERTICES / 10).max(2)..).find(|&v| gr.degree(v) > 0).unwrap()).collect();
         assert_eq!(g.run_ahead(far_apart.iter().copied()).unwrap(), far_apart.len(), "{what}: run-ahead over ten lists");
+        // each list a run of its own: its block or two of the ids and of
+        // the weights, not the blocks between
+        let prefetches = g.stats().cache.prefetches;
+        assert!((10..=40).contains(&prefetches), "{what}: {prefetches} blocks read ahead for ten lists far apart");
         let next: Vec<u64> = (0..100).map(|i| 5_001 + i).collect();
         assert_eq!(g.run_ahead(next.iter().copied()).unwrap(), next.len(), "{what}: run-ahead over 100 neighbours");
         check_parallel_reads(&g, what);
