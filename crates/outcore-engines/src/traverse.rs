@@ -1130,3 +1130,30 @@ fn check_index(lay: &outcore_store::Layout, index: &CompactIndex, last_read_ahea
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The degrees' charge covers their hub map as the standard library
+    /// builds it: from the map's own capacity, its buckets (a power of
+    /// two, at most 7/8 full from 8 on, one left free below) of 16 bytes
+    /// and a control byte each, for few hubs and many; and no more than
+    /// twice that.
+    #[test]
+    fn the_hub_map_is_charged_its_buckets() {
+        for hubs in [1u64, 3, 7, 8, 100, 1_000, 100_000] {
+            let mut long: std::collections::HashMap<u64, u64, std::hash::BuildHasherDefault<SpreadHasher>> =
+                std::collections::HashMap::with_capacity_and_hasher(hubs as usize, Default::default());
+            (0..hubs).for_each(|v| {
+                long.insert(v * 7, v);
+            });
+            let capacity = long.capacity() as u64;
+            let buckets = if capacity < 7 { capacity + 1 } else { (capacity * 8 / 7).next_power_of_two() };
+            let charged = FastDegrees::bytes(10, hubs) - 10 * 2;
+            assert!(charged >= buckets * 17, "{hubs} hubs: {charged} bytes charged, {buckets} buckets of 17");
+            // and not much more: at most twice the buckets
+            assert!(charged <= 2 * buckets * 17 + 64, "{hubs} hubs: {charged} bytes charged, {buckets} buckets of 17");
+        }
+    }
+}
