@@ -211,6 +211,23 @@ fn elias_fano_slots(bytes: &[u8], lows: u64, highs: u64, end: u64, low_bits: u32
             }
         } else {
             let mut low_at = lows + done as u64 * low_bits as u64;
+            let mut slots = slots;
+            if low_bits <= 28 {
+                // two low parts from one load (it holds at least 57 bits)
+                let mut pairs = slots.chunks_exact_mut(2);
+                for pair in &mut pairs {
+                    let word = word_at(bytes, low_at);
+                    pair[0] = ((ones.trailing_zeros() as u64) << low_bits).wrapping_add(word >> (64 - low_bits)).wrapping_add(term);
+                    ones &= ones - 1;
+                    term = term.wrapping_sub(fall);
+                    pair[1] =
+                        ((ones.trailing_zeros() as u64) << low_bits).wrapping_add((word << low_bits) >> (64 - low_bits)).wrapping_add(term);
+                    ones &= ones - 1;
+                    term = term.wrapping_sub(fall);
+                    low_at += 2 * low_bits as u64;
+                }
+                slots = pairs.into_remainder();
+            }
             for slot in slots {
                 let low = word_at(bytes, low_at) >> (64 - low_bits);
                 *slot = ((ones.trailing_zeros() as u64) << low_bits).wrapping_add(low).wrapping_add(term);
