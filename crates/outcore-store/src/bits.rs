@@ -468,18 +468,6 @@ impl<'a> BitReader<'a> {
         }
         Ok(((1u64 << n) | self.read(n as u32)?) - 1)
     }
-    /// Run `body` on a copy of this reader, then continue from where the
-    /// copy stopped. A loop that calls only the `try_` fast paths on the
-    /// copy keeps the buffer and position in registers (the reader itself
-    /// lives in memory once a slow path has borrowed it).
-    #[inline(always)]
-    pub fn in_registers<T>(&mut self, body: impl FnOnce(&mut BitReader<'a>) -> T) -> T {
-        let mut local = self.clone();
-        let out = body(&mut local);
-        *self = local;
-        out
-    }
-
     /// `out.len()` values written by [`BitWriter::write_elias_fano`] with
     /// `low_bits` low bits each, into `out` in order, each plus `add` plus
     /// its rank (wrapping: the caller checks the last); the reader is left
