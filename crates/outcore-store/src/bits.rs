@@ -300,6 +300,24 @@ pub struct BitReader<'a> {
 
 pub const PAST_END: &str = "impossible code: runs past the end of the list";
 
+/// The parts of a zeta_k code (k in 2..=28) of at most 56 bits that
+/// `word`, left-aligned, starts with, `h` its leading zeros (see
+/// [`BitReader::try_zeta0`]): its length when its minimal binary part is
+/// the short one, 1 when it is one bit longer (0 otherwise), and its value.
+/// The code is long when its k - 1 bits after the unary part are not all
+/// zero, that is when the word shifted to its leading one is at least
+/// 2^63 + 2^(64 - k).
+#[inline(always)]
+fn short_zeta0(word: u64, h: u32, k: u32) -> (u32, u32, u64) {
+    let long = (word << h >= (1u64 << 63) | (1u64 << (64 - k))) as u32;
+    let short_len = (k + 1) * h + k;
+    let binary = short_len - h - 1 + long;
+    let m = 1u64 << (h * k);
+    // branch-free: which length a code has is a coin toss
+    let z = ((word << (h + 1)) >> (64 - binary)) - (m & (long as u64).wrapping_neg());
+    (short_len, long, m + z - 1)
+}
+
 impl<'a> BitReader<'a> {
     /// Read `bytes` from bit `start` up to bit `end`.
     pub fn new(bytes: &'a [u8], start: u64, end: u64) -> Result<Self, &'static str> {
@@ -550,65 +568,56 @@ impl<'a> BitReader<'a> {
         let word = self.peek();
         let h = word.leading_zeros();
         if (2..=28).contains(&k) && h < 28 && (h + 1) * (k + 1) <= 56 {
-            let s = (h + 1) * k;
-            let rest = word << (h + 1);
-            // branch-free: which length a code has is a coin toss
-            let long = (rest >> (65 - k) != 0) as u32;
-            let binary = s - 1 + long;
-            let m = 1u64 << (h * k);
-            let z = (rest >> (64 - binary)) - (m & (long as u64).wrapping_neg());
-            if self.take_peeked(h + 1 + binary) {
-                return Some(m + z - 1);
+            let (short_len, long, x) = short_zeta0(word, h, k);
+            if self.take_peeked(short_len + long) {
+                return Some(x);
             }
         }
         None
     }
-    /// Zeta_k codes of at most 56 bits (see [`try_zeta0`](Self::try_zeta0))
-    /// into `out` from its start: how many were read. It stops at a longer
-    /// code, at the end of `out` and near the end of the stream, each left
-    /// for [`read_zeta0`](Self::read_zeta0).
+    /// Ascending ids coded as zeta_k gaps of at most 56 bits (see
+    /// [`try_zeta0`](Self::try_zeta0)) into `out` from its start, each the
+    /// one before (`from` for the first) plus its gap plus one, wrapping
+    /// past 2^64 (a caller that cares checks that the last is not below
+    /// `from`: a run of 64 rises by under 2^62): how many were read. It
+    /// stops at a longer code, at the end of `out` and near the end of the
+    /// stream, each left for [`read_zeta0`](Self::read_zeta0).
     ///
     /// Every code read here ends before the buffer's loaded bits do, at
     /// byte `next`, and that lies inside the stream: no code checks its
     /// length against the end, and `pos` is worked out once, after (it is
-    /// `next * 8 - loaded`). A code's length, which the next waits for, is
-    /// (k + 1) h + k, one more when its k - 1 bits after the unary part are
-    /// not all zero, that is when the word shifted to its leading one is
-    /// at least 2^63 + 2^(64 - k): a count of zeros, a shift and a compare
-    /// before the buffer moves on.
+    /// `next * 8 - loaded`). The refill word is fetched before the code is
+    /// decoded, and fetching it is the one check that `next` is inside the
+    /// stream. The code's length, which the next code waits for, is a
+    /// count of zeros, a shift and a compare (see [`short_zeta0`]). Turning
+    /// gaps into ids here rather than after saves a pass over the run.
     #[inline(always)]
-    pub fn read_short_zeta0s(&mut self, k: u32, out: &mut [u64]) -> usize {
-        if !(2..=28).contains(&k) {
+    pub fn read_short_zeta0_gaps(&mut self, k: u32, from: u64, out: &mut [u64]) -> usize {
+        if !(2..=28).contains(&k) || self.bytes.len() < 8 {
             return 0;
         }
         debug_assert_eq!(self.pos + self.loaded as u64, self.next as u64 * 8);
         // the last `next` whose loaded bits end inside the stream and whose
         // refill word lies inside `bytes`
-        let stop = (self.end / 8).min((self.bytes.len() as u64).saturating_sub(8)) as usize;
-        let long_from = (1u64 << 63) | (1u64 << (64 - k));
+        let stop = (self.end / 8).min(self.bytes.len() as u64 - 8) as usize;
+        let window = &self.bytes[..stop + 8];
         let (mut buf, mut loaded, mut next) = (self.buf, self.loaded, self.next);
-        let mut read = 0;
-        while read < out.len() && next <= stop {
+        let (mut read, mut id) = (0, from);
+        while read < out.len() {
+            // `next <= stop`: the code's bits end inside the stream
+            let Some(word) = window.get(next..next + 8) else { break };
             let h = buf.leading_zeros();
             if (h + 1) * (k + 1) > 56 {
                 break;
             }
-            let long = (buf << h >= long_from) as u32;
-            let short_len = (k + 1) * h + k;
-            let binary = short_len - h - 1 + long;
-            let m = 1u64 << (h * k);
-            let z = ((buf << (h + 1)) >> (64 - binary)) - (m & (long as u64).wrapping_neg());
-            out[read] = m + z - 1;
+            let (short_len, long, gap) = short_zeta0(buf, h, k);
+            id = id.wrapping_add(gap).wrapping_add(1);
+            out[read] = id;
             read += 1;
             // two shifts: the first need not wait for `long`
             buf = (buf << short_len) << long;
             loaded -= short_len + long;
-            // `next <= stop`: the general case never happens
-            let word = match self.bytes.get(next..next + 8) {
-                Some(word) => u64::from_be_bytes(word.try_into().unwrap()),
-                None => word_at(self.bytes, next as u64 * 8),
-            };
-            buf |= word >> loaded;
+            buf |= u64::from_be_bytes(word.try_into().unwrap()) >> loaded;
             next += ((63 - loaded) >> 3) as usize;
             loaded |= 56;
         }
@@ -723,13 +732,13 @@ mod tests {
             prop_assert!(r.read(1).is_err());
         }
 
-        /// Zeta codes read in runs by `read_short_zeta0s` (into a buffer of
-        /// any size), the ones it leaves by `read_zeta0`, are the ones
-        /// written; a run leaves the reader where the codes it read end,
-        /// so that a plain read after it continues right. With the stream
-        /// cut inside its last code, no run reads that code (the bits
-        /// after the end are another list's): the others are read and the
-        /// cut one is an error.
+        /// Zeta gaps read in runs by `read_short_zeta0_gaps` (into a buffer
+        /// of any size, from any id, wrapping past 2^64), the ones it
+        /// leaves by `read_zeta0`, are the ones written; a run leaves the
+        /// reader where the codes it read end, so that a plain read after
+        /// it continues right. With the stream cut inside its last code, no
+        /// run reads that code (the bits after the end are another
+        /// list's): the others are read and the cut one is an error.
         #[test]
         fn zeta_runs_read_what_was_written(
             values in prop::collection::vec(prop_oneof![0u64..8, 0u64..1 << 12, 0u64..1 << 30, 1u64 << 30..1 << 48, any::<u64>()], 1..200),
@@ -738,6 +747,7 @@ mod tests {
             run in 1usize..70,
             trailer in prop_oneof![Just(0u64), Just(u64::MAX), any::<u64>()],
             cut in any::<bool>(),
+            from in prop_oneof![Just(0u64), any::<u64>()],
         ) {
             let mut w = BitWriter::new();
             w.write(0, lead);
@@ -751,18 +761,23 @@ mod tests {
             w.write(trailer, 64);
             let whole = if cut { values.len() - 1 } else { values.len() };
             let mut r = BitReader::new(w.bytes(), lead as u64, end).unwrap();
-            let (mut got, mut buffer) = (Vec::new(), vec![0u64; run]);
+            let (mut got, mut buffer, mut id) = (Vec::new(), vec![0u64; run], from);
             while got.len() < whole {
-                let n = r.read_short_zeta0s(k, &mut buffer);
-                got.extend_from_slice(&buffer[..n]);
+                let n = r.read_short_zeta0_gaps(k, id, &mut buffer);
+                for &next in &buffer[..n] {
+                    got.push(next.wrapping_sub(id).wrapping_sub(1));
+                    id = next;
+                }
                 prop_assert!(got.len() <= whole && r.position() <= end, "read {} of {whole} whole codes, at {} of {end}", got.len(), r.position());
                 if n == 0 {
-                    got.push(r.read_zeta0(k).unwrap());
+                    let gap = r.read_zeta0(k).unwrap();
+                    got.push(gap);
+                    id = id.wrapping_add(gap).wrapping_add(1);
                 }
             }
             prop_assert_eq!(&got[..], &values[..whole]);
             prop_assert_eq!(r.position(), if cut { last_starts } else { end });
-            prop_assert_eq!(r.read_short_zeta0s(k, &mut buffer), 0);
+            prop_assert_eq!(r.read_short_zeta0_gaps(k, id, &mut buffer), 0);
             prop_assert_eq!(r.position(), if cut { last_starts } else { end });
             prop_assert!(r.read_zeta0(k).is_err() || !cut);
             prop_assert!(r.read(1).is_err() || cut);
@@ -1105,8 +1120,8 @@ mod tests {
                     w.write(fill, 64);
                     let mut r = BitReader::new(w.bytes(), 0, w.len()).unwrap();
                     let mut buffer = [0u64; 1];
-                    assert_eq!(r.read_short_zeta0s(k, &mut buffer), 1, "k {k}, x {x}");
-                    assert_eq!((buffer[0], r.position()), (x, len), "k {k}, x {x}, fill {fill:x}");
+                    assert_eq!(r.read_short_zeta0_gaps(k, 7, &mut buffer), 1, "k {k}, x {x}");
+                    assert_eq!((buffer[0], r.position()), (x + 8, len), "k {k}, x {x}, fill {fill:x}");
                 }
             }
         }

@@ -391,10 +391,11 @@ fn insert_ascending(list: &mut Vec<u64>, ids: &[u64]) -> Result<(), &'static str
 /// The residuals after the first, to the end of the list: zeta_3 gaps, each
 /// id the last plus the gap plus one, below `vertices`. Most of a random
 /// graph's bits are here, so the codes are read in runs of up to
-/// [`GAP_RUN`] by [`BitReader::read_short_zeta0s`] (no end check per
-/// code) and turned into ids after, with one check for the run: the gaps
-/// are under 2^56, so a run rises by under 2^62, and its ids ascend, so if
-/// its last id is inside the graph all are. The last codes before the end
+/// [`GAP_RUN`] by [`BitReader::read_short_zeta0_gaps`] (no end check per
+/// code), which turns them into ids as it goes, with one check for the
+/// run: the gaps are under 2^56, so a run rises by under 2^62, and its ids
+/// ascend, so if its last id is inside the graph and not below the one
+/// before the run (it did not wrap), all are. The last codes before the end
 /// and any longer code take the general path one at a time.
 ///
 /// Compiled twice, chosen at run time: for x86 with LZCNT and BMI2 (a
@@ -403,22 +404,21 @@ fn insert_ascending(list: &mut Vec<u64>, ids: &[u64]) -> Result<(), &'static str
 /// any CPU.
 #[multiversion(targets("x86_64+bmi1+bmi2+lzcnt+popcnt"))]
 fn read_residual_gaps(bits: &mut BitReader, mut x: u64, vertices: u64, out: &mut Vec<u64>) -> Result<(), String> {
-    let mut gaps = [0u64; GAP_RUN];
+    let mut ids = [0u64; GAP_RUN];
     loop {
-        let run = bits.read_short_zeta0s(ZETA_K, &mut gaps);
+        let run = bits.read_short_zeta0_gaps(ZETA_K, x, &mut ids);
         if run > 0 {
-            let gaps = &gaps[..run];
-            let rise = gaps.iter().sum::<u64>() + run as u64;
-            if x.checked_add(rise).is_none_or(|last| last >= vertices) {
+            let ids = &ids[..run];
+            let last = ids[run - 1];
+            // a run rises by under 2^62: it wrapped if it ends below `x`
+            if last < x || last >= vertices {
                 // the general check names the residual that leaves the graph
-                for &gap in gaps {
-                    x = next_residual(x, gap, vertices)?;
+                for &id in ids {
+                    x = next_residual(x, id.wrapping_sub(x).wrapping_sub(1), vertices)?;
                 }
             }
-            out.extend(gaps.iter().map(|&gap| {
-                x += gap + 1;
-                x
-            }));
+            out.extend_from_slice(ids);
+            x = last;
             continue;
         }
         if bits.only_padding_left() {
@@ -1021,6 +1021,33 @@ mod tests {
         // more values claimed than bits left, refused before reading them
         let err = err(20, &[1, 2, 2], &[0, 0, 1], 0);
         assert!(err.contains("20 residuals in 10 bits"), "{err}");
+    }
+
+    /// In a graph of 2^64 - 1 vertices, residual gaps read in runs that
+    /// wrap past 2^64 are refused, the error naming the first that does,
+    /// and the same gaps that stay below 2^64 are read.
+    #[test]
+    fn residual_runs_that_wrap_past_2_64_are_impossible_codes() {
+        let decode = |vertex: u64| {
+            let mut w = BitWriter::new();
+            w.write_unary(0);
+            w.write_gamma0(0);
+            w.write_zeta0(zigzag(0), ZETA_K);
+            (0..80).for_each(|_| w.write_zeta0(1 << 20, ZETA_K));
+            let end = w.len();
+            w.align();
+            let entry = |_: u64| (0, end);
+            let src = ListSource { vertices: u64::MAX, bytes: w.bytes(), first_byte: 0, first_vertex: vertex, entry: &entry };
+            let mut out = Vec::new();
+            GAPREF.decoder().decode(vertex, 0, end, &src, &mut out).map(|()| out)
+        };
+        let step = (1 << 20) + 1;
+        let vertex = u64::MAX - 40 * step;
+        let err = decode(vertex).unwrap_err();
+        let x = vertex + 39 * step;
+        assert!(err.contains(&format!("residual {x} + {} + 1 outside the graph", 1 << 20)), "{err}");
+        let vertex = u64::MAX - 81 * step;
+        assert_eq!(decode(vertex).unwrap(), (0..81).map(|i| vertex + i * step).collect::<Vec<u64>>());
     }
 
     /// Residual gaps and intervals must stay inside the graph (vertex 10
