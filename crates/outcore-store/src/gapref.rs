@@ -14,8 +14,9 @@
 //! 4. the residuals, up to the end of the list's bits: the degree is not
 //!    stored in the stream (the layout stores degrees beside it). The
 //!    first is a zeta_3 code relative to v (zig-zag), the rest zeta_3
-//!    gaps; or, in revision 2 (format version 3) when that is shorter by
-//!    at least the mark, an Elias-Fano sequence (their count less one in
+//!    gaps; or, in revision 2 (format version 3) when that, the mark
+//!    included, takes at most [`ELIAS_FANO_SLACK`] more bits (an eighth),
+//!    an Elias-Fano sequence (their count less one in
 //!    gamma, the low-part width in 6 bits, then
 //!    [`BitWriter::write_elias_fano`]) of each residual after the first
 //!    less the first and its rank. The mark is the reference coded as
@@ -141,13 +142,17 @@ impl ListEncoder for GaprefEncoder {
                 d + 1
             };
             self.scratch.clear();
-            self.encode_with(vertex, neighbours, r);
+            self.encode_with(vertex, neighbours, r, 0);
             if self.scratch.len() < best.0 {
                 best = (self.scratch.len(), r, depth);
                 std::mem::swap(&mut self.scratch, &mut self.best);
             }
         }
-        out.append(&self.best);
+        // the reference is chosen by the shortest code; its residuals then
+        // take Elias-Fano within the slack
+        self.scratch.clear();
+        self.encode_with(vertex, neighbours, best.1, ELIAS_FANO_SLACK);
+        out.append(&self.scratch);
         let slot = &mut self.recent[(vertex % SLOTS as u64) as usize];
         slot.0 = vertex;
         slot.1.clear();
@@ -158,7 +163,10 @@ impl ListEncoder for GaprefEncoder {
 }
 
 impl GaprefEncoder {
-    fn encode_with(&mut self, vertex: u64, neighbours: &[u64], r: u64) {
+    /// The list of `vertex` with reference `r` into `scratch`, its
+    /// residuals as Elias-Fano when that takes at most a `slack`th more
+    /// bits than zeta gaps (0: no more).
+    fn encode_with(&mut self, vertex: u64, neighbours: &[u64], r: u64, slack: u64) {
         self.extras.clear();
         if r == 0 {
             self.extras.extend_from_slice(neighbours);
@@ -203,7 +211,7 @@ impl GaprefEncoder {
         if let Some(first) = first {
             self.residuals.extend(residuals.enumerate().map(|(rank, &x)| x - first - 1 - rank as u64));
         }
-        let ef = self.mark_residuals.then(|| elias_fano_plan(&self.residuals, WINDOW + 1)).flatten();
+        let ef = self.mark_residuals.then(|| elias_fano_plan(&self.residuals, WINDOW + 1, slack)).flatten();
         // the reference, past the window when the residuals are Elias-Fano
         let w = &mut self.scratch;
         w.write_unary(if ef.is_some() { WINDOW + 1 + r } else { r });
@@ -244,10 +252,20 @@ impl GaprefEncoder {
     }
 }
 
+/// How much longer than zeta gaps the residuals of a list may be as
+/// Elias-Fano and still take it: by a part in this many (the reference is
+/// chosen first, by the shortest code). They decode several times faster
+/// (no code waits for the one before it): on Graph500 Kronecker scale 22
+/// in degree order, an eighth took 2.2 % more bits and decoded 1.12 times
+/// as fast as taking the shorter (a quarter: 10.8 % more bits); on
+/// cnr-2000, 0.17 % more bits, its total still under WebGraph BV's.
+const ELIAS_FANO_SLACK: u64 = 8;
+
 /// The width of the low parts that makes `values` (residuals less the
 /// first and their ranks, non-decreasing) shortest as Elias-Fano, if that
-/// and the `mark` bits that say so are no longer than their zeta_3 gaps.
-fn elias_fano_plan(values: &[u64], mark: u64) -> Option<u32> {
+/// and the `mark` bits that say so take at most their zeta_3 gaps' bits
+/// and a `slack`th more (0: no more).
+fn elias_fano_plan(values: &[u64], mark: u64, slack: u64) -> Option<u32> {
     let &last = values.last()?;
     let (low_bits, ef) =
         (0..=56).map(|l| (l, elias_fano_len(values.len() as u64, last, l))).min_by_key(|&(_, bits)| bits).expect("a width");
@@ -262,7 +280,7 @@ fn elias_fano_plan(values: &[u64], mark: u64) -> Option<u32> {
             zeta0_len(gap, ZETA_K)
         })
         .sum();
-    (ef <= zeta).then_some(low_bits)
+    (ef <= zeta + zeta.checked_div(slack).unwrap_or(0)).then_some(low_bits)
 }
 
 struct GaprefDecoder {
@@ -690,7 +708,8 @@ mod tests {
             "the decoder holds {in_flight} entries decoding one list; it states {} lists of {longest}",
             GAPREF.decoder_lists_in_flight()
         );
-        assert!(in_flight > 3 * longest, "one list and the lists it refers to took only {in_flight} entries");
+        // (residuals as Elias-Fano fill a list of exactly their length)
+        assert!(in_flight >= 3 * longest, "one list and the lists it refers to took only {in_flight} entries");
     }
 
     /// `decoder_lists_in_flight` is reached: a list at the end of a chain
@@ -846,8 +865,8 @@ mod tests {
         }
         /// Lists of ids spread over 2^k vertices, dense to sparse, so that
         /// both residual codes are chosen: revision 2 is never longer than
-        /// revision 1, and shorter when the residuals are spread
-        /// (Elias-Fano then).
+        /// revision 1 by more than its slack, and shorter when the
+        /// residuals are spread (Elias-Fano then).
         #[test]
         fn revision_2_chooses_the_shorter_residuals(spread in 6u32..40, ids in prop::collection::btree_set(any::<u64>(), 2..200)) {
             let list: Vec<u64> = ids.into_iter().map(|x| x >> (64 - spread)).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
@@ -858,7 +877,7 @@ mod tests {
                 w.len()
             };
             let (zeta, chosen) = (bits(&GAPREF_ZETA_ONLY), bits(&GAPREF));
-            prop_assert!(chosen <= zeta, "revision 2: {chosen} bits, revision 1: {zeta}");
+            prop_assert!(chosen <= zeta + zeta / ELIAS_FANO_SLACK, "revision 2: {chosen} bits, revision 1: {zeta}");
             // spread: gaps of 2^12 and more on average, where a zeta_3 gap
             // takes about 6 bits more than an Elias-Fano value and 19 of
             // them outweigh the count, width and mark (at gaps near 2^8 the
@@ -884,6 +903,34 @@ mod tests {
                 prop_assert_eq!(result, Err("impossible code: neighbours repeat"));
             }
         }
+    }
+
+    /// Elias-Fano residuals are chosen while they take at most an eighth
+    /// more bits than zeta gaps (the mark and header included), and not
+    /// beyond: residuals n apart by g, for counts and gaps that fall on
+    /// both sides of the line and in between.
+    #[test]
+    fn elias_fano_is_chosen_up_to_its_slack() {
+        let (mut shorter, mut within, mut beyond) = (0, 0, 0);
+        for n in [2u64, 5, 20, 100] {
+            for g in (0..2000).chain([1 << 12, 1 << 20]) {
+                let values: Vec<u64> = (1..n).map(|i| i * g).collect();
+                let zeta = zeta0_len(g, ZETA_K) * (n - 1);
+                let last = *values.last().unwrap();
+                let ef = (0..=56).map(|l| elias_fano_len(n - 1, last, l)).min().unwrap() + gamma0_len(n - 2) + 6 + 8;
+                let plan = elias_fano_plan(&values, 8, ELIAS_FANO_SLACK);
+                assert_eq!(elias_fano_plan(&values, 8, 0).is_some(), ef <= zeta, "{n} residuals {g} apart, no slack");
+                if ef <= zeta {
+                    shorter += 1;
+                } else if ef * ELIAS_FANO_SLACK <= zeta * (ELIAS_FANO_SLACK + 1) {
+                    within += 1;
+                } else {
+                    beyond += 1;
+                }
+                assert_eq!(plan.is_some(), ef <= zeta + zeta / ELIAS_FANO_SLACK, "{n} residuals {g} apart: Elias-Fano {ef} bits, zeta {zeta}");
+            }
+        }
+        assert!(shorter > 0 && within > 0 && beyond > 0, "{shorter} {within} {beyond}");
     }
 
     /// Random lists of a Kronecker-like graph (no locality): their residuals
@@ -1197,13 +1244,14 @@ mod tests {
     }
 
     /// The encoder codes residuals as Elias-Fano exactly when that (mark
-    /// included) is no longer than zeta_3 gaps. Both forms are written
-    /// here independently of the encoder's plan: zeta gaps by revision 1,
-    /// Elias-Fano by hand at every width, the shortest taken. Lists are
-    /// drawn near the two forms' tie (gaps near 2^8) at every length up to
-    /// 80, so the count's code changes length among them.
+    /// included) takes at most an [`ELIAS_FANO_SLACK`]th more bits than
+    /// zeta_3 gaps. Both forms are written here independently of the
+    /// encoder's plan: zeta gaps by revision 1, Elias-Fano by hand at
+    /// every width, the shortest taken. Lists are drawn near the two
+    /// forms' tie (gaps near 2^8) at every length up to 80, so the count's
+    /// code changes length among them.
     #[test]
-    fn the_encoder_takes_the_shorter_residual_code() {
+    fn the_encoder_takes_elias_fano_within_its_slack() {
         let vertex = 10u64;
         let encoded = |codec: &Gapref, list: &[u64]| {
             let mut w = BitWriter::new();
@@ -1252,13 +1300,21 @@ mod tests {
             let chosen = encoded(&GAPREF, &list);
             let mut r = BitReader::new(chosen.bytes(), 0, chosen.len()).unwrap();
             let took_elias_fano = r.read_unary().unwrap() > WINDOW;
+            // the list's head (no reference, no interval, the first
+            // residual) is shared: the slack is on the rest
+            let mut head = BitWriter::new();
+            head.write_unary(0);
+            head.write_gamma0(0);
+            head.write_zeta0(zigzag(first as i128 - vertex as i128), ZETA_K);
+            let (ef_rest, zeta_rest) = (elias_fano.len() - head.len(), zeta - head.len());
+            let want_elias_fano = ef_rest <= zeta_rest + zeta_rest / ELIAS_FANO_SLACK;
             assert_eq!(
                 (took_elias_fano, chosen.len()),
-                (elias_fano.len() <= zeta, elias_fano.len().min(zeta)),
+                (want_elias_fano, if want_elias_fano { elias_fano.len() } else { zeta }),
                 "{len} ids, gaps up to 2^{spread}: Elias-Fano {} bits, zeta gaps {zeta}",
                 elias_fano.len()
             );
-            near_ties += (elias_fano.len().abs_diff(zeta) <= 1) as u32;
+            near_ties += (ef_rest.abs_diff(zeta_rest + zeta_rest / ELIAS_FANO_SLACK) <= 1) as u32;
             both_chosen[took_elias_fano as usize] += 1;
         }
         assert!(near_ties >= 50 && both_chosen.iter().all(|&n| n >= 500), "{near_ties} near ties; chosen {both_chosen:?}");
