@@ -673,6 +673,54 @@ impl ValueTable {
 mod tests {
     use super::*;
 
+    /// A value table written and registered as the engine writes its own:
+    /// `count` values of 12 bytes (ALS-like, so that some straddle two
+    /// 1 MiB chunks), then `tail` more bytes.
+    fn value_table(path: &Path, count: u64, tail: usize) {
+        let mut w = SeqWriter::create(path, STREAM_CHUNK_BYTES, CHECKSUM_BLOCK_BYTES).unwrap();
+        let mut bytes = Vec::new();
+        for v in 0..count {
+            bytes.clear();
+            [v as f32, 1.0, 2.0].write_le(&mut bytes);
+            w.write_bytes(&bytes).unwrap();
+        }
+        w.write_bytes(&vec![7u8; tail]).unwrap();
+        outcore_io::verify::register_written(&w.finish().unwrap()).unwrap();
+    }
+
+    /// A value table past three chunks reads back every value, those that
+    /// straddle two chunks too, each chunk checked against its own pages
+    /// (read first, a later chunk checked at another offset fails them).
+    /// Cut inside a straddling value, the table refuses that value and
+    /// names it; cut right after it, the value still reads.
+    #[test]
+    fn value_tables_read_across_chunks_and_refuse_a_cut_value() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("values");
+        let n = (3 * STREAM_CHUNK_BYTES / 12 + 10) as u64;
+        value_table(&path, n, 0);
+        let mut table = ValueTable::open(&path).unwrap();
+        assert!(table.checks.is_some() || !outcore_io::verify::verification_enabled());
+        for u in 0..n {
+            assert_eq!(table.get::<[f32; 3]>(u).unwrap(), [u as f32, 1.0, 2.0], "vertex {u}");
+        }
+        // a table read first in its (whole) second chunk, its first unchecked
+        let far = dir.path().join("far");
+        value_table(&far, n, 0);
+        let u = (STREAM_CHUNK_BYTES / 12 + 100) as u64;
+        assert_eq!(ValueTable::open(&far).unwrap().get::<[f32; 3]>(u).unwrap(), [u as f32, 1.0, 2.0]);
+        // the first value that straddles: 4 bytes in the first chunk, 8 in the second
+        let straddling = (STREAM_CHUNK_BYTES / 12) as u64;
+        assert!(straddling * 12 < STREAM_CHUNK_BYTES as u64 && (straddling + 1) * 12 > STREAM_CHUNK_BYTES as u64);
+        let cut = dir.path().join("cut");
+        value_table(&cut, straddling, 6);
+        let err = ValueTable::open(&cut).unwrap().get::<[f32; 3]>(straddling).unwrap_err().to_string();
+        assert!(err.contains(&format!("value table ends before vertex {straddling}")), "{err}");
+        let whole = dir.path().join("whole");
+        value_table(&whole, straddling + 1, 0);
+        assert_eq!(ValueTable::open(&whole).unwrap().get::<[f32; 3]>(straddling).unwrap(), [straddling as f32, 1.0, 2.0]);
+    }
+
     /// A batch filled as [`fill`] fills it, one list per layout per vertex
     /// while every layout is below its share, holds no more ids and
     /// weights than [`fixed_bytes`] charges a batch: `BATCH_IDS` and the
