@@ -131,6 +131,7 @@ fn every_arc_once_a_pass_from_the_device_and_from_the_pool() {
                 "{what}: the first pass read {} bytes of a {layout}-byte layout",
                 its[0].bytes_read
             );
+            assert_eq!(its[0].segments, 1, "{what}: one segment holds the whole layout, its pages' slack included");
             assert_eq!(its[0].bytes_from_cache, 0, "{what}: the pool starts empty");
             for it in &its[1..] {
                 assert_eq!(it.bytes_read, 0, "{what}: the pool serves every pass after the first");
