@@ -76,7 +76,6 @@ impl Codec for Gapref {
         Box::new(GaprefEncoder {
             recent: vec![(u64::MAX, Vec::new(), 0); SLOTS],
             scratch: BitWriter::new(),
-            best: BitWriter::new(),
             extras: Vec::new(),
             runs: Vec::new(),
             spans: Vec::new(),
@@ -87,8 +86,8 @@ impl Codec for Gapref {
     fn encoder_lists(&self) -> u64 {
         // the recent lists; the extras, their runs and spans (two words
         // each); the residuals less the first and their ranks; the
-        // candidate and the best encoding (at most a word an entry)
-        SLOTS as u64 + 7
+        // encoding being tried (at most a word an entry)
+        SLOTS as u64 + 6
     }
     fn decoder_lists(&self) -> u64 {
         // the recent lists and three scratch lists
@@ -108,7 +107,6 @@ struct GaprefEncoder {
     /// Recent lists of the block by vertex % SLOTS: (vertex, list, chain depth).
     recent: Vec<(u64, Vec<u64>, u8)>,
     scratch: BitWriter,
-    best: BitWriter,
     extras: Vec<u64>,
     runs: Vec<u64>,
     /// Maximal runs of consecutive ids in `extras`, as index ranges.
@@ -145,7 +143,6 @@ impl ListEncoder for GaprefEncoder {
             self.encode_with(vertex, neighbours, r, 0);
             if self.scratch.len() < best.0 {
                 best = (self.scratch.len(), r, depth);
-                std::mem::swap(&mut self.scratch, &mut self.best);
             }
         }
         // the reference is chosen by the shortest code; its residuals then
