@@ -312,11 +312,33 @@ pub const PAST_END: &str = "impossible code: runs past the end of the list";
 fn short_zeta0(word: u64, h: u32, k: u32) -> (u32, u32, u64) {
     let long = (word << h >= (1u64 << 63) | (1u64 << (64 - k))) as u32;
     let short_len = (k + 1) * h + k;
-    let binary = short_len - h - 1 + long;
-    let m = 1u64 << (h * k);
-    // branch-free: which length a code has is a coin toss
-    let z = ((word << (h + 1)) >> (64 - binary)) - (m & (long as u64).wrapping_neg());
-    (short_len, long, m + z - 1)
+    // The code's top bits as a number are 2^b + y, its b binary bits y
+    // after the unary part's one. A short code (b = hk + k - 1) has value
+    // 2^hk + y - 1, a long one (b = hk + k) 2^hk + y - 2^hk - 1: both are
+    // the top bits less (2^(k-1) - 1 or 2^k) 2^hk, less one. Branch-free:
+    // which length a code has is a coin toss.
+    let top = word >> (64 - short_len - long);
+    let less = [(1u64 << (k - 1)) - 1, 1u64 << k][long as usize] << (h * k);
+    (short_len, long, top - less - 1)
+}
+
+/// One short zeta_k code (`h` its leading zeros) taken from the bit
+/// buffer of [`BitReader::read_short_zeta0_gaps`], the buffer topped up
+/// from `word` (the bytes at `next`): its value plus one.
+#[inline(always)]
+fn zeta0_step(buf: &mut u64, loaded: &mut u32, next: &mut usize, word: &[u8], h: u32, k: u32) -> u64 {
+    let (short_len, long, x) = short_zeta0(*buf, h, k);
+    // The buffer is shifted and topped up as if the code were short, then
+    // shifted by one more bit if it is long: `long`, the last part of the
+    // length to be known, waits for one shift, not for the top-up. The
+    // bit that shift drops from the word lies past the `loaded` bits (at
+    // most 63), and a top-up ORs it in again.
+    let rest = *loaded - short_len;
+    *buf = ((*buf << short_len) | (u64::from_be_bytes(word.try_into().unwrap()) >> rest)) << long;
+    *loaded = rest - long;
+    *next += ((63 - *loaded) >> 3) as usize;
+    *loaded |= 56;
+    x.wrapping_add(1)
 }
 
 impl<'a> BitReader<'a> {
@@ -581,46 +603,59 @@ impl<'a> BitReader<'a> {
     /// one before (`from` for the first) plus its gap plus one, wrapping
     /// past 2^64 (a caller that cares checks that the last is not below
     /// `from`: a run of 64 rises by under 2^62): how many were read. It
-    /// stops at a longer code, at the end of `out` and near the end of the
-    /// stream, each left for [`read_zeta0`](Self::read_zeta0).
+    /// stops at a longer code, at the end of `out`, at a code that would
+    /// end past the stream and within 8 bytes of the end of `bytes`, each
+    /// left for [`read_zeta0`](Self::read_zeta0).
     ///
-    /// Every code read here ends before the buffer's loaded bits do, at
-    /// byte `next`, and that lies inside the stream: no code checks its
-    /// length against the end, and `pos` is worked out once, after (it is
-    /// `next * 8 - loaded`). The refill word is fetched before the code is
-    /// decoded, and fetching it is the one check that `next` is inside the
-    /// stream. The code's length, which the next code waits for, is a
-    /// count of zeros, a shift and a compare (see [`short_zeta0`]). Turning
-    /// gaps into ids here rather than after saves a pass over the run.
+    /// While the buffer's loaded bits (up to byte `next`) lie inside the
+    /// stream, no code checks its length against the end; the last 56 to
+    /// 63 bits are read by a second loop that does. `pos` is worked out
+    /// once, after (it is `next * 8 - loaded`). The refill word is fetched
+    /// before the code is decoded, and fetching it is the one check that
+    /// `next` is inside the window. The code's length, which the next code
+    /// waits for, is a count of zeros, a shift and a compare (see
+    /// [`short_zeta0`] and [`zeta0_step`]). Turning gaps into ids here
+    /// rather than after saves a pass over the run.
     #[inline(always)]
     pub fn read_short_zeta0_gaps(&mut self, k: u32, from: u64, out: &mut [u64]) -> usize {
         if !(2..=28).contains(&k) || self.bytes.len() < 8 {
             return 0;
         }
         debug_assert_eq!(self.pos + self.loaded as u64, self.next as u64 * 8);
-        // the last `next` whose loaded bits end inside the stream and whose
-        // refill word lies inside `bytes`
-        let stop = (self.end / 8).min(self.bytes.len() as u64 - 8) as usize;
-        let window = &self.bytes[..stop + 8];
         let (mut buf, mut loaded, mut next) = (self.buf, self.loaded, self.next);
         let (mut read, mut id) = (0, from);
+        // First while the loaded bits end inside the stream (the last
+        // `next` for that is `stop`, and its refill word lies inside
+        // `bytes`): no code's end is checked.
+        let stop = (self.end / 8).min(self.bytes.len() as u64 - 8) as usize;
+        let window = &self.bytes[..stop + 8];
         while read < out.len() {
-            // `next <= stop`: the code's bits end inside the stream
             let Some(word) = window.get(next..next + 8) else { break };
             let h = buf.leading_zeros();
             if (h + 1) * (k + 1) > 56 {
                 break;
             }
-            let (short_len, long, gap) = short_zeta0(buf, h, k);
-            id = id.wrapping_add(gap).wrapping_add(1);
+            id = id.wrapping_add(zeta0_step(&mut buf, &mut loaded, &mut next, word, h, k));
             out[read] = id;
             read += 1;
-            // two shifts: the first need not wait for `long`
-            buf = (buf << short_len) << long;
-            loaded -= short_len + long;
-            buf |= u64::from_be_bytes(word.try_into().unwrap()) >> loaded;
-            next += ((63 - loaded) >> 3) as usize;
-            loaded |= 56;
+        }
+        // Then to the end of the stream (the last 56 to 63 bits), each
+        // code checked to end inside it: the bits after are another list's.
+        let mut pos = next as u64 * 8 - loaded as u64;
+        while read < out.len() {
+            let Some(word) = self.bytes.get(next..next + 8) else { break };
+            let h = buf.leading_zeros();
+            if (h + 1) * (k + 1) > 56 {
+                break;
+            }
+            let long = (buf << h >= (1u64 << 63) | (1u64 << (64 - k))) as u64;
+            pos += ((k + 1) * h + k) as u64 + long;
+            if pos > self.end {
+                break;
+            }
+            id = id.wrapping_add(zeta0_step(&mut buf, &mut loaded, &mut next, word, h, k));
+            out[read] = id;
+            read += 1;
         }
         (self.buf, self.loaded, self.next) = (buf, loaded, next);
         self.pos = next as u64 * 8 - loaded as u64;
@@ -1103,6 +1138,43 @@ mod tests {
             assert_eq!(w.len(), (h + 1 + s) as u64);
             let mut r = BitReader::new(w.bytes(), 0, w.len()).unwrap();
             assert_eq!(r.read_zeta0(k), Err("impossible code: zeta value overflows"), "k {k}");
+        }
+    }
+
+    /// A run reads short codes up to the last bit of the stream, the bits
+    /// after it another list's (zeros, ones, or codes that would fit): the
+    /// list's last codes need not take the one-code path.
+    #[test]
+    fn zeta_runs_read_to_the_end_of_the_stream() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for k in 2..=6u32 {
+            for count in 1..=40usize {
+                for trailer in [0, u64::MAX, 0x8888_8888_8888_8888] {
+                    let values: Vec<u64> = (0..count)
+                        .map(|_| {
+                            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                            (state >> 33) % (1 << (state % 17))
+                        })
+                        .collect();
+                    let mut w = BitWriter::new();
+                    w.write(0, (count % 8) as u32);
+                    for &x in &values {
+                        w.write_zeta0(x, k);
+                    }
+                    let end = w.len();
+                    w.write(trailer, 64);
+                    w.write(trailer, 64);
+                    let mut r = BitReader::new(w.bytes(), (count % 8) as u64, end).unwrap();
+                    let mut buffer = [0u64; 64];
+                    let n = r.read_short_zeta0_gaps(k, u64::MAX, &mut buffer);
+                    assert_eq!((n, r.position()), (count, end), "k {k}, values {values:?}");
+                    let mut id = u64::MAX;
+                    for (&got, &x) in buffer.iter().zip(&values) {
+                        id = id.wrapping_add(x).wrapping_add(1);
+                        assert_eq!(got, id, "k {k}, values {values:?}");
+                    }
+                }
+            }
         }
     }
 

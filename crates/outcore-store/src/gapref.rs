@@ -410,8 +410,8 @@ fn insert_ascending(list: &mut Vec<u64>, ids: &[u64]) -> Result<(), &'static str
 /// code), which turns them into ids as it goes, with one check for the
 /// run: the gaps are under 2^56, so a run rises by under 2^62, and its ids
 /// ascend, so if its last id is inside the graph and not below the one
-/// before the run (it did not wrap), all are. The last codes before the end
-/// and any longer code take the general path one at a time.
+/// before the run (it did not wrap), all are. A code longer than 56 bits,
+/// and one within 8 bytes of the block's end, take the general path.
 ///
 /// Compiled twice, chosen at run time: for x86 with LZCNT and BMI2 (a
 /// count of leading zeros without a zero check, shifts by any register
