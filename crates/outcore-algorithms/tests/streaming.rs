@@ -361,11 +361,11 @@ fn auto_picks_the_regime_from_the_budget() {
 }
 
 /// `auto` takes the hybrid BFS's traverse version only with room for a
-/// column of in-memory neighbours beyond its minimum (twice 4 bytes a
-/// vertex and the scan that builds it: half the room goes to them): with
-/// half of that room (where no other engine fits) it takes it as the only
-/// one that runs, and says so, and builds no column; with all of it, as its
-/// choice, and builds one at least.
+/// column of in-memory neighbours beyond its minimum (the scan that builds
+/// it, then twice 4 bytes a vertex: half the room beyond the scan goes to
+/// them): with half of that room (where no other engine fits) it takes it
+/// as the only one that runs, and says so, and builds no column; with all
+/// of it, as its choice, and builds one at least.
 #[test]
 fn auto_takes_the_hybrid_bfs_once_a_hot_column_fits() {
     let (_d, st) = store(&shared().join("real/CA-GrQc.txt"), Some(false), false, 16);
@@ -375,14 +375,14 @@ fn auto_takes_the_hybrid_bfs_once_a_hot_column_fits() {
         Support::Runs(need) => need,
         Support::No(why) => panic!("{why}"),
     };
-    let column = 4 * n + outcore_algorithms::needs::scan_bytes(&st, &["in"]).unwrap();
-    assert_eq!(need.auto_bytes, need.min_bytes + 2 * column);
+    let column = 8 * n + outcore_algorithms::needs::scan_bytes(&st, &["in"]).unwrap();
+    assert_eq!(need.auto_bytes, need.min_bytes + column);
     let at = |bytes: u64| run(&Bfs, &st, &p, &RunOptions::with_memory(PROCESS_BASELINE + bytes)).report;
-    let half = at(need.min_bytes + column);
+    let half = at(need.min_bytes + column / 2);
     assert_eq!(half.engine, Engine::Traverse, "{}", half.engine_reason);
     assert!(half.engine_reason.contains("only at the engine's minimum"), "{}", half.engine_reason);
     assert_eq!(half.figure("hot_neighbours_k").and_then(|k| k.as_u64()), Some(0), "half the room builds no column");
-    let whole = at(need.min_bytes + 2 * column + (1 << 20));
+    let whole = at(need.min_bytes + column + (1 << 20));
     assert_eq!(whole.engine, Engine::Traverse, "{}", whole.engine_reason);
     assert!(!whole.engine_reason.contains("only at the engine's minimum"), "{}", whole.engine_reason);
     assert!(whole.figure("hot_neighbours_k").and_then(|k| k.as_u64()).unwrap() >= 1, "the whole room builds a column");

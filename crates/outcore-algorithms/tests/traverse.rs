@@ -339,11 +339,12 @@ fn degree_sums_over_a_bitmap_equal_the_degrees_summed_one_by_one() {
 }
 
 /// The hybrid BFS's split of its budget: what its state and the two
-/// engines' smallest openings leave goes half to the in-memory neighbours
-/// (built within that half) and half to the caches, which `out` and `in`
+/// engines' smallest openings leave, less the scan that builds the
+/// in-memory neighbours where it fits, goes half to those (built within
+/// that half and the scan) and half to the caches, which `out` and `in`
 /// share equally: each cache is at most its share and most of it, the two
-/// the same to within two frames, on two budgets below the adjacency's
-/// size.
+/// the same to within two frames, on budgets below the adjacency's size,
+/// with room for the scan and without.
 #[test]
 fn hybrid_bfs_gives_the_caches_half_of_what_is_left_in_equal_shares() {
     use outcore_algorithms::bfs::hybrid::{state_bytes, HybridEngines};
@@ -355,10 +356,14 @@ fn hybrid_bfs_gives_the_caches_half_of_what_is_left_in_equal_shares() {
     let state = state_bytes(st.vertices(), st.manifest().arcs);
     let least = Traverse::min_bytes(st, "out", opts.block_bytes).unwrap() + Traverse::min_bytes(st, "in", opts.block_bytes).unwrap();
     let frame = outcore_io::BlockCache::frame_bytes(opts.block_bytes) as u64;
-    for extra in [2u64 << 20, 6 << 20] {
+    let scan = outcore_algorithms::needs::scan_bytes(st, &["in"]).unwrap();
+    let mut scan_fitted = false;
+    for extra in [2u64 << 20, 6 << 20, scan + (1 << 20)] {
         let budget = Budget::new(state + least + extra);
         let rest = budget.available() - state - least;
-        let share = Traverse::min_cache_bytes(opts.block_bytes) + (rest - rest / 2) / 2;
+        let hot = if rest > scan { scan + (rest - scan) / 2 } else { rest / 2 };
+        scan_fitted |= rest > scan;
+        let share = Traverse::min_cache_bytes(opts.block_bytes) + (rest - hot) / 2;
         assert!(2 * share < st.layout_bytes("out"), "a share of {share} bytes: the cache could hold the whole layout");
         let HybridEngines { out, inn, .. } = HybridEngines::open(st, &budget, &opts, state).unwrap();
         // what an engine keeps beside its cache (the degrees, the files'
@@ -369,6 +374,7 @@ fn hybrid_bfs_gives_the_caches_half_of_what_is_left_in_equal_shares() {
         }
         assert!(caches[0].abs_diff(caches[1]) <= 2 * frame, "{extra} bytes over the least: caches {caches:?}, unequal shares");
     }
+    assert!(scan_fitted, "no budget had room for the scan of {scan} bytes");
 }
 
 /// A case's directory and name, its store closed.

@@ -586,7 +586,11 @@ pub struct HybridEngines {
 impl HybridEngines {
     /// Split the budget for hybrid BFS: `state` for the algorithm, the
     /// index(es), the minimum caches, then half of what is left for the
-    /// in-memory neighbours and half for the caches.
+    /// in-memory neighbours and half for the caches. Lists built by a
+    /// scan take the scan's memory (its decoder's lists, sized by the
+    /// longest list, are most of it for a compressed layout) off the top
+    /// first, so that it is not taken from the columns alone (it is held
+    /// only while they are built).
     pub fn open(store: &Store, budget: &Budget, opts: &TraverseOptions, state: u64) -> Result<Self, StoreError> {
         let directed = store.manifest().directed;
         let engines = if directed { 2 } else { 1 };
@@ -596,29 +600,33 @@ impl HybridEngines {
         let min_out = Traverse::min_bytes(store, "out", opts.block_bytes)?;
         let min_in = if directed { Traverse::min_bytes(store, "in", opts.block_bytes)? } else { 0 };
         let rest = budget.available().saturating_sub(state + min_out + min_in);
-        let hot_share = rest / 2;
-        let cache_each = min_cache + (rest - hot_share) / engines;
-        let keep_for_in = if directed { min_in - min_cache + cache_each } else { 0 };
-        let with_cache = TraverseOptions { cache_bytes: Some(cache_each), ..opts.clone() };
-        let open_engines = |hot_kept: u64| -> Result<(Traverse, Option<Traverse>), StoreError> {
+        // the caches share what the in-memory neighbours' `share` leaves;
+        // `hot_kept` is what those still have to take once the engines are open
+        let open_engines = |share: u64, hot_kept: u64| -> Result<(Traverse, Option<Traverse>), StoreError> {
+            let cache_each = min_cache + (rest - share) / engines;
+            let keep_for_in = if directed { min_in - min_cache + cache_each } else { 0 };
+            let with_cache = TraverseOptions { cache_bytes: Some(cache_each), ..opts.clone() };
             let out = Traverse::open(store, "out", budget, &with_cache, state + hot_kept + keep_for_in)?;
             let inn = if directed { Some(Traverse::open(store, "in", budget, &with_cache, state + hot_kept)?) } else { None };
             Ok((out, inn))
         };
+        let hot_share = rest / 2;
         match HotLists::stored_k(store, "in", hot_share) {
             Ok(k) => {
                 // the stored columns are read while the engines load their
                 // indexes: charged first, so that the engines see the same
                 // budget whichever finishes first
                 let charge = HotLists::reserve_stored(store, k, budget)?;
-                let (engines, columns) = rayon::join(|| open_engines(0), || outcore_store::hot::load_columns(store, k));
+                let (engines, columns) = rayon::join(|| open_engines(hot_share, 0), || outcore_store::hot::load_columns(store, k));
                 let (out, inn) = engines?;
                 let hot = HotLists::from_stored(store, "in", inn.as_ref().unwrap_or(&out), k, columns?, charge)?;
                 Ok(HybridEngines { out, inn, hot })
             }
             Err(why) => {
-                let (out, inn) = open_engines(hot_share)?;
-                let hot = HotLists::build_within(store, "in", inn.as_ref().unwrap_or(&out), hot_share, budget, why)?;
+                let scan = crate::needs::scan_bytes(store, &["in"])?;
+                let build_share = if rest > scan { scan + (rest - scan) / 2 } else { hot_share };
+                let (out, inn) = open_engines(build_share, build_share)?;
+                let hot = HotLists::build_within(store, "in", inn.as_ref().unwrap_or(&out), build_share, budget, why)?;
                 Ok(HybridEngines { out, inn, hot })
             }
         }

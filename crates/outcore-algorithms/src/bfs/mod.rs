@@ -235,15 +235,15 @@ impl Algorithm for Bfs {
                     // Kronecker scale 24 under 192 MiB that took 1.4x the
                     // sort-reduce BFS, with k = 2 under 320 MiB 0.5x.
                     Support::Runs(need) => {
-                        // half the room beyond the minimum goes to the hot
-                        // lists: a column and, unless stored, the scan of
-                        // `in` that builds it
+                        // half the room beyond the minimum (and, unless
+                        // they are stored, beyond the scan of `in` that
+                        // builds them) goes to the hot lists: a column
                         let build = if outcore_store::hot::unusable(store, hybrid::hot_source(store, "in")).is_none() {
                             0
                         } else {
                             needs::scan_bytes(store, &["in"])?
                         };
-                        let wanted = need.min_bytes + 2 * (4 * n + build);
+                        let wanted = need.min_bytes + build + 2 * 4 * n;
                         Support::Runs(need.auto_at(wanted))
                     }
                     no => no,
