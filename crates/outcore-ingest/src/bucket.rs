@@ -600,7 +600,9 @@ mod tests {
             let mut sorter = BucketSorter::new(dir.path(), "t", vertices, records, &budget).unwrap();
             // every source in the first bucket; the others empty
             for i in 0..records {
-                sorter.push(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - MAX_SPAN_BITS), i.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 47).unwrap();
+                sorter
+                    .push(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - MAX_SPAN_BITS), i.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 47)
+                    .unwrap();
             }
             assert!(sorter.bucket_count() > 1);
             assert_eq!(sorter.shift, MAX_SPAN_BITS);

@@ -924,7 +924,11 @@ mod tests {
                 } else {
                     beyond += 1;
                 }
-                assert_eq!(plan.is_some(), ef <= zeta + zeta / ELIAS_FANO_SLACK, "{n} residuals {g} apart: Elias-Fano {ef} bits, zeta {zeta}");
+                assert_eq!(
+                    plan.is_some(),
+                    ef <= zeta + zeta / ELIAS_FANO_SLACK,
+                    "{n} residuals {g} apart: Elias-Fano {ef} bits, zeta {zeta}"
+                );
             }
         }
         assert!(shorter > 0 && within > 0 && beyond > 0, "{shorter} {within} {beyond}");
