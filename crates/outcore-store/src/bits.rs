@@ -604,8 +604,9 @@ impl<'a> BitReader<'a> {
     /// past 2^64 (a caller that cares checks that the last is not below
     /// `from`: a run of 64 rises by under 2^62): how many were read. It
     /// stops at a longer code, at the end of `out`, at a code that would
-    /// end past the stream and within 8 bytes of the end of `bytes`, each
-    /// left for [`read_zeta0`](Self::read_zeta0).
+    /// end past the stream, and where the refill word would pass the end
+    /// of `bytes` (its last 8 bytes), each left for
+    /// [`read_zeta0`](Self::read_zeta0).
     ///
     /// While the buffer's loaded bits (up to byte `next`) lie inside the
     /// stream, no code checks its length against the end; the last 56 to
