@@ -322,12 +322,11 @@ fn short_zeta0(word: u64, h: u32, k: u32) -> (u32, u32, u64) {
     (short_len, long, top - less - 1)
 }
 
-/// One short zeta_k code (`h` its leading zeros) taken from the bit
-/// buffer of [`BitReader::read_short_zeta0_gaps`], the buffer topped up
-/// from `word` (the bytes at `next`): its value plus one.
+/// Take a short zeta code of `short_len + long` bits (see [`short_zeta0`])
+/// from the bit buffer of [`BitReader::read_short_zeta0_gaps`], the buffer
+/// topped up from `word` (the bytes at `next`).
 #[inline(always)]
-fn zeta0_step(buf: &mut u64, loaded: &mut u32, next: &mut usize, word: &[u8], h: u32, k: u32) -> u64 {
-    let (short_len, long, x) = short_zeta0(*buf, h, k);
+fn take_zeta0(buf: &mut u64, loaded: &mut u32, next: &mut usize, word: &[u8], short_len: u32, long: u32) {
     // The buffer is shifted and topped up as if the code were short, then
     // shifted by one more bit if it is long: `long`, the last part of the
     // length to be known, waits for one shift, not for the top-up. The
@@ -338,7 +337,6 @@ fn zeta0_step(buf: &mut u64, loaded: &mut u32, next: &mut usize, word: &[u8], h:
     *loaded = rest - long;
     *next += ((63 - *loaded) >> 3) as usize;
     *loaded |= 56;
-    x.wrapping_add(1)
 }
 
 impl<'a> BitReader<'a> {
@@ -615,7 +613,7 @@ impl<'a> BitReader<'a> {
     /// before the code is decoded, and fetching it is the one check that
     /// `next` is inside the window. The code's length, which the next code
     /// waits for, is a count of zeros, a shift and a compare (see
-    /// [`short_zeta0`] and [`zeta0_step`]). Turning gaps into ids here
+    /// [`short_zeta0`] and [`take_zeta0`]). Turning gaps into ids here
     /// rather than after saves a pass over the run.
     #[inline(always)]
     pub fn read_short_zeta0_gaps(&mut self, k: u32, from: u64, out: &mut [u64]) -> usize {
@@ -636,7 +634,9 @@ impl<'a> BitReader<'a> {
             if (h + 1) * (k + 1) > 56 {
                 break;
             }
-            id = id.wrapping_add(zeta0_step(&mut buf, &mut loaded, &mut next, word, h, k));
+            let (short_len, long, gap) = short_zeta0(buf, h, k);
+            take_zeta0(&mut buf, &mut loaded, &mut next, word, short_len, long);
+            id = id.wrapping_add(gap).wrapping_add(1);
             out[read] = id;
             read += 1;
         }
@@ -649,12 +649,13 @@ impl<'a> BitReader<'a> {
             if (h + 1) * (k + 1) > 56 {
                 break;
             }
-            let long = (buf << h >= (1u64 << 63) | (1u64 << (64 - k))) as u64;
-            pos += ((k + 1) * h + k) as u64 + long;
+            let (short_len, long, gap) = short_zeta0(buf, h, k);
+            pos += (short_len + long) as u64;
             if pos > self.end {
                 break;
             }
-            id = id.wrapping_add(zeta0_step(&mut buf, &mut loaded, &mut next, word, h, k));
+            take_zeta0(&mut buf, &mut loaded, &mut next, word, short_len, long);
+            id = id.wrapping_add(gap).wrapping_add(1);
             out[read] = id;
             read += 1;
         }
