@@ -918,6 +918,15 @@ impl Degrees<'_> {
         }
     }
 
+    /// A hint that `degree(v)` is asked soon, where the degrees are kept
+    /// beside the index (a select in the index is left alone).
+    #[inline]
+    pub fn prefetch(&self, v: u64) {
+        if let Some(fast) = self.fast {
+            outcore_io::prefetch(&fast.short, v as usize);
+        }
+    }
+
     /// The degrees of `first..first + out.len()` into `out` (vertices past
     /// the last get 0): where they are not kept beside the index, one
     /// select and a pass over the entries, not two selects a vertex.
@@ -984,6 +993,18 @@ impl Degrees<'_> {
     pub const SUM_STRETCH: u64 = 1 << 16;
     /// A select costs about as much as this many entries of a pass.
     pub const SELECTS_PER_PASS: u64 = 16;
+}
+
+/// Hot lists are ranked by a traverse engine's degrees.
+impl outcore_store::hot::RankDegrees for Degrees<'_> {
+    #[inline]
+    fn degree(&self, u: u64) -> u64 {
+        Degrees::degree(self, u)
+    }
+    #[inline]
+    fn prefetch(&self, u: u64) {
+        Degrees::prefetch(self, u)
+    }
 }
 
 /// Where a layout's degrees come from: the difference of consecutive
@@ -1056,7 +1077,9 @@ impl FastDegrees {
 
     fn new_by(ranges: &CompactIndex, degree: impl Fn(u64, u64) -> u64 + Sync, hubs: u64) -> Self {
         let vertices = ranges.len().saturating_sub(1);
+        // written once, then looked up once per arc ranked or summed
         let mut short = vec![0u16; vertices as usize];
+        outcore_io::huge::advise_huge_pages(&mut short);
         short.par_chunks_mut(Self::CHUNK as usize).enumerate().for_each(|(c, part)| {
             let first = c as u64 * Self::CHUNK;
             ranges.for_each_range_in(first, first + part.len() as u64, |v, lo, hi| {

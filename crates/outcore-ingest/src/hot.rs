@@ -115,12 +115,14 @@ fn build(dir: &Path, columns: u32, memory: u64, ranked: Option<(&'static str, &[
     let _scan_charge = budget.reserve(SCAN, minimum.part(SCAN))?;
     remove_unlisted_layout_files(dir, &manifest);
     let layout = store.layout(source)?;
-    let mut own_degrees = Vec::new();
+    let mut own_degrees: Vec<u32>;
     let degrees: &[u32] = match ranked {
         Some((_, degrees)) => degrees,
         None => {
-            own_degrees.reserve_exact(n as usize);
-            layout.for_each_degree(|_, d| own_degrees.push(d.min(u32::MAX as u64) as u32))?;
+            // looked up once per arc ranked, at random
+            own_degrees = vec![0u32; n as usize];
+            outcore_io::huge::advise_huge_pages(&mut own_degrees);
+            layout.for_each_degree(|v, d| own_degrees[v as usize] = d.min(u32::MAX as u64) as u32)?;
             &own_degrees
         }
     };
@@ -153,7 +155,7 @@ fn build(dir: &Path, columns: u32, memory: u64, ranked: Option<(&'static str, &[
         }
         Ok(())
     };
-    HotBatches::rank(scan, columns as usize, &|u| degrees[u as usize] as u64, inspect, &mut emit)?;
+    HotBatches::rank(scan, columns as usize, degrees, inspect, &mut emit)?;
     read.end();
     let source_xxh3 = manifest
         .layouts

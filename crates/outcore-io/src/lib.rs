@@ -18,6 +18,7 @@ mod checksum;
 mod error;
 pub mod hash;
 pub mod heap;
+pub mod huge;
 pub mod probe;
 mod progress;
 pub mod runs;

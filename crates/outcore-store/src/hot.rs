@@ -16,20 +16,56 @@ pub fn source_layout(directed: bool) -> &'static str {
 }
 
 /// The first `take` of `nbrs` by descending degree, ties by smaller id,
-/// into `out` (cleared) as (degree, id).
-pub fn hottest(nbrs: &[u64], degree: impl Fn(u64) -> u64, take: usize, out: &mut Vec<(u64, u32)>) {
+/// into `out` (cleared) as (degree, id), hottest first.
+///
+/// One pass that keeps the `take` best so far in order: an entry that does
+/// not beat the last of them costs its degree lookup and one comparison,
+/// so a long list is neither copied nor sorted (the degree lookups, one a
+/// neighbour and mostly cache misses, are independent of each other and
+/// overlap).
+pub fn hottest(nbrs: &[u64], mut degree: impl FnMut(u64) -> u64, take: usize, out: &mut Vec<(u64, u32)>) {
     out.clear();
     if take == 0 {
         return;
     }
-    out.extend(nbrs.iter().map(|&u| (degree(u), u as u32)));
-    let order = |a: &(u64, u32), b: &(u64, u32)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
-    if take < out.len() {
-        out.select_nth_unstable_by(take - 1, order);
-        out.truncate(take);
+    let hotter = |a: (u64, u32), b: (u64, u32)| a.0 > b.0 || (a.0 == b.0 && a.1 < b.1);
+    for &u in nbrs {
+        let entry = (degree(u), u as u32);
+        if out.len() == take {
+            if !hotter(entry, out[take - 1]) {
+                continue;
+            }
+            out.pop();
+        }
+        let at = out.partition_point(|&kept| hotter(kept, entry));
+        out.insert(at, entry);
     }
-    out.sort_unstable_by(order);
 }
+
+/// The degrees hot lists are ranked by, one lookup per neighbour, nearly
+/// all of them at random.
+pub trait RankDegrees: Sync {
+    fn degree(&self, u: u64) -> u64;
+    /// A hint that `degree(u)` is asked soon (none by default).
+    fn prefetch(&self, _u: u64) {}
+}
+
+/// A table of a degree per vertex (the hot layout's builder reads them
+/// into one; a distributed part's are whole-graph degrees).
+impl RankDegrees for [u32] {
+    #[inline]
+    fn degree(&self, u: u64) -> u64 {
+        self[u as usize] as u64
+    }
+    #[inline]
+    fn prefetch(&self, u: u64) {
+        outcore_io::prefetch(self, u as usize);
+    }
+}
+
+/// Entries ahead of the one being ranked whose degrees are prefetched:
+/// enough misses in flight to cover the memory's latency.
+const PREFETCH_AHEAD: usize = 24;
 
 /// Ranking a scan's lists on every core: a thread reads the lists into
 /// batches while the batch before is ranked ([`hottest`] on each list, in
@@ -74,7 +110,7 @@ impl HotBatches {
     pub fn rank<E: From<StoreError> + Send>(
         mut scan: AdjacencyScan,
         take: usize,
-        degree: &(impl Fn(u64) -> u64 + Sync),
+        degree: &(impl RankDegrees + ?Sized),
         mut inspect: impl FnMut(&[u64]) -> Result<(), E> + Send,
         emit: &mut impl FnMut(&[u32]) -> Result<(), E>,
     ) -> Result<(), E> {
@@ -137,7 +173,7 @@ impl HotBatches {
 fn rank_batch<E>(
     batch: &Batch,
     take: usize,
-    degree: &(impl Fn(u64) -> u64 + Sync),
+    degree: &(impl RankDegrees + ?Sized),
     emit: &mut impl FnMut(&[u32]) -> Result<(), E>,
 ) -> Result<(), E> {
     use rayon::prelude::*;
@@ -147,9 +183,23 @@ fn rank_batch<E>(
         .chunks(LISTS_PER_TASK)
         .map_init(Vec::new, |scratch, lists| {
             let (mut ranked, mut counts) = (Vec::new(), Vec::with_capacity(lists.len()));
+            // the task's entries, each prefetched PREFETCH_AHEAD lookups
+            // before its own (across the ends of lists)
+            let entries = &batch.neighbours[lists[0][0]..lists[lists.len() - 1][1]];
+            for &u in entries.iter().take(PREFETCH_AHEAD) {
+                degree.prefetch(u);
+            }
+            let mut ahead = PREFETCH_AHEAD;
+            let mut looked_up = |u: u64| {
+                if let Some(&next) = entries.get(ahead) {
+                    degree.prefetch(next);
+                }
+                ahead += 1;
+                degree.degree(u)
+            };
             for w in lists {
                 let list = &batch.neighbours[w[0]..w[1]];
-                hottest(list, degree, list.len().min(take), scratch);
+                hottest(list, &mut looked_up, list.len().min(take), scratch);
                 ranked.extend(scratch.iter().map(|&(_, u)| u));
                 counts.push(scratch.len() as u8);
             }
@@ -257,5 +307,51 @@ impl ColumnStream {
             return Err(StoreError::invalid(&self.path, format!("holds vertex {u}, beyond the store's {} vertices", self.vertices)));
         }
         Ok(u)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hottest;
+    use proptest::prelude::*;
+
+    /// The plain definition: every neighbour sorted by descending degree,
+    /// then by id, the first `take` kept.
+    fn by_sorting(nbrs: &[u64], degrees: &[u64], take: usize) -> Vec<(u64, u32)> {
+        let mut all: Vec<(u64, u32)> = nbrs.iter().map(|&u| (degrees[u as usize], u as u32)).collect();
+        all.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        all.truncate(take);
+        all
+    }
+
+    proptest! {
+        /// Any order of the list (ascending, as decoders give it, or not),
+        /// ties in degree, repeated ids, a take beyond the list's length.
+        #[test]
+        fn hottest_is_the_sorted_lists_head(
+            degrees in prop::collection::vec(0u64..6, 1..40),
+            picks in prop::collection::vec(0usize..40, 0..120),
+            take in 0usize..12,
+            ascending in any::<bool>(),
+        ) {
+            let mut nbrs: Vec<u64> = picks.iter().map(|&p| (p % degrees.len()) as u64).collect();
+            if ascending {
+                nbrs.sort_unstable();
+            }
+            let mut out = vec![(7, 7)];
+            hottest(&nbrs, |u| degrees[u as usize], take, &mut out);
+            prop_assert_eq!(out, by_sorting(&nbrs, &degrees, take));
+        }
+    }
+
+    #[test]
+    fn hottest_of_nothing_is_nothing() {
+        let mut out = vec![(1, 1)];
+        hottest(&[], |_| 1, 3, &mut out);
+        assert!(out.is_empty());
+        hottest(&[4, 5], |_| 1, 0, &mut out);
+        assert!(out.is_empty());
+        hottest(&[4, 5, 6], |u| u % 2, 2, &mut out);
+        assert_eq!(out, vec![(1, 5), (0, 4)]);
     }
 }

@@ -29,7 +29,7 @@ use super::{BfsTree, NONE};
 use outcore_engines::Degrees;
 use outcore_engines::{Traverse, TraverseOptions};
 use outcore_io::{bitmap_bytes, Bitmap, Budget, Reservation};
-use outcore_store::hot::HotBatches;
+use outcore_store::hot::{HotBatches, RankDegrees};
 use outcore_store::{Store, StoreError};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -260,7 +260,7 @@ impl HotLists {
     /// `g` gives degrees; the origin records `why_not_stored` and the time.
     pub fn build(store: &Store, layout: &str, g: &Traverse, k: u32, budget: &Budget, why_not_stored: String) -> Result<Self, StoreError> {
         let degrees = g.degrees();
-        Self::build_ranked_by(store, layout, g, k, budget, why_not_stored, &|u| degrees.degree(u))
+        Self::build_ranked_by(store, layout, g, k, budget, why_not_stored, &degrees)
     }
 
     /// [`HotLists::build`], ranking the neighbours by `rank_degree` rather
@@ -273,7 +273,7 @@ impl HotLists {
         k: u32,
         budget: &Budget,
         why_not_stored: String,
-        rank_degree: &(dyn Fn(u64) -> u64 + Sync),
+        rank_degree: &(impl RankDegrees + ?Sized),
     ) -> Result<Self, StoreError> {
         let started = std::time::Instant::now();
         let entries = column_entries(g, k as usize);
@@ -300,12 +300,12 @@ impl HotLists {
         // budget has room for the batches
         let batches = HotBatches::bytes(store.layout(layout)?.longest_list()?);
         match budget.reserve("hot lists: batches of lists ranked in parallel", batches) {
-            Ok(_batches) => HotBatches::rank(scan, k as usize, &|u| rank_degree(u), |_| Ok(()), &mut emit)?,
+            Ok(_batches) => HotBatches::rank(scan, k as usize, rank_degree, |_| Ok(()), &mut emit)?,
             Err(_) => {
                 let mut ranked = Vec::new();
                 let mut ids = Vec::new();
                 while let Some((_, nbrs, _)) = scan.next_list()? {
-                    outcore_store::hot::hottest(nbrs, rank_degree, nbrs.len().min(k as usize), &mut ranked);
+                    outcore_store::hot::hottest(nbrs, |u| rank_degree.degree(u), nbrs.len().min(k as usize), &mut ranked);
                     ids.clear();
                     ids.extend(ranked.iter().map(|&(_, u)| u));
                     emit(&ids)?;

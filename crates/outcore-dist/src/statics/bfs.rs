@@ -88,7 +88,7 @@ pub fn hot_lists(part: &Part, budget: &Budget, state: u64) -> Result<Option<HotL
         .collect();
     drop(ghost_degree);
     let why = "a part's hot lists are built at open".to_string();
-    HotLists::build_ranked_by(&part.store, "out", &part.graph, k, budget, why, &|u| degree[u as usize] as u64).map(Some).map_err(ingest)
+    HotLists::build_ranked_by(&part.store, "out", &part.graph, k, budget, why, degree.as_slice()).map(Some).map_err(ingest)
 }
 
 /// Which steps a run may take.
