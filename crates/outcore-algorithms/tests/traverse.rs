@@ -896,38 +896,50 @@ fn bad_roots_budgets_and_weights_are_clear_errors() {
 /// The hot lists of a graph of several batches (over a million arcs, with
 /// hubs), ranked by the reading thread and the parallel batches, and by the
 /// one-list-at-a-time fallback a small budget takes, each equal a plain
-/// ranking of every list with the reference graph's degrees.
+/// ranking (every list sorted by the reference graph's degrees, then ids)
+/// in store order and in descending-degree order (where the batches take
+/// each list's first entries without a lookup).
 #[test]
 fn hot_lists_ranked_in_parallel_batches_equal_a_plain_ranking() {
     let dir = tempfile::tempdir().unwrap();
     let case = skewed(dir.path());
-    let store = &case.store;
-    let g = reference_graph(store);
-    assert!(store.manifest().arcs > 1_000_000, "several batches");
-    let k = 5usize;
-    let mut want: Vec<Vec<u32>> = vec![Vec::new(); k];
-    let mut scan = store.layout("out").unwrap().scan().unwrap();
-    let mut ranked = Vec::new();
-    while let Some((_, nbrs, _)) = scan.next_list().unwrap() {
-        outcore_store::hot::hottest(nbrs, |u| g.offsets[u as usize + 1] - g.offsets[u as usize], nbrs.len().min(k), &mut ranked);
-        for (column, &(_, u)) in want.iter_mut().zip(&ranked) {
-            column.push(u);
+    let by_degree = dir.path().join("by-degree");
+    let opts = RecodeOptions { encoding: None, order: "degree".into(), memory: 256 << 20, force: false, layouts: None };
+    let order = outcore_algorithms::order::compute(&case.store, outcore_algorithms::order::Order::Degree, &Budget::unlimited()).unwrap();
+    let permutation = dir.path().join("by-degree.perm");
+    outcore_ingest::recode::write_permutation(&permutation, &order).unwrap();
+    recode(case.store.dir(), &by_degree, Some(&permutation), &opts, &outcore_io::NoProgress).unwrap();
+    for (order, store) in [("store order", case.store), ("degree order", Store::open(&by_degree).unwrap())] {
+        let store = &store;
+        let g = reference_graph(store);
+        let degree = |u: u64| g.offsets[u as usize + 1] - g.offsets[u as usize];
+        assert!(store.manifest().arcs > 1_000_000, "several batches");
+        let descending = (1..store.vertices()).all(|v| degree(v) <= degree(v - 1));
+        assert_eq!(descending, order == "degree order", "{order}");
+        let k = 5usize;
+        let mut want: Vec<Vec<u32>> = vec![Vec::new(); k];
+        for v in 0..store.vertices() as usize {
+            let mut list: Vec<u64> = g.targets[g.offsets[v] as usize..g.offsets[v + 1] as usize].to_vec();
+            list.sort_by_key(|&u| (std::cmp::Reverse(degree(u)), u));
+            for (column, &u) in want.iter_mut().zip(&list) {
+                column.push(u as u32);
+            }
         }
-    }
-    let budget = Budget::new(1 << 30);
-    let out = Traverse::open(store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
-    let column_bytes: u64 = want.iter().map(|c| c.len() as u64 * 4).sum();
-    // the build's scan of `in` is charged beside the columns
-    let scan = outcore_algorithms::needs::scan_bytes(store, &["in"]).unwrap();
-    for (label, room) in [("parallel batches", 1u64 << 30), ("one list at a time", column_bytes + scan + (1 << 20))] {
-        let batches = outcore_store::hot::HotBatches::bytes(store.layout("in").unwrap().longest_list().unwrap());
-        assert_eq!(room < scan + batches, label == "one list at a time");
-        let hot = HotLists::build(store, "in", &out, k as u32, &Budget::new(room), label.into()).unwrap();
-        for (j, column) in want.iter().enumerate() {
-            let got = hot.column(j);
-            assert_eq!(got.len(), column.len(), "{label}: entries of column {j}");
-            if let Some(i) = (0..got.len()).find(|&i| got[i] != column[i]) {
-                panic!("{label}: column {j} entry {i} is {}, a plain ranking gives {}", got[i], column[i]);
+        let budget = Budget::new(1 << 30);
+        let out = Traverse::open(store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
+        let column_bytes: u64 = want.iter().map(|c| c.len() as u64 * 4).sum();
+        // the build's scan of `in` is charged beside the columns
+        let scan = outcore_algorithms::needs::scan_bytes(store, &["in"]).unwrap();
+        for (label, room) in [("parallel batches", 1u64 << 30), ("one list at a time", column_bytes + scan + (1 << 20))] {
+            let batches = outcore_store::hot::HotBatches::bytes(store.layout("in").unwrap().longest_list().unwrap());
+            assert_eq!(room < scan + batches, label == "one list at a time");
+            let hot = HotLists::build(store, "in", &out, k as u32, &Budget::new(room), label.into()).unwrap();
+            for (j, column) in want.iter().enumerate() {
+                let got = hot.column(j);
+                assert_eq!(got.len(), column.len(), "{order}, {label}: entries of column {j}");
+                if let Some(i) = (0..got.len()).find(|&i| got[i] != column[i]) {
+                    panic!("{order}, {label}: column {j} entry {i} is {}, a plain ranking gives {}", got[i], column[i]);
+                }
             }
         }
     }

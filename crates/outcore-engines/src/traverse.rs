@@ -997,6 +997,13 @@ impl Degrees<'_> {
 
 /// Hot lists are ranked by a traverse engine's degrees.
 impl outcore_store::hot::RankDegrees for Degrees<'_> {
+    fn vertices(&self) -> u64 {
+        self.index.len().saturating_sub(1)
+    }
+    /// One pass over the index (or the kept degrees), not a select a vertex.
+    fn for_each_degree(&self, f: &mut dyn FnMut(u64, u64)) {
+        self.for_each_in(0, outcore_store::hot::RankDegrees::vertices(self), f)
+    }
     #[inline]
     fn degree(&self, u: u64) -> u64 {
         Degrees::degree(self, u)

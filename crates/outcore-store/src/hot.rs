@@ -45,14 +45,37 @@ pub fn hottest(nbrs: &[u64], mut degree: impl FnMut(u64) -> u64, take: usize, ou
 /// The degrees hot lists are ranked by, one lookup per neighbour, nearly
 /// all of them at random.
 pub trait RankDegrees: Sync {
+    /// Vertices with a degree (`0..vertices()`).
+    fn vertices(&self) -> u64;
     fn degree(&self, u: u64) -> u64;
     /// A hint that `degree(u)` is asked soon (none by default).
     fn prefetch(&self, _u: u64) {}
+    /// `f(u, degree)` for every vertex in order.
+    fn for_each_degree(&self, f: &mut dyn FnMut(u64, u64)) {
+        for u in 0..self.vertices() {
+            f(u, self.degree(u));
+        }
+    }
+}
+
+/// Whether no vertex has a higher degree than the one before it (a store
+/// in descending-degree order, `--order degree`): then the hottest of an
+/// ascending list are its first entries, and ranking needs no lookups.
+fn degrees_descend(degrees: &(impl RankDegrees + ?Sized)) -> bool {
+    let (mut previous, mut descend) = (u64::MAX, true);
+    degrees.for_each_degree(&mut |_, d| {
+        descend &= d <= previous;
+        previous = d;
+    });
+    descend
 }
 
 /// A table of a degree per vertex (the hot layout's builder reads them
 /// into one; a distributed part's are whole-graph degrees).
 impl RankDegrees for [u32] {
+    fn vertices(&self) -> u64 {
+        self.len() as u64
+    }
     #[inline]
     fn degree(&self, u: u64) -> u64 {
         self[u as usize] as u64
@@ -71,7 +94,8 @@ const PREFETCH_AHEAD: usize = 24;
 /// batches while the batch before is ranked ([`hottest`] on each list, in
 /// parallel) and handed on in list order. The hot lists' builders (the
 /// `hot` layout and the hybrid BFS's own scan) spend most of their time
-/// ranking, one random degree lookup per entry.
+/// ranking, one random degree lookup per entry, except on a store in
+/// descending-degree order, where a list's first entries are its hottest.
 pub struct HotBatches;
 
 /// Neighbour entries after which a batch is ranked (a batch holds whole
@@ -116,6 +140,7 @@ impl HotBatches {
     ) -> Result<(), E> {
         use std::sync::mpsc::sync_channel;
         let take = take.min(u8::MAX as usize);
+        let by_id = degrees_descend(degree);
         let (full_tx, full_rx) = sync_channel::<Batch>(1);
         let (empty_tx, empty_rx) = sync_channel::<Batch>(2);
         for _ in 0..2 {
@@ -153,7 +178,7 @@ impl HotBatches {
             });
             let mut result = Ok(());
             for batch in full_rx.iter() {
-                result = rank_batch(&batch, take, degree, emit);
+                result = rank_batch(&batch, take, degree, by_id, emit);
                 if result.is_err() {
                     break;
                 }
@@ -174,9 +199,31 @@ fn rank_batch<E>(
     batch: &Batch,
     take: usize,
     degree: &(impl RankDegrees + ?Sized),
+    by_id: bool,
     emit: &mut impl FnMut(&[u32]) -> Result<(), E>,
 ) -> Result<(), E> {
     use rayon::prelude::*;
+    if by_id {
+        // degrees that descend with the id: an ascending list's hottest are
+        // its first (ties by smaller id too); a list out of order is ranked
+        let mut scratch = Vec::new();
+        for w in batch.bounds.windows(2) {
+            let list = &batch.neighbours[w[0]..w[1]];
+            let take = list.len().min(take);
+            if list.is_sorted() {
+                scratch.clear();
+                scratch.extend(list[..take].iter().map(|&u| u as u32));
+                emit(&scratch)?;
+            } else {
+                let mut ranked = Vec::new();
+                hottest(list, |u| degree.degree(u), take, &mut ranked);
+                scratch.clear();
+                scratch.extend(ranked.iter().map(|&(_, u)| u));
+                emit(&scratch)?;
+            }
+        }
+        return Ok(());
+    }
     let parts: Vec<(Vec<u32>, Vec<u8>)> = batch
         .bounds
         .par_windows(2)
