@@ -359,8 +359,19 @@ impl ColumnStream {
 
 #[cfg(test)]
 mod tests {
-    use super::hottest;
+    use super::{degrees_descend, hottest};
     use proptest::prelude::*;
+
+    /// The check that lets a degree-ordered store's ranking skip every
+    /// lookup: ties and zeros descend, one rise anywhere does not.
+    #[test]
+    fn degrees_descend_only_when_none_rises() {
+        assert!(degrees_descend(&[5u32, 3, 3, 1, 0, 0][..]));
+        assert!(degrees_descend(&[] as &[u32]));
+        assert!(degrees_descend(&[u32::MAX, 7][..]));
+        assert!(!degrees_descend(&[1u32, 2][..]));
+        assert!(!degrees_descend(&[9u32, 4, 4, 5, 0][..]));
+    }
 
     /// The plain definition: every neighbour sorted by descending degree,
     /// then by id, the first `take` kept.
