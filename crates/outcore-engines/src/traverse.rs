@@ -918,15 +918,6 @@ impl Degrees<'_> {
         }
     }
 
-    /// A hint that `degree(v)` is asked soon, where the degrees are kept
-    /// beside the index (a select in the index is left alone).
-    #[inline]
-    pub fn prefetch(&self, v: u64) {
-        if let Some(fast) = self.fast {
-            outcore_io::prefetch(&fast.short, v as usize);
-        }
-    }
-
     /// The degrees of `first..first + out.len()` into `out` (vertices past
     /// the last get 0): where they are not kept beside the index, one
     /// select and a pass over the entries, not two selects a vertex.
@@ -1008,9 +999,13 @@ impl outcore_store::hot::RankDegrees for Degrees<'_> {
     fn degree(&self, u: u64) -> u64 {
         Degrees::degree(self, u)
     }
+    /// Where the degrees are kept beside the index (a select in the index
+    /// is left alone).
     #[inline]
     fn prefetch(&self, u: u64) {
-        Degrees::prefetch(self, u)
+        if let Some(fast) = self.fast {
+            outcore_io::prefetch(&fast.short, u as usize);
+        }
     }
 }
 

@@ -18,10 +18,9 @@ pub fn advise_huge_pages<T>(table: &mut [T]) {
     let first = start.next_multiple_of(HUGE_PAGE_BYTES);
     let last = end / HUGE_PAGE_BYTES * HUGE_PAGE_BYTES;
     if last > first {
-        // SAFETY: madvise with MADV_HUGEPAGE on whole pages inside memory
-        // this process owns (the borrowed slice) changes how the kernel
-        // backs them, never their contents; its error (EINVAL where
-        // transparent huge pages are compiled out) leaves them as they were.
+        // SAFETY: MADV_HUGEPAGE on whole pages inside the borrowed slice changes how the
+        // kernel backs them, never their contents; an error (EINVAL where transparent huge
+        // pages are compiled out) leaves them as they were.
         unsafe {
             libc::madvise(first as *mut libc::c_void, last - first, libc::MADV_HUGEPAGE);
         }

@@ -206,21 +206,18 @@ fn rank_batch<E>(
     if by_id {
         // degrees that descend with the id: an ascending list's hottest are
         // its first (ties by smaller id too); a list out of order is ranked
-        let mut scratch = Vec::new();
+        let (mut ids, mut ranked) = (Vec::new(), Vec::new());
         for w in batch.bounds.windows(2) {
             let list = &batch.neighbours[w[0]..w[1]];
             let take = list.len().min(take);
+            ids.clear();
             if list.is_sorted() {
-                scratch.clear();
-                scratch.extend(list[..take].iter().map(|&u| u as u32));
-                emit(&scratch)?;
+                ids.extend(list[..take].iter().map(|&u| u as u32));
             } else {
-                let mut ranked = Vec::new();
                 hottest(list, |u| degree.degree(u), take, &mut ranked);
-                scratch.clear();
-                scratch.extend(ranked.iter().map(|&(_, u)| u));
-                emit(&scratch)?;
+                ids.extend(ranked.iter().map(|&(_, u)| u));
             }
+            emit(&ids)?;
         }
         return Ok(());
     }
