@@ -14,6 +14,7 @@ use outcore_engines::{Traverse, TraverseOptions};
 use outcore_ingest::recode::{recode, RecodeOptions};
 use outcore_ingest::{import_file, ImportOptions, NoProgress};
 use outcore_io::Budget;
+use outcore_store::hot::HotParts;
 use outcore_store::Store;
 use std::path::Path;
 
@@ -162,8 +163,9 @@ fn hybrid_bfs_equals_reference_for_every_k() {
             let state = outcore_algorithms::bfs::hybrid::state_bytes(n, case.store.manifest().arcs) + n * 64 * 4;
             // room for the in-layout's engine too (its index and smallest cache)
             let in_engine = if case.store.manifest().directed { Traverse::min_bytes(&case.store, "in", 4096).unwrap() } else { 0 };
-            // and for the scan of `in` that builds the hot lists
-            let build = outcore_algorithms::needs::scan_bytes(&case.store, &["in"]).unwrap();
+            // and for a scan of `in` that builds the hot lists, and its batch of lists
+            let longest = case.store.layout("in").unwrap().longest_list().unwrap();
+            let build = outcore_algorithms::needs::scan_bytes(&case.store, &["in"]).unwrap() + HotParts::bytes(longest);
             let (budget, out) = engine(&case.store, "out", mode, state + in_engine + build);
             let inn = case.store.manifest().directed.then(|| {
                 Traverse::open(&case.store, "in", &budget, &TraverseOptions { prefetch: mode.1, depth: 8, ..Default::default() }, state)
@@ -894,13 +896,13 @@ fn bad_roots_budgets_and_weights_are_clear_errors() {
 }
 
 /// The hot lists of a graph of several batches (over a million arcs, with
-/// hubs), ranked by the reading thread and the parallel batches, and by the
-/// one-list-at-a-time fallback a small budget takes, each equal a plain
-/// ranking (every list sorted by the reference graph's degrees, then ids)
-/// in store order and in descending-degree order (where the batches take
-/// each list's first entries without a lookup).
+/// hubs), built in a part per thread (1, 2 and 5) and in the one part a
+/// small budget leaves room for, each equal a plain ranking (every list
+/// sorted by the reference graph's degrees, then ids) in store order and
+/// in descending-degree order (where the parts take each list's first
+/// entries without a lookup).
 #[test]
-fn hot_lists_ranked_in_parallel_batches_equal_a_plain_ranking() {
+fn hot_lists_ranked_in_parallel_parts_equal_a_plain_ranking() {
     let dir = tempfile::tempdir().unwrap();
     let case = skewed(dir.path());
     let by_degree = dir.path().join("by-degree");
@@ -928,12 +930,16 @@ fn hot_lists_ranked_in_parallel_batches_equal_a_plain_ranking() {
         let budget = Budget::new(1 << 30);
         let out = Traverse::open(store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
         let column_bytes: u64 = want.iter().map(|c| c.len() as u64 * 4).sum();
-        // the build's scan of `in` is charged beside the columns
-        let scan = outcore_algorithms::needs::scan_bytes(store, &["in"]).unwrap();
-        for (label, room) in [("parallel batches", 1u64 << 30), ("one list at a time", column_bytes + scan + (1 << 20))] {
-            let batches = outcore_store::hot::HotBatches::bytes(store.layout("in").unwrap().longest_list().unwrap());
-            assert_eq!(room < scan + batches, label == "one list at a time");
-            let hot = HotLists::build(store, "in", &out, k as u32, &Budget::new(room), label.into()).unwrap();
+        // each part's scan of `in` and batch of lists are charged beside the columns
+        let part = outcore_algorithms::needs::scan_bytes(store, &["in"]).unwrap()
+            + HotParts::bytes(store.layout("in").unwrap().longest_list().unwrap());
+        let one_part = column_bytes + part + (1 << 20);
+        assert!(one_part < column_bytes + 2 * part, "room for one part only");
+        for (threads, room, parts) in [(1, 1u64 << 30, 1), (2, 1 << 30, 2), (5, 1 << 30, 5), (2, one_part, 1)] {
+            let label = format!("{threads} threads, {parts} parts");
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let hot = pool.install(|| HotLists::build(store, "in", &out, k as u32, &Budget::new(room), label.clone())).unwrap();
+            assert!(matches!(hot.origin, outcore_algorithms::bfs::hybrid::HotOrigin::Built { parts: p, .. } if p == parts), "{order}, {label}: {:?}", hot.origin);
             for (j, column) in want.iter().enumerate() {
                 let got = hot.column(j);
                 assert_eq!(got.len(), column.len(), "{order}, {label}: entries of column {j}");

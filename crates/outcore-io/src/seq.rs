@@ -67,6 +67,8 @@ const FOR_EACH_CHUNK: usize = 1 << 20;
 pub struct SeqReader {
     path: PathBuf,
     len: u64,
+    /// Where the reads start (0 unless opened by [`SeqReader::open_from`]).
+    first_byte: u64,
     direct: bool,
     filled: Receiver<Result<AlignedBuf, IoError>>,
     recycle: Option<SyncSender<AlignedBuf>>,
@@ -101,7 +103,18 @@ impl SeqReader {
         Self::open_checked(path, chunk_bytes, false)
     }
 
+    /// [`SeqReader::open`], reading from byte `from` rounded down to
+    /// [`DIRECT_ALIGN`] ([`SeqReader::first_byte`]) rather than from the
+    /// start: one of several readers of parts of a file.
+    pub fn open_from(path: &Path, chunk_bytes: usize, from: u64) -> Result<Self, IoError> {
+        Self::open_at(path, chunk_bytes, true, from / DIRECT_ALIGN as u64 * DIRECT_ALIGN as u64)
+    }
+
     fn open_checked(path: &Path, chunk_bytes: usize, checked: bool) -> Result<Self, IoError> {
+        Self::open_at(path, chunk_bytes, checked, 0)
+    }
+
+    fn open_at(path: &Path, chunk_bytes: usize, checked: bool, first_byte: u64) -> Result<Self, IoError> {
         let mut opts = OpenOptions::new();
         opts.read(true);
         let (file, direct) = open_maybe_direct(path, &opts).ctx(path, "open")?;
@@ -113,10 +126,11 @@ impl SeqReader {
         recycle_tx.send(AlignedBuf::new(chunk, DIRECT_ALIGN)).unwrap();
         let thread_path = path.to_path_buf();
         let checks = if checked { crate::verify::checks_for(&file) } else { None };
-        let thread = std::thread::spawn(move || read_ahead(file, direct, thread_path, checks, fill_tx, recycle_rx));
+        let thread = std::thread::spawn(move || read_ahead(file, direct, thread_path, checks, first_byte, fill_tx, recycle_rx));
         Ok(SeqReader {
             path: path.to_path_buf(),
             len,
+            first_byte,
             direct,
             filled: fill_rx,
             recycle: Some(recycle_tx),
@@ -136,6 +150,10 @@ impl SeqReader {
     }
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+    /// The byte the first chunk starts at.
+    pub fn first_byte(&self) -> u64 {
+        self.first_byte
     }
     /// Bytes handed out so far.
     pub fn position(&self) -> u64 {
@@ -189,10 +207,11 @@ fn read_ahead(
     direct: bool,
     path: PathBuf,
     checks: Option<std::sync::Arc<crate::verify::FileChecks>>,
+    first_byte: u64,
     filled: SyncSender<Result<AlignedBuf, IoError>>,
     recycle: Receiver<AlignedBuf>,
 ) {
-    let mut offset = 0u64;
+    let mut offset = first_byte;
     while let Ok(mut buf) = recycle.recv() {
         let cap = buf.capacity();
         let mut n = 0usize;
@@ -644,6 +663,25 @@ mod tests {
         assert!(r.next_chunk().unwrap().is_none());
         let err = SeqReader::open(&dir.path().join("nope"), 4096).err().unwrap();
         assert!(err.to_string().contains("nope: open: No such file"), "{err}");
+    }
+
+    #[test]
+    fn a_reader_opened_from_a_byte_reads_from_the_page_holding_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let bytes: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        let mut w = SeqWriter::create(&path, 4096, 4096).unwrap();
+        w.write_bytes(&bytes).unwrap();
+        w.finish().unwrap();
+        for (from, first) in [(0, 0), (4096, 4096), (10_000, 8192), (99_999, 98_304), (100_000, 98_304), (200_000, 196_608)] {
+            let mut r = SeqReader::open_from(&path, 8192, from).unwrap();
+            assert_eq!(r.first_byte(), first, "from {from}");
+            let mut read = Vec::new();
+            while let Some(chunk) = r.next_chunk().unwrap() {
+                read.extend_from_slice(chunk);
+            }
+            assert_eq!(read, bytes[(first as usize).min(bytes.len())..], "from {from}");
+        }
     }
 
     #[test]

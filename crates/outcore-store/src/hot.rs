@@ -2,7 +2,7 @@
 //! thesis section 3.4.3; built by `outcore_ingest::hot`): the order of a
 //! vertex's hot neighbours, and the first columns loaded into memory.
 
-use crate::{AdjacencyScan, HotRecord, Store, StoreError, STREAM_CHUNK_BYTES};
+use crate::{AdjacencyScan, HotRecord, Layout, Store, StoreError, STREAM_CHUNK_BYTES};
 use outcore_io::SeqReader;
 
 /// The layout whose lists the hot columns sample: the in-edges, which
@@ -204,22 +204,9 @@ fn rank_batch<E>(
 ) -> Result<(), E> {
     use rayon::prelude::*;
     if by_id {
-        // degrees that descend with the id: an ascending list's hottest are
-        // its first (ties by smaller id too); a list out of order is ranked
-        let (mut ids, mut ranked) = (Vec::new(), Vec::new());
-        for w in batch.bounds.windows(2) {
-            let list = &batch.neighbours[w[0]..w[1]];
-            let take = list.len().min(take);
-            ids.clear();
-            if list.is_sorted() {
-                ids.extend(list[..take].iter().map(|&u| u as u32));
-            } else {
-                hottest(list, |u| degree.degree(u), take, &mut ranked);
-                ids.extend(ranked.iter().map(|&(_, u)| u));
-            }
-            emit(&ids)?;
-        }
-        return Ok(());
+        // no lookups to spread over the cores
+        let mut scratch = Vec::new();
+        return rank_run(&batch.neighbours, &batch.bounds, take, degree, by_id, &mut scratch, &mut |_, ids| emit(ids));
     }
     let parts: Vec<(Vec<u32>, Vec<u8>)> = batch
         .bounds
@@ -227,26 +214,13 @@ fn rank_batch<E>(
         .chunks(LISTS_PER_TASK)
         .map_init(Vec::new, |scratch, lists| {
             let (mut ranked, mut counts) = (Vec::new(), Vec::with_capacity(lists.len()));
-            // the task's entries, each prefetched PREFETCH_AHEAD lookups
-            // before its own (across the ends of lists)
-            let entries = &batch.neighbours[lists[0][0]..lists[lists.len() - 1][1]];
-            for &u in entries.iter().take(PREFETCH_AHEAD) {
-                degree.prefetch(u);
-            }
-            let mut ahead = PREFETCH_AHEAD;
-            let mut looked_up = |u: u64| {
-                if let Some(&next) = entries.get(ahead) {
-                    degree.prefetch(next);
-                }
-                ahead += 1;
-                degree.degree(u)
-            };
-            for w in lists {
-                let list = &batch.neighbours[w[0]..w[1]];
-                hottest(list, &mut looked_up, list.len().min(take), scratch);
-                ranked.extend(scratch.iter().map(|&(_, u)| u));
-                counts.push(scratch.len() as u8);
-            }
+            let bounds: Vec<usize> = std::iter::once(lists[0][0]).chain(lists.iter().map(|w| w[1])).collect();
+            let kept = rank_run(&batch.neighbours, &bounds, take, degree, by_id, scratch, &mut |_, ids| {
+                ranked.extend_from_slice(ids);
+                counts.push(ids.len() as u8);
+                Ok::<(), std::convert::Infallible>(())
+            });
+            let Ok(()) = kept;
             (ranked, counts)
         })
         .collect();
@@ -258,6 +232,120 @@ fn rank_batch<E>(
         }
     }
     Ok(())
+}
+
+/// Rank the lists `neighbours[bounds[i]..bounds[i + 1]]` in order, each
+/// degree prefetched [`PREFETCH_AHEAD`] lookups before its own (across the
+/// ends of lists), and call `emit(i, ranked ids)` for each. With `by_id`
+/// (degrees that descend with the id) an ascending list's hottest are its
+/// first entries, looked up nowhere; a list out of order is ranked.
+fn rank_run<E>(
+    neighbours: &[u64],
+    bounds: &[usize],
+    take: usize,
+    degree: &(impl RankDegrees + ?Sized),
+    by_id: bool,
+    scratch: &mut Vec<(u64, u32)>,
+    emit: &mut impl FnMut(usize, &[u32]) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut ids = Vec::with_capacity(take);
+    let (Some(&first), Some(&last)) = (bounds.first(), bounds.last()) else { return Ok(()) };
+    let entries = &neighbours[first..last];
+    if !by_id {
+        for &u in entries.iter().take(PREFETCH_AHEAD) {
+            degree.prefetch(u);
+        }
+    }
+    let mut ahead = PREFETCH_AHEAD;
+    let mut looked_up = |u: u64| {
+        if let Some(&next) = entries.get(ahead) {
+            degree.prefetch(next);
+        }
+        ahead += 1;
+        degree.degree(u)
+    };
+    for (i, w) in bounds.windows(2).enumerate() {
+        let list = &neighbours[w[0]..w[1]];
+        let take = list.len().min(take);
+        ids.clear();
+        if by_id && list.is_sorted() {
+            ids.extend(list[..take].iter().map(|&u| u as u32));
+        } else if by_id {
+            hottest(list, |u| degree.degree(u), take, scratch);
+            ids.extend(scratch.iter().map(|&(_, u)| u));
+        } else {
+            hottest(list, &mut looked_up, take, scratch);
+            ids.extend(scratch.iter().map(|&(_, u)| u));
+        }
+        emit(i, &ids)?;
+    }
+    Ok(())
+}
+
+/// Neighbour entries a part of [`HotParts::rank`] reads before it ranks
+/// them: enough lists for the degree prefetches to run ahead across the
+/// ends of short lists.
+const PART_BATCH_ENTRIES: usize = 1 << 15;
+
+/// Ranking a layout's lists in parts of its vertex range, each part read
+/// ([`Layout::scan_range`]), decoded and ranked on a core of its own: what
+/// [`HotBatches`] does with one reading thread, with the reading and the
+/// decoding on every core too (a compressed layout decodes at a few
+/// hundred million entries a second per core, below an SSD's rate).
+pub struct HotParts;
+
+impl HotParts {
+    /// Memory of one part beside its scan (which its opener charges, as
+    /// [`Layout::scan_bytes`]): the lists it ranks at a time (8 bytes of
+    /// neighbour per entry, with the list that takes them past
+    /// [`PART_BATCH_ENTRIES`], up to `longest` entries; 8 bytes of bound
+    /// per list) and its ranked ids (4 bytes each) and scratch (16).
+    pub fn bytes(longest: u64) -> u64 {
+        (PART_BATCH_ENTRIES as u64 + longest) * 8 + (PART_BATCH_ENTRIES as u64 + 1) * 8 + 20 * u8::MAX as u64
+    }
+
+    /// Rank the first `take` (at most 255) of every list of `layout` by
+    /// descending `degree` (ties by smaller id), the vertex range cut at
+    /// `cuts` (ascending, from 0 to the vertex count) into parts ranked at
+    /// once, one per sink: `sinks[p]` gets `(vertex, ranked ids)` for every
+    /// vertex of part `p` in order. Runs on the current thread pool, a
+    /// part per task; the first error stops the part it happens in and is
+    /// returned once every part has ended.
+    pub fn rank<E, S>(layout: &Layout, cuts: &[u64], take: usize, degree: &(impl RankDegrees + ?Sized), sinks: Vec<S>) -> Result<(), E>
+    where
+        E: From<StoreError> + Send,
+        S: FnMut(u64, &[u32]) -> Result<(), E> + Send,
+    {
+        use rayon::prelude::*;
+        if cuts.len() != sinks.len() + 1 || cuts.first() != Some(&0) || cuts.last() != Some(&layout.vertices()) || !cuts.is_sorted() {
+            let cuts = cuts.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+            return Err(StoreError::invalid(layout.adjacency_path(), format!("cuts {cuts} do not part 0..{}", layout.vertices())).into());
+        }
+        let take = take.min(u8::MAX as usize);
+        let by_id = degrees_descend(degree);
+        cuts.par_windows(2).zip(sinks).try_for_each(|(w, mut sink)| -> Result<(), E> {
+            let mut scan = layout.scan_range(w[0], w[1])?;
+            let (mut neighbours, mut bounds, mut scratch) = (Vec::with_capacity(PART_BATCH_ENTRIES), Vec::new(), Vec::new());
+            let mut first = w[0];
+            while first < w[1] {
+                neighbours.clear();
+                bounds.clear();
+                bounds.push(0);
+                while neighbours.len() < PART_BATCH_ENTRIES && bounds.len() <= PART_BATCH_ENTRIES {
+                    let Some((_, list, _)) = scan.next_list()? else { break };
+                    neighbours.reserve_exact(list.len());
+                    neighbours.extend_from_slice(list);
+                    bounds.push(neighbours.len());
+                }
+                if bounds.len() == 1 {
+                    break; // a scan that ended early says so itself; this one had no more lists
+                }
+                rank_run(&neighbours, &bounds, take, degree, by_id, &mut scratch, &mut |i, ids| sink(first + i as u64, ids))?;
+                first += bounds.len() as u64 - 1;
+            }
+            Ok(())
+        })
+    }
 }
 
 /// Why the store's hot lists cannot serve a run that samples `source`, if

@@ -71,7 +71,7 @@ impl Ids {
                     ));
                 }
                 IdStream {
-                    source: Source::File { reader, carry: Vec::with_capacity(8), chunk: Vec::new(), at: 0 },
+                    source: Source::File { reader: Box::new(reader), carry: Vec::with_capacity(8), chunk: Vec::new(), at: 0 },
                     path: Some(path.clone()),
                     remaining: self.vertices,
                 }
@@ -209,7 +209,7 @@ pub struct IdStream {
 
 enum Source {
     Identity { next: u64 },
-    File { reader: SeqReader, carry: Vec<u8>, chunk: Vec<u64>, at: usize },
+    File { reader: Box<SeqReader>, carry: Vec<u8>, chunk: Vec<u64>, at: usize },
 }
 
 impl IdStream {

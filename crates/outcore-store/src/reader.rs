@@ -385,8 +385,90 @@ impl Layout {
         Ok(scan)
     }
 
+    /// [`Layout::scan`] of the lists of vertices `first..end` only, each
+    /// file read in order from where the part starts: several parts of a
+    /// layout scanned at once, one per core. A blocked codec's scan starts
+    /// at the block holding `first` (its table read up to there), whose
+    /// bytes it checks, and decodes no list before `first`. Memory: as
+    /// [`Layout::scan_bytes`].
+    pub fn scan_range(&self, first: u64, end: u64) -> Result<AdjacencyScan, StoreError> {
+        if first > end || end > self.vertices {
+            return Err(StoreError::invalid(&self.dir, format!("no vertices {first}..{end} in a layout of {} vertices", self.vertices)));
+        }
+        let mut scan = self.open_scan(Window::open)?;
+        scan.end = end;
+        if first == 0 || first == end {
+            scan.vertex = first;
+            return Ok(scan);
+        }
+        // the block holding `first`, and the vertex the index is read from
+        let block = match &mut scan.blocks {
+            Some(table) => {
+                let mut number = 0;
+                loop {
+                    let b = read_block(table, number)?;
+                    if b.end_vertex < b.first_vertex || b.end_byte < b.first_byte || b.end_vertex > self.vertices {
+                        return Err(StoreError::invalid(table.path(), format!("{} is malformed", b.describe())));
+                    }
+                    if first < b.end_vertex {
+                        break Some(b);
+                    }
+                    number += 1;
+                }
+            }
+            None => None,
+        };
+        let from = block.map_or(first, |b| b.first_vertex);
+        scan.index = match self.record.index_format {
+            IndexFormat::U64 => IndexEntries::Words(Box::new(Window::open_from(&self.index_path(), from * 8)?)),
+            IndexFormat::EliasFano => scan.index,
+        };
+        let lo = scan.index.entry(from)?;
+        scan.edge_position = match (&block, self.degrees_path()) {
+            // unblocked codecs index edges
+            (None, _) => lo,
+            (Some(_), Some(_)) if scan.weights.is_some() => {
+                let Some(mut starts) = self.edge_starts()? else { unreachable!("the layout has a degrees file") };
+                // a part of the u32 degrees at a time, not all of them in one window
+                let (mut at, mut position) = (0, 0);
+                while at < first {
+                    let to = (at + (1 << 16)).min(first);
+                    position = starts.start(at, position, to)?;
+                    at = to;
+                }
+                position
+            }
+            (Some(_), None) if scan.weights.is_some() => {
+                return Err(StoreError::invalid(&self.dir, "a blocked layout with weights but without a degrees file"));
+            }
+            // no weights: the edge position is not used
+            (Some(_), _) => 0,
+        };
+        let byte = match &block {
+            Some(b) => b.first_byte,
+            None => self.codec.byte_range(lo, lo).0,
+        };
+        scan.adjacency = Window::open_from(&self.adjacency_path(), byte)?;
+        if let Some(p) = self.weights_path() {
+            scan.weights = Some(Window::open_from(&p, scan.edge_position.saturating_mul(4))?);
+        }
+        if let Some(b) = block {
+            scan.vertex = b.first_vertex;
+            scan.enter_block(b)?;
+            // the block's index entries up to `first`: its later lists may refer to earlier ones
+            scan.block_entries.push(lo);
+            for u in b.first_vertex + 1..=first {
+                let entry = scan.index.entry(u)?;
+                scan.block_entries.push(entry);
+            }
+        }
+        scan.vertex = first;
+        Ok(scan)
+    }
+
     fn open_scan(&self, open: fn(&Path) -> Result<Window, StoreError>) -> Result<AdjacencyScan, StoreError> {
         Ok(AdjacencyScan {
+            end: self.vertices,
             codec: self.codec,
             decoder: self.codec.decoder(),
             vertices: self.vertices,
@@ -818,6 +900,13 @@ impl Window {
         })
     }
 
+    /// A sequential window whose first read is of byte `from` or later
+    /// (it reads from the page holding `from`).
+    pub(crate) fn open_from(path: &Path, from: u64) -> Result<Self, StoreError> {
+        let reader = SeqReader::open_from(path, STREAM_CHUNK_BYTES, from)?;
+        Ok(Window { start: reader.first_byte(), source: WindowSource::Seq(reader), path: path.to_path_buf(), buf: Vec::new(), read: 0 })
+    }
+
     pub(crate) fn open_paged(path: &Path) -> Result<Self, StoreError> {
         Self::open_paged_reading(path, PAGED_READ_BYTES)
     }
@@ -867,18 +956,27 @@ impl Window {
         if let WindowSource::Paged { .. } = self.source {
             return self.paged_range(lo, hi);
         }
-        debug_assert!(lo >= self.start);
+        if lo < self.start || hi < lo {
+            // a crafted index or block table that goes backwards
+            return Err(StoreError::invalid(&self.path, format!("read of bytes {lo}..{hi} behind byte {} (reads go forward)", self.start)));
+        }
         let drop = (lo - self.start) as usize;
         if drop > 0 && drop >= self.buf.len() / 2 {
-            self.buf.drain(..drop.min(self.buf.len()));
-            self.start += drop as u64;
+            // only what the window holds: bytes beyond it are still the reader's to hand out
+            let held = drop.min(self.buf.len());
+            self.buf.drain(..held);
+            self.start += held as u64;
         }
         while self.start + (self.buf.len() as u64) < hi {
             let WindowSource::Seq(reader) = &mut self.source else { unreachable!() };
             match reader.next_chunk()? {
                 Some(chunk) => {
                     self.read += chunk.len() as u64;
-                    self.buf.extend_from_slice(chunk)
+                    if self.buf.is_empty() && self.start + chunk.len() as u64 <= lo {
+                        self.start += chunk.len() as u64; // wholly before the range: not kept
+                    } else {
+                        self.buf.extend_from_slice(chunk)
+                    }
                 }
                 None => return Err(self.truncated(self.start + self.buf.len() as u64, hi)),
             }
@@ -935,6 +1033,8 @@ pub struct AdjacencyScan {
     codec: &'static dyn Codec,
     decoder: Box<dyn ListDecoder>,
     vertices: u64,
+    /// The vertex after the last list this scan yields.
+    end: u64,
     index: IndexEntries,
     adjacency: Window,
     weights: Option<Window>,
@@ -997,7 +1097,7 @@ impl AdjacencyScan {
     /// returns. Only lookups ([`Layout::lookup`]) skip without reading what
     /// lies between; a sequential scan reads through it.
     pub fn seek(&mut self, v: u64) -> Result<(), StoreError> {
-        if v < self.vertex || v > self.vertices {
+        if v < self.vertex || v > self.end {
             return Err(StoreError::invalid(
                 self.index.path(),
                 format!("seek to vertex {v} from vertex {} (lookups go forward)", self.vertex),
@@ -1054,7 +1154,7 @@ impl AdjacencyScan {
     /// The next vertex, its neighbours and (if the layout has them) weights.
     #[allow(clippy::type_complexity)]
     pub fn next_list(&mut self) -> Result<Option<(u64, &[u64], &[f32])>, StoreError> {
-        if self.vertex >= self.vertices {
+        if self.vertex >= self.end {
             return Ok(None);
         }
         let v = self.vertex;

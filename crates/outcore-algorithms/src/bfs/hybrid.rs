@@ -29,7 +29,7 @@ use super::{BfsTree, NONE};
 use outcore_engines::Degrees;
 use outcore_engines::{Traverse, TraverseOptions};
 use outcore_io::{bitmap_bytes, Bitmap, Budget, Reservation};
-use outcore_store::hot::{HotBatches, RankDegrees};
+use outcore_store::hot::{HotParts, RankDegrees};
 use outcore_store::{Store, StoreError};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -68,8 +68,8 @@ pub enum HotOrigin {
     /// The first k of the stored columns, one sequential read each.
     Stored { columns: usize },
     /// A scan of the in-edges this run (taking `seconds`), because the
-    /// stored ones could not serve.
-    Built { why_not_stored: String, seconds: f64 },
+    /// stored ones could not serve; read in `parts` parts at once.
+    Built { why_not_stored: String, seconds: f64, parts: u64 },
 }
 
 /// Largest k considered.
@@ -138,7 +138,7 @@ impl HotLists {
     pub fn choose_k(g: &Traverse, bytes: u64) -> u32 {
         let mut total = 0u64;
         let mut k = 0;
-        for entries in column_entries(g, MAX_K as usize) {
+        for entries in column_entries(g, 0, g.vertices(), MAX_K as usize) {
             if entries == 0 {
                 break;
             }
@@ -248,11 +248,12 @@ impl HotLists {
         budget: &Budget,
         why_not_stored: String,
     ) -> Result<Self, StoreError> {
-        // the scan that builds them, and a batch ranked on every core out
-        // of the columns' share where it is small beside it
-        let room = bytes.saturating_sub(crate::needs::scan_bytes(store, &[layout])?);
-        let batches = HotBatches::bytes(store.layout(layout)?.longest_list()?);
-        let columns_bytes = if room >= 4 * batches { room - batches } else { room };
+        // the scans that build them, a part per core where the columns'
+        // share is large beside them, else one
+        let part = part_bytes(store, layout)?;
+        let threads = rayon::current_num_threads().max(1) as u64;
+        let parts = (1..=threads).rev().find(|&p| bytes >= 4 * p * part).unwrap_or(1);
+        let columns_bytes = bytes.saturating_sub(parts * part);
         Self::build(store, layout, g, Self::choose_k(g, columns_bytes), budget, why_not_stored)
     }
 
@@ -266,6 +267,12 @@ impl HotLists {
     /// [`HotLists::build`], ranking the neighbours by `rank_degree` rather
     /// than by their degrees in `g` (a distributed part ranks a vertex
     /// owned elsewhere by its degree at its owner).
+    ///
+    /// The layout is read in parts of its vertex range, one per thread
+    /// where the budget holds their scans ([`HotParts`]: each part read,
+    /// decoded and ranked on a core of its own), and each part writes its
+    /// vertices' entries straight into its stretch of every column, whose
+    /// place the degrees give.
     pub fn build_ranked_by(
         store: &Store,
         layout: &str,
@@ -276,54 +283,88 @@ impl HotLists {
         rank_degree: &(impl RankDegrees + ?Sized),
     ) -> Result<Self, StoreError> {
         let started = std::time::Instant::now();
-        let entries = column_entries(g, k as usize);
-        let bytes: u64 = entries.iter().map(|e| e * 4).sum::<u64>() + cursor_bytes(g.vertices(), k as u64);
-        let charge = budget.reserve("hybrid BFS in-memory neighbours", bytes)?;
-        // each column at its exact size: grown by doubling, it would hold
-        // up to twice its entries (three times while it moves)
-        let mut columns: Vec<Vec<u32>> = entries.iter().map(|&e| Vec::with_capacity(e as usize)).collect();
-        let origin = |started: std::time::Instant| HotOrigin::Built { why_not_stored, seconds: started.elapsed().as_secs_f64() };
+        let origin = |started: std::time::Instant, parts| HotOrigin::Built { why_not_stored, seconds: started.elapsed().as_secs_f64(), parts };
+        let n = g.vertices();
+        // the parts, cut where the arcs before them reach an equal share
+        let part = part_bytes(store, layout)?;
+        let threads = rayon::current_num_threads().max(1) as u64;
+        let column_bytes = |entries: &[u64]| entries.iter().map(|e| e * 4).sum::<u64>() + cursor_bytes(n, k as u64);
+        let all = column_entries(g, 0, n, k as usize);
+        let parts = (1..=threads).rev().find(|&p| budget.available() >= column_bytes(&all) + p * part).unwrap_or(1);
+        let charge = budget.reserve("hybrid BFS in-memory neighbours", column_bytes(&all))?;
         if k == 0 {
             // no columns: nothing to read
-            let (cursors, _) = block_cursors(g.degrees(), g.vertices(), 0);
-            return Ok(HotLists { k, columns, cursors, origin: origin(started), _charge: charge });
+            let (cursors, _) = block_cursors(g.degrees(), n, 0);
+            return Ok(HotLists { k, columns: Vec::new(), cursors, origin: origin(started, 0), _charge: charge });
         }
-        let _scan_charge = crate::needs::charge_scans(budget, store, &[layout])?;
-        let mut scan = store.layout(layout)?.scan()?;
-        let mut emit = |ranked: &[u32]| -> Result<(), StoreError> {
-            for (column, &u) in columns.iter_mut().zip(ranked) {
-                column.push(u);
+        let _scans = budget.reserve(&format!("hot lists: a scan of {layout} and a batch of lists in each of {parts} parts"), parts * part)?;
+        let cuts = arc_cuts(g, parts);
+        let per_part: Vec<Vec<u64>> = cuts.par_windows(2).map(|w| column_entries(g, w[0], w[1], k as usize)).collect();
+        // each column at its exact size (grown by doubling, it would hold
+        // up to twice its entries), handed out a stretch per part
+        let mut columns: Vec<Vec<u32>> = all.iter().map(|&e| vec![0u32; e as usize]).collect();
+        let mut stretches: Vec<Vec<&mut [u32]>> = per_part.iter().map(|_| Vec::with_capacity(k as usize)).collect();
+        for (j, column) in columns.iter_mut().enumerate() {
+            let mut rest = column.as_mut_slice();
+            for (p, entries) in per_part.iter().enumerate() {
+                let (mine, after) = rest.split_at_mut(entries[j] as usize);
+                stretches[p].push(mine);
+                rest = after;
             }
-            Ok(())
-        };
-        // the lists read by one thread and ranked on every core, where the
-        // budget has room for the batches
-        let batches = HotBatches::bytes(store.layout(layout)?.longest_list()?);
-        match budget.reserve("hot lists: batches of lists ranked in parallel", batches) {
-            Ok(_batches) => HotBatches::rank(scan, k as usize, rank_degree, |_| Ok(()), &mut emit)?,
-            Err(_) => {
-                let mut ranked = Vec::new();
-                let mut ids = Vec::new();
-                while let Some((_, nbrs, _)) = scan.next_list()? {
-                    outcore_store::hot::hottest(nbrs, |u| rank_degree.degree(u), nbrs.len().min(k as usize), &mut ranked);
-                    ids.clear();
-                    ids.extend(ranked.iter().map(|&(_, u)| u));
-                    emit(&ids)?;
+        }
+        let path = store.layout(layout)?.adjacency_path();
+        let sinks = stretches.iter_mut().map(|stretch| {
+            let mut at = vec![0usize; k as usize];
+            let path = &path;
+            move |v: u64, ids: &[u32]| -> Result<(), StoreError> {
+                let want = g.degree(v).min(k as u64);
+                if ids.len() as u64 != want {
+                    return Err(StoreError::invalid(path, format!("vertex {v}'s list ranks {} entries, its degree {} gives {want}", ids.len(), g.degree(v))));
                 }
+                for ((column, at), &u) in stretch.iter_mut().zip(&mut at).zip(ids) {
+                    column[*at] = u;
+                    *at += 1;
+                }
+                Ok(())
             }
-        }
-        let (cursors, _) = block_cursors(g.degrees(), g.vertices(), k as usize);
-        Ok(HotLists { k, columns, cursors, origin: origin(started), _charge: charge })
+        });
+        HotParts::rank(&store.layout(layout)?, &cuts, k as usize, rank_degree, sinks.collect())?;
+        let (cursors, _) = block_cursors(g.degrees(), n, k as usize);
+        Ok(HotLists { k, columns, cursors, origin: origin(started, parts), _charge: charge })
     }
 }
 
-/// Entries of the first `columns` hot columns: `entries[j]` counts the
-/// vertices with more than `j` in-neighbours (one histogram of the degrees).
-fn column_entries(g: &Traverse, columns: usize) -> Vec<u64> {
-    let mut capped = vec![0u64; columns + 1];
-    for v in 0..g.vertices() {
-        capped[g.degree(v).min(columns as u64) as usize] += 1;
+/// Memory of one part of a scan-built list's ranking: its scan and its batch.
+fn part_bytes(store: &Store, layout: &str) -> Result<u64, StoreError> {
+    Ok(crate::needs::scan_bytes(store, &[layout])? + HotParts::bytes(store.layout(layout)?.longest_list()?))
+}
+
+/// Cuts of `0..n` into `parts` runs of vertices with about as many arcs
+/// each (from 0 to n, ascending).
+fn arc_cuts(g: &Traverse, parts: u64) -> Vec<u64> {
+    let (n, arcs) = (g.vertices(), g.arcs());
+    let mut cuts = vec![0];
+    let mut before = 0u64;
+    g.degrees().for_each_in(0, n, |v, d| {
+        // a cut before v once the arcs before it reach the next share
+        while (cuts.len() as u64) < parts && before as u128 * parts as u128 >= arcs as u128 * cuts.len() as u128 && v > *cuts.last().unwrap() {
+            cuts.push(v);
+        }
+        before += d;
+    });
+    while (cuts.len() as u64) < parts + 1 {
+        cuts.push(n);
     }
+    *cuts.last_mut().unwrap() = n;
+    cuts
+}
+
+/// Entries of the first `columns` hot columns among vertices
+/// `first..end`: `entries[j]` counts those with more than `j`
+/// in-neighbours (one histogram of their degrees).
+fn column_entries(g: &Traverse, first: u64, end: u64, columns: usize) -> Vec<u64> {
+    let mut capped = vec![0u64; columns + 1];
+    g.degrees().for_each_in(first, end, |_, d| capped[d.min(columns as u64) as usize] += 1);
     let mut entries = vec![0u64; columns];
     let mut longer = 0;
     for j in (0..columns).rev() {

@@ -430,7 +430,7 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
     cx.figure("setup_seconds", setup);
     cx.figure("hot_neighbours_k", k);
     if let Some(origin) = &hot_origin {
-        if let hybrid::HotOrigin::Built { why_not_stored, seconds } = origin {
+        if let hybrid::HotOrigin::Built { why_not_stored, seconds, .. } = origin {
             // what a stored hot layout would have saved this run
             cx.figure("hot_layout_would_save_seconds", seconds);
             cx.figure("why_hot_lists_were_built", why_not_stored);
