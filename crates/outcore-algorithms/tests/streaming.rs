@@ -375,7 +375,7 @@ fn auto_takes_the_hybrid_bfs_once_a_hot_column_fits() {
         Support::Runs(need) => need,
         Support::No(why) => panic!("{why}"),
     };
-    let column = 8 * n + outcore_algorithms::needs::scan_bytes(&st, &["in"]).unwrap();
+    let column = 8 * n + outcore_algorithms::bfs::hybrid::build_part_bytes(&st, "in").unwrap();
     assert_eq!(need.auto_bytes, need.min_bytes + column);
     let at = |bytes: u64| run(&Bfs, &st, &p, &RunOptions::with_memory(PROCESS_BASELINE + bytes)).report;
     let half = at(need.min_bytes + column / 2);

@@ -250,7 +250,7 @@ impl HotLists {
     ) -> Result<Self, StoreError> {
         // the scans that build them, a part per core where the columns'
         // share is large beside them, else one
-        let part = part_bytes(store, layout)?;
+        let part = build_part_bytes(store, layout)?;
         let threads = rayon::current_num_threads().max(1) as u64;
         let parts = (1..=threads).rev().find(|&p| bytes >= 4 * p * part).unwrap_or(1);
         let columns_bytes = bytes.saturating_sub(parts * part);
@@ -286,7 +286,7 @@ impl HotLists {
         let origin = |started: std::time::Instant, parts| HotOrigin::Built { why_not_stored, seconds: started.elapsed().as_secs_f64(), parts };
         let n = g.vertices();
         // the parts, cut where the arcs before them reach an equal share
-        let part = part_bytes(store, layout)?;
+        let part = build_part_bytes(store, layout)?;
         let threads = rayon::current_num_threads().max(1) as u64;
         let column_bytes = |entries: &[u64]| entries.iter().map(|e| e * 4).sum::<u64>() + cursor_bytes(n, k as u64);
         let all = column_entries(g, 0, n, k as usize);
@@ -334,8 +334,10 @@ impl HotLists {
     }
 }
 
-/// Memory of one part of a scan-built list's ranking: its scan and its batch.
-fn part_bytes(store: &Store, layout: &str) -> Result<u64, StoreError> {
+/// Memory of one part of the scan that builds hot lists from `layout`:
+/// its scan and its batch of lists ([`HotParts`]). One part is the least a
+/// build takes; it takes a part per core where the budget has room.
+pub fn build_part_bytes(store: &Store, layout: &str) -> Result<u64, StoreError> {
     Ok(crate::needs::scan_bytes(store, &[layout])? + HotParts::bytes(store.layout(layout)?.longest_list()?))
 }
 
@@ -664,7 +666,7 @@ impl HybridEngines {
                 Ok(HybridEngines { out, inn, hot })
             }
             Err(why) => {
-                let scan = crate::needs::scan_bytes(store, &["in"])?;
+                let scan = build_part_bytes(store, "in")?;
                 let build_share = if rest > scan { scan + (rest - scan) / 2 } else { hot_share };
                 let (out, inn) = open_engines(build_share, build_share)?;
                 let hot = HotLists::build_within(store, "in", inn.as_ref().unwrap_or(&out), build_share, budget, why)?;

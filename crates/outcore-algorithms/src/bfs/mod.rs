@@ -241,7 +241,7 @@ impl Algorithm for Bfs {
                         let build = if outcore_store::hot::unusable(store, hybrid::hot_source(store, "in")).is_none() {
                             0
                         } else {
-                            needs::scan_bytes(store, &["in"])?
+                            hybrid::build_part_bytes(store, "in")?
                         };
                         let wanted = need.min_bytes + build + 2 * 4 * n;
                         Support::Runs(need.auto_at(wanted))

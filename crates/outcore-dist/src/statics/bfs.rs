@@ -62,7 +62,7 @@ pub fn hot_lists(part: &Part, budget: &Budget, state: u64) -> Result<Option<HotL
     }
     // beside the state, the scan that builds them (a rank that cannot
     // size it fails every rank here, before the collectives below)
-    let scan = crate::dynamic::agree(part.comm(), outcore_algorithms::needs::scan_bytes(&part.store, &["out"]).map_err(ingest))?;
+    let scan = crate::dynamic::agree(part.comm(), outcore_algorithms::bfs::hybrid::build_part_bytes(&part.store, "out").map_err(ingest))?;
     let k = HotLists::choose_k(&part.graph, budget.available().saturating_sub(state + scan));
     // the ghosts' degrees are a collective: asked for only when some rank
     // has room for a column, and then by every rank
