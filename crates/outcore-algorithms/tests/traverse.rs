@@ -897,8 +897,8 @@ fn bad_roots_budgets_and_weights_are_clear_errors() {
 }
 
 /// The hot lists of a graph of several batches (over a million arcs, with
-/// hubs), built in a part per thread (1, 2 and 5) and in the one part a
-/// small budget leaves room for, each equal a plain ranking (every list
+/// hubs), built in parts read by a lane per thread (1, 2 and 5) and in the
+/// one part a small budget leaves room for, each equal a plain ranking (every list
 /// sorted by the reference graph's degrees, then ids) in store order and
 /// in descending-degree order (where the parts take each list's first
 /// entries without a lookup).
@@ -936,11 +936,12 @@ fn hot_lists_ranked_in_parallel_parts_equal_a_plain_ranking() {
             + HotParts::bytes(store.layout("in").unwrap().longest_list().unwrap());
         let one_part = column_bytes + part + (1 << 20);
         assert!(one_part < column_bytes + 2 * part, "room for one part only");
-        for (threads, room, parts) in [(1, 1u64 << 30, 1), (2, 1 << 30, 2), (5, 1 << 30, 5), (2, one_part, 1)] {
-            let label = format!("{threads} threads, {parts} parts");
+        for (threads, room, lanes, parts) in [(1, 1u64 << 30, 1, 1), (2, 1 << 30, 2, 8), (5, 1 << 30, 5, 20), (2, one_part, 1, 1)] {
+            let label = format!("{threads} threads, {lanes} lanes");
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             let hot = pool.install(|| HotLists::build(store, "in", &out, k as u32, &Budget::new(room), label.clone())).unwrap();
-            assert!(matches!(hot.origin, outcore_algorithms::bfs::hybrid::HotOrigin::Built { parts: p, .. } if p == parts), "{order}, {label}: {:?}", hot.origin);
+            let built = |l, p| matches!(hot.origin, outcore_algorithms::bfs::hybrid::HotOrigin::Built { lanes, parts, .. } if (lanes, parts) == (l, p));
+            assert!(built(lanes, parts), "{order}, {label}: {:?}", hot.origin);
             for (j, column) in want.iter().enumerate() {
                 let got = hot.column(j);
                 assert_eq!(got.len(), column.len(), "{order}, {label}: entries of column {j}");

@@ -266,20 +266,30 @@ fn rank_run<E>(
     };
     for (i, w) in bounds.windows(2).enumerate() {
         let list = &neighbours[w[0]..w[1]];
-        let take = list.len().min(take);
-        ids.clear();
-        if by_id && list.is_sorted() {
-            ids.extend(list[..take].iter().map(|&u| u as u32));
-        } else if by_id {
-            hottest(list, |u| degree.degree(u), take, scratch);
-            ids.extend(scratch.iter().map(|&(_, u)| u));
+        if by_id {
+            rank_by_id(list, take, degree, scratch, &mut ids);
         } else {
-            hottest(list, &mut looked_up, take, scratch);
+            hottest(list, &mut looked_up, list.len().min(take), scratch);
+            ids.clear();
             ids.extend(scratch.iter().map(|&(_, u)| u));
         }
         emit(i, &ids)?;
     }
     Ok(())
+}
+
+/// The hottest `take` of `list` into `ids` (cleared) where degrees
+/// descend with the id: an ascending list's first entries, or (a list out
+/// of order) ranked.
+fn rank_by_id(list: &[u64], take: usize, degree: &(impl RankDegrees + ?Sized), scratch: &mut Vec<(u64, u32)>, ids: &mut Vec<u32>) {
+    let take = list.len().min(take);
+    ids.clear();
+    if list.is_sorted() {
+        ids.extend(list[..take].iter().map(|&u| u as u32));
+    } else {
+        hottest(list, |u| degree.degree(u), take, scratch);
+        ids.extend(scratch.iter().map(|&(_, u)| u));
+    }
 }
 
 /// Neighbour entries a part of [`HotParts::rank`] reads before it ranks
@@ -288,10 +298,11 @@ fn rank_run<E>(
 const PART_BATCH_ENTRIES: usize = 1 << 15;
 
 /// Ranking a layout's lists in parts of its vertex range, each part read
-/// ([`Layout::scan_range`]), decoded and ranked on a core of its own: what
-/// [`HotBatches`] does with one reading thread, with the reading and the
-/// decoding on every core too (a compressed layout decodes at a few
-/// hundred million entries a second per core, below an SSD's rate).
+/// ([`Layout::scan_range`]), decoded and ranked by one task, a task per
+/// core: what [`HotBatches`] does with one reading thread, with the
+/// reading and the decoding on every core too (a compressed layout
+/// decodes at a few hundred million entries a second per core, below an
+/// SSD's rate, and a scan spends about as much again per vertex).
 pub struct HotParts;
 
 impl HotParts {
@@ -306,46 +317,90 @@ impl HotParts {
 
     /// Rank the first `take` (at most 255) of every list of `layout` by
     /// descending `degree` (ties by smaller id), the vertex range cut at
-    /// `cuts` (ascending, from 0 to the vertex count) into parts ranked at
-    /// once, one per sink: `sinks[p]` gets `(vertex, ranked ids)` for every
-    /// vertex of part `p` in order. Runs on the current thread pool, a
-    /// part per task; the first error stops the part it happens in and is
-    /// returned once every part has ended.
-    pub fn rank<E, S>(layout: &Layout, cuts: &[u64], take: usize, degree: &(impl RankDegrees + ?Sized), sinks: Vec<S>) -> Result<(), E>
+    /// `cuts` (ascending, from 0 to the vertex count) into parts, one per
+    /// sink: `sinks[p]` gets `(vertex, ranked ids)` for every vertex of
+    /// part `p` in order. `lanes` tasks of the current thread pool take
+    /// the parts in turn, so that at most `lanes` parts (and their scans)
+    /// are open at once and a lane that ends early takes the next part.
+    /// The first error stops the lane it happens in and is returned once
+    /// every lane has ended.
+    pub fn rank<E, S>(
+        layout: &Layout,
+        cuts: &[u64],
+        lanes: usize,
+        take: usize,
+        degree: &(impl RankDegrees + ?Sized),
+        sinks: Vec<S>,
+    ) -> Result<(), E>
     where
         E: From<StoreError> + Send,
         S: FnMut(u64, &[u32]) -> Result<(), E> + Send,
     {
         use rayon::prelude::*;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Mutex;
         if cuts.len() != sinks.len() + 1 || cuts.first() != Some(&0) || cuts.last() != Some(&layout.vertices()) || !cuts.is_sorted() {
             let cuts = cuts.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
             return Err(StoreError::invalid(layout.adjacency_path(), format!("cuts {cuts} do not part 0..{}", layout.vertices())).into());
         }
         let take = take.min(u8::MAX as usize);
         let by_id = degrees_descend(degree);
-        cuts.par_windows(2).zip(sinks).try_for_each(|(w, mut sink)| -> Result<(), E> {
-            let mut scan = layout.scan_range(w[0], w[1])?;
-            let (mut neighbours, mut bounds, mut scratch) = (Vec::with_capacity(PART_BATCH_ENTRIES), Vec::new(), Vec::new());
-            let mut first = w[0];
-            while first < w[1] {
-                neighbours.clear();
-                bounds.clear();
-                bounds.push(0);
-                while neighbours.len() < PART_BATCH_ENTRIES && bounds.len() <= PART_BATCH_ENTRIES {
-                    let Some((_, list, _)) = scan.next_list()? else { break };
-                    neighbours.reserve_exact(list.len());
-                    neighbours.extend_from_slice(list);
-                    bounds.push(neighbours.len());
+        let next = AtomicUsize::new(0);
+        let sinks: Vec<Mutex<Option<S>>> = sinks.into_iter().map(|s| Mutex::new(Some(s))).collect();
+        (0..lanes.max(1)).into_par_iter().try_for_each(|_| -> Result<(), E> {
+            loop {
+                let p = next.fetch_add(1, Ordering::Relaxed);
+                let Some(slot) = sinks.get(p) else { return Ok(()) };
+                let Some(sink) = slot.lock().unwrap_or_else(|e| e.into_inner()).take() else { return Ok(()) };
+                if let Err(e) = rank_part(layout, cuts[p], cuts[p + 1], take, degree, by_id, sink) {
+                    next.store(sinks.len(), Ordering::Relaxed); // the other lanes take no more parts
+                    return Err(e);
                 }
-                if bounds.len() == 1 {
-                    break; // a scan that ended early says so itself; this one had no more lists
-                }
-                rank_run(&neighbours, &bounds, take, degree, by_id, &mut scratch, &mut |i, ids| sink(first + i as u64, ids))?;
-                first += bounds.len() as u64 - 1;
             }
-            Ok(())
         })
     }
+}
+
+/// [`HotParts::rank`]'s work on the part `first..end`.
+fn rank_part<E: From<StoreError>>(
+    layout: &Layout,
+    first: u64,
+    end: u64,
+    take: usize,
+    degree: &(impl RankDegrees + ?Sized),
+    by_id: bool,
+    mut sink: impl FnMut(u64, &[u32]) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut scan = layout.scan_range(first, end)?;
+    let mut scratch = Vec::new();
+    if by_id {
+        // no lookups to prefetch: each list ranked where the scan decoded it
+        let mut ids = Vec::with_capacity(take);
+        while let Some((v, list, _)) = scan.next_list()? {
+            rank_by_id(list, take, degree, &mut scratch, &mut ids);
+            sink(v, &ids)?;
+        }
+        return Ok(());
+    }
+    let (mut neighbours, mut bounds) = (Vec::with_capacity(PART_BATCH_ENTRIES), Vec::new());
+    let mut at = first;
+    while at < end {
+        neighbours.clear();
+        bounds.clear();
+        bounds.push(0);
+        while neighbours.len() < PART_BATCH_ENTRIES && bounds.len() <= PART_BATCH_ENTRIES {
+            let Some((_, list, _)) = scan.next_list()? else { break };
+            neighbours.reserve_exact(list.len());
+            neighbours.extend_from_slice(list);
+            bounds.push(neighbours.len());
+        }
+        if bounds.len() == 1 {
+            break; // no list left (a scan yields every list up to its end)
+        }
+        rank_run(&neighbours, &bounds, take, degree, by_id, &mut scratch, &mut |i, ids| sink(at + i as u64, ids))?;
+        at += bounds.len() as u64 - 1;
+    }
+    Ok(())
 }
 
 /// Why the store's hot lists cannot serve a run that samples `source`, if

@@ -395,14 +395,18 @@ impl Layout {
         if first > end || end > self.vertices {
             return Err(StoreError::invalid(&self.dir, format!("no vertices {first}..{end} in a layout of {} vertices", self.vertices)));
         }
-        let mut scan = self.open_scan(Window::open)?;
-        scan.end = end;
         if first == 0 || first == end {
-            scan.vertex = first;
+            let mut scan = self.scan()?;
+            (scan.vertex, scan.end) = (first, end);
             return Ok(scan);
         }
-        // the block holding `first`, and the vertex the index is read from
-        let block = match &mut scan.blocks {
+        // the block holding `first` (the table read up to it), and the
+        // vertex the index is read from
+        let mut blocks = match self.blocks_path() {
+            Some(p) => Some(Window::open(&p)?),
+            None => None,
+        };
+        let block = match &mut blocks {
             Some(table) => {
                 let mut number = 0;
                 loop {
@@ -419,15 +423,16 @@ impl Layout {
             None => None,
         };
         let from = block.map_or(first, |b| b.first_vertex);
-        scan.index = match self.record.index_format {
+        let mut index = match self.record.index_format {
             IndexFormat::U64 => IndexEntries::Words(Box::new(Window::open_from(&self.index_path(), from * 8)?)),
-            IndexFormat::EliasFano => scan.index,
+            IndexFormat::EliasFano => self.index_entries()?,
         };
-        let lo = scan.index.entry(from)?;
-        scan.edge_position = match (&block, self.degrees_path()) {
+        let lo = index.entry(from)?;
+        let weighted = self.weights_path().is_some();
+        let edge_position = match (&block, self.degrees_path()) {
             // unblocked codecs index edges
             (None, _) => lo,
-            (Some(_), Some(_)) if scan.weights.is_some() => {
+            (Some(_), Some(_)) if weighted => {
                 let Some(mut starts) = self.edge_starts()? else { unreachable!("the layout has a degrees file") };
                 // a part of the u32 degrees at a time, not all of them in one window
                 let (mut at, mut position) = (0, 0);
@@ -438,7 +443,7 @@ impl Layout {
                 }
                 position
             }
-            (Some(_), None) if scan.weights.is_some() => {
+            (Some(_), None) if weighted => {
                 return Err(StoreError::invalid(&self.dir, "a blocked layout with weights but without a degrees file"));
             }
             // no weights: the edge position is not used
@@ -448,10 +453,12 @@ impl Layout {
             Some(b) => b.first_byte,
             None => self.codec.byte_range(lo, lo).0,
         };
-        scan.adjacency = Window::open_from(&self.adjacency_path(), byte)?;
-        if let Some(p) = self.weights_path() {
-            scan.weights = Some(Window::open_from(&p, scan.edge_position.saturating_mul(4))?);
-        }
+        let weights = match self.weights_path() {
+            Some(p) => Some(Window::open_from(&p, edge_position.saturating_mul(4))?),
+            None => None,
+        };
+        let mut scan = self.assemble_scan(index, Window::open_from(&self.adjacency_path(), byte)?, weights, blocks);
+        (scan.end, scan.edge_position) = (end, edge_position);
         if let Some(b) = block {
             scan.vertex = b.first_vertex;
             scan.enter_block(b)?;
@@ -467,21 +474,28 @@ impl Layout {
     }
 
     fn open_scan(&self, open: fn(&Path) -> Result<Window, StoreError>) -> Result<AdjacencyScan, StoreError> {
-        Ok(AdjacencyScan {
+        let weights = match self.weights_path() {
+            Some(p) => Some(open(&p)?),
+            None => None,
+        };
+        let blocks = match self.blocks_path() {
+            Some(p) => Some(open(&p)?),
+            None => None,
+        };
+        Ok(self.assemble_scan(self.index_entries_with(open)?, open(&self.adjacency_path())?, weights, blocks))
+    }
+
+    /// A scan from vertex 0 over the files' windows given.
+    fn assemble_scan(&self, index: IndexEntries, adjacency: Window, weights: Option<Window>, blocks: Option<Window>) -> AdjacencyScan {
+        AdjacencyScan {
             end: self.vertices,
             codec: self.codec,
             decoder: self.codec.decoder(),
             vertices: self.vertices,
-            index: self.index_entries_with(open)?,
-            adjacency: open(&self.adjacency_path())?,
-            weights: match self.weights_path() {
-                Some(p) => Some(open(&p)?),
-                None => None,
-            },
-            blocks: match self.blocks_path() {
-                Some(p) => Some(open(&p)?),
-                None => None,
-            },
+            index,
+            adjacency,
+            weights,
+            blocks,
             degrees: None,
             paged: false,
             block: None,
@@ -492,7 +506,7 @@ impl Layout {
             list_weights: Vec::new(),
             stored_weights: Vec::new(),
             perm: Vec::new(),
-        })
+        }
     }
 
     /// The most entries of one list: as recorded, or (stores written

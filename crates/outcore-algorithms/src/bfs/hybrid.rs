@@ -68,8 +68,9 @@ pub enum HotOrigin {
     /// The first k of the stored columns, one sequential read each.
     Stored { columns: usize },
     /// A scan of the in-edges this run (taking `seconds`), because the
-    /// stored ones could not serve; read in `parts` parts at once.
-    Built { why_not_stored: String, seconds: f64, parts: u64 },
+    /// stored ones could not serve; read in `parts` parts of the vertex
+    /// range, `lanes` of them at once.
+    Built { why_not_stored: String, seconds: f64, parts: u64, lanes: u64 },
 }
 
 /// Largest k considered.
@@ -248,12 +249,12 @@ impl HotLists {
         budget: &Budget,
         why_not_stored: String,
     ) -> Result<Self, StoreError> {
-        // the scans that build them, a part per core where the columns'
+        // the scans that build them, one per core where the columns'
         // share is large beside them, else one
         let part = build_part_bytes(store, layout)?;
         let threads = rayon::current_num_threads().max(1) as u64;
-        let parts = (1..=threads).rev().find(|&p| bytes >= 4 * p * part).unwrap_or(1);
-        let columns_bytes = bytes.saturating_sub(parts * part);
+        let lanes = (1..=threads).rev().find(|&p| bytes >= 4 * p * part).unwrap_or(1);
+        let columns_bytes = bytes.saturating_sub(lanes * part);
         Self::build(store, layout, g, Self::choose_k(g, columns_bytes), budget, why_not_stored)
     }
 
@@ -283,21 +284,28 @@ impl HotLists {
         rank_degree: &(impl RankDegrees + ?Sized),
     ) -> Result<Self, StoreError> {
         let started = std::time::Instant::now();
-        let origin = |started: std::time::Instant, parts| HotOrigin::Built { why_not_stored, seconds: started.elapsed().as_secs_f64(), parts };
+        let origin = |started: std::time::Instant, parts, lanes| HotOrigin::Built {
+            why_not_stored,
+            seconds: started.elapsed().as_secs_f64(),
+            parts,
+            lanes,
+        };
         let n = g.vertices();
         // the parts, cut where the arcs before them reach an equal share
         let part = build_part_bytes(store, layout)?;
         let threads = rayon::current_num_threads().max(1) as u64;
         let column_bytes = |entries: &[u64]| entries.iter().map(|e| e * 4).sum::<u64>() + cursor_bytes(n, k as u64);
         let all = column_entries(g, 0, n, k as usize);
-        let parts = (1..=threads).rev().find(|&p| budget.available() >= column_bytes(&all) + p * part).unwrap_or(1);
+        let lanes = (1..=threads).rev().find(|&p| budget.available() >= column_bytes(&all) + p * part).unwrap_or(1);
+        // parts smaller than a lane's share, so that lanes that end early take more
+        let parts = if lanes > 1 { PARTS_PER_LANE * lanes } else { 1 };
         let charge = budget.reserve("hybrid BFS in-memory neighbours", column_bytes(&all))?;
         if k == 0 {
             // no columns: nothing to read
             let (cursors, _) = block_cursors(g.degrees(), n, 0);
-            return Ok(HotLists { k, columns: Vec::new(), cursors, origin: origin(started, 0), _charge: charge });
+            return Ok(HotLists { k, columns: Vec::new(), cursors, origin: origin(started, 0, 0), _charge: charge });
         }
-        let _scans = budget.reserve(&format!("hot lists: a scan of {layout} and a batch of lists in each of {parts} parts"), parts * part)?;
+        let _scans = budget.reserve(&format!("hot lists: a scan of {layout} and a batch of lists in each of {lanes} lanes"), lanes * part)?;
         let cuts = arc_cuts(g, parts);
         let per_part: Vec<Vec<u64>> = cuts.par_windows(2).map(|w| column_entries(g, w[0], w[1], k as usize)).collect();
         // each column at its exact size (grown by doubling, it would hold
@@ -328,9 +336,9 @@ impl HotLists {
                 Ok(())
             }
         });
-        HotParts::rank(&store.layout(layout)?, &cuts, k as usize, rank_degree, sinks.collect())?;
+        HotParts::rank(&store.layout(layout)?, &cuts, lanes as usize, k as usize, rank_degree, sinks.collect())?;
         let (cursors, _) = block_cursors(g.degrees(), n, k as usize);
-        Ok(HotLists { k, columns, cursors, origin: origin(started, parts), _charge: charge })
+        Ok(HotLists { k, columns, cursors, origin: origin(started, parts, lanes), _charge: charge })
     }
 }
 
@@ -341,18 +349,30 @@ pub fn build_part_bytes(store: &Store, layout: &str) -> Result<u64, StoreError> 
     Ok(crate::needs::scan_bytes(store, &[layout])? + HotParts::bytes(store.layout(layout)?.longest_list()?))
 }
 
-/// Cuts of `0..n` into `parts` runs of vertices with about as many arcs
-/// each (from 0 to n, ascending).
+/// Parts of a scan-built list's ranking per lane that reads them.
+const PARTS_PER_LANE: u64 = 4;
+
+/// What a vertex costs a part's scan, in arcs: its index entries, its
+/// list's decoding and ranking set up, its entries handed on. On a
+/// gapref copy of Kronecker scale 25 in descending-degree order, a part of
+/// 151 thousand vertices and half the arcs took 2.5 s, the other half 5.6 s
+/// (about 5 ns an arc, 90 ns a vertex); ranking in store order costs more
+/// per arc.
+const VERTEX_ARCS: u64 = 16;
+
+/// Cuts of `0..n` into `parts` runs of vertices of about equal cost (arcs,
+/// and [`VERTEX_ARCS`] a vertex), from 0 to n, ascending.
 fn arc_cuts(g: &Traverse, parts: u64) -> Vec<u64> {
-    let (n, arcs) = (g.vertices(), g.arcs());
+    let n = g.vertices();
+    let total = g.arcs() as u128 + VERTEX_ARCS as u128 * n as u128;
     let mut cuts = vec![0];
-    let mut before = 0u64;
+    let mut before = 0u128;
     g.degrees().for_each_in(0, n, |v, d| {
-        // a cut before v once the arcs before it reach the next share
-        while (cuts.len() as u64) < parts && before as u128 * parts as u128 >= arcs as u128 * cuts.len() as u128 && v > *cuts.last().unwrap() {
+        // a cut before v once the cost before it reaches the next share
+        while (cuts.len() as u64) < parts && before * parts as u128 >= total * cuts.len() as u128 && v > *cuts.last().unwrap() {
             cuts.push(v);
         }
-        before += d;
+        before += d as u128 + VERTEX_ARCS as u128;
     });
     while (cuts.len() as u64) < parts + 1 {
         cuts.push(n);
