@@ -305,7 +305,8 @@ impl HotLists {
             let (cursors, _) = block_cursors(g.degrees(), n, 0);
             return Ok(HotLists { k, columns: Vec::new(), cursors, origin: origin(started, 0, 0), _charge: charge });
         }
-        let _scans = budget.reserve(&format!("hot lists: a scan of {layout} and a batch of lists in each of {lanes} lanes"), lanes * part)?;
+        let _scans =
+            budget.reserve(&format!("hot lists: a scan of {layout} and a batch of lists in each of {lanes} lanes"), lanes * part)?;
         let cuts = arc_cuts(g, parts);
         let per_part: Vec<Vec<u64>> = cuts.par_windows(2).map(|w| column_entries(g, w[0], w[1], k as usize)).collect();
         // each column at its exact size (grown by doubling, it would hold
@@ -327,10 +328,17 @@ impl HotLists {
             move |v: u64, ids: &[u32]| -> Result<(), StoreError> {
                 let want = g.degree(v).min(k as u64);
                 if ids.len() as u64 != want {
-                    return Err(StoreError::invalid(path, format!("vertex {v}'s list ranks {} entries, its degree {} gives {want}", ids.len(), g.degree(v))));
+                    return Err(StoreError::invalid(
+                        path,
+                        format!("vertex {v}'s list ranks {} entries, its degree {} gives {want}", ids.len(), g.degree(v)),
+                    ));
                 }
                 for ((column, at), &u) in stretch.iter_mut().zip(&mut at).zip(ids) {
-                    column[*at] = u;
+                    // the stretches are sized from the same degrees: full only past the part's last vertex
+                    let Some(slot) = column.get_mut(*at) else {
+                        return Err(StoreError::invalid(path, format!("vertex {v}'s hot neighbours overrun its part of the columns")));
+                    };
+                    *slot = u;
                     *at += 1;
                 }
                 Ok(())
