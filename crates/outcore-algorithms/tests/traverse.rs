@@ -953,6 +953,44 @@ fn hot_lists_ranked_in_parallel_parts_equal_a_plain_ranking() {
     }
 }
 
+/// Cuts that do not part the vertex range into as many parts as there are
+/// sinks (a cut too many or too few, not from 0, not to the vertex count,
+/// descending) are refused with an error naming the layout, and no sink
+/// is called; cuts that do, empty parts among them, rank every list.
+#[test]
+fn hot_parts_refuse_cuts_that_do_not_part_the_vertices() {
+    let case = import(&shared().join("real/CA-GrQc.txt"), ImportOptions { directed: Some(false), ..Default::default() });
+    let layout = case.store.layout("out").unwrap();
+    let n = layout.vertices();
+    let degrees: Vec<u32> = vec![1; n as usize];
+    let rank = |cuts: &[u64], sinks: usize| {
+        let called = std::sync::atomic::AtomicU64::new(0);
+        let sinks: Vec<_> = (0..sinks)
+            .map(|_| {
+                |_: u64, _: &[u32]| -> Result<(), outcore_store::StoreError> {
+                    called.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    Ok(())
+                }
+            })
+            .collect();
+        let result = HotParts::rank(&layout, cuts, 2, 2, degrees.as_slice(), sinks);
+        (result, called.into_inner())
+    };
+    for (cuts, sinks) in
+        [(vec![0, n / 2, n], 1), (vec![0, n], 2), (vec![1, n / 2, n], 2), (vec![0, n / 2, n - 1], 2), (vec![0, n / 2, n / 4, n], 3)]
+    {
+        let (result, called) = rank(&cuts, sinks);
+        let err = result.err().unwrap_or_else(|| panic!("cuts {cuts:?} for {sinks} sinks are accepted")).to_string();
+        assert!(err.contains("do not part") && err.contains(&layout.adjacency_path().display().to_string()), "{err}");
+        assert_eq!(called, 0, "cuts {cuts:?}: no list is ranked");
+    }
+    for (cuts, sinks) in [(vec![0, n], 1), (vec![0, 0, n / 3, n / 3, n, n], 5)] {
+        let (result, called) = rank(&cuts, sinks);
+        result.unwrap();
+        assert_eq!(called, n, "cuts {cuts:?}: every list ranked once");
+    }
+}
+
 /// What `Traverse::index_bytes` predicts (and `min_bytes` and `info`
 /// report) is what opening the layout holds for its index, to within a
 /// KiB (on these stores the select structure does not spill), in every
