@@ -164,8 +164,7 @@ fn hybrid_bfs_equals_reference_for_every_k() {
             // room for the in-layout's engine too (its index and smallest cache)
             let in_engine = if case.store.manifest().directed { Traverse::min_bytes(&case.store, "in", 4096).unwrap() } else { 0 };
             // and for a scan of `in` that builds the hot lists, and its batch of lists
-            let longest = case.store.layout("in").unwrap().longest_list().unwrap();
-            let build = outcore_algorithms::needs::scan_bytes(&case.store, &["in"]).unwrap() + HotParts::bytes(longest);
+            let build = outcore_algorithms::bfs::hybrid::build_part_bytes(&case.store, "in").unwrap();
             let (budget, out) = engine(&case.store, "out", mode, state + in_engine + build);
             let inn = case.store.manifest().directed.then(|| {
                 Traverse::open(&case.store, "in", &budget, &TraverseOptions { prefetch: mode.1, depth: 8, ..Default::default() }, state)
@@ -932,8 +931,7 @@ fn hot_lists_ranked_in_parallel_parts_equal_a_plain_ranking() {
         let out = Traverse::open(store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
         let column_bytes: u64 = want.iter().map(|c| c.len() as u64 * 4).sum();
         // each part's scan of `in` and batch of lists are charged beside the columns
-        let part = outcore_algorithms::needs::scan_bytes(store, &["in"]).unwrap()
-            + HotParts::bytes(store.layout("in").unwrap().longest_list().unwrap());
+        let part = outcore_algorithms::bfs::hybrid::build_part_bytes(store, "in").unwrap();
         let one_part = column_bytes + part + (1 << 20);
         assert!(one_part < column_bytes + 2 * part, "room for one part only");
         for (threads, room, lanes, parts) in [(1, 1u64 << 30, 1, 1), (2, 1 << 30, 2, 8), (5, 1 << 30, 5, 20), (2, one_part, 1, 1)] {

@@ -105,3 +105,51 @@ fn the_interval_engine_charges_what_it_allocates() {
         drop(e);
     }
 }
+
+/// Hot lists ranked in parts (`HotParts::rank`, hybrid BFS's scan-built
+/// lists) over a dense store (40,000 vertices, 2,400,000 arcs, in store
+/// order: a batch of lists fills at its 2^15 entries, some 550 lists,
+/// not at its 2^15 lists): two lanes' heap grows no further than two
+/// parts' charges, each a scan and `HotParts::bytes`.
+#[test]
+fn hot_lists_ranked_in_parts_hold_what_each_part_is_charged() {
+    use outcore_store::hot::HotParts;
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let edges = dir.path().join("dense.el");
+    let n = 40_000u64;
+    let mut rng = outcore_io::SplitMix64(11);
+    let pairs: Vec<(u64, u64)> = (0..2_400_000).map(|_| (rng.next_u64() % n, rng.next_u64() % n)).collect();
+    std::fs::write(&edges, pairs.iter().map(|(u, v)| format!("{u} {v}\n")).collect::<String>()).unwrap();
+    for encoding in [Encoding::Raw32, Encoding::Gapref] {
+        let what = format!("{encoding:?}");
+        let at = dir.path().join(&what);
+        let opts = ImportOptions { directed: Some(true), num_vertices: Some(n), encoding: Some(encoding), ..Default::default() };
+        import_file(&edges, &at, &opts, &NoProgress).unwrap();
+        let store = Store::open(&at).unwrap();
+        let layout = store.layout("out").unwrap();
+        let mut degrees = vec![0u32; n as usize];
+        layout.for_each_degree(|v, d| degrees[v as usize] = d as u32).unwrap();
+        let part = layout.scan_bytes().unwrap() + HotParts::bytes(layout.longest_list().unwrap());
+        let cuts = [0, n / 4, n / 2, 3 * n / 4, n];
+        let lists = std::sync::atomic::AtomicU64::new(0);
+        let (_, grown) = measured(&what, || {
+            pool(2).install(|| {
+                let sinks = (0..4)
+                    .map(|_| {
+                        |_: u64, ids: &[u32]| -> Result<(), outcore_store::StoreError> {
+                            assert!(ids.len() <= 8);
+                            lists.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            Ok(())
+                        }
+                    })
+                    .collect();
+                HotParts::rank(&layout, &cuts, 2, 8, degrees.as_slice(), sinks).unwrap();
+            })
+        });
+        assert_eq!(lists.into_inner(), n, "{what}: every list ranked once");
+        assert!(grown <= 2 * part + BOOKKEEPING, "{what}: the heap grew {grown} bytes, two parts are charged {}", 2 * part);
+        // the counter counts: at least a batch of 2^15 neighbours
+        assert!(grown >= 8 << 15, "{what}: the heap grew only {grown} bytes");
+    }
+}

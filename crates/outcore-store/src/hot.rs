@@ -371,6 +371,9 @@ fn rank_part<E: From<StoreError>>(
     by_id: bool,
     mut sink: impl FnMut(u64, &[u32]) -> Result<(), E>,
 ) -> Result<(), E> {
+    if first == end {
+        return Ok(()); // no lists: no scan opened (its read-ahead would be wasted)
+    }
     let mut scan = layout.scan_range(first, end)?;
     let mut scratch = Vec::new();
     if by_id {

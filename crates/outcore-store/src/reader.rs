@@ -433,7 +433,9 @@ impl Layout {
             // unblocked codecs index edges
             (None, _) => lo,
             (Some(_), Some(_)) if weighted => {
-                let Some(mut starts) = self.edge_starts()? else { unreachable!("the layout has a degrees file") };
+                let Some(mut starts) = self.edge_starts()? else {
+                    return Err(StoreError::invalid(&self.dir, "a blocked, weighted layout whose edge starts are missing"));
+                };
                 // a part of the u32 degrees at a time, not all of them in one window
                 let (mut at, mut position) = (0, 0);
                 while at < first {

@@ -252,8 +252,7 @@ impl HotLists {
         // the scans that build them, one per core where the columns'
         // share is large beside them, else one
         let part = build_part_bytes(store, layout)?;
-        let threads = rayon::current_num_threads().max(1) as u64;
-        let lanes = (1..=threads).rev().find(|&p| bytes >= 4 * p * part).unwrap_or(1);
+        let lanes = build_lanes(|scans| bytes >= 4 * scans, part);
         let columns_bytes = bytes.saturating_sub(lanes * part);
         Self::build(store, layout, g, Self::choose_k(g, columns_bytes), budget, why_not_stored)
     }
@@ -293,10 +292,9 @@ impl HotLists {
         let n = g.vertices();
         // the parts, cut where the arcs before them reach an equal share
         let part = build_part_bytes(store, layout)?;
-        let threads = rayon::current_num_threads().max(1) as u64;
         let column_bytes = |entries: &[u64]| entries.iter().map(|e| e * 4).sum::<u64>() + cursor_bytes(n, k as u64);
         let all = column_entries(g, 0, n, k as usize);
-        let lanes = (1..=threads).rev().find(|&p| budget.available() >= column_bytes(&all) + p * part).unwrap_or(1);
+        let lanes = build_lanes(|scans| budget.available() >= column_bytes(&all) + scans, part);
         // parts smaller than a lane's share, so that lanes that end early take more
         let parts = if lanes > 1 { PARTS_PER_LANE * lanes } else { 1 };
         let charge = budget.reserve("hybrid BFS in-memory neighbours", column_bytes(&all))?;
@@ -355,6 +353,13 @@ impl HotLists {
 /// build takes; it takes a part per core where the budget has room.
 pub fn build_part_bytes(store: &Store, layout: &str) -> Result<u64, StoreError> {
     Ok(crate::needs::scan_bytes(store, &[layout])? + HotParts::bytes(store.layout(layout)?.longest_list()?))
+}
+
+/// Lanes of a scan-built lists' ranking: as many as the current pool has
+/// threads whose parts' memory (`part` bytes each) `fits`, at least one.
+fn build_lanes(fits: impl Fn(u64) -> bool, part: u64) -> u64 {
+    let threads = rayon::current_num_threads().max(1) as u64;
+    (1..=threads).rev().find(|&lanes| fits(lanes * part)).unwrap_or(1)
 }
 
 /// Parts of a scan-built list's ranking per lane that reads them.
