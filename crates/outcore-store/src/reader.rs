@@ -1257,3 +1257,160 @@ impl AdjacencyScan {
         Ok(Some((v, &self.neighbours, &self.list_weights)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! [`Layout::scan_range`] against the plain definition: the lists of
+    //! a whole [`Layout::scan`] from `first` to `end`, weights included.
+    use crate::{CsrWriter, Encoding, LayoutRecord, Manifest, Store, StoreWriter, FORMAT_NAME, FORMAT_VERSION};
+    use outcore_io::SplitMix64;
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    type Lists = Vec<Vec<(u64, f32)>>;
+
+    /// Lists that gapref codes with references, intervals and residuals
+    /// (a list often a near copy of the one before), with empty lists at
+    /// both ends and between, and a hub longer than a 4 KiB block.
+    fn local_lists(n: u64, seed: u64) -> Lists {
+        let mut rng = SplitMix64(seed);
+        let mut lists: Lists = vec![Vec::new(); n as usize];
+        for v in 3..n - 3 {
+            let list = &mut lists[v as usize];
+            match rng.below(5) {
+                0 => {} // empty
+                1 if v > 3 => {
+                    // the list before, less some of it, plus an id or two
+                    let before: Vec<u64> = lists[v as usize - 1].iter().map(|&(u, _)| u).collect();
+                    let mut ids: Vec<u64> = before.into_iter().filter(|_| rng.below(4) != 0).collect();
+                    ids.extend((0..rng.below(3)).map(|_| rng.below(n)));
+                    ids.sort_unstable();
+                    ids.dedup();
+                    lists[v as usize] = ids.into_iter().map(|u| (u, (u % 7) as f32 + 0.5)).collect();
+                }
+                _ => {
+                    // a run of consecutive ids near v, and ids anywhere
+                    let mut ids: Vec<u64> = (v + 1..(v + 1 + rng.below(12)).min(n)).collect();
+                    ids.extend((0..rng.below(10)).map(|_| rng.below(n)));
+                    ids.sort_unstable();
+                    ids.dedup();
+                    *list = ids.into_iter().map(|u| (u, (u % 7) as f32 + 0.5)).collect();
+                }
+            }
+        }
+        lists[(n / 2) as usize] = (0..n).step_by(2).map(|u| (u, 1.0 + u as f32)).collect();
+        lists
+    }
+
+    /// Many vertices and few lists: a weighted blocked layout's first edge
+    /// of a part past vertex 2^16 is summed over more than one piece.
+    fn sparse_lists(n: u64) -> Lists {
+        (0..n).map(|v| if v % 97 == 5 { vec![(v / 2, 2.5), (v / 2 + 1, 0.25), (n - 1, 9.0)] } else { Vec::new() }).collect()
+    }
+
+    fn write(dir: &Path, lists: &Lists, encoding: Encoding, weighted: bool) -> Store {
+        let n = lists.len() as u64;
+        let mut store = StoreWriter::create(dir, false).unwrap();
+        let mut layout = CsrWriter::new(&store, "out", encoding, n, weighted).unwrap();
+        for (v, list) in lists.iter().enumerate() {
+            for &(u, w) in list {
+                layout.push(v as u64, u, w).unwrap();
+            }
+        }
+        let (record, arcs): (LayoutRecord, u64) = layout.finish(&mut store).unwrap();
+        let manifest = Manifest {
+            format: FORMAT_NAME.into(),
+            version: FORMAT_VERSION,
+            vertices: n,
+            edges: arcs,
+            arcs,
+            self_loops: 0,
+            directed: true,
+            weighted,
+            id_map: "identity".into(),
+            id_base: 0,
+            layouts: BTreeMap::from([("out".to_string(), record)]),
+            files: BTreeMap::new(),
+            provenance: BTreeMap::new(),
+            tiles: None,
+            hot: None,
+            bipartite: None,
+        };
+        store.commit(manifest).unwrap();
+        Store::open(dir).unwrap()
+    }
+
+    type Scanned = Vec<(u64, Vec<u64>, Vec<f32>)>;
+
+    fn scanned(mut scan: super::AdjacencyScan) -> Scanned {
+        let mut lists = Vec::new();
+        while let Some((v, ids, weights)) = scan.next_list().unwrap() {
+            lists.push((v, ids.to_vec(), weights.to_vec()));
+        }
+        lists
+    }
+
+    /// Every part of every cut scans as the whole scan's lists of its
+    /// vertices, and ranges outside the vertices are refused.
+    fn check(store: &Store, layout: &str, seed: u64, what: &str) {
+        let l = store.layout(layout).unwrap();
+        let whole = scanned(l.scan().unwrap());
+        let n = l.vertices();
+        assert_eq!(whole.len() as u64, n, "{what}: the whole scan");
+        let mut rng = SplitMix64(seed);
+        let mut cut_sets = vec![vec![0, n], vec![0, 1, n / 3, n / 3, n / 2 + 1, n - 1, n, n]];
+        for parts in [2, 5, 17] {
+            let mut cuts: Vec<u64> = (0..parts).map(|_| rng.below(n + 1)).collect();
+            cuts.extend([0, n]);
+            cuts.sort_unstable();
+            cut_sets.push(cuts);
+        }
+        for cuts in &cut_sets {
+            for w in cuts.windows(2) {
+                let part = scanned(l.scan_range(w[0], w[1]).unwrap());
+                let want = &whole[w[0] as usize..w[1] as usize];
+                assert_eq!(part.len(), want.len(), "{what}: part {}..{} of cuts {cuts:?}", w[0], w[1]);
+                for (got, want) in part.iter().zip(want) {
+                    assert_eq!(got, want, "{what}: part {}..{} of cuts {cuts:?}", w[0], w[1]);
+                }
+            }
+        }
+        for (first, end) in [(1, 0), (n, n - 1), (0, n + 1), (n + 1, n + 1)] {
+            assert!(l.scan_range(first, end).is_err(), "{what}: {first}..{end} is refused");
+        }
+    }
+
+    #[test]
+    fn parts_of_a_layout_scan_as_the_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let graphs = [("local", local_lists(6_000, 1)), ("sparse", sparse_lists(140_000))];
+        for (name, lists) in &graphs {
+            for encoding in [Encoding::Raw32, Encoding::Raw64, Encoding::Ceesor, Encoding::Gapref] {
+                for weighted in [false, true] {
+                    let what = format!("{name}, {encoding:?}, weighted {weighted}");
+                    let at = dir.path().join(what.replace([',', ' '], "-"));
+                    let store = write(&at, lists, encoding, weighted);
+                    if *name == "local" && encoding == Encoding::Gapref {
+                        let blocks = store.layout("out").unwrap().block_table().unwrap().map_or(0, |t| t.len());
+                        assert!(blocks >= 8, "{what}: {blocks} blocks");
+                    }
+                    check(&store, "out", 7, &what);
+                }
+            }
+        }
+    }
+
+    /// Stores of format version 1 (u64 index, u32 degrees summed for a
+    /// weighted part's first edge), as outcore-cli's tests keep them.
+    #[test]
+    fn parts_of_version_1_layouts_scan_as_the_whole() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../outcore-cli/tests/data/store-v1");
+        for name in ["directed-raw32", "directed-gapref", "directed-ceesor", "grqc-ceesor"] {
+            let store = Store::open(&fixtures.join(name)).unwrap();
+            assert_eq!(store.manifest().version, 1, "{name}");
+            for layout in ["out", "in"].into_iter().filter(|l| store.has_layout(l)) {
+                check(&store, layout, 3, &format!("{name} {layout}"));
+            }
+        }
+    }
+}
