@@ -1383,7 +1383,8 @@ mod tests {
     #[test]
     fn parts_of_a_layout_scan_as_the_whole() {
         let dir = tempfile::tempdir().unwrap();
-        let graphs = [("local", local_lists(6_000, 1)), ("sparse", sparse_lists(140_000))];
+        // and lists all empty (a blocked layout's one block holds no bytes)
+        let graphs = [("local", local_lists(6_000, 1)), ("sparse", sparse_lists(140_000)), ("empty", vec![Vec::new(); 100])];
         for (name, lists) in &graphs {
             for encoding in [Encoding::Raw32, Encoding::Raw64, Encoding::Ceesor, Encoding::Gapref] {
                 for weighted in [false, true] {
@@ -1396,6 +1397,44 @@ mod tests {
                     }
                     check(&store, "out", 7, &what);
                 }
+            }
+        }
+    }
+
+    /// A block table whose record of a block before the part's first
+    /// vertex is impossible (its vertices or bytes end before they start,
+    /// or its vertices end past the layout's), in a crafted store whose
+    /// manifest matches the damaged table: the part is refused with the
+    /// block named, never scanned from a wrong place.
+    #[test]
+    fn a_part_after_a_malformed_block_record_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let lists = local_lists(6_000, 1);
+        let n = lists.len() as u64;
+        for encoding in [Encoding::Ceesor, Encoding::Gapref] {
+            // block 3's end is block 4's first vertex (word 12) and byte (word 13)
+            for (what, word, value) in [("vertices end before they start", 12, 1), ("bytes end before they start", 13, 1), ("vertices end past the layout's", 12, n + 1)] {
+                let at = dir.path().join(format!("{encoding:?}-{word}-{value}"));
+                let store = write(&at, &lists, encoding, true);
+                let layout = store.layout("out").unwrap();
+                let table = layout.block_table().unwrap().unwrap();
+                let last = table.get(table.len() - 1).first_vertex;
+                let path = layout.blocks_path().unwrap();
+                let mut bytes = std::fs::read(&path).unwrap();
+                bytes[word * 8..word * 8 + 8].copy_from_slice(&value.to_le_bytes());
+                std::fs::write(&path, &bytes).unwrap();
+                let mut manifest = Manifest::read(&at).unwrap();
+                let name = path.file_name().unwrap().to_str().unwrap().to_string();
+                let block_bytes = manifest.files[&name].block_bytes;
+                manifest.files.insert(name, crate::FileRecord::from_hashes(&outcore_io::hash_file_blocks(&path, block_bytes).unwrap()));
+                manifest.write_atomic(&at).unwrap();
+                let store = Store::open(&at).unwrap();
+                let layout = store.layout("out").unwrap();
+                let err = layout.scan_range(last, n).err().map(|e| e.to_string()).unwrap_or_default();
+                assert!(err.contains("block 3 (") && err.contains("is malformed"), "{encoding:?}, {what}: {err:?}");
+                // the blocks before it are sound
+                let part = scanned(layout.scan_range(1, 2).unwrap());
+                assert_eq!(part.len(), 1, "{encoding:?}, {what}");
             }
         }
     }
