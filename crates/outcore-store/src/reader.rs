@@ -1439,6 +1439,43 @@ mod tests {
         }
     }
 
+    /// A sequential window hands out the file's bytes for ranges that go
+    /// forward in small steps, across chunk boundaries and in jumps of
+    /// more than a chunk (whose chunks it passes without keeping them),
+    /// from byte 0 and from a byte within the file; it holds about two
+    /// chunks beside the range asked for, never what it has passed; and
+    /// it refuses a range behind what it has let go, one that ends before
+    /// it starts, and one past the file's end.
+    #[test]
+    fn a_window_reads_forward_and_holds_little() {
+        use super::Window;
+        use crate::STREAM_CHUNK_BYTES;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bytes");
+        let chunk = STREAM_CHUNK_BYTES as u64;
+        let len = 8 * chunk + 123;
+        let byte = |i: u64| (i.wrapping_mul(7) % 251) as u8;
+        std::fs::write(&path, (0..len).map(byte).collect::<Vec<u8>>()).unwrap();
+        let mut steps = vec![(0, 10), (10, 20), (chunk - 5, chunk + 5), (chunk + 5, chunk + 6)];
+        steps.extend((0..3000).map(|i| (chunk + 6 + i * 700, chunk + 6 + i * 700 + 100)));
+        steps.extend([(4 * chunk + 17, 4 * chunk + 4_000), (6 * chunk + 1, 7 * chunk + 2), (len - 1, len)]);
+        for from in [0, 3 * 4096 + 1] {
+            let mut window = if from == 0 { Window::open(&path).unwrap() } else { Window::open_from(&path, from).unwrap() };
+            for &(lo, hi) in steps.iter().filter(|&&(lo, _)| lo >= from) {
+                let got = window.range(lo, hi).unwrap().to_vec();
+                assert!(got.iter().zip(lo..hi).all(|(&b, i)| b == byte(i)) && got.len() as u64 == hi - lo, "from {from}: bytes {lo}..{hi}");
+                assert!(
+                    window.buf.len() as u64 <= 2 * (hi - lo) + 3 * chunk,
+                    "from {from}: bytes {lo}..{hi}: the window holds {} bytes",
+                    window.buf.len()
+                );
+            }
+            assert!(window.range(from, from + 10).is_err(), "from {from}: a range behind what the window passed is refused");
+            assert!(window.range(len, len - 1).is_err(), "from {from}: a range that ends before it starts is refused");
+            assert!(window.range(len, len + 1).is_err(), "from {from}: a range past the end is refused");
+        }
+    }
+
     /// Stores of format version 1 (u64 index, u32 degrees summed for a
     /// weighted part's first edge), as outcore-cli's tests keep them.
     #[test]
