@@ -1378,6 +1378,29 @@ mod tests {
         for (first, end) in [(1, 0), (n, n - 1), (0, n + 1), (n + 1, n + 1)] {
             assert!(l.scan_range(first, end).is_err(), "{what}: {first}..{end} is refused");
         }
+        // lookups of vertices chosen in ascending order, and seeks inside a part
+        let mut picks: Vec<u64> = (0..60).map(|_| rng.below(n)).chain([0, n / 2, n - 1]).collect();
+        picks.sort_unstable();
+        picks.dedup();
+        let mut lookup = l.lookup().unwrap();
+        for &v in &picks {
+            lookup.seek(v).unwrap();
+            let (u, ids, weights) = lookup.next_list().unwrap().unwrap();
+            assert_eq!((u, ids.to_vec(), weights.to_vec()), whole[v as usize], "{what}: a lookup of vertex {v}");
+        }
+        assert!(lookup.seek(n - 2).is_err(), "{what}: a lookup that goes back is refused");
+        let (first, end) = (n / 4, n / 2);
+        for mut part in [l.scan_range(first, end).unwrap(), l.lookup().unwrap()].into_iter().filter(|_| end > first + 3) {
+            part.seek(first + 3).unwrap();
+            part.seek(first + 3).unwrap();
+            let (u, ids, weights) = part.next_list().unwrap().unwrap();
+            assert_eq!((u, ids.to_vec(), weights.to_vec()), whole[first as usize + 3], "{what}: a seek to vertex {}", first + 3);
+            assert!(part.seek(first + 3).is_err(), "{what}: a seek back is refused");
+        }
+        let mut part = l.scan_range(first, end).unwrap();
+        assert!(part.seek(end + 1).is_err(), "{what}: a seek past the part's end is refused");
+        part.seek(end).unwrap();
+        assert!(part.next_list().unwrap().is_none(), "{what}: nothing after the part's end");
     }
 
     #[test]
