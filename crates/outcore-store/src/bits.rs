@@ -525,22 +525,37 @@ impl<'a> BitReader<'a> {
     /// and a term that falls by a constant. Whether the values ascend is
     /// checked after, over `out`.
     pub fn read_elias_fano(&mut self, low_bits: u32, add: u64, out: &mut [u64]) -> Result<u64, &'static str> {
-        let count = out.len() as u64;
+        let (last, after) = self.elias_fano_prefix(low_bits, add, out.len() as u64, out)?;
+        *self = BitReader::new(self.bytes, after, self.end)?;
+        Ok(last)
+    }
+    /// The first `out.len()` values of a sequence of `count` written by
+    /// [`BitWriter::write_elias_fano`], as [`BitReader::read_elias_fano`]
+    /// gives them and checks them; the reader stays where it is (the
+    /// values after them are not read). Returns the last value read.
+    pub fn read_elias_fano_prefix(&self, low_bits: u32, add: u64, count: u64, out: &mut [u64]) -> Result<u64, &'static str> {
+        if out.len() as u64 > count {
+            return Err("a prefix longer than its Elias-Fano sequence");
+        }
+        Ok(self.elias_fano_prefix(low_bits, add, count, out)?.0)
+    }
+    /// [`BitReader::read_elias_fano_prefix`]'s values and checks; also
+    /// the position after the last value's high part.
+    fn elias_fano_prefix(&self, low_bits: u32, add: u64, count: u64, out: &mut [u64]) -> Result<(u64, u64), &'static str> {
         if low_bits > 56 {
             return Err("impossible code: Elias-Fano low parts wider than 56 bits");
         }
-        if count == 0 {
-            return Ok(0);
+        if out.is_empty() {
+            return Ok((0, self.pos));
         }
         // every value takes its low bits and at least its one
         if count.checked_mul(low_bits as u64 + 1).is_none_or(|bits| bits > self.remaining()) {
             return Err(PAST_END);
         }
+        let read = out.len() as u64;
         let (lows, highs) = (self.pos, self.pos + count * low_bits as u64);
-        let (bytes, end) = (self.bytes, self.end);
-        let last_at = elias_fano_slots(bytes, lows, highs, end, low_bits, add, out).ok_or(PAST_END)?;
-        *self = BitReader::new(bytes, highs + last_at + 1, end)?;
-        let high_of_last = last_at - (count - 1);
+        let last_at = elias_fano_slots(self.bytes, lows, highs, self.end, low_bits, add, out).ok_or(PAST_END)?;
+        let high_of_last = last_at - (read - 1);
         if low_bits > 0 && high_of_last >> (64 - low_bits) != 0 {
             return Err("impossible code: Elias-Fano value wider than 64 bits");
         }
@@ -551,7 +566,7 @@ impl<'a> BitReader<'a> {
         // bit is set. A rise keeps it clear unless it is 2^63 or more,
         // which needs a last value of 2^63 or more (or a descent, found
         // anyway): then the values are compared one by one.
-        let last = out[out.len() - 1].wrapping_sub(add).wrapping_sub(count - 1);
+        let last = out[out.len() - 1].wrapping_sub(add).wrapping_sub(read - 1);
         let ascend = if last >> 63 == 0 {
             rising_step_signs(out) >> 63 == 0
         } else {
@@ -561,7 +576,7 @@ impl<'a> BitReader<'a> {
         if !ascend {
             return Err("impossible code: Elias-Fano values descend");
         }
-        Ok(last)
+        Ok((last, highs + last_at + 1))
     }
     /// Boldi-Vigna zeta_k of `x + 1`.
     #[inline(always)]

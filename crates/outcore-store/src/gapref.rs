@@ -321,16 +321,22 @@ impl GaprefDecoder {
 
 impl ListDecoder for GaprefDecoder {
     fn decode(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, out: &mut Vec<u64>) -> Result<(), String> {
+        self.decode_prefix(vertex, lo, hi, src, usize::MAX, out)
+    }
+    /// A list kept for the next to refer to is decoded whole; one that is
+    /// not, only up to its `limit`-th residual.
+    fn decode_prefix(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, limit: usize, out: &mut Vec<u64>) -> Result<(), String> {
         let slot = (vertex % SLOTS as u64) as usize;
         if self.referring < KEEP_AT_REFERENCES && self.recent[slot].0 != vertex {
-            let referred = self.decode_list(vertex, lo, hi, src, 0, out)?;
+            let referred = self.decode_list(vertex, lo, hi, src, 0, limit, out)?;
             self.remember(referred);
             return Ok(());
         }
         let referred = self.decode_into_slot(vertex, lo, hi, src, 0)?;
         self.remember(referred);
         out.clear();
-        out.extend_from_slice(&self.recent[slot].1);
+        let list = &self.recent[slot].1;
+        out.extend_from_slice(&list[..list.len().min(limit)]);
         Ok(())
     }
     fn release_above(&mut self, entries: usize) {
@@ -444,6 +450,16 @@ fn read_residual_gaps(bits: &mut BitReader, mut x: u64, vertices: u64, out: &mut
     }
 }
 
+/// [`read_residual_gaps`] up to the `limit`-th id of `out` (which holds
+/// the first): code by code, each checked as it is read.
+fn read_residual_gaps_up_to(bits: &mut BitReader, mut x: u64, vertices: u64, limit: usize, out: &mut Vec<u64>) -> Result<(), String> {
+    while out.len() < limit && !bits.only_padding_left() {
+        x = next_residual(x, bits.read_zeta0(ZETA_K)?, vertices)?;
+        out.push(x);
+    }
+    Ok(())
+}
+
 /// How many zeta gaps [`read_residual_gaps`] reads before it turns them
 /// into ids.
 const GAP_RUN: usize = 64;
@@ -452,11 +468,23 @@ const GAP_RUN: usize = 64;
 /// module comment), as the whole of `out`: each is `first` plus its rank
 /// plus one plus its value, and the last is below `vertices` (the values
 /// do not descend, so the others are too). Nothing but padding may follow.
-fn read_residual_sequence(bits: &mut BitReader, first: u64, vertices: u64, out: &mut Vec<u64>) -> Result<(), String> {
+/// With a `limit` below the residuals' count, only the first `limit` are
+/// read (and checked).
+fn read_residual_sequence(bits: &mut BitReader, first: u64, vertices: u64, limit: usize, out: &mut Vec<u64>) -> Result<(), String> {
     let count = bits.read_gamma0()?.checked_add(1).ok_or("impossible code: residual count")?;
     let low_bits = bits.read(6)? as u32;
     if count > bits.remaining() {
         return Err(format!("impossible code: {count} residuals in {} bits", bits.remaining()));
+    }
+    if (limit as u64) < count + 1 {
+        out.resize(limit.max(1), 0);
+        out[0] = first;
+        let read = out.len() as u64 - 1;
+        let last = bits.read_elias_fano_prefix(low_bits, first + 1, count, &mut out[1..])?;
+        if read > 0 && (first as u128) + read as u128 + last as u128 >= vertices as u128 {
+            return Err(format!("impossible code: residual {} outside the graph", first as u128 + read as u128 + last as u128));
+        }
+        return Ok(());
     }
     // what `out` held is overwritten, not cleared first (zeroing it cost
     // as much as a tenth of the sequence)
@@ -502,14 +530,27 @@ impl GaprefDecoder {
         }
         let mut list = std::mem::take(&mut self.recent[slot].1);
         self.recent[slot].0 = u64::MAX;
-        let referred = self.decode_list(vertex, lo, hi, src, depth, &mut list)?;
+        let referred = self.decode_list(vertex, lo, hi, src, depth, usize::MAX, &mut list)?;
         self.recent[slot] = (vertex, list);
         Ok(referred)
     }
 
-    /// Decode `vertex`'s list into `list` (whatever it held), the lists it
-    /// refers to into their slots; whether it refers to one.
-    fn decode_list(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, depth: u8, list: &mut Vec<u64>) -> Result<bool, String> {
+    /// Decode `vertex`'s list, or its first `limit` ids, into `list`
+    /// (whatever it held), the lists it refers to (whole) into their slots;
+    /// whether it refers to one. A prefix reads the residuals only up to
+    /// the `limit`-th (they ascend, so no later one is among the first
+    /// `limit` ids of the list), and checks only what it reads.
+    #[allow(clippy::too_many_arguments)]
+    fn decode_list(
+        &mut self,
+        vertex: u64,
+        lo: u64,
+        hi: u64,
+        src: &ListSource,
+        depth: u8,
+        limit: usize,
+        list: &mut Vec<u64>,
+    ) -> Result<bool, String> {
         let base = src.first_byte * 8;
         let mut bits = BitReader::new(src.bytes, lo.checked_sub(base).ok_or("list starts before its block")?, hi - base)?;
         if bits.only_padding_left() {
@@ -585,11 +626,15 @@ impl GaprefDecoder {
                 .filter(|&x| x < src.vertices)
                 .ok_or_else(|| format!("impossible code: residual {first} outside the graph"))?;
             if elias_fano {
-                read_residual_sequence(&mut bits, x, src.vertices, list)?;
+                read_residual_sequence(&mut bits, x, src.vertices, limit, list)?;
             } else {
                 list.clear();
                 list.push(x);
-                read_residual_gaps(&mut bits, x, src.vertices, list)?;
+                if limit == usize::MAX {
+                    read_residual_gaps(&mut bits, x, src.vertices, list)?;
+                } else {
+                    read_residual_gaps_up_to(&mut bits, x, src.vertices, limit, list)?;
+                }
             }
         } else {
             list.clear();
@@ -604,6 +649,7 @@ impl GaprefDecoder {
             }
         };
         insert_ascending(list, others)?;
+        list.truncate(limit);
         Ok(r > 0)
     }
 }
@@ -845,6 +891,23 @@ mod tests {
         }
         #[test]
         fn round_trips_ids_near_2_40(lists in similar_lists(1 << 40)) {
+            round_trip(Encoding::Gapref, &lists);
+        }
+        /// Runs (intervals) among ids spread too far for references: past
+        /// its first 58 lists the decoder keeps none, and a prefix merges
+        /// the runs with the residuals it read.
+        #[test]
+        fn round_trips_runs_among_spread_ids(
+            specs in prop::collection::vec((prop::collection::btree_set(0u64..1 << 20, 0..30), 0u64..1 << 20, 0u64..12), 70..140),
+        ) {
+            let lists: Vec<Vec<u64>> = specs
+                .into_iter()
+                .map(|(ids, run_start, run_len)| {
+                    let mut ids = ids;
+                    ids.extend(run_start..run_start + run_len);
+                    ids.into_iter().collect()
+                })
+                .collect();
             round_trip(Encoding::Gapref, &lists);
         }
         #[test]

@@ -280,7 +280,7 @@ fn rank_run<E>(
 
 /// The hottest `take` of `list` into `ids` (cleared) where degrees
 /// descend with the id: an ascending list's first entries, or (a list out
-/// of order) ranked.
+/// of order, which no decoder gives) ranked.
 fn rank_by_id(list: &[u64], take: usize, degree: &(impl RankDegrees + ?Sized), scratch: &mut Vec<(u64, u32)>, ids: &mut Vec<u32>) {
     let take = list.len().min(take);
     ids.clear();
@@ -377,9 +377,11 @@ fn rank_part<E: From<StoreError>>(
     let mut scan = layout.scan_range(first, end)?;
     let mut scratch = Vec::new();
     if by_id {
-        // no lookups to prefetch: each list ranked where the scan decoded it
+        // no lookups to prefetch: each list ranked where the scan decoded
+        // it, and only its first `take` decoded (the hottest of an
+        // ascending list)
         let mut ids = Vec::with_capacity(take);
-        while let Some((v, list, _)) = scan.next_list()? {
+        while let Some((v, list, _)) = scan.next_list_prefix(take)? {
             rank_by_id(list, take, degree, &mut scratch, &mut ids);
             sink(v, &ids)?;
         }

@@ -1170,6 +1170,24 @@ impl AdjacencyScan {
     /// The next vertex, its neighbours and (if the layout has them) weights.
     #[allow(clippy::type_complexity)]
     pub fn next_list(&mut self) -> Result<Option<(u64, &[u64], &[f32])>, StoreError> {
+        self.next_list_up_to(usize::MAX)
+    }
+
+    /// [`AdjacencyScan::next_list`], only the list's first `limit`
+    /// neighbours (all when it has fewer): a codec that can (gapref, raw)
+    /// decodes no further. On a weighted layout the whole list is decoded
+    /// all the same (its weights are read by the list's length) and its
+    /// first `limit` neighbours and weights returned.
+    #[allow(clippy::type_complexity)]
+    pub fn next_list_prefix(&mut self, limit: usize) -> Result<Option<(u64, &[u64], &[f32])>, StoreError> {
+        match self.next_list_up_to(if self.weights.is_some() { usize::MAX } else { limit })? {
+            Some((v, ids, weights)) => Ok(Some((v, &ids[..ids.len().min(limit)], &weights[..weights.len().min(limit)]))),
+            None => Ok(None),
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn next_list_up_to(&mut self, limit: usize) -> Result<Option<(u64, &[u64], &[f32])>, StoreError> {
         if self.vertex >= self.end {
             return Ok(None);
         }
@@ -1229,7 +1247,7 @@ impl AdjacencyScan {
             (entries[i], entries[i + 1])
         };
         let src = ListSource { vertices: self.vertices, bytes, first_byte: src_start, first_vertex, entry: &entry };
-        if let Err(e) = self.decoder.decode(v, lo, hi, &src, &mut self.neighbours) {
+        if let Err(e) = self.decoder.decode_prefix(v, lo, hi, &src, limit, &mut self.neighbours) {
             let place = self.block.map(|b| format!("{}, ", b.describe())).unwrap_or_default();
             return Err(StoreError::invalid(self.adjacency.path(), format!("{place}vertex {v}: {e}")));
         }
@@ -1252,6 +1270,8 @@ impl AdjacencyScan {
                 self.list_weights.extend(stored);
             }
         }
+        // (a prefix is never of a weighted list: the edge position counts
+        // only where there are weights)
         self.edge_position += n;
         self.vertex += 1;
         Ok(Some((v, &self.neighbours, &self.list_weights)))
@@ -1299,6 +1319,30 @@ mod tests {
             }
         }
         lists[(n / 2) as usize] = (0..n).step_by(2).map(|u| (u, 1.0 + u as f32)).collect();
+        lists
+    }
+
+    /// Lists of ids anywhere (long ones too, their residuals in zeta gaps
+    /// or Elias-Fano), about one in forty a near copy of the one before:
+    /// too few references for gapref's decoder to keep the lists, so
+    /// lists are decoded straight for the caller, a prefix only up to its
+    /// last residual needed.
+    fn scattered_lists(n: u64, seed: u64) -> Lists {
+        let mut rng = SplitMix64(seed);
+        let mut lists: Lists = Vec::with_capacity(n as usize);
+        for v in 0..n {
+            let mut ids: Vec<u64> = if v > 0 && rng.below(40) == 0 {
+                let extra = rng.below(n);
+                lists[v as usize - 1].iter().map(|&(u, _)| u).filter(|_| rng.below(5) != 0).chain([extra]).collect()
+            } else {
+                let d = [0, 1, 3, 9, 30, 200][rng.below(6) as usize];
+                let spread = [n, 64][rng.below(2) as usize];
+                (0..d).map(|_| (v + rng.below(spread)) % n).collect()
+            };
+            ids.sort_unstable();
+            ids.dedup();
+            lists.push(ids.into_iter().map(|u| (u, u as f32 * 0.5)).collect());
+        }
         lists
     }
 
@@ -1378,6 +1422,18 @@ mod tests {
         for (first, end) in [(1, 0), (n, n - 1), (0, n + 1), (n + 1, n + 1)] {
             assert!(l.scan_range(first, end).is_err(), "{what}: {first}..{end} is refused");
         }
+        // prefixes of every list, of a whole scan and of a part
+        for limit in [0, 1, 2, 5, 64] {
+            for (first, end) in [(0, n), (n / 3, n)] {
+                let mut scan = l.scan_range(first, end).unwrap();
+                for want in &whole[first as usize..end as usize] {
+                    let (v, ids, weights) = scan.next_list_prefix(limit).unwrap().unwrap();
+                    let take = want.1.len().min(limit);
+                    assert_eq!((v, ids, weights), (want.0, &want.1[..take], &want.2[..want.2.len().min(limit)]), "{what}: first {limit}");
+                }
+                assert!(scan.next_list_prefix(limit).unwrap().is_none(), "{what}: first {limit}: no list after the last");
+            }
+        }
         // lookups of vertices chosen in ascending order, and seeks inside a part
         let mut picks: Vec<u64> = (0..60).map(|_| rng.below(n)).chain([0, n / 2, n - 1]).collect();
         picks.sort_unstable();
@@ -1407,7 +1463,12 @@ mod tests {
     fn parts_of_a_layout_scan_as_the_whole() {
         let dir = tempfile::tempdir().unwrap();
         // and lists all empty (a blocked layout's one block holds no bytes)
-        let graphs = [("local", local_lists(6_000, 1)), ("sparse", sparse_lists(140_000)), ("empty", vec![Vec::new(); 100])];
+        let graphs = [
+            ("local", local_lists(6_000, 1)),
+            ("scattered", scattered_lists(5_000, 2)),
+            ("sparse", sparse_lists(140_000)),
+            ("empty", vec![Vec::new(); 100]),
+        ];
         for (name, lists) in &graphs {
             for encoding in [Encoding::Raw32, Encoding::Raw64, Encoding::Ceesor, Encoding::Gapref] {
                 for weighted in [false, true] {
