@@ -1516,9 +1516,42 @@ mod tests {
                 let layout = store.layout("out").unwrap();
                 let err = layout.scan_range(last, n).err().map(|e| e.to_string()).unwrap_or_default();
                 assert!(err.contains("block 3 (") && err.contains("is malformed"), "{encoding:?}, {what}: {err:?}");
+                // a lookup past it finds the block table the same
+                let mut lookup = layout.lookup().unwrap();
+                let err = lookup.seek(last).and_then(|_| lookup.next_list().map(|_| ())).err().map(|e| e.to_string()).unwrap_or_default();
+                assert!(err.contains("block 3 (") && err.contains("is malformed"), "{encoding:?}, {what}, a lookup: {err:?}");
                 // the blocks before it are sound
                 let part = scanned(layout.scan_range(1, 2).unwrap());
                 assert_eq!(part.len(), 1, "{encoding:?}, {what}");
+            }
+        }
+    }
+
+    /// A crafted manifest whose blocked layout names no edge starts: a
+    /// weighted part, whose first edge they give, is refused (never read
+    /// with the weights of the layout's first edges); an unweighted part
+    /// needs none and scans as the whole does.
+    #[test]
+    fn a_blocked_layout_without_edge_starts_scans_in_parts_only_unweighted() {
+        let dir = tempfile::tempdir().unwrap();
+        let lists = local_lists(6_000, 1);
+        let n = lists.len() as u64;
+        for encoding in [Encoding::Ceesor, Encoding::Gapref] {
+            for weighted in [false, true] {
+                let at = dir.path().join(format!("{encoding:?}-{weighted}"));
+                let whole = scanned(write(&at, &lists, encoding, weighted).layout("out").unwrap().scan().unwrap());
+                let mut manifest = Manifest::read(&at).unwrap();
+                manifest.layouts.get_mut("out").unwrap().degrees = None;
+                manifest.write_atomic(&at).unwrap();
+                let store = Store::open(&at).unwrap();
+                let part = store.layout("out").unwrap().scan_range(n / 2, n);
+                match weighted {
+                    true => {
+                        let err = part.err().map(|e| e.to_string()).unwrap_or_default();
+                        assert!(err.contains("without a degrees file"), "{encoding:?}: {err:?}");
+                    }
+                    false => assert_eq!(scanned(part.unwrap()), &whole[n as usize / 2..], "{encoding:?}"),
+                }
             }
         }
     }
@@ -1554,6 +1587,8 @@ mod tests {
                     window.buf.len()
                 );
             }
+            // every chunk read once, from the page holding `from` to the end
+            assert_eq!(window.read, len - from / 4096 * 4096, "from {from}: bytes read");
             assert!(window.range(from, from + 10).is_err(), "from {from}: a range behind what the window passed is refused");
             assert!(window.range(len, len - 1).is_err(), "from {from}: a range that ends before it starts is refused");
             assert!(window.range(len, len + 1).is_err(), "from {from}: a range past the end is refused");
