@@ -759,6 +759,31 @@ mod tests {
         ]
     }
 
+    /// Every prefix of an Elias-Fano sequence, from none to all of it,
+    /// reads as the whole sequence's first values; one longer than the
+    /// sequence is refused.
+    #[test]
+    fn elias_fano_prefixes_are_the_sequences_first_values() {
+        let values: Vec<u64> = (0..50u64).map(|i| i * i * 37 + (i % 3)).collect();
+        for low_bits in [0, 3, 9] {
+            let mut w = BitWriter::new();
+            w.write_elias_fano(&values, low_bits);
+            let end = w.len();
+            w.align();
+            let mut whole = vec![0; values.len()];
+            BitReader::new(w.bytes(), 0, end).unwrap().read_elias_fano(low_bits, 0, &mut whole).unwrap();
+            let count = values.len() as u64;
+            for read in 0..=values.len() {
+                let mut prefix = vec![0; read];
+                let r = BitReader::new(w.bytes(), 0, end).unwrap();
+                r.read_elias_fano_prefix(low_bits, 0, count, &mut prefix).unwrap();
+                assert_eq!(prefix, &whole[..read], "{low_bits} low bits, first {read}");
+            }
+            let mut longer = vec![0; values.len() + 1];
+            assert!(BitReader::new(w.bytes(), 0, end).unwrap().read_elias_fano_prefix(low_bits, 0, count, &mut longer).is_err());
+        }
+    }
+
     proptest! {
         #[test]
         fn codes_round_trip(codes in prop::collection::vec(code(), 0..60), lead in 0u32..8) {

@@ -1016,6 +1016,40 @@ mod tests {
         assert_eq!((r.read_unary(), r.read_gamma0()), (Ok(WINDOW + 1), Ok(0)));
     }
 
+    /// Every prefix of lists that end at the graph's last vertex, their
+    /// residuals spread (Elias-Fano) or close (zeta gaps), decodes as the
+    /// list's first ids when the graph is exactly that large: a prefix's
+    /// last id is checked against the graph, not some margin beside it.
+    #[test]
+    fn prefixes_reach_the_graphs_last_vertex() {
+        let n = 1u64 << 24;
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut spread: std::collections::BTreeSet<u64> = (0..40)
+            .map(|_| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x >> 40
+            })
+            .collect();
+        spread.extend([n - 3, n - 2, n - 1]);
+        let close: Vec<u64> = (0..30).map(|i| n - 200 + 6 * i).chain([n - 2, n - 1]).collect();
+        for (what, list) in [("spread", spread.into_iter().collect::<Vec<u64>>()), ("close", close)] {
+            let mut w = BitWriter::new();
+            GAPREF.encoder().encode(5, &list, &mut w);
+            let end = w.len();
+            w.align();
+            let entry = |_: u64| (0, end);
+            let src = ListSource { vertices: n, bytes: w.bytes(), first_byte: 0, first_vertex: 5, entry: &entry };
+            let mut decoder = GAPREF.decoder();
+            // the decoder keeps its first 58 lists whole (then none): past them
+            for limit in (0..=list.len() + 1).chain(0..=list.len() + 1).chain(0..=list.len() + 1) {
+                let mut out = vec![7];
+                decoder.decode_prefix(5, 0, end, &src, limit, &mut out).unwrap();
+                assert_eq!(out, &list[..list.len().min(limit)], "{what}: first {limit}");
+                decoder.release_above(0); // not decoded again from its slot
+            }
+        }
+    }
+
     /// Decode one hand-written list of vertex 10 in a graph of 100.
     fn decode_written(write: impl Fn(&mut BitWriter)) -> Result<Vec<u64>, String> {
         decode_written_by(&GAPREF, write)
