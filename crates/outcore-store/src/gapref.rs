@@ -1047,6 +1047,19 @@ mod tests {
                 assert_eq!(out, &list[..list.len().min(limit)], "{what}: first {limit}");
                 decoder.release_above(0); // not decoded again from its slot
             }
+            // the same bits in a graph two vertices smaller: a prefix that
+            // reaches its last two ids is an impossible code, a shorter one
+            // is the list's first ids
+            let small = ListSource { vertices: n - 2, ..src };
+            for limit in 1..=list.len() {
+                let mut out = Vec::new();
+                let decoded = decoder.decode_prefix(5, 0, end, &small, limit, &mut out);
+                decoder.release_above(0);
+                match limit < list.len() - 1 {
+                    true => assert_eq!(decoded.map(|()| out), Ok(list[..limit].to_vec()), "{what}: first {limit} of a smaller graph"),
+                    false => assert!(decoded.is_err_and(|e| e.contains("outside the graph")), "{what}: first {limit} of a smaller graph"),
+                }
+            }
         }
     }
 
