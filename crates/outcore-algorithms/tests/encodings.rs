@@ -183,21 +183,6 @@ fn check_parts(st: &Store, layout: &str) {
     assert!(l.scan_range(1, 0).is_err() && l.scan_range(0, n + 1).is_err(), "{layout}: a range outside the vertices is refused");
 }
 
-/// Parts of format version 1 stores (u64 indexes, u32 degrees summed for
-/// a weighted part's first edge; the fixtures outcore-cli's tests keep)
-/// scan as the whole does.
-#[test]
-fn version_1_stores_scan_in_parts_as_whole() {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../outcore-cli/tests/data/store-v1");
-    for name in ["directed-raw32", "directed-gapref", "directed-ceesor", "grqc-ceesor"] {
-        let st = Store::open(&fixtures.join(name)).unwrap();
-        assert_eq!(st.manifest().version, 1, "{name}");
-        for layout in ["out", "in"].into_iter().filter(|l| st.has_layout(l)) {
-            check_parts(&st, layout);
-        }
-    }
-}
-
 /// Ranks are sums in another order after a reordering: equal to 1e-12.
 fn same(a: &Results, b: &Results, what: &str) {
     assert_eq!(a.arcs, b.arcs, "{what}: out edges");

@@ -914,7 +914,9 @@ fn hot_lists_ranked_in_parallel_parts_equal_a_plain_ranking() {
     // and copies in degree order in the compressed encodings, whose scans
     // decode only each list's first k
     let mut stores = vec![("store order", case.store), ("degree order", Store::open(&by_degree).unwrap())];
-    for (name, encoding) in [("degree order, gapref", outcore_store::Encoding::Gapref), ("degree order, ceesor", outcore_store::Encoding::Ceesor)] {
+    for (name, encoding) in
+        [("degree order, gapref", outcore_store::Encoding::Gapref), ("degree order, ceesor", outcore_store::Encoding::Ceesor)]
+    {
         let at = dir.path().join(name.replace([',', ' '], "-"));
         recode(&by_degree, &at, None, &RecodeOptions { encoding: Some(encoding), ..opts.clone() }, &outcore_io::NoProgress).unwrap();
         stores.push((name, Store::open(&at).unwrap()));

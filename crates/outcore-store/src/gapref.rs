@@ -476,28 +476,25 @@ fn read_residual_sequence(bits: &mut BitReader, first: u64, vertices: u64, limit
     if count > bits.remaining() {
         return Err(format!("impossible code: {count} residuals in {} bits", bits.remaining()));
     }
-    if (limit as u64) < count + 1 {
-        out.resize(limit.max(1), 0);
-        out[0] = first;
-        let read = out.len() as u64 - 1;
-        let last = bits.read_elias_fano_prefix(low_bits, first + 1, count, &mut out[1..])?;
-        if read > 0 && (first as u128) + read as u128 + last as u128 >= vertices as u128 {
-            return Err(format!("impossible code: residual {} outside the graph", first as u128 + read as u128 + last as u128));
-        }
-        return Ok(());
-    }
+    // a prefix of `limit` ids (at least `first`) needs `read` residuals;
     // what `out` held is overwritten, not cleared first (zeroing it cost
     // as much as a tenth of the sequence)
-    out.resize(1 + count as usize, 0);
+    let read = count.min(limit.max(1) as u64 - 1);
+    let whole = read == count;
+    out.resize(1 + read as usize, 0);
     out[0] = first;
+    let last = if whole {
+        bits.read_elias_fano(low_bits, first + 1, &mut out[1..])?
+    } else {
+        bits.read_elias_fano_prefix(low_bits, first + 1, count, &mut out[1..])?
+    };
     // `first` is below `vertices`, so one more fits; every residual is
-    // below the last, so if the last is inside the graph nothing wrapped
-    let last = bits.read_elias_fano(low_bits, first + 1, &mut out[1..])?;
-    let last = (first as u128) + count as u128 + last as u128;
-    if last >= vertices as u128 {
+    // below the last read, so if it is inside the graph nothing wrapped
+    let last = first as u128 + read as u128 + last as u128;
+    if read > 0 && last >= vertices as u128 {
         return Err(format!("impossible code: residual {last} outside the graph"));
     }
-    if !bits.only_padding_left() {
+    if whole && !bits.only_padding_left() {
         return Err(format!("impossible code: {} bits after the residuals", bits.remaining()));
     }
     Ok(())

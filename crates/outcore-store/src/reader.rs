@@ -407,19 +407,7 @@ impl Layout {
             None => None,
         };
         let block = match &mut blocks {
-            Some(table) => {
-                let mut number = 0;
-                loop {
-                    let b = read_block(table, number)?;
-                    if b.end_vertex < b.first_vertex || b.end_byte < b.first_byte || b.end_vertex > self.vertices {
-                        return Err(StoreError::invalid(table.path(), format!("{} is malformed", b.describe())));
-                    }
-                    if first < b.end_vertex {
-                        break Some(b);
-                    }
-                    number += 1;
-                }
-            }
+            Some(table) => Some(block_holding(table, 0, first, self.vertices)?),
             None => None,
         };
         let from = block.map_or(first, |b| b.first_vertex);
@@ -1077,6 +1065,22 @@ fn read_block(table: &mut Window, number: usize) -> Result<Block, StoreError> {
     Ok(Block::from_words(number, &words))
 }
 
+/// The block holding vertex `v`, walking the table forward from block
+/// `number`; a record that is malformed (vertices or bytes that end before
+/// they start, or vertices past the layout's `vertices`) is refused.
+fn block_holding(table: &mut Window, mut number: usize, v: u64, vertices: u64) -> Result<Block, StoreError> {
+    loop {
+        let b = read_block(table, number)?;
+        if b.end_vertex < b.first_vertex || b.end_byte < b.first_byte || b.end_vertex > vertices {
+            return Err(StoreError::invalid(table.path(), format!("{} is malformed", b.describe())));
+        }
+        if v < b.end_vertex {
+            return Ok(b);
+        }
+        number += 1;
+    }
+}
+
 impl AdjacencyScan {
     /// Bytes read from the layout's files so far (index, adjacency,
     /// weights, block table, edge starts).
@@ -1143,18 +1147,8 @@ impl AdjacencyScan {
         }
         if self.block.is_none_or(|b| v >= b.end_vertex) {
             // walk the table to the block holding v, reading only its bytes
-            let table = self.blocks.as_mut().unwrap();
-            let mut number = self.block.map_or(0, |b| b.number + 1);
-            let block = loop {
-                let b = read_block(table, number)?;
-                if b.end_vertex < b.first_vertex || b.end_byte < b.first_byte || b.end_vertex > self.vertices {
-                    return Err(StoreError::invalid(table.path(), format!("{} is malformed", b.describe())));
-                }
-                if v < b.end_vertex {
-                    break b;
-                }
-                number += 1;
-            };
+            let number = self.block.map_or(0, |b| b.number + 1);
+            let block = block_holding(self.blocks.as_mut().unwrap(), number, v, self.vertices)?;
             self.vertex = block.first_vertex;
             self.enter_block(block)?;
         }
@@ -1485,6 +1479,14 @@ mod tests {
         }
     }
 
+    /// Craft the store at `at`: change its manifest with `change` and
+    /// write it back.
+    fn rewrite_manifest(at: &Path, change: impl FnOnce(&mut Manifest)) {
+        let mut manifest = Manifest::read(at).unwrap();
+        change(&mut manifest);
+        manifest.write_atomic(at).unwrap();
+    }
+
     /// A block table whose record of a block before the part's first
     /// vertex is impossible (its vertices or bytes end before they start,
     /// or its vertices end past the layout's), in a crafted store whose
@@ -1497,7 +1499,11 @@ mod tests {
         let n = lists.len() as u64;
         for encoding in [Encoding::Ceesor, Encoding::Gapref] {
             // block 3's end is block 4's first vertex (word 12) and byte (word 13)
-            for (what, word, value) in [("vertices end before they start", 12, 1), ("bytes end before they start", 13, 1), ("vertices end past the layout's", 12, n + 1)] {
+            for (what, word, value) in [
+                ("vertices end before they start", 12, 1),
+                ("bytes end before they start", 13, 1),
+                ("vertices end past the layout's", 12, n + 1),
+            ] {
                 let at = dir.path().join(format!("{encoding:?}-{word}-{value}"));
                 let store = write(&at, &lists, encoding, true);
                 let layout = store.layout("out").unwrap();
@@ -1507,11 +1513,12 @@ mod tests {
                 let mut bytes = std::fs::read(&path).unwrap();
                 bytes[word * 8..word * 8 + 8].copy_from_slice(&value.to_le_bytes());
                 std::fs::write(&path, &bytes).unwrap();
-                let mut manifest = Manifest::read(&at).unwrap();
                 let name = path.file_name().unwrap().to_str().unwrap().to_string();
-                let block_bytes = manifest.files[&name].block_bytes;
-                manifest.files.insert(name, crate::FileRecord::from_hashes(&outcore_io::hash_file_blocks(&path, block_bytes).unwrap()));
-                manifest.write_atomic(&at).unwrap();
+                rewrite_manifest(&at, |manifest| {
+                    let block_bytes = manifest.files[&name].block_bytes;
+                    let hashes = outcore_io::hash_file_blocks(&path, block_bytes).unwrap();
+                    manifest.files.insert(name.clone(), crate::FileRecord::from_hashes(&hashes));
+                });
                 let store = Store::open(&at).unwrap();
                 let layout = store.layout("out").unwrap();
                 let err = layout.scan_range(last, n).err().map(|e| e.to_string()).unwrap_or_default();
@@ -1540,9 +1547,7 @@ mod tests {
             for weighted in [false, true] {
                 let at = dir.path().join(format!("{encoding:?}-{weighted}"));
                 let whole = scanned(write(&at, &lists, encoding, weighted).layout("out").unwrap().scan().unwrap());
-                let mut manifest = Manifest::read(&at).unwrap();
-                manifest.layouts.get_mut("out").unwrap().degrees = None;
-                manifest.write_atomic(&at).unwrap();
+                rewrite_manifest(&at, |manifest| manifest.layouts.get_mut("out").unwrap().degrees = None);
                 let store = Store::open(&at).unwrap();
                 let part = store.layout("out").unwrap().scan_range(n / 2, n);
                 match weighted {
