@@ -317,7 +317,9 @@ impl HotParts {
 
     /// Rank the first `take` (at most 255) of every list of `layout` by
     /// descending `degree` (ties by smaller id), the vertex range cut at
-    /// `cuts` (ascending, from 0 to the vertex count) into parts, one per
+    /// `cuts` (ascending, from 0 to at most the vertex count: the vertices
+    /// past the last cut are not read, for a caller that knows they have
+    /// no lists) into parts, one per
     /// sink: `sinks[p]` gets `(vertex, ranked ids)` for every vertex of
     /// part `p` in order. `lanes` tasks of the current thread pool take
     /// the parts in turn, so that at most `lanes` parts (and their scans)
@@ -339,7 +341,7 @@ impl HotParts {
         use rayon::prelude::*;
         use std::sync::atomic::{AtomicUsize, Ordering};
         use std::sync::Mutex;
-        if cuts.len() != sinks.len() + 1 || cuts.first() != Some(&0) || cuts.last() != Some(&layout.vertices()) || !cuts.is_sorted() {
+        if cuts.len() != sinks.len() + 1 || cuts.first() != Some(&0) || cuts.last() > Some(&layout.vertices()) || !cuts.is_sorted() {
             let cuts = cuts.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
             return Err(StoreError::invalid(layout.adjacency_path(), format!("cuts {cuts} do not part 0..{}", layout.vertices())).into());
         }

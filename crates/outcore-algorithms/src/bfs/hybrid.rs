@@ -373,10 +373,20 @@ const PARTS_PER_LANE: u64 = 4;
 /// per arc.
 const VERTEX_ARCS: u64 = 16;
 
-/// Cuts of `0..n` into `parts` runs of vertices of about equal cost (arcs,
-/// and [`VERTEX_ARCS`] a vertex), from 0 to n, ascending.
+/// Cuts of `0..listed` into `parts` runs of vertices of about equal cost
+/// (arcs, and [`VERTEX_ARCS`] a vertex), from 0 to `listed`, ascending:
+/// `listed` is one past the last vertex with a list (the vertices after
+/// it have none, and no entry in any column, so no part reads them; in
+/// degree order they are every isolated vertex, half of a Kronecker
+/// graph's).
 fn arc_cuts(g: &Traverse, parts: u64) -> Vec<u64> {
-    let n = g.vertices();
+    let mut listed = 0;
+    g.degrees().for_each_in(0, g.vertices(), |v, d| {
+        if d > 0 {
+            listed = v + 1;
+        }
+    });
+    let n = listed;
     let total = g.arcs() as u128 + VERTEX_ARCS as u128 * n as u128;
     let mut cuts = vec![0];
     let mut before = 0u128;
@@ -763,6 +773,41 @@ mod tests {
         }
         // no vertex has a fourth list entry: room for more takes no empty column
         assert_eq!(HotLists::choose_k(&g, u64::MAX), 3);
+    }
+
+    /// Lists built in parts are read only up to the last vertex with a
+    /// list (the parts' last cut is one past it; the vertices after it,
+    /// isolated ones in degree order, are not read), and their columns
+    /// equal a plain ranking (each list by descending degree, then id),
+    /// also when the last vertex has a list.
+    #[test]
+    fn hot_lists_are_read_up_to_the_last_vertex_with_a_list() {
+        let n = 1000u64;
+        for listed in [600u64, 1000] {
+            let dir = tempfile::tempdir().unwrap();
+            let arcs: Vec<(u64, u64)> = (0..listed).flat_map(|v| (1..=v % 5).map(move |d| (v, (v * 7 + d) % n))).collect();
+            let store = directed_store(dir.path(), n, arcs.iter().copied());
+            let g = Traverse::open(&store, "out", &Budget::unlimited(), &TraverseOptions::default(), 0).unwrap();
+            let last = (0..listed).rev().find(|v| v % 5 > 0).unwrap();
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+            let cuts = pool.install(|| arc_cuts(&g, 8));
+            assert_eq!((cuts.len(), cuts.last()), (9, Some(&(last + 1))), "{listed} listed: {cuts:?}");
+            let degree = |u: u64| arcs.iter().filter(|a| a.0 == u).count();
+            let k = 3;
+            let hot = pool.install(|| HotLists::build(&store, "out", &g, k as u32, &Budget::new(1 << 30), String::new())).unwrap();
+            assert!(matches!(hot.origin, HotOrigin::Built { lanes: 2, parts: 8, .. }), "{:?}", hot.origin);
+            let mut want = vec![Vec::new(); k];
+            for v in 0..n {
+                let mut list: Vec<u64> = arcs.iter().filter(|a| a.0 == v).map(|a| a.1).collect();
+                list.sort_by_key(|&u| (std::cmp::Reverse(degree(u)), u));
+                for (column, &u) in want.iter_mut().zip(&list) {
+                    column.push(u as u32);
+                }
+            }
+            for (j, column) in want.iter().enumerate() {
+                assert_eq!(hot.column(j), column.as_slice(), "{listed} listed: column {j}");
+            }
+        }
     }
 
     /// A hybrid BFS is charged at least its parent and level arrays (4
