@@ -687,7 +687,7 @@ mod tests {
                 // a multiple of 8192, or at the end of the file): blocks
                 // checked as they are read lie whole in a chunk
                 let end = first as usize + read.len() + chunk.len();
-                assert!(end % 8192 == 0 || end == bytes.len(), "from {from}: a chunk ends at byte {end}");
+                assert!(end.is_multiple_of(8192) || end == bytes.len(), "from {from}: a chunk ends at byte {end}");
                 read.extend_from_slice(chunk);
             }
             assert_eq!(read, bytes[(first as usize).min(bytes.len())..], "from {from}");
