@@ -324,6 +324,10 @@ impl HotParts {
     /// part `p` in order. `lanes` tasks of the current thread pool take
     /// the parts in turn, so that at most `lanes` parts (and their scans)
     /// are open at once and a lane that ends early takes the next part.
+    /// They take them from both ends in turn ([`part_taken`]): in degree
+    /// order the first parts are a few long lists, bound by the device,
+    /// the last many short ones, bound by the core, and a lane on each
+    /// keeps both busy.
     /// The first error stops the lane it happens in and is returned once
     /// every lane has ended.
     pub fn rank<E, S>(
@@ -351,7 +355,7 @@ impl HotParts {
         let sinks: Vec<Mutex<Option<S>>> = sinks.into_iter().map(|s| Mutex::new(Some(s))).collect();
         (0..lanes.max(1)).into_par_iter().try_for_each(|_| -> Result<(), E> {
             loop {
-                let p = next.fetch_add(1, Ordering::Relaxed);
+                let p = part_taken(next.fetch_add(1, Ordering::Relaxed), sinks.len());
                 let Some(slot) = sinks.get(p) else { return Ok(()) };
                 let Some(sink) = slot.lock().unwrap_or_else(|e| e.into_inner()).take() else { return Ok(()) };
                 if let Err(e) = rank_part(layout, cuts[p], cuts[p + 1], take, degree, by_id, sink) {
@@ -360,6 +364,17 @@ impl HotParts {
                 }
             }
         })
+    }
+}
+
+/// The part the `taken`-th lane's turn takes among `parts`: from both ends
+/// in turn (0, the last, 1, the one before it, ...), each once; `parts`
+/// or more past the last.
+fn part_taken(taken: usize, parts: usize) -> usize {
+    match taken {
+        t if t >= parts => parts,
+        t if t % 2 == 0 => t / 2,
+        t => parts - 1 - t / 2,
     }
 }
 
@@ -506,8 +521,24 @@ impl ColumnStream {
 
 #[cfg(test)]
 mod tests {
-    use super::{degrees_descend, hottest};
+    use super::{degrees_descend, hottest, part_taken};
     use proptest::prelude::*;
+
+    /// Lanes take every part once, from both ends in turn, then none.
+    #[test]
+    fn parts_are_taken_from_both_ends_in_turn() {
+        for parts in 0..10usize {
+            let taken: Vec<usize> = (0..parts + 3).map(|t| part_taken(t, parts)).collect();
+            let mut each = taken[..parts].to_vec();
+            each.sort();
+            assert_eq!(each, (0..parts).collect::<Vec<_>>(), "{parts} parts: {taken:?}");
+            assert!(taken[parts..].iter().all(|&p| p == parts), "{parts} parts: {taken:?}");
+            for (t, &p) in taken[..parts].iter().enumerate() {
+                assert_eq!(p, if t % 2 == 0 { t / 2 } else { parts - 1 - t / 2 }, "{parts} parts: {taken:?}");
+            }
+        }
+        assert_eq!((0..8).map(|t| part_taken(t, 8)).collect::<Vec<_>>(), [0, 7, 1, 6, 2, 5, 3, 4]);
+    }
 
     /// The check that lets a degree-ordered store's ranking skip every
     /// lookup: ties and zeros descend, one rise anywhere does not.
