@@ -380,13 +380,7 @@ const VERTEX_ARCS: u64 = 16;
 /// degree order they are every isolated vertex, half of a Kronecker
 /// graph's).
 fn arc_cuts(g: &Traverse, parts: u64) -> Vec<u64> {
-    let mut listed = 0;
-    g.degrees().for_each_in(0, g.vertices(), |v, d| {
-        if d > 0 {
-            listed = v + 1;
-        }
-    });
-    let n = listed;
+    let n = listed_end(g.degrees(), g.vertices());
     let total = g.arcs() as u128 + VERTEX_ARCS as u128 * n as u128;
     let mut cuts = vec![0];
     let mut before = 0u128;
@@ -476,6 +470,18 @@ fn chunk_len(n: u64) -> usize {
 }
 
 /// The in-degrees: of `inn`, or of `out` for an undirected graph.
+/// One past the last of vertices `0..n` whose degree in `degrees` is not
+/// 0 (0 if none): the vertices after it have no list.
+fn listed_end(degrees: Degrees<'_>, n: u64) -> u64 {
+    let mut listed = 0;
+    degrees.for_each_in(0, n, |v, d| {
+        if d > 0 {
+            listed = v + 1;
+        }
+    });
+    listed
+}
+
 fn in_degrees<'a>(inn: Option<&'a Traverse>, out: &'a Traverse) -> Degrees<'a> {
     inn.unwrap_or(out).degrees()
 }
@@ -585,6 +591,10 @@ pub fn hybrid_bfs(
     let mut need_ssd: Vec<u32> = Vec::with_capacity(chunk_max);
     let blocks_per_chunk = chunk_max.div_ceil(SWEEP_BLOCK as usize);
     let mut candidates: Vec<Vec<u32>> = (0..blocks_per_chunk).map(|_| Vec::new()).collect();
+    // a vertex without in-neighbours is reached by no step: bottom-up
+    // steps sweep only up to the last with some (in degree order, the
+    // isolated vertices after it are half of a Kronecker graph's)
+    let swept = listed_end(in_degrees(inn, out), n);
     while size > 0 {
         direction = match direction {
             Direction::TopDown if size > prev_size && m_td as f64 > m_bu as f64 / opts.alpha => Direction::BottomUp,
@@ -616,9 +626,9 @@ pub fn hybrid_bfs(
             }
             Direction::BottomUp => {
                 let mut first = 0u64;
-                while first < n {
+                while first < swept {
                     // 1. in-memory neighbours, a block per task; unresolved long lists become SSD candidates
-                    let end = (first + chunk_max as u64).min(n);
+                    let end = (first + chunk_max as u64).min(swept);
                     let blocks = (end - first).div_ceil(SWEEP_BLOCK) as usize;
                     let degrees = in_degrees(inn, out);
                     found +=
