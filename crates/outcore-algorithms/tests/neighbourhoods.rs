@@ -186,6 +186,16 @@ fn core_numbers_equal_networkx_on_real_graphs() {
         let max = want.values().map(|w| w.2).fold(0.0, f64::max);
         assert_eq!(figure(&run, "degeneracy"), max, "{file}");
         assert!(figure(&run, "rounds") >= 2.0, "{file}: a round that lowers, then one that does not");
+        // one scan of each layout read (out, and in where directed) for the
+        // degrees and one a round; the bytes each reads are its files' sizes
+        let layouts: &[&str] = if directed { &["out", "in"] } else { &["out"] };
+        let scans = figure(&run, "rounds") + 1.0;
+        assert_eq!(figure(&run, "passes"), scans * layouts.len() as f64, "{file}: passes");
+        let files: u64 = layouts
+            .iter()
+            .flat_map(|l| st.manifest().layouts[*l].files().map(|f| std::fs::metadata(st.dir().join(f)).unwrap().len()).collect::<Vec<_>>())
+            .sum();
+        assert_eq!(figure(&run, "bytes_read"), scans * files as f64, "{file}: bytes read");
         deepest = deepest.max(max);
     }
     // the graphs have deep cores, so the rounds have work to do
