@@ -59,5 +59,13 @@ mod tests {
         assert_eq!((s.first_quartile, s.third_quartile), (1.5, 3.5));
         assert!((s.stddev - (5.0f64 / 3.0).sqrt()).abs() < 1e-12);
         assert!((s.harmonic_mean - 4.0 / (1.0 + 0.5 + 1.0 / 3.0 + 0.25)).abs() < 1e-12);
+        // the harmonic mean is 48/25: sqrt(sum (1/x - 25/48)^2) / 3 * (48/25)^2
+        let spread = [1.0, 0.5, 1.0 / 3.0, 0.25].iter().map(|r: &f64| (r - 25.0 / 48.0).powi(2)).sum::<f64>().sqrt();
+        assert!((s.harmonic_stddev - spread / 3.0 * (48.0f64 / 25.0).powi(2)).abs() < 1e-12, "{}", s.harmonic_stddev);
+        assert!((s.harmonic_stddev - 0.71497).abs() < 1e-5, "{}", s.harmonic_stddev);
+        // one sample has no spread
+        let one = statistics(&[7.0]);
+        assert_eq!((one.min, one.first_quartile, one.median, one.third_quartile, one.max), (7.0, 7.0, 7.0, 7.0, 7.0));
+        assert_eq!((one.stddev, one.harmonic_mean, one.harmonic_stddev), (0.0, 7.0, 0.0));
     }
 }
