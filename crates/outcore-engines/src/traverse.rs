@@ -291,14 +291,26 @@ impl Traverse {
             None if codec.index_unit() == outcore_store::IndexUnit::Edges && flag == 0 => RangeDegrees::Difference(&index),
             None => RangeDegrees::Codec(&index, codec),
         };
-        let (hubs, longest) = FastDegrees::hubs(degrees_from);
-        // the lists the readers decode: the longest one each, at most
-        if let Some(recorded) = lay.record().longest_list.filter(|&r| r < longest) {
-            return Err(StoreError::invalid(
-                store.dir().join("manifest.json"),
-                format!("layout {layout} records {recorded} entries as its longest list, and its index has one of {longest}"),
-            ));
-        }
+        // the longest list bounds what the readers decode: the layout's
+        // record of it, checked against the index by the pass that takes
+        // the degrees below (a pass of its own where they have no room), or
+        // a pass of its own now where the layout has none
+        let (hubs_counted, longest) = match lay.record().longest_list {
+            Some(recorded) => (None, recorded),
+            None => {
+                let (hubs, longest) = FastDegrees::hubs(degrees_from);
+                (Some(hubs), longest)
+            }
+        };
+        let index_longest = |found: u64| -> Result<(), StoreError> {
+            if found > longest {
+                return Err(StoreError::invalid(
+                    store.dir().join("manifest.json"),
+                    format!("layout {layout} records {longest} entries as its longest list, and its index has one of {found}"),
+                ));
+            }
+            Ok(())
+        };
         let threads = rayon::current_num_threads();
         let widest = opts.parallel_longest.map_or(longest, |p| p.min(longest));
         let narrowest = widest.min(SHARED_READER_FROM);
@@ -323,11 +335,29 @@ impl Traverse {
         // degrees beside the index where the budget has room for them beside
         // the smallest cache: 16 bits a vertex, against a select in the
         // index for every degree asked
-        let fast_bytes = FastDegrees::bytes(vertices, hubs);
-        let fast_degrees = if budget.available() >= keep + fast_bytes + (MIN_FRAMES * frame) as u64 {
-            charges.push(budget.reserve("degrees beside the index", fast_bytes)?);
-            Some(FastDegrees::new(degrees_from, hubs))
+        // (the hubs' map is charged once the pass has counted them, where
+        // the layout's longest list was recorded, and the degrees are
+        // dropped if it does not fit)
+        let min_cache = (MIN_FRAMES * frame) as u64;
+        let fits = |bytes: u64| budget.available() >= keep + bytes + min_cache;
+        let fast_degrees = if fits(FastDegrees::bytes(vertices, hubs_counted.unwrap_or(0))) {
+            let short_charge = budget.reserve("degrees beside the index", FastDegrees::bytes(vertices, 0))?;
+            let (short, found) = FastDegrees::short(degrees_from);
+            index_longest(found.longest)?;
+            let map_bytes = FastDegrees::bytes(vertices, found.hubs) - FastDegrees::bytes(vertices, 0);
+            if map_bytes == 0 || fits(map_bytes) {
+                charges.push(short_charge);
+                if map_bytes > 0 {
+                    charges.push(budget.reserve("degrees beside the index: the hubs' map", map_bytes)?);
+                }
+                Some(FastDegrees::with_hubs(degrees_from, short, &found))
+            } else {
+                None
+            }
         } else {
+            if hubs_counted.is_none() {
+                index_longest(FastDegrees::hubs(degrees_from).1)?;
+            }
             None
         };
         // longer lists on every reader where the budget has room beyond the
@@ -348,7 +378,11 @@ impl Traverse {
                 readers(parallel_longest) - readers(narrowest),
             )?);
         }
-        let long_vertices = if parallel_longest < longest { longer_than(degrees_from, parallel_longest) } else { Vec::new() };
+        let long_vertices = match &fast_degrees {
+            _ if parallel_longest >= longest => Vec::new(),
+            Some(fast) => fast.longer_than(parallel_longest),
+            None => longer_than(degrees_from, parallel_longest),
+        };
         let long_blocks = match &blocks {
             Some(table) if !long_vertices.is_empty() => {
                 let mut bits = vec![0u64; table.len().div_ceil(64)];
@@ -1068,34 +1102,75 @@ impl FastDegrees {
         vertices * 2 + buckets * 17 + 64
     }
 
-    /// The degrees, a pass over the index on every core; then the hubs'
-    /// (found by [`Self::hubs`]) into the map.
-    fn new(from: RangeDegrees<'_>, hubs: u64) -> Self {
+    /// The 16-bit degrees, a pass over the index on every core, which
+    /// also finds the hubs and the largest degree.
+    fn short(from: RangeDegrees<'_>) -> (Vec<u16>, HubsFound) {
         match from {
-            RangeDegrees::Difference(ranges) => Self::new_by(ranges, |lo, hi| hi - lo, hubs),
-            RangeDegrees::Codec(ranges, codec) => Self::new_by(ranges, |lo, hi| codec.degree(lo, hi).unwrap_or(0), hubs),
+            RangeDegrees::Difference(ranges) => Self::short_by(ranges, |lo, hi| hi - lo),
+            RangeDegrees::Codec(ranges, codec) => Self::short_by(ranges, |lo, hi| codec.degree(lo, hi).unwrap_or(0)),
         }
     }
 
-    fn new_by(ranges: &CompactIndex, degree: impl Fn(u64, u64) -> u64 + Sync, hubs: u64) -> Self {
+    fn short_by(ranges: &CompactIndex, degree: impl Fn(u64, u64) -> u64 + Sync) -> (Vec<u16>, HubsFound) {
         let vertices = ranges.len().saturating_sub(1);
         // written once, then looked up once per arc ranked or summed
         let mut short = vec![0u16; vertices as usize];
         outcore_io::huge::advise_huge_pages(&mut short);
-        short.par_chunks_mut(Self::CHUNK as usize).enumerate().for_each(|(c, part)| {
-            let first = c as u64 * Self::CHUNK;
-            ranges.for_each_range_in(first, first + part.len() as u64, |v, lo, hi| {
-                part[(v - first) as usize] = degree(lo, hi).min(u16::MAX as u64) as u16;
-            });
-        });
-        let mut long = std::collections::HashMap::with_capacity_and_hasher(hubs as usize, Default::default());
-        if hubs > 0 {
-            for (v, _) in short.iter().enumerate().filter(|&(_, &d)| d == u16::MAX) {
-                let (lo, hi) = ranges.range(v as u64);
-                long.insert(v as u64, degree(lo, hi));
+        let chunks: Vec<HubsFound> = short
+            .par_chunks_mut(Self::CHUNK as usize)
+            .enumerate()
+            .map(|(c, part)| {
+                let first = c as u64 * Self::CHUNK;
+                let mut found = HubsFound::NONE;
+                ranges.for_each_range_in(first, first + part.len() as u64, |v, lo, hi| {
+                    let d = degree(lo, hi);
+                    part[(v - first) as usize] = d.min(u16::MAX as u64) as u16;
+                    found.longest = found.longest.max(d);
+                    if d >= u16::MAX as u64 {
+                        found.hubs += 1;
+                        found.first = found.first.min(v);
+                        found.end = v + 1;
+                    }
+                });
+                found
+            })
+            .collect();
+        (short, chunks.into_iter().fold(HubsFound::NONE, HubsFound::and))
+    }
+
+    /// The degrees from their 16-bit `short` (from [`Self::short`], which
+    /// `found` the hubs), the hubs' into the map (charged at
+    /// [`Self::bytes`] with `found.hubs`).
+    fn with_hubs(from: RangeDegrees<'_>, short: Vec<u16>, found: &HubsFound) -> Self {
+        let mut long = std::collections::HashMap::with_capacity_and_hasher(found.hubs as usize, Default::default());
+        if found.hubs > 0 {
+            for v in (found.first..found.end).filter(|&v| short[v as usize] == u16::MAX) {
+                let d = match from {
+                    RangeDegrees::Difference(ranges) => {
+                        let (lo, hi) = ranges.range(v);
+                        hi - lo
+                    }
+                    RangeDegrees::Codec(ranges, codec) => {
+                        let (lo, hi) = ranges.range(v);
+                        codec.degree(lo, hi).unwrap_or(0)
+                    }
+                };
+                long.insert(v, d);
             }
         }
-        FastDegrees { bytes: Self::bytes(vertices, hubs), short, long }
+        FastDegrees { bytes: Self::bytes(short.len() as u64, found.hubs), short, long }
+    }
+
+    /// The vertices of degree more than `entries`, on every core.
+    fn longer_than(&self, entries: u64) -> Vec<u64> {
+        self.short
+            .par_chunks(Self::CHUNK as usize)
+            .enumerate()
+            .flat_map_iter(|(c, part)| {
+                let first = c as u64 * Self::CHUNK;
+                (first..first + part.len() as u64).filter(move |&v| self.get(v) > entries)
+            })
+            .collect()
     }
 
     #[inline]
@@ -1103,6 +1178,30 @@ impl FastDegrees {
         match self.short[v as usize] {
             u16::MAX => self.long[&v],
             d => d as u64,
+        }
+    }
+}
+
+/// What [`FastDegrees::short`]'s pass found: the vertices of degree at
+/// least 65,535, the largest degree, and the vertices `first..end` that
+/// hold the hubs (`first` > `end` if none).
+struct HubsFound {
+    hubs: u64,
+    longest: u64,
+    first: u64,
+    end: u64,
+}
+
+impl HubsFound {
+    const NONE: HubsFound = HubsFound { hubs: 0, longest: 0, first: u64::MAX, end: 0 };
+
+    /// What two stretches of vertices found, together.
+    fn and(self, other: HubsFound) -> HubsFound {
+        HubsFound {
+            hubs: self.hubs + other.hubs,
+            longest: self.longest.max(other.longest),
+            first: self.first.min(other.first),
+            end: self.end.max(other.end),
         }
     }
 }
@@ -1179,6 +1278,46 @@ mod tests {
             assert!(charged >= buckets * 17, "{hubs} hubs: {charged} bytes charged, {buckets} buckets of 17");
             // and not much more: at most twice the buckets
             assert!(charged <= 2 * buckets * 17 + 64, "{hubs} hubs: {charged} bytes charged, {buckets} buckets of 17");
+        }
+    }
+
+    /// The degrees' one pass over an index of four of its tasks' chunks,
+    /// with hubs in the first (the largest degree, and one at its last
+    /// vertex) and the third, none in the last, and a vertex of degree
+    /// 65,534 just short of one: every degree comes back, the pass counts
+    /// the hubs and the largest degree, and the vertices longer than a
+    /// bound are those of the degrees.
+    #[test]
+    fn the_degrees_pass_finds_hubs_in_every_chunk() {
+        let n = 3 * FastDegrees::CHUNK + 5;
+        let degree = |v: u64| match v {
+            5 => 200_000,
+            7 => u16::MAX as u64 - 1,
+            v if v == FastDegrees::CHUNK - 1 => u16::MAX as u64,
+            v if v == 2 * FastDegrees::CHUNK + 11 => 70_000,
+            v => v % 5,
+        };
+        let total: u64 = (0..n).map(degree).sum();
+        let index = CompactIndex::build(std::path::Path::new("test"), n + 1, total, 0, &Budget::new(1 << 30), |push| {
+            let mut at = 0;
+            push(0)?;
+            for v in 0..n {
+                at += degree(v);
+                push(at)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        let (short, found) = FastDegrees::short(RangeDegrees::Difference(&index));
+        assert_eq!((found.hubs, found.longest), (3, 200_000));
+        let fast = FastDegrees::with_hubs(RangeDegrees::Difference(&index), short, &found);
+        assert_eq!(fast.long.len(), 3);
+        for v in 0..n {
+            assert_eq!(fast.get(v), degree(v), "degree of {v}");
+        }
+        for bound in [3, u16::MAX as u64 - 1, 100_000] {
+            let want: Vec<u64> = (0..n).filter(|&v| degree(v) > bound).collect();
+            assert_eq!(fast.longer_than(bound), want, "longer than {bound}");
         }
     }
 }

@@ -335,6 +335,62 @@ fn version_1_stores_read_as_their_scans_do() {
     }
 }
 
+/// A copy of `store`'s files in a new directory, with its manifest's
+/// record of layout `out`'s longest list set to `longest` (removed if
+/// None), as an older or crafted store might have it.
+fn with_longest_recorded(store: &Store, longest: Option<u64>) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(store.dir()).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
+    }
+    let manifest = dir.path().join("manifest.json");
+    let mut record: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    let out = record["layouts"]["out"].as_object_mut().expect("layout out in the manifest");
+    match longest {
+        Some(l) => out.insert("longest_list".into(), l.into()),
+        None => out.remove("longest_list"),
+    };
+    std::fs::write(&manifest, serde_json::to_vec(&record).unwrap()).unwrap();
+    let copy = Store::open(dir.path()).unwrap();
+    (dir, copy)
+}
+
+/// The layout's record of its longest list is checked against the index
+/// by the pass that takes the degrees (or, without room for them, by a
+/// pass of its own): a record one short is refused with or without room,
+/// naming the manifest; a record one long, or none (the engine finds the
+/// longest itself), opens, and the degrees and every list read are the
+/// edge file's.
+#[test]
+fn the_longest_list_recorded_is_checked_against_the_index() {
+    let longest = (0..VERTICES).map(|v| graph().degree(v)).max().unwrap();
+    assert!(longest >= HUB_DEGREE);
+    on_every_encoding("longest list recorded", |store, what| {
+        let min = Traverse::min_bytes(store, "out", 4096).unwrap();
+        let budgets = [("without room for the degrees", min + 64 * 1024), ("with room for the degrees", 1 << 30)];
+        let (_short_dir, short) = with_longest_recorded(store, Some(longest - 1));
+        for (room, bytes) in budgets {
+            let err = Traverse::open(&short, "out", &Budget::new(bytes), &TraverseOptions::default(), 0).err().expect("an error");
+            let err = err.to_string();
+            assert!(
+                err.contains("manifest.json") && err.contains(&format!("records {} entries as its longest list", longest - 1)),
+                "{what}, {room}: {err}"
+            );
+        }
+        for recorded in [Some(longest + 1), None] {
+            let (_dir, copy) = with_longest_recorded(store, recorded);
+            for (room, bytes) in budgets {
+                let what = format!("{what}, {recorded:?} recorded, {room}");
+                let g = Traverse::open(&copy, "out", &Budget::new(bytes), &TraverseOptions::default(), 0).unwrap();
+                assert_eq!(g.stats().fast_degree_bytes > 0, bytes == 1 << 30, "{what}");
+                check_degrees(&g, &what);
+                check_parallel_reads(&g, &what);
+            }
+        }
+    });
+}
+
 /// An adjacency file shorter than its index says (cut by its last 8
 /// bytes, and the manifest's record of its size and, for the raw
 /// encodings, of the arcs edited to match, as a crafted store might be) is
