@@ -254,13 +254,23 @@ impl Traverse {
         let vertices = store.vertices();
         let index_path = lay.index_path();
         let (last, flag) = last_entry(&lay)?;
-        let index = match lay.index_entries()? {
-            IndexEntries::EliasFano(cursor) => CompactIndex::load(cursor, budget)?,
-            mut words => CompactIndex::build(&index_path, vertices + 1, lay.codec().position(last), flag, budget, |push| {
-                words.for_each(vertices + 1, push)
-            })?,
+        // the index and the edge starts (a compressed layout's) load at once
+        let load_index = || -> Result<CompactIndex, StoreError> {
+            let index = match lay.index_entries()? {
+                IndexEntries::EliasFano(cursor) => CompactIndex::load(cursor, budget)?,
+                mut words => CompactIndex::build(&index_path, vertices + 1, lay.codec().position(last), flag, budget, |push| {
+                    words.for_each(vertices + 1, push)
+                })?,
+            };
+            check_index(&lay, &index, last)?;
+            Ok(index)
         };
-        check_index(&lay, &index, last)?;
+        let load_starts = || match lay.degrees_path() {
+            Some(path) => edge_starts(&lay, &path, store.manifest().arcs, budget).map(Some),
+            None => Ok(None),
+        };
+        let (index, edge_starts) = rayon::join(load_index, load_starts);
+        let (index, edge_starts) = (index?, edge_starts?);
         let mut files = vec![lay.adjacency_path()];
         let weighted = lay.weights_path().is_some();
         if let Some(w) = lay.weights_path() {
@@ -271,10 +281,6 @@ impl Traverse {
         // and the checking ahead below look up how each file is checked
         let page_checks = lay.check_by_pages(budget)?;
         let mut charges = Vec::new();
-        let edge_starts = match lay.degrees_path() {
-            Some(path) => Some(edge_starts(&lay, &path, store.manifest().arcs, budget)?),
-            None => None,
-        };
         let blocks = match lay.record().blocks.as_ref() {
             Some(_) => {
                 let bytes = std::fs::metadata(lay.blocks_path().unwrap()).map(|m| m.len()).unwrap_or(0);

@@ -378,19 +378,45 @@ const VERTEX_ARCS: u64 = 16;
 /// `listed` is one past the last vertex with a list (the vertices after
 /// it have none, and no entry in any column, so no part reads them; in
 /// degree order they are every isolated vertex, half of a Kronecker
-/// graph's).
+/// graph's). A cut falls before the first vertex whose cost before it
+/// reaches the next share. One pass on every core sums each stretch of
+/// [`DEGREE_STRETCH`] vertices; only the stretches a cut falls in are
+/// walked again, vertex by vertex.
 fn arc_cuts(g: &Traverse, parts: u64) -> Vec<u64> {
-    let n = listed_end(g.degrees(), g.vertices());
+    let degrees = g.degrees();
+    let stretches = par_stretches(g.vertices(), |first, end| {
+        let (mut arcs, mut listed) = (0u128, 0u64);
+        degrees.for_each_in(first, end, |v, d| {
+            arcs += d as u128;
+            if d > 0 {
+                listed = v + 1;
+            }
+        });
+        (arcs, listed)
+    });
+    let n = stretches.iter().map(|&(_, listed)| listed).max().unwrap_or(0);
     let total = g.arcs() as u128 + VERTEX_ARCS as u128 * n as u128;
     let mut cuts = vec![0];
     let mut before = 0u128;
-    g.degrees().for_each_in(0, n, |v, d| {
-        // a cut before v once the cost before it reaches the next share
-        while (cuts.len() as u64) < parts && before * parts as u128 >= total * cuts.len() as u128 && v > *cuts.last().unwrap() {
-            cuts.push(v);
+    for (s, &(arcs, _)) in stretches.iter().enumerate() {
+        let first = s as u64 * DEGREE_STRETCH;
+        let end = (first + DEGREE_STRETCH).min(n);
+        if first >= n || cuts.len() as u64 >= parts {
+            break;
         }
-        before += d as u128 + VERTEX_ARCS as u128;
-    });
+        let after = before + arcs + VERTEX_ARCS as u128 * (end - first) as u128;
+        if after * (parts as u128) < total * cuts.len() as u128 {
+            // no vertex of the stretch has the next share before it
+            before = after;
+            continue;
+        }
+        degrees.for_each_in(first, end, |v, d| {
+            while (cuts.len() as u64) < parts && before * parts as u128 >= total * cuts.len() as u128 && v > *cuts.last().unwrap() {
+                cuts.push(v);
+            }
+            before += d as u128 + VERTEX_ARCS as u128;
+        });
+    }
     while (cuts.len() as u64) < parts + 1 {
         cuts.push(n);
     }
@@ -398,12 +424,38 @@ fn arc_cuts(g: &Traverse, parts: u64) -> Vec<u64> {
     cuts
 }
 
+/// Vertices per task of the passes over the degrees that set up hot
+/// lists.
+const DEGREE_STRETCH: u64 = 1 << 16;
+
+/// `f(first, end)` for each stretch of [`DEGREE_STRETCH`] vertices of
+/// `0..n`, on every core, in order.
+fn par_stretches<T: Send>(n: u64, f: impl Fn(u64, u64) -> T + Sync) -> Vec<T> {
+    (0..n.div_ceil(DEGREE_STRETCH))
+        .into_par_iter()
+        .map(|s| {
+            let first = s * DEGREE_STRETCH;
+            f(first, (first + DEGREE_STRETCH).min(n))
+        })
+        .collect()
+}
+
 /// Entries of the first `columns` hot columns among vertices
 /// `first..end`: `entries[j]` counts those with more than `j`
-/// in-neighbours (one histogram of their degrees).
+/// in-neighbours (one histogram of their degrees, on every core).
 fn column_entries(g: &Traverse, first: u64, end: u64, columns: usize) -> Vec<u64> {
-    let mut capped = vec![0u64; columns + 1];
-    g.degrees().for_each_in(first, end, |_, d| capped[d.min(columns as u64) as usize] += 1);
+    let degrees = g.degrees();
+    let capped = par_stretches(end.saturating_sub(first), |from, to| {
+        let mut capped = vec![0u64; columns + 1];
+        degrees.for_each_in(first + from, first + to, |_, d| capped[d.min(columns as u64) as usize] += 1);
+        capped
+    })
+    .into_iter()
+    .reduce(|mut sum, part| {
+        sum.iter_mut().zip(part).for_each(|(s, p)| *s += p);
+        sum
+    })
+    .unwrap_or_else(|| vec![0u64; columns + 1]);
     let mut entries = vec![0u64; columns];
     let mut longer = 0;
     for j in (0..columns).rev() {
@@ -469,19 +521,25 @@ fn chunk_len(n: u64) -> usize {
     CHUNK.min(n.max(1) as usize)
 }
 
-/// The in-degrees: of `inn`, or of `out` for an undirected graph.
 /// One past the last of vertices `0..n` whose degree in `degrees` is not
 /// 0 (0 if none): the vertices after it have no list.
+/// A pass on every core.
 fn listed_end(degrees: Degrees<'_>, n: u64) -> u64 {
-    let mut listed = 0;
-    degrees.for_each_in(0, n, |v, d| {
-        if d > 0 {
-            listed = v + 1;
-        }
-    });
-    listed
+    par_stretches(n, |first, end| {
+        let mut listed = 0;
+        degrees.for_each_in(first, end, |v, d| {
+            if d > 0 {
+                listed = v + 1;
+            }
+        });
+        listed
+    })
+    .into_iter()
+    .max()
+    .unwrap_or(0)
 }
 
+/// The in-degrees: of `inn`, or of `out` for an undirected graph.
 fn in_degrees<'a>(inn: Option<&'a Traverse>, out: &'a Traverse) -> Degrees<'a> {
     inn.unwrap_or(out).degrees()
 }
@@ -817,6 +875,52 @@ mod tests {
             for (j, column) in want.iter().enumerate() {
                 assert_eq!(hot.column(j), column.as_slice(), "{listed} listed: column {j}");
             }
+        }
+    }
+
+    /// The passes over the degrees that set up hot lists, on every core
+    /// in stretches, equal plain walks over every vertex, on a graph of
+    /// five stretches and a part of one (hubs first, the last 5,000
+    /// vertices without a list): the parts' cuts for many part counts
+    /// (a cut before the first vertex whose cost before it reaches the
+    /// next share), the columns' entries over ranges that start and end
+    /// within stretches, and the end of the listed vertices.
+    #[test]
+    fn the_degree_passes_equal_plain_walks() {
+        let n = 5 * DEGREE_STRETCH + 123;
+        let listed = n - 5_000;
+        let degree = |v: u64| {
+            if v < 100 {
+                2_000 - 10 * v
+            } else if v < listed {
+                v % 7
+            } else {
+                0
+            }
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let store = directed_store(dir.path(), n, (0..n).flat_map(|v| (1..=degree(v)).map(move |d| (v, (v * 7 + d) % n))));
+        let g = Traverse::open(&store, "out", &Budget::unlimited(), &TraverseOptions::default(), 0).unwrap();
+        let last = (0..n).rev().find(|&v| degree(v) > 0).unwrap() + 1;
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        assert_eq!(pool.install(|| listed_end(g.degrees(), n)), last);
+        assert_eq!(pool.install(|| listed_end(g.degrees(), 3)), 3);
+        let total: u64 = (0..last).map(|v| degree(v) + VERTEX_ARCS).sum();
+        for parts in [1u64, 2, 3, 8, 33, 1_000] {
+            let mut want = vec![0u64];
+            let mut before = 0;
+            for v in 0..last {
+                while (want.len() as u64) < parts && before * parts >= total * want.len() as u64 && v > *want.last().unwrap() {
+                    want.push(v);
+                }
+                before += degree(v) + VERTEX_ARCS;
+            }
+            want.resize(parts as usize + 1, last);
+            assert_eq!(pool.install(|| arc_cuts(&g, parts)), want, "{parts} parts");
+        }
+        for (first, end) in [(0, n), (7, 3 * DEGREE_STRETCH + 5), (DEGREE_STRETCH + 1, DEGREE_STRETCH + 2), (40, 40)] {
+            let want: Vec<u64> = (0..9).map(|j| (first..end).filter(|&v| degree(v) > j).count() as u64).collect();
+            assert_eq!(pool.install(|| column_entries(&g, first, end, 9)), want, "{first}..{end}");
         }
     }
 
