@@ -20,7 +20,8 @@
 //!    one scan loads its arcs.
 //!
 //! Memory: a label and a colour a vertex (8 bytes) and two bitmaps; then
-//! the subgraph left, charged before it is loaded.
+//! the subgraph left, charged before it is loaded, in the room the colours
+//! and bitmaps leave (they are dropped first).
 
 use crate::needs::EngineStats;
 use crate::run::Context;
@@ -86,7 +87,10 @@ pub fn scc(cx: &Context, in_memory_arcs: Option<u64>) -> Result<Components, Stor
     if n >= LEFT as u64 {
         return Err(StoreError::parameter("store", format!("SCC handles up to {} vertices (32-bit labels); this store has {n}", LEFT - 1)));
     }
-    let charge = cx.budget.reserve("SCC labels, colours and bitmaps", state_bytes(n))?;
+    // the labels stay charged with the result; the colours and bitmaps
+    // until Tarjan's step, which takes their room
+    let charge = cx.budget.reserve("SCC labels", n * 4)?;
+    let working = cx.budget.reserve("SCC colours and bitmaps", state_bytes(n) - n * 4)?;
     let _scans = crate::needs::charge_scans(cx.budget, store, &["out"])?;
     let out = store.layout("out")?;
     let mut scans = Scans { out: &out, bytes: 0, passes: 0, layout_bytes: store.layout_bytes("out") };
@@ -157,7 +161,9 @@ pub fn scc(cx: &Context, in_memory_arcs: Option<u64>) -> Result<Components, Stor
                 }
             })?;
         }
-        if left == 0 || (tarjan_bytes(left, arcs) <= cx.budget.available() && in_memory_arcs.is_none_or(|most| arcs <= most)) {
+        // Tarjan's step runs once the colours and bitmaps are dropped
+        let room = cx.budget.available() + working.bytes();
+        if left == 0 || (tarjan_bytes(left, arcs) <= room && in_memory_arcs.is_none_or(|most| arcs <= most)) {
             break (left, arcs);
         }
         colouring_rounds += 1;
@@ -202,7 +208,7 @@ pub fn scc(cx: &Context, in_memory_arcs: Option<u64>) -> Result<Components, Stor
         }
         cx.progress().set(1 + colouring_rounds);
     };
-    drop((forward, backward, colours));
+    drop((forward, backward, colours, working));
 
     // 3. Tarjan on the subgraph left
     if left_vertices > 0 {
