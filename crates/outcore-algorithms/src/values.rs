@@ -116,6 +116,14 @@ impl Column {
         self.for_each(|_, x| out.push(x.as_u64()))?;
         Ok(out)
     }
+    /// All values in memory as 32-bit integers (unreached, and any value
+    /// of u32::MAX or more: u32::MAX): vertex ids and levels, 4 bytes a
+    /// vertex and no wider copy on the way.
+    pub fn to_u32(&self) -> Result<Vec<u32>, StoreError> {
+        let mut out = Vec::with_capacity(self.data.vertices() as usize);
+        self.for_each(|_, x| out.push(x.as_u64().min(u32::MAX as u64) as u32))?;
+        Ok(out)
+    }
     /// All values in memory as reals (unreached: infinity).
     pub fn to_f64(&self) -> Result<Vec<f64>, StoreError> {
         let mut out = Vec::with_capacity(self.data.vertices() as usize);

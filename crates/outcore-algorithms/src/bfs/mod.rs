@@ -342,8 +342,7 @@ impl Algorithm for Bfs {
         };
         let n = check.store.vertices();
         let _charge = check.budget.reserve("BFS validation: levels and parents", n * 8)?;
-        let to_u32 = |x: Vec<u64>| x.into_iter().map(|v| if v == u64::MAX { NONE } else { v as u32 }).collect::<Vec<u32>>();
-        let (level, parent) = (to_u32(level.to_u64()?), to_u32(parent.to_u64()?));
+        let (level, parent) = (level.to_u32()?, parent.to_u32()?);
         if level.len() as u64 != n || parent.len() as u64 != n {
             return Ok(Validation::fail(METHOD, format!("{} levels and {} parents for {n} vertices", level.len(), parent.len())));
         }

@@ -220,8 +220,7 @@ impl Algorithm for Sssp {
         let Some(parent) = check.outcome.column("parent") else {
             return Ok(Validation::fail(METHOD, "the run returned no parents"));
         };
-        let parent: Vec<u32> =
-            parent.to_u64()?.into_iter().map(|v| if v >= u32::MAX as u64 { crate::bfs::NONE } else { v as u32 }).collect();
+        let parent = parent.to_u32()?;
         if parent.len() as u64 != n {
             return Ok(Validation::fail(METHOD, format!("{} parents for {n} vertices", parent.len())));
         }
