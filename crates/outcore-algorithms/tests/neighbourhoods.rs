@@ -128,6 +128,42 @@ fn triangles_and_clustering_equal_networkx_on_real_graphs_with_the_lists_mostly_
     }
 }
 
+/// The triangle count's forward lists are cut into parts of at most
+/// `part_entries` entries, each part filled while the next list fits (a
+/// list longer than that alone): the `parts` figure equals a plain
+/// packing of each vertex's forward count (its neighbours, itself left
+/// out, that rank above it by (degree, id)), read from the store's lists,
+/// on CA-GrQc for three part sizes.
+#[test]
+fn triangle_parts_are_filled_up_to_part_entries() {
+    let triangles = find("triangles").unwrap();
+    let input = shared().join("real").join("CA-GrQc.txt");
+    let dir = tempfile::tempdir().unwrap();
+    let st = import(&input, dir.path(), Some(false), true);
+    let mut lists = Vec::new();
+    let mut scan = st.layout("out").unwrap().scan().unwrap();
+    while let Some((_, list, _)) = scan.next_list().unwrap() {
+        lists.push(list.to_vec());
+    }
+    let rank = |v: usize| (lists[v].len(), v);
+    let forward: Vec<u64> =
+        (0..lists.len()).map(|v| lists[v].iter().filter(|&&u| u as usize != v && rank(u as usize) > rank(v)).count() as u64).collect();
+    for part_entries in [20u64, 300, 4000] {
+        let (mut parts, mut entries) = (0u64, 0u64);
+        for &f in &forward {
+            if parts == 0 || entries + f > part_entries {
+                parts += 1;
+                entries = 0;
+            }
+            entries += f;
+        }
+        let args = Args::new().with("part_entries", part_entries);
+        let run = bounded("triangles", || triangles.run(&st, &args, &on(Engine::Traverse))).unwrap();
+        assert_eq!(figure(&run, "parts"), parts as f64, "{part_entries} entries a part");
+        assert_eq!(figure(&run, "forward_arcs"), forward.iter().sum::<u64>() as f64, "{part_entries} entries a part");
+    }
+}
+
 #[test]
 fn under_a_small_budget_the_counts_are_the_same_and_the_budget_holds() {
     // Kronecker scale 17, edge factor 16: over a million forward entries, more than the smallest part holds
