@@ -133,7 +133,8 @@ fn triangles_and_clustering_equal_networkx_on_real_graphs_with_the_lists_mostly_
 /// list longer than that alone): the `parts` figure equals a plain
 /// packing of each vertex's forward count (its neighbours, itself left
 /// out, that rank above it by (degree, id)), read from the store's lists,
-/// on CA-GrQc for three part sizes.
+/// on CA-GrQc for three part sizes. Each part more reads the forward
+/// lists once more, in a pass of its own (bytes read and passes).
 #[test]
 fn triangle_parts_are_filled_up_to_part_entries() {
     let triangles = find("triangles").unwrap();
@@ -148,6 +149,10 @@ fn triangle_parts_are_filled_up_to_part_entries() {
     let rank = |v: usize| (lists[v].len(), v);
     let forward: Vec<u64> =
         (0..lists.len()).map(|v| lists[v].iter().filter(|&&u| u as usize != v && rank(u as usize) > rank(v)).count() as u64).collect();
+    let n = lists.len() as u64;
+    let forward_arcs = forward.iter().sum::<u64>();
+    // (parts, bytes read, passes) of each run
+    let mut figures = Vec::new();
     for part_entries in [20u64, 300, 4000] {
         let (mut parts, mut entries) = (0u64, 0u64);
         for &f in &forward {
@@ -160,7 +165,17 @@ fn triangle_parts_are_filled_up_to_part_entries() {
         let args = Args::new().with("part_entries", part_entries);
         let run = bounded("triangles", || triangles.run(&st, &args, &on(Engine::Traverse))).unwrap();
         assert_eq!(figure(&run, "parts"), parts as f64, "{part_entries} entries a part");
-        assert_eq!(figure(&run, "forward_arcs"), forward.iter().sum::<u64>() as f64, "{part_entries} entries a part");
+        assert_eq!(figure(&run, "forward_arcs"), forward_arcs as f64, "{part_entries} entries a part");
+        figures.push((parts, figure(&run, "bytes_read") as u64, figure(&run, "passes") as u64));
+    }
+    // every part past the first reads every forward list (4 bytes an
+    // entry, 4 a vertex's count) in a pass of its own: the runs differ by
+    // that much for each part more (the scans before them are the same)
+    for pair in figures.windows(2) {
+        let ((parts_a, read_a, passes_a), (parts_b, read_b, passes_b)) = (pair[0], pair[1]);
+        assert!(parts_a > parts_b && parts_b > 1, "{figures:?}");
+        assert_eq!(read_a - read_b, (parts_a - parts_b) * (forward_arcs * 4 + n * 4), "bytes read: {figures:?}");
+        assert_eq!(passes_a - passes_b, parts_a - parts_b, "passes: {figures:?}");
     }
 }
 
