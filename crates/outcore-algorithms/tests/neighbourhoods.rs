@@ -133,8 +133,10 @@ fn triangles_and_clustering_equal_networkx_on_real_graphs_with_the_lists_mostly_
 /// list longer than that alone): the `parts` figure equals a plain
 /// packing of each vertex's forward count (its neighbours, itself left
 /// out, that rank above it by (degree, id)), read from the store's lists,
-/// on CA-GrQc for three part sizes. Each part more reads the forward
-/// lists once more, in a pass of its own (bytes read and passes).
+/// on CA-GrQc for three part sizes. The run reads `out` once (its files'
+/// sizes), then its own forward lists (4 bytes an entry, 4 a vertex's
+/// count) once, and once more for each part where there are several, in
+/// a pass of its own (bytes read and passes).
 #[test]
 fn triangle_parts_are_filled_up_to_part_entries() {
     let triangles = find("triangles").unwrap();
@@ -167,6 +169,18 @@ fn triangle_parts_are_filled_up_to_part_entries() {
         assert_eq!(figure(&run, "parts"), parts as f64, "{part_entries} entries a part");
         assert_eq!(figure(&run, "forward_arcs"), forward_arcs as f64, "{part_entries} entries a part");
         figures.push((parts, figure(&run, "bytes_read") as u64, figure(&run, "passes") as u64));
+    }
+    // one part (no part size asked for): the neighbourhood scan of `out`
+    // (its files' sizes), then the forward lists read back once
+    let run = bounded("triangles", || triangles.run(&st, &Args::new(), &on(Engine::Traverse))).unwrap();
+    let files: u64 = st.manifest().layouts["out"].files().map(|f| std::fs::metadata(st.dir().join(f)).unwrap().len()).sum();
+    assert_eq!(figure(&run, "parts"), 1.0);
+    assert_eq!(figure(&run, "bytes_read") as u64, files + forward_arcs * 4 + n * 4, "one part: bytes read");
+    assert_eq!(figure(&run, "passes"), 2.0, "one part: passes");
+    // more parts: each also reads every forward list in a pass of its own
+    for &(parts, read, passes) in &figures {
+        assert_eq!(read, files + (parts + 1) * (forward_arcs * 4 + n * 4), "{parts} parts: bytes read");
+        assert_eq!(passes, parts + 2, "{parts} parts: passes");
     }
     // every part past the first reads every forward list (4 bytes an
     // entry, 4 a vertex's count) in a pass of its own: the runs differ by
