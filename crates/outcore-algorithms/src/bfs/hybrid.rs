@@ -384,7 +384,8 @@ const VERTEX_ARCS: u64 = 16;
 /// walked again, vertex by vertex.
 fn arc_cuts(g: &Traverse, parts: u64) -> Vec<u64> {
     let degrees = g.degrees();
-    let stretches = par_stretches(g.vertices(), |first, end| {
+    // 32 bytes a stretch of 2^16 vertices
+    let stretches: Vec<(u128, u64)> = par_stretches(g.vertices(), |first, end| {
         let (mut arcs, mut listed) = (0u128, 0u64);
         degrees.for_each_in(first, end, |v, d| {
             arcs += d as u128;
@@ -393,7 +394,8 @@ fn arc_cuts(g: &Traverse, parts: u64) -> Vec<u64> {
             }
         });
         (arcs, listed)
-    });
+    })
+    .collect();
     let n = stretches.iter().map(|&(_, listed)| listed).max().unwrap_or(0);
     let total = g.arcs() as u128 + VERTEX_ARCS as u128 * n as u128;
     let mut cuts = vec![0];
@@ -430,14 +432,11 @@ const DEGREE_STRETCH: u64 = 1 << 16;
 
 /// `f(first, end)` for each stretch of [`DEGREE_STRETCH`] vertices of
 /// `0..n`, on every core, in order.
-fn par_stretches<T: Send>(n: u64, f: impl Fn(u64, u64) -> T + Sync) -> Vec<T> {
-    (0..n.div_ceil(DEGREE_STRETCH))
-        .into_par_iter()
-        .map(|s| {
-            let first = s * DEGREE_STRETCH;
-            f(first, (first + DEGREE_STRETCH).min(n))
-        })
-        .collect()
+fn par_stretches<T: Send>(n: u64, f: impl Fn(u64, u64) -> T + Sync + Send) -> impl ParallelIterator<Item = T> {
+    (0..n.div_ceil(DEGREE_STRETCH)).into_par_iter().map(move |s| {
+        let first = s * DEGREE_STRETCH;
+        f(first, (first + DEGREE_STRETCH).min(n))
+    })
 }
 
 /// Entries of the first `columns` hot columns among vertices
@@ -445,17 +444,19 @@ fn par_stretches<T: Send>(n: u64, f: impl Fn(u64, u64) -> T + Sync) -> Vec<T> {
 /// in-neighbours (one histogram of their degrees, on every core).
 fn column_entries(g: &Traverse, first: u64, end: u64, columns: usize) -> Vec<u64> {
     let degrees = g.degrees();
+    // summed as the stretches finish: a histogram per core at a time
     let capped = par_stretches(end.saturating_sub(first), |from, to| {
         let mut capped = vec![0u64; columns + 1];
         degrees.for_each_in(first + from, first + to, |_, d| capped[d.min(columns as u64) as usize] += 1);
         capped
     })
-    .into_iter()
-    .reduce(|mut sum, part| {
-        sum.iter_mut().zip(part).for_each(|(s, p)| *s += p);
-        sum
-    })
-    .unwrap_or_else(|| vec![0u64; columns + 1]);
+    .reduce(
+        || vec![0u64; columns + 1],
+        |mut sum, part| {
+            sum.iter_mut().zip(part).for_each(|(s, p)| *s += p);
+            sum
+        },
+    );
     let mut entries = vec![0u64; columns];
     let mut longer = 0;
     for j in (0..columns).rev() {
@@ -534,7 +535,6 @@ fn listed_end(degrees: Degrees<'_>, n: u64) -> u64 {
         });
         listed
     })
-    .into_iter()
     .max()
     .unwrap_or(0)
 }
