@@ -13,6 +13,7 @@ use outcore_algorithms::{Args, Engine, EngineChoice, Error, MemGraph};
 use outcore_ingest::generate::{self, EdgeListFormat, Ratings};
 use outcore_ingest::recode::{recode, RecodeOptions};
 use outcore_ingest::{import_file, import_from, ImportOptions, NoProgress};
+use outcore_io::bound::bounded;
 use outcore_io::Budget;
 use outcore_store::{Encoding, Store, StoreError, ITEM_ID_BASE};
 use std::collections::BTreeMap;
@@ -34,7 +35,7 @@ fn options(engine: Engine, interval_values: Option<u64>) -> RunOptions {
 }
 
 fn run(st: &Store, p: &Params, engine: Engine, interval_values: Option<u64>) -> Run {
-    let run = execute(&Als, st, p, &options(engine, interval_values)).unwrap();
+    let run = bounded("als", || execute(&Als, st, p, &options(engine, interval_values))).unwrap();
     assert_eq!(run.report.engine, engine);
     run
 }
@@ -134,7 +135,7 @@ fn the_validator_refuses_damaged_factors_and_a_wrong_rmse() {
     let r = Ratings { users: 60, items: 40, rank: 3, density: 0.2, noise: 0.1, seed: 2 };
     let st = ratings_store(dir.path(), &r);
     let args = Args::new().with("rank", 3).with("iterations", 4);
-    let mut run = Als.run(&st, &args, &options(Engine::Traverse, None)).unwrap();
+    let mut run = bounded("als", || Als.run(&st, &args, &options(Engine::Traverse, None))).unwrap();
     assert!(Als.validate(&st, &args, &run).unwrap().passed);
     // one item's factor moved
     let mut x = factors(&run);

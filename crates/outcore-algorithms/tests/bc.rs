@@ -127,7 +127,7 @@ fn targets_count_only_the_paths_that_end_at_them() {
                 args.set("target", v.to_string());
             }
             let scores = |args: &Args| -> Vec<f64> {
-                let r = Registered::run(&Bc, &st, args, &RunOptions::default()).unwrap();
+                let r = bounded("bc", || Registered::run(&Bc, &st, args, &RunOptions::default())).unwrap();
                 original(r.outcome.column("centrality").unwrap().to_f64().unwrap())
             };
             // an undirected graph's paths are counted from both ends: halved

@@ -781,3 +781,57 @@ fn scc_validation_charges_what_it_allocates() {
         assert!(grown >= charged / 5 * 4, "validating SCC in {memory} bytes: the heap grew only {grown} bytes of {charged} charged");
     }
 }
+
+/// The smallest budget a run goes ahead with is the one its plan states,
+/// to the byte: below it the plan's check refuses, naming what the plan
+/// needs, and at it the run goes ahead, with no later charge of its own
+/// refused (a user told "the smallest budget that would work is ..." is
+/// told the truth). Every registered algorithm but ALS (which needs
+/// ratings) on every engine it declares, on a small weighted directed
+/// store with `in` and tiles.
+#[test]
+fn every_algorithm_goes_ahead_at_the_budget_its_plan_states() {
+    use outcore_algorithms::{EngineChoice, Error, RunOptions};
+    use outcore_store::StoreError;
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let path = skewed(dir.path(), 5_000, 40_000).dir().to_path_buf();
+    outcore_ingest::tiles::add_tiles(&path, 1, 10, 1 << 30, &NoProgress).unwrap();
+    let store = Store::open(&path).unwrap();
+    let mut ran = 0;
+    for alg in common::registered().into_iter().filter(|a| a.info().name != "als") {
+        let (name, args) = (alg.info().name, short(alg));
+        for &engine in alg.info().engines {
+            let at = |memory: u64| {
+                let opts = RunOptions { memory, engine: EngineChoice::Fixed(engine), ..Default::default() };
+                common::bounded(name, || alg.run(&store, &args, &opts))
+            };
+            let plan = match alg.plan(&store, &args, &RunOptions { engine: EngineChoice::Fixed(engine), ..Default::default() }) {
+                Ok(plan) => plan,
+                // what the algorithm declines on this engine (CDLP and SpMV on sort-reduce)
+                Err(Error::Unsupported { .. }) => continue,
+                Err(e) => panic!("{name} on {engine}: {e}"),
+            };
+            // the plan's minimum is rounded up to a whole MiB
+            let plans_refusal = |memory: u64| match at(memory) {
+                Err(Error::Store(StoreError::Budget(e))) => {
+                    let own = format!("({name} on the {engine} engine)");
+                    assert!(e.what.ends_with(&own), "{name} on {engine} at {memory} bytes: refused by a charge of its own: {e}");
+                    e
+                }
+                Ok(_) => panic!("{name} on {engine}: ran at {memory} bytes, below the plan's minimum"),
+                Err(e) => panic!("{name} on {engine} at {memory} bytes: {e}"),
+            };
+            let below = plan.minimum_bytes - (1 << 20);
+            let refused = plans_refusal(below);
+            let smallest = below + refused.needed - refused.available;
+            assert!(smallest <= plan.minimum_bytes, "{name} on {engine}: needs {smallest}, the plan states {}", plan.minimum_bytes);
+            plans_refusal(smallest - 1);
+            if let Err(e) = at(smallest) {
+                panic!("{name} on {engine}: at {smallest} bytes, which its plan's check accepts: {e}");
+            }
+            ran += 1;
+        }
+    }
+    assert!(ran >= 25 || filtered(), "only {ran} algorithm and engine pairs ran");
+}

@@ -30,7 +30,7 @@ fn by_original(
     opts: &RunOptions,
     column: &str,
 ) -> (HashMap<u64, f64>, outcore_algorithms::Run) {
-    let run = alg.run(st, args, opts).unwrap_or_else(|e| panic!("{}: {e}", alg.info().name));
+    let run = bounded(alg.info().name, || alg.run(st, args, opts)).unwrap_or_else(|e| panic!("{}: {e}", alg.info().name));
     let ids = st.id_map(&Budget::unlimited()).unwrap();
     let values = run.outcome.column(column).unwrap().to_f64().unwrap();
     assert_eq!(values.len() as u64, st.vertices());
@@ -203,12 +203,13 @@ fn under_a_small_budget_the_counts_are_the_same_and_the_budget_holds() {
         .unwrap();
     let st = import(&input, dir.path(), Some(false), false);
     let triangles = find("triangles").unwrap();
-    let big = triangles.run(&st, &Args::new(), &on(Engine::Traverse)).unwrap();
+    let big = bounded("triangles", || triangles.run(&st, &Args::new(), &on(Engine::Traverse))).unwrap();
     assert_eq!(figure(&big, "parts"), 1.0);
     // the smallest budget the plan accepts, then a little more
     let plan = triangles.plan(&st, &Args::new(), &on(Engine::Traverse)).unwrap();
     let small = RunOptions { memory: plan.minimum_bytes, ..on(Engine::Traverse) };
-    let run = triangles.run(&st, &Args::new(), &small).unwrap_or_else(|e| panic!("at the plan's minimum {}: {e}", plan.minimum_bytes));
+    let run = bounded("triangles at the smallest budget", || triangles.run(&st, &Args::new(), &small))
+        .unwrap_or_else(|e| panic!("at the plan's minimum {}: {e}", plan.minimum_bytes));
     assert_eq!(run.outcome.columns[0].to_u64().unwrap(), big.outcome.columns[0].to_u64().unwrap());
     assert!(run.report.budget_peak_bytes <= small.memory, "charged {} of {}", run.report.budget_peak_bytes, small.memory);
     // the forward lists did not fit at once
@@ -343,8 +344,10 @@ fn validators_that_do_not_need_the_reference() {
     let directed = import(&shared().join("real/wiki-Vote.txt"), &wiki, Some(true), true);
     for st in [&undirected, &directed] {
         for (name, column, kind, method, validate) in &cases {
-            let run = find(name).unwrap().run(st, &Args::new(), &on(Engine::Traverse)).unwrap();
-            let check = |outcome: &Outcome| validate(&Check { store: st, outcome, report: &run.report, budget: &budget }).unwrap();
+            let run = bounded(name, || find(name).unwrap().run(st, &Args::new(), &on(Engine::Traverse))).unwrap();
+            let check = |outcome: &Outcome| {
+                bounded(name, || validate(&Check { store: st, outcome, report: &run.report, budget: &budget })).unwrap()
+            };
             let verdict = check(&run.outcome);
             assert!(verdict.passed && verdict.method.starts_with(method), "{name}: {verdict:?}");
             if *name != "kcore" {
@@ -365,9 +368,10 @@ fn validators_that_do_not_need_the_reference() {
     // SCC on a directed uniform graph of 2^14 vertices
     let (uniform, sub) = gen("u14.el", &outcore_ingest::generate::Uniform { vertices: 1 << 14, edges: 1 << 17, seed: 5 });
     let st = import(&uniform, &sub, Some(true), false);
-    let run = find("scc").unwrap().run(&st, &Args::new(), &on(Engine::Traverse)).unwrap();
-    let validate =
-        |outcome: &Outcome| scc::validate::validate(&Check { store: &st, outcome, report: &run.report, budget: &budget }).unwrap();
+    let run = bounded("scc", || find("scc").unwrap().run(&st, &Args::new(), &on(Engine::Traverse))).unwrap();
+    let validate = |outcome: &Outcome| {
+        bounded("scc validation", || scc::validate::validate(&Check { store: &st, outcome, report: &run.report, budget: &budget })).unwrap()
+    };
     let verdict = validate(&run.outcome);
     assert!(verdict.passed && verdict.method.contains("reachability"), "{verdict:?}");
     // the giant component split in two, each half labelled by its smallest member
