@@ -68,8 +68,12 @@ impl StoreView {
             ));
         }
         let opts = TraverseOptions::default();
-        let share = budget.available().saturating_sub(keep) / if directed { 2 } else { 1 };
-        let out = Traverse::open(store, "out", budget, &TraverseOptions { cache_bytes: Some(share), ..opts.clone() }, keep)?;
+        // `out` leaves the least `in` opens with, and takes at most half of
+        // the cache room (at least a cache's minimum)
+        let in_least = if directed { Traverse::min_bytes(store, "in", opts.block_bytes)? } else { 0 };
+        let share =
+            (budget.available().saturating_sub(keep) / if directed { 2 } else { 1 }).max(Traverse::min_cache_bytes(opts.block_bytes));
+        let out = Traverse::open(store, "out", budget, &TraverseOptions { cache_bytes: Some(share), ..opts.clone() }, keep + in_least)?;
         let inn = if directed { Some(Traverse::open(store, "in", budget, &opts, keep)?) } else { None };
         Ok(StoreView { out, inn, scratch: Vec::new() })
     }
