@@ -1060,6 +1060,22 @@ enum RangeDegrees<'a> {
     Codec(&'a CompactIndex, &'static dyn Codec),
 }
 
+impl RangeDegrees<'_> {
+    /// One vertex's degree (the passes over every vertex inline theirs).
+    fn degree_of(&self, v: u64) -> u64 {
+        match *self {
+            RangeDegrees::Difference(ranges) => {
+                let (lo, hi) = ranges.range(v);
+                hi - lo
+            }
+            RangeDegrees::Codec(ranges, codec) => {
+                let (lo, hi) = ranges.range(v);
+                codec.degree(lo, hi).unwrap_or(0)
+            }
+        }
+    }
+}
+
 /// Degrees taken from the index once: 16 bits each, and a hash map for
 /// the few of at least 65,535. (A byte each with the hubs of degree 255 or
 /// more in the map took 1.44x as long to rank a Kronecker graph's lists at
@@ -1151,17 +1167,7 @@ impl FastDegrees {
         let mut long = std::collections::HashMap::with_capacity_and_hasher(found.hubs as usize, Default::default());
         if found.hubs > 0 {
             for v in (found.first..found.end).filter(|&v| short[v as usize] == u16::MAX) {
-                let d = match from {
-                    RangeDegrees::Difference(ranges) => {
-                        let (lo, hi) = ranges.range(v);
-                        hi - lo
-                    }
-                    RangeDegrees::Codec(ranges, codec) => {
-                        let (lo, hi) = ranges.range(v);
-                        codec.degree(lo, hi).unwrap_or(0)
-                    }
-                };
-                long.insert(v, d);
+                long.insert(v, from.degree_of(v));
             }
         }
         FastDegrees { bytes: Self::bytes(short.len() as u64, found.hubs), short, long }
