@@ -387,3 +387,50 @@ fn validators_that_do_not_need_the_reference() {
     let verdict = validate(&Outcome::new(vec![Column::new("component", ValueKind::Vertex, label)]));
     assert!(!verdict.passed && verdict.detail.contains("reach"), "a split component passed: {verdict:?}");
 }
+
+/// The forward lists go to the temporary directory: where its file system
+/// has less room than they take (4 bytes a forward arc and a vertex), the
+/// count is refused before anything is written, with the room named, and
+/// nothing is left there; with the room, the counts are those of a run in
+/// the store's directory. (A 128 KiB tmpfs; the Kronecker graph's forward
+/// lists take about 220 KB.)
+#[test]
+fn forward_lists_that_do_not_fit_the_temporary_directory_are_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("k12.el");
+    let generator = outcore_ingest::generate::Kronecker::graph500(12, 16, 7);
+    outcore_ingest::generate::write_edge_list(&generator, &input, outcore_ingest::generate::EdgeListFormat::Text, false, &NoProgress)
+        .unwrap();
+    let st = import(&input, dir.path(), Some(false), false);
+    let needed = st.manifest().arcs.div_ceil(2) * 4 + st.vertices() * 4;
+    assert!(needed > 200 << 10, "the forward lists take {needed} bytes");
+    let triangles = find("triangles").unwrap();
+    let want = bounded("triangles", || triangles.run(&st, &Args::new(), &on(Engine::Traverse))).unwrap();
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(&self.0).status();
+        }
+    }
+    for (size, room) in [("128k", false), ("2m", true)] {
+        let mount = dir.path().join(format!("tmp-{size}"));
+        std::fs::create_dir(&mount).unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs", mount.to_str().unwrap()])
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        assert!(ok, "this test mounts a {size} tmpfs; it needs root (CI runs as root)");
+        let _unmount = Unmount(mount.clone());
+        let opts = RunOptions { temp_dir: Some(mount.clone()), ..on(Engine::Traverse) };
+        let run = bounded("triangles", || triangles.run(&st, &Args::new(), &opts));
+        if room {
+            let run = run.unwrap_or_else(|e| panic!("with {size} of room: {e}"));
+            assert_eq!(run.outcome.columns[0].to_u64().unwrap(), want.outcome.columns[0].to_u64().unwrap());
+        } else {
+            let e = run.err().expect("the forward lists fit 128 KiB").to_string();
+            assert!(e.contains("the forward lists need about") && e.contains("another temporary directory"), "{e}");
+        }
+        assert_eq!(std::fs::read_dir(&mount).unwrap().count(), 0, "{size}: temporary files left behind");
+    }
+}
