@@ -262,3 +262,15 @@ fn a_directed_store_without_in_is_refused_with_the_command_that_adds_it() {
         assert!(err.to_string().contains("outcore layout add STORE in"), "{}: {err}", order.name());
     }
 }
+
+/// The names `--order` takes (README: none, dfs, degree, bfs, rcm), each
+/// read back as its order.
+#[test]
+fn each_order_is_read_back_from_its_name() {
+    assert_eq!(Order::names(), "none, dfs, degree, bfs, rcm");
+    for order in Order::ALL {
+        assert_eq!(Order::from_name(order.name()), Some(order), "{}", order.name());
+    }
+    assert_eq!(Order::from_name("DFS"), None);
+    assert_eq!(Order::from_name(""), None);
+}
