@@ -1455,28 +1455,31 @@ mod tests {
 
     #[test]
     fn parts_of_a_layout_scan_as_the_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        // and lists all empty (a blocked layout's one block holds no bytes)
-        let graphs = [
-            ("local", local_lists(6_000, 1)),
-            ("scattered", scattered_lists(5_000, 2)),
-            ("sparse", sparse_lists(140_000)),
-            ("empty", vec![Vec::new(); 100]),
-        ];
-        for (name, lists) in &graphs {
-            for encoding in [Encoding::Raw32, Encoding::Raw64, Encoding::Ceesor, Encoding::Gapref] {
-                for weighted in [false, true] {
-                    let what = format!("{name}, {encoding:?}, weighted {weighted}");
-                    let at = dir.path().join(what.replace([',', ' '], "-"));
-                    let store = write(&at, lists, encoding, weighted);
-                    if *name == "local" && encoding == Encoding::Gapref {
-                        let blocks = store.layout("out").unwrap().block_table().unwrap().map_or(0, |t| t.len());
-                        assert!(blocks >= 8, "{what}: {blocks} blocks");
+        // a scan that never ends fails the test at the suite's time bound
+        outcore_io::bound::bounded("parts_of_a_layout_scan_as_the_whole", || {
+            let dir = tempfile::tempdir().unwrap();
+            // and lists all empty (a blocked layout's one block holds no bytes)
+            let graphs = [
+                ("local", local_lists(6_000, 1)),
+                ("scattered", scattered_lists(5_000, 2)),
+                ("sparse", sparse_lists(140_000)),
+                ("empty", vec![Vec::new(); 100]),
+            ];
+            for (name, lists) in &graphs {
+                for encoding in [Encoding::Raw32, Encoding::Raw64, Encoding::Ceesor, Encoding::Gapref] {
+                    for weighted in [false, true] {
+                        let what = format!("{name}, {encoding:?}, weighted {weighted}");
+                        let at = dir.path().join(what.replace([',', ' '], "-"));
+                        let store = write(&at, lists, encoding, weighted);
+                        if *name == "local" && encoding == Encoding::Gapref {
+                            let blocks = store.layout("out").unwrap().block_table().unwrap().map_or(0, |t| t.len());
+                            assert!(blocks >= 8, "{what}: {blocks} blocks");
+                        }
+                        check(&store, "out", 7, &what);
                     }
-                    check(&store, "out", 7, &what);
                 }
             }
-        }
+        })
     }
 
     /// Craft the store at `at`: change its manifest with `change` and
@@ -1494,44 +1497,48 @@ mod tests {
     /// block named, never scanned from a wrong place.
     #[test]
     fn a_part_after_a_malformed_block_record_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let lists = local_lists(6_000, 1);
-        let n = lists.len() as u64;
-        for encoding in [Encoding::Ceesor, Encoding::Gapref] {
-            // block 3's end is block 4's first vertex (word 12) and byte (word 13)
-            for (what, word, value) in [
-                ("vertices end before they start", 12, 1),
-                ("bytes end before they start", 13, 1),
-                ("vertices end past the layout's", 12, n + 1),
-            ] {
-                let at = dir.path().join(format!("{encoding:?}-{word}-{value}"));
-                let store = write(&at, &lists, encoding, true);
-                let layout = store.layout("out").unwrap();
-                let table = layout.block_table().unwrap().unwrap();
-                let last = table.get(table.len() - 1).first_vertex;
-                let path = layout.blocks_path().unwrap();
-                let mut bytes = std::fs::read(&path).unwrap();
-                bytes[word * 8..word * 8 + 8].copy_from_slice(&value.to_le_bytes());
-                std::fs::write(&path, &bytes).unwrap();
-                let name = path.file_name().unwrap().to_str().unwrap().to_string();
-                rewrite_manifest(&at, |manifest| {
-                    let block_bytes = manifest.files[&name].block_bytes;
-                    let hashes = outcore_io::hash_file_blocks(&path, block_bytes).unwrap();
-                    manifest.files.insert(name.clone(), crate::FileRecord::from_hashes(&hashes));
-                });
-                let store = Store::open(&at).unwrap();
-                let layout = store.layout("out").unwrap();
-                let err = layout.scan_range(last, n).err().map(|e| e.to_string()).unwrap_or_default();
-                assert!(err.contains("block 3 (") && err.contains("is malformed"), "{encoding:?}, {what}: {err:?}");
-                // a lookup past it finds the block table the same
-                let mut lookup = layout.lookup().unwrap();
-                let err = lookup.seek(last).and_then(|_| lookup.next_list().map(|_| ())).err().map(|e| e.to_string()).unwrap_or_default();
-                assert!(err.contains("block 3 (") && err.contains("is malformed"), "{encoding:?}, {what}, a lookup: {err:?}");
-                // the blocks before it are sound
-                let part = scanned(layout.scan_range(1, 2).unwrap());
-                assert_eq!(part.len(), 1, "{encoding:?}, {what}");
+        // a scan that never ends fails the test at the suite's time bound
+        outcore_io::bound::bounded("a_part_after_a_malformed_block_record_is_refused", || {
+            let dir = tempfile::tempdir().unwrap();
+            let lists = local_lists(6_000, 1);
+            let n = lists.len() as u64;
+            for encoding in [Encoding::Ceesor, Encoding::Gapref] {
+                // block 3's end is block 4's first vertex (word 12) and byte (word 13)
+                for (what, word, value) in [
+                    ("vertices end before they start", 12, 1),
+                    ("bytes end before they start", 13, 1),
+                    ("vertices end past the layout's", 12, n + 1),
+                ] {
+                    let at = dir.path().join(format!("{encoding:?}-{word}-{value}"));
+                    let store = write(&at, &lists, encoding, true);
+                    let layout = store.layout("out").unwrap();
+                    let table = layout.block_table().unwrap().unwrap();
+                    let last = table.get(table.len() - 1).first_vertex;
+                    let path = layout.blocks_path().unwrap();
+                    let mut bytes = std::fs::read(&path).unwrap();
+                    bytes[word * 8..word * 8 + 8].copy_from_slice(&value.to_le_bytes());
+                    std::fs::write(&path, &bytes).unwrap();
+                    let name = path.file_name().unwrap().to_str().unwrap().to_string();
+                    rewrite_manifest(&at, |manifest| {
+                        let block_bytes = manifest.files[&name].block_bytes;
+                        let hashes = outcore_io::hash_file_blocks(&path, block_bytes).unwrap();
+                        manifest.files.insert(name.clone(), crate::FileRecord::from_hashes(&hashes));
+                    });
+                    let store = Store::open(&at).unwrap();
+                    let layout = store.layout("out").unwrap();
+                    let err = layout.scan_range(last, n).err().map(|e| e.to_string()).unwrap_or_default();
+                    assert!(err.contains("block 3 (") && err.contains("is malformed"), "{encoding:?}, {what}: {err:?}");
+                    // a lookup past it finds the block table the same
+                    let mut lookup = layout.lookup().unwrap();
+                    let err =
+                        lookup.seek(last).and_then(|_| lookup.next_list().map(|_| ())).err().map(|e| e.to_string()).unwrap_or_default();
+                    assert!(err.contains("block 3 (") && err.contains("is malformed"), "{encoding:?}, {what}, a lookup: {err:?}");
+                    // the blocks before it are sound
+                    let part = scanned(layout.scan_range(1, 2).unwrap());
+                    assert_eq!(part.len(), 1, "{encoding:?}, {what}");
+                }
             }
-        }
+        })
     }
 
     /// A crafted manifest whose blocked layout names no edge starts: a
@@ -1540,25 +1547,28 @@ mod tests {
     /// needs none and scans as the whole does.
     #[test]
     fn a_blocked_layout_without_edge_starts_scans_in_parts_only_unweighted() {
-        let dir = tempfile::tempdir().unwrap();
-        let lists = local_lists(6_000, 1);
-        let n = lists.len() as u64;
-        for encoding in [Encoding::Ceesor, Encoding::Gapref] {
-            for weighted in [false, true] {
-                let at = dir.path().join(format!("{encoding:?}-{weighted}"));
-                let whole = scanned(write(&at, &lists, encoding, weighted).layout("out").unwrap().scan().unwrap());
-                rewrite_manifest(&at, |manifest| manifest.layouts.get_mut("out").unwrap().degrees = None);
-                let store = Store::open(&at).unwrap();
-                let part = store.layout("out").unwrap().scan_range(n / 2, n);
-                match weighted {
-                    true => {
-                        let err = part.err().map(|e| e.to_string()).unwrap_or_default();
-                        assert!(err.contains("without a degrees file"), "{encoding:?}: {err:?}");
+        // a scan that never ends fails the test at the suite's time bound
+        outcore_io::bound::bounded("a_blocked_layout_without_edge_starts_scans_in_parts_only_unweighted", || {
+            let dir = tempfile::tempdir().unwrap();
+            let lists = local_lists(6_000, 1);
+            let n = lists.len() as u64;
+            for encoding in [Encoding::Ceesor, Encoding::Gapref] {
+                for weighted in [false, true] {
+                    let at = dir.path().join(format!("{encoding:?}-{weighted}"));
+                    let whole = scanned(write(&at, &lists, encoding, weighted).layout("out").unwrap().scan().unwrap());
+                    rewrite_manifest(&at, |manifest| manifest.layouts.get_mut("out").unwrap().degrees = None);
+                    let store = Store::open(&at).unwrap();
+                    let part = store.layout("out").unwrap().scan_range(n / 2, n);
+                    match weighted {
+                        true => {
+                            let err = part.err().map(|e| e.to_string()).unwrap_or_default();
+                            assert!(err.contains("without a degrees file"), "{encoding:?}: {err:?}");
+                        }
+                        false => assert_eq!(scanned(part.unwrap()), &whole[n as usize / 2..], "{encoding:?}"),
                     }
-                    false => assert_eq!(scanned(part.unwrap()), &whole[n as usize / 2..], "{encoding:?}"),
                 }
             }
-        }
+        })
     }
 
     /// A sequential window hands out the file's bytes for ranges that go
@@ -1570,34 +1580,40 @@ mod tests {
     /// it starts, and one past the file's end.
     #[test]
     fn a_window_reads_forward_and_holds_little() {
-        use super::Window;
-        use crate::STREAM_CHUNK_BYTES;
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("bytes");
-        let chunk = STREAM_CHUNK_BYTES as u64;
-        let len = 8 * chunk + 123;
-        let byte = |i: u64| (i.wrapping_mul(7) % 251) as u8;
-        std::fs::write(&path, (0..len).map(byte).collect::<Vec<u8>>()).unwrap();
-        let mut steps = vec![(0, 10), (10, 20), (chunk - 5, chunk + 5), (chunk + 5, chunk + 6)];
-        steps.extend((0..3000).map(|i| (chunk + 6 + i * 700, chunk + 6 + i * 700 + 100)));
-        steps.extend([(4 * chunk + 17, 4 * chunk + 4_000), (6 * chunk + 1, 7 * chunk + 2), (len - 1, len)]);
-        for from in [0, 3 * 4096 + 1] {
-            let mut window = if from == 0 { Window::open(&path).unwrap() } else { Window::open_from(&path, from).unwrap() };
-            for &(lo, hi) in steps.iter().filter(|&&(lo, _)| lo >= from) {
-                let got = window.range(lo, hi).unwrap().to_vec();
-                assert!(got.iter().zip(lo..hi).all(|(&b, i)| b == byte(i)) && got.len() as u64 == hi - lo, "from {from}: bytes {lo}..{hi}");
-                assert!(
-                    window.buf.len() as u64 <= 2 * (hi - lo) + 3 * chunk,
-                    "from {from}: bytes {lo}..{hi}: the window holds {} bytes",
-                    window.buf.len()
-                );
+        // a scan that never ends fails the test at the suite's time bound
+        outcore_io::bound::bounded("a_window_reads_forward_and_holds_little", || {
+            use super::Window;
+            use crate::STREAM_CHUNK_BYTES;
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("bytes");
+            let chunk = STREAM_CHUNK_BYTES as u64;
+            let len = 8 * chunk + 123;
+            let byte = |i: u64| (i.wrapping_mul(7) % 251) as u8;
+            std::fs::write(&path, (0..len).map(byte).collect::<Vec<u8>>()).unwrap();
+            let mut steps = vec![(0, 10), (10, 20), (chunk - 5, chunk + 5), (chunk + 5, chunk + 6)];
+            steps.extend((0..3000).map(|i| (chunk + 6 + i * 700, chunk + 6 + i * 700 + 100)));
+            steps.extend([(4 * chunk + 17, 4 * chunk + 4_000), (6 * chunk + 1, 7 * chunk + 2), (len - 1, len)]);
+            for from in [0, 3 * 4096 + 1] {
+                let mut window = if from == 0 { Window::open(&path).unwrap() } else { Window::open_from(&path, from).unwrap() };
+                for &(lo, hi) in steps.iter().filter(|&&(lo, _)| lo >= from) {
+                    let got = window.range(lo, hi).unwrap().to_vec();
+                    assert!(
+                        got.iter().zip(lo..hi).all(|(&b, i)| b == byte(i)) && got.len() as u64 == hi - lo,
+                        "from {from}: bytes {lo}..{hi}"
+                    );
+                    assert!(
+                        window.buf.len() as u64 <= 2 * (hi - lo) + 3 * chunk,
+                        "from {from}: bytes {lo}..{hi}: the window holds {} bytes",
+                        window.buf.len()
+                    );
+                }
+                // every chunk read once, from the page holding `from` to the end
+                assert_eq!(window.read, len - from / 4096 * 4096, "from {from}: bytes read");
+                assert!(window.range(from, from + 10).is_err(), "from {from}: a range behind what the window passed is refused");
+                assert!(window.range(len, len - 1).is_err(), "from {from}: a range that ends before it starts is refused");
+                assert!(window.range(len, len + 1).is_err(), "from {from}: a range past the end is refused");
             }
-            // every chunk read once, from the page holding `from` to the end
-            assert_eq!(window.read, len - from / 4096 * 4096, "from {from}: bytes read");
-            assert!(window.range(from, from + 10).is_err(), "from {from}: a range behind what the window passed is refused");
-            assert!(window.range(len, len - 1).is_err(), "from {from}: a range that ends before it starts is refused");
-            assert!(window.range(len, len + 1).is_err(), "from {from}: a range past the end is refused");
-        }
+        })
     }
 
     /// Stores of format version 1 (u64 index, u32 degrees summed for a
