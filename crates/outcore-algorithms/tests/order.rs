@@ -274,3 +274,16 @@ fn each_order_is_read_back_from_its_name() {
     assert_eq!(Order::from_name("DFS"), None);
     assert_eq!(Order::from_name(""), None);
 }
+
+/// The permutation check the tests above (and tests/encodings.rs) rely on
+/// accepts exactly the permutations of 0..n.
+#[test]
+fn the_permutation_check_accepts_exactly_permutations() {
+    for p in [&[][..], &[0], &[2, 0, 1], &[3, 1, 0, 2]] {
+        assert!(order::is_permutation(p), "{p:?}");
+    }
+    // a repeat, an id out of range (at and past n), both
+    for p in [&[0, 0][..], &[1, 1, 0], &[0, 2], &[0, 1, 5], &[3, 3, 3]] {
+        assert!(!order::is_permutation(p), "{p:?}");
+    }
+}
