@@ -65,6 +65,14 @@ fn skewed(dir: &std::path::Path, n: u64, arcs: u64) -> Store {
     skewed_as(dir, n, arcs, &ImportOptions { directed: Some(true), weighted: true, in_layout: true, ..Default::default() })
 }
 
+/// The skewed graph weighted and directed, with `in` and tiles of
+/// 2^`span_bits` vertices.
+fn skewed_with_tiles(dir: &std::path::Path, n: u64, arcs: u64, span_bits: u32) -> Store {
+    let path = skewed(dir, n, arcs).dir().to_path_buf();
+    outcore_ingest::tiles::add_tiles(&path, 1, span_bits, 1 << 30, &NoProgress).unwrap();
+    Store::open(&path).unwrap()
+}
+
 /// The lists the engine's readers decode into their callers' buffers
 /// (neighbours as u64, weights as f32) are the engine's charge
 /// (`Traverse::open`), not the algorithm's: the run may add one such list
@@ -322,9 +330,7 @@ fn every_algorithm_charges_what_it_allocates_on(store: &Store) -> usize {
 fn every_algorithm_charges_what_it_allocates() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let dir = tempfile::tempdir().unwrap();
-    let path = skewed(dir.path(), 50_000, 400_000).dir().to_path_buf();
-    outcore_ingest::tiles::add_tiles(&path, 1, 14, 1 << 30, &NoProgress).unwrap();
-    let ran = every_algorithm_charges_what_it_allocates_on(&Store::open(&path).unwrap());
+    let ran = every_algorithm_charges_what_it_allocates_on(&skewed_with_tiles(dir.path(), 50_000, 400_000, 14));
     assert!(ran >= 25 || filtered(), "only {ran} algorithm and engine pairs ran");
 }
 
@@ -790,9 +796,7 @@ fn every_algorithm_goes_ahead_at_the_budget_its_plan_states() {
     use outcore_store::StoreError;
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let dir = tempfile::tempdir().unwrap();
-    let path = skewed(dir.path(), 5_000, 40_000).dir().to_path_buf();
-    outcore_ingest::tiles::add_tiles(&path, 1, 10, 1 << 30, &NoProgress).unwrap();
-    let store = Store::open(&path).unwrap();
+    let store = skewed_with_tiles(dir.path(), 5_000, 40_000, 10);
     let mut ran = 0;
     for alg in common::registered().into_iter().filter(|a| a.info().name != "als") {
         let (name, args) = (alg.info().name, short(alg));

@@ -197,10 +197,7 @@ fn triangle_parts_are_filled_up_to_part_entries() {
 fn under_a_small_budget_the_counts_are_the_same_and_the_budget_holds() {
     // Kronecker scale 17, edge factor 16: over a million forward entries, more than the smallest part holds
     let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("k17.el");
-    let generator = outcore_ingest::generate::Kronecker::graph500(17, 16, 7);
-    outcore_ingest::generate::write_edge_list(&generator, &input, outcore_ingest::generate::EdgeListFormat::Text, false, &NoProgress)
-        .unwrap();
+    let input = kronecker_edges(dir.path(), "k17.el", 17, 16, 7);
     let st = import(&input, dir.path(), Some(false), false);
     let triangles = find("triangles").unwrap();
     let big = bounded("triangles", || triangles.run(&st, &Args::new(), &on(Engine::Traverse))).unwrap();
@@ -397,10 +394,7 @@ fn validators_that_do_not_need_the_reference() {
 #[test]
 fn forward_lists_that_do_not_fit_the_temporary_directory_are_refused_up_front() {
     let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("k12.el");
-    let generator = outcore_ingest::generate::Kronecker::graph500(12, 16, 7);
-    outcore_ingest::generate::write_edge_list(&generator, &input, outcore_ingest::generate::EdgeListFormat::Text, false, &NoProgress)
-        .unwrap();
+    let input = kronecker_edges(dir.path(), "k12.el", 12, 16, 7);
     let st = import(&input, dir.path(), Some(false), false);
     let needed = st.manifest().arcs.div_ceil(2) * 4 + st.vertices() * 4;
     assert!(needed > 200 << 10, "the forward lists take {needed} bytes");

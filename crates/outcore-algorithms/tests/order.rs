@@ -195,10 +195,7 @@ fn orders_equal_their_references_on_an_undirected_graph_of_many_components() {
     // a Kronecker graph of scale 12 leaves many vertices isolated and some
     // small components beside the giant one; a few hand-made pieces more
     let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("k12.el");
-    let generator = outcore_ingest::generate::Kronecker::graph500(12, 8, 5);
-    outcore_ingest::generate::write_edge_list(&generator, &input, outcore_ingest::generate::EdgeListFormat::Text, false, &NoProgress)
-        .unwrap();
+    let input = kronecker_edges(dir.path(), "k12.el", 12, 8, 5);
     // a path, a star and a triangle past the Kronecker ids
     let mut text = std::fs::read_to_string(&input).unwrap();
     for (a, b) in

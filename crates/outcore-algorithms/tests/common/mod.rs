@@ -81,3 +81,13 @@ impl outcore_io::Progress for Recorder {
 }
 
 pub use outcore_io::bound::bounded;
+
+/// A Graph500 Kronecker graph's edge list (text, one direction per edge)
+/// written to `dir/NAME`: 2^`scale` vertices, `edge_factor` edges a vertex.
+pub fn kronecker_edges(dir: &std::path::Path, name: &str, scale: u32, edge_factor: u64, seed: u64) -> PathBuf {
+    use outcore_ingest::generate::{write_edge_list, EdgeListFormat, Kronecker};
+    let input = dir.join(name);
+    write_edge_list(&Kronecker::graph500(scale, edge_factor, seed), &input, EdgeListFormat::Text, false, &outcore_ingest::NoProgress)
+        .unwrap();
+    input
+}
