@@ -231,45 +231,51 @@ mod tests {
 
     #[test]
     fn enumeration_follows_section_3() {
-        // two triangles joined by a bridge, a tail and an isolated vertex
-        let mut g = ListsGraph::from_edges(9, &[(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 5), (5, 3), (5, 6), (6, 7)]);
-        check(&mut g);
-        let mut rng = 12345u64;
-        for n in [10usize, 50, 300] {
-            for density in [1u64, 3] {
-                let edges: Vec<(u64, u64)> = (0..n as u64 * density)
-                    .map(|_| {
-                        rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                        ((rng >> 33) % n as u64, (rng >> 13) % n as u64)
-                    })
-                    .collect();
-                check(&mut ListsGraph::from_edges(n, &edges));
+        // an ordering that never ends fails the test at the suite's time bound
+        outcore_io::bound::bounded("enumeration_follows_section_3", || {
+            // two triangles joined by a bridge, a tail and an isolated vertex
+            let mut g = ListsGraph::from_edges(9, &[(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 5), (5, 3), (5, 6), (6, 7)]);
+            check(&mut g);
+            let mut rng = 12345u64;
+            for n in [10usize, 50, 300] {
+                for density in [1u64, 3] {
+                    let edges: Vec<(u64, u64)> = (0..n as u64 * density)
+                        .map(|_| {
+                            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                            ((rng >> 33) % n as u64, (rng >> 13) % n as u64)
+                        })
+                        .collect();
+                    check(&mut ListsGraph::from_edges(n, &edges));
+                }
             }
-        }
+        })
     }
 
     #[test]
     fn dfs_lowers_the_offset_cost_of_a_scrambled_grid() {
-        // a 40 x 40 grid, labelled by a scrambling permutation
-        let side = 40u64;
-        let n = side * side;
-        let label = |i: u64| (i * 7919) % n;
-        let mut edges = Vec::new();
-        for r in 0..side {
-            for c in 0..side {
-                let v = r * side + c;
-                if c + 1 < side {
-                    edges.push((label(v), label(v + 1)));
-                }
-                if r + 1 < side {
-                    edges.push((label(v), label(v + side)));
+        // an ordering that never ends fails the test at the suite's time bound
+        outcore_io::bound::bounded("dfs_lowers_the_offset_cost_of_a_scrambled_grid", || {
+            // a 40 x 40 grid, labelled by a scrambling permutation
+            let side = 40u64;
+            let n = side * side;
+            let label = |i: u64| (i * 7919) % n;
+            let mut edges = Vec::new();
+            for r in 0..side {
+                for c in 0..side {
+                    let v = r * side + c;
+                    if c + 1 < side {
+                        edges.push((label(v), label(v + 1)));
+                    }
+                    if r + 1 < side {
+                        edges.push((label(v), label(v + side)));
+                    }
                 }
             }
-        }
-        let mut g = ListsGraph::from_edges(n as usize, &edges);
-        let identity: Vec<u32> = (0..n as u32).collect();
-        let p = ceesor_order(&mut g).unwrap();
-        let (before, after) = (offset_bits(&g, &identity), offset_bits(&g, &p));
-        assert!(after * 10 < before * 7, "DFS order: {after} offset bits, scrambled {before}");
+            let mut g = ListsGraph::from_edges(n as usize, &edges);
+            let identity: Vec<u32> = (0..n as u32).collect();
+            let p = ceesor_order(&mut g).unwrap();
+            let (before, after) = (offset_bits(&g, &identity), offset_bits(&g, &p));
+            assert!(after * 10 < before * 7, "DFS order: {after} offset bits, scrambled {before}");
+        })
     }
 }
