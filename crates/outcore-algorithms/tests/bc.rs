@@ -100,10 +100,13 @@ fn targets_count_only_the_paths_that_end_at_them() {
             let budget = Budget::unlimited();
             let t = Traverse::open(&st, "out", &budget, &TraverseOptions::default(), 0).unwrap();
             // sources on one worker and on three (each its reader and sums)
-            let (one, _) = bc_traverse(&t, &picked, Some(&targets), 1.0, 1, &budget, &NoProgress).unwrap();
-            let (three, _) = bc_traverse(&t, &picked, Some(&targets), 1.0, 3, &budget, &NoProgress).unwrap();
+            let (one, _) = bounded("bc_traverse", || bc_traverse(&t, &picked, Some(&targets), 1.0, 1, &budget, &NoProgress)).unwrap();
+            let (three, _) = bounded("bc_traverse", || bc_traverse(&t, &picked, Some(&targets), 1.0, 3, &budget, &NoProgress)).unwrap();
             let mut e = sortreduce(&st, Access::Scan, 30);
-            let file = bc_sortreduce(&mut e, if directed { "in" } else { "out" }, &picked, Some(&targets), 1.0, &NoProgress).unwrap();
+            let file = bounded("bc_sortreduce", || {
+                bc_sortreduce(&mut e, if directed { "in" } else { "out" }, &picked, Some(&targets), 1.0, &NoProgress)
+            })
+            .unwrap();
             let mut external = Vec::new();
             outcore_algorithms::values::for_each_stored(&file, |_, x: f64| external.push(x)).unwrap();
             let original = |v: Vec<f64>| -> Vec<f64> {
@@ -190,9 +193,10 @@ fn engines(st: &Store, sources: &Sources, access: Access, batch: usize) -> (Vec<
     let directed = st.manifest().directed;
     let (picked, scale, _) = pick_sources(st, sources).unwrap();
     let g = Traverse::open(st, "out", &budget, &TraverseOptions::default(), 0).unwrap();
-    let (semi, _) = bc_traverse(&g, &picked, None, scale, 2, &budget, &NoProgress).unwrap();
+    let (semi, _) = bounded("bc_traverse", || bc_traverse(&g, &picked, None, scale, 2, &budget, &NoProgress)).unwrap();
     let mut e = sortreduce(st, access, batch);
-    let file = bc_sortreduce(&mut e, if directed { "in" } else { "out" }, &picked, None, scale, &NoProgress).unwrap();
+    let file =
+        bounded("bc_sortreduce", || bc_sortreduce(&mut e, if directed { "in" } else { "out" }, &picked, None, scale, &NoProgress)).unwrap();
     let mut external = Vec::new();
     outcore_algorithms::values::for_each_stored(&file, |_, x: f64| external.push(x)).unwrap();
     (semi, external, picked, scale)
