@@ -400,22 +400,10 @@ fn forward_lists_that_do_not_fit_the_temporary_directory_are_refused_up_front() 
     assert!(needed > 200 << 10, "the forward lists take {needed} bytes");
     let triangles = find("triangles").unwrap();
     let want = bounded("triangles", || triangles.run(&st, &Args::new(), &on(Engine::Traverse))).unwrap();
-    struct Unmount(std::path::PathBuf);
-    impl Drop for Unmount {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("umount").arg(&self.0).status();
-        }
-    }
     for (size, room) in [("128k", false), ("2m", true)] {
         let mount = dir.path().join(format!("tmp-{size}"));
         std::fs::create_dir(&mount).unwrap();
-        let ok = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs", mount.to_str().unwrap()])
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-        assert!(ok, "this test mounts a {size} tmpfs; it needs root (CI runs as root)");
-        let _unmount = Unmount(mount.clone());
+        let _unmount = tmpfs(&mount, size);
         let opts = RunOptions { temp_dir: Some(mount.clone()), ..on(Engine::Traverse) };
         let run = bounded("triangles", || triangles.run(&st, &Args::new(), &opts));
         if room {

@@ -265,19 +265,7 @@ fn too_small_a_budget_and_a_full_disk_are_clear_errors() {
     // a temporary directory on a full file system
     let full = dir.path().join("full");
     std::fs::create_dir(&full).unwrap();
-    let ok = std::process::Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs", full.to_str().unwrap()])
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false);
-    assert!(ok, "this test mounts a 64 KiB tmpfs; it needs root (CI runs as root)");
-    struct Unmount(std::path::PathBuf);
-    impl Drop for Unmount {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("umount").arg(&self.0).status();
-        }
-    }
-    let _unmount = Unmount(full.clone());
+    let _unmount = tmpfs(&full, "64k");
     let mut opts = options(Access::Scan, 100, 4);
     opts.temp_dir = Some(full.clone());
     let e = outcore_algorithms::execute(&PageRank, &st, &pr, &opts).err().unwrap().to_string();

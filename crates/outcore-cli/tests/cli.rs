@@ -3,7 +3,7 @@
 //! is left that looks like a store; good input round-trips.
 
 mod common;
-use common::{bounded, outcore};
+use common::{bounded, outcore, tmpfs};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -166,16 +166,7 @@ fn full_disk_fails_cleanly() {
     let d = tempfile::tempdir().unwrap();
     let mnt = d.path().join("small");
     std::fs::create_dir(&mnt).unwrap();
-    let ok =
-        Command::new("mount").args(["-t", "tmpfs", "-o", "size=512k", "tmpfs", s(&mnt)]).status().map(|st| st.success()).unwrap_or(false);
-    assert!(ok, "this test mounts a 512 KiB tmpfs to fill it; it needs root (CI runs as root)");
-    struct Unmount(PathBuf);
-    impl Drop for Unmount {
-        fn drop(&mut self) {
-            let _ = Command::new("umount").arg(&self.0).status();
-        }
-    }
-    let _guard = Unmount(mnt.clone());
+    let _guard = tmpfs(&mnt, "512k");
     let input = shared().join("real/MIT8.edgelist");
     assert_import_fails(&mnt, &input, &["--undirected", "--memory", "64M"], &["No space left on device", "small/."]);
     assert_eq!(std::fs::read_dir(&mnt).unwrap().count(), 0, "files left on the full disk");

@@ -91,3 +91,26 @@ pub fn kronecker_edges(dir: &std::path::Path, name: &str, scale: u32, edge_facto
         .unwrap();
     input
 }
+
+/// A tmpfs of `size` (mount's `size=` option: "64k", "2m") mounted at
+/// `dir`, which must exist; unmounted when the guard drops. Needs root (CI
+/// runs as root): the tests of a full or small temporary directory use it.
+pub fn tmpfs(dir: &std::path::Path, size: &str) -> Mounted {
+    let ok = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+        .arg(dir)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    assert!(ok, "this test mounts a {size} tmpfs at {}; it needs root (CI runs as root)", dir.display());
+    Mounted(dir.to_path_buf())
+}
+
+/// Unmounts its tmpfs when dropped (see [`tmpfs`]).
+pub struct Mounted(PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}

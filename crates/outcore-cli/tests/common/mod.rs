@@ -59,3 +59,26 @@ pub fn edge_lines(path: &std::path::Path) -> Vec<(u64, u64)> {
         })
         .collect()
 }
+
+/// A tmpfs of `size` (mount's `size=` option: "512k") mounted at `dir`,
+/// which must exist; unmounted when the guard drops. Needs root (CI runs
+/// as root): the full-disk tests use it.
+pub fn tmpfs(dir: &std::path::Path, size: &str) -> Mounted {
+    let ok = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+        .arg(dir)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    assert!(ok, "this test mounts a {size} tmpfs at {}; it needs root (CI runs as root)", dir.display());
+    Mounted(dir.to_path_buf())
+}
+
+/// Unmounts its tmpfs when dropped (see [`tmpfs`]).
+pub struct Mounted(std::path::PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
