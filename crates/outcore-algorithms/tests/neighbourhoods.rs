@@ -350,6 +350,7 @@ fn validators_that_do_not_need_the_reference() {
             if *name != "kcore" {
                 // with room for them, 64 distinct vertices sampled
                 assert!(verdict.detail.starts_with("64 vertices "), "{name}: {verdict:?}");
+                sample_charged_what_it_holds(name, st, &run, *validate);
             }
             let verdict = check(&bump(column, *kind, &run));
             assert!(!verdict.passed, "{name}: a damaged result passed: {verdict:?}");
@@ -383,6 +384,37 @@ fn validators_that_do_not_need_the_reference() {
     }
     let verdict = validate(&Outcome::new(vec![Column::new("component", ValueKind::Vertex, label)]));
     assert!(!verdict.passed && verdict.detail.contains("reach"), "a split component passed: {verdict:?}");
+}
+
+/// A sampling validator (triangles, LCC) is charged what it holds: its
+/// scans (`neighbourhood::scan_bytes`), then 96 bytes an entry of each
+/// neighbourhood it keeps, so its peak is the scans and a whole number of
+/// entries, at most 64 of the longest neighbourhood; with that peak and
+/// room for the result (8 bytes a vertex) it keeps all 64 vertices, with a
+/// byte less one fewer, and without room for its scans it is refused.
+fn sample_charged_what_it_holds(
+    name: &str,
+    st: &Store,
+    run: &outcore_algorithms::Run,
+    validate: fn(&outcore_algorithms::run::Check) -> Result<outcore_algorithms::Validation, StoreError>,
+) {
+    let at = |budget: &Budget| {
+        bounded(name, || validate(&outcore_algorithms::run::Check { store: st, outcome: &run.outcome, report: &run.report, budget }))
+    };
+    let unlimited = Budget::unlimited();
+    at(&unlimited).unwrap();
+    let (peak, scan) = (unlimited.peak(), outcore_algorithms::neighbourhood::scan_bytes(st).unwrap());
+    let longest = outcore_algorithms::neighbourhood::longest(st).unwrap();
+    assert!(
+        peak > scan && (peak - scan) % 96 == 0 && peak - scan <= 64 * longest * 96,
+        "{name}: peak {peak}, scans {scan}, longest {longest}"
+    );
+    let result = st.vertices() * 8;
+    let verdict = at(&Budget::new(peak + result)).unwrap();
+    assert!(verdict.passed && verdict.detail.starts_with("64 vertices "), "{name} at its peak: {verdict:?}");
+    let verdict = at(&Budget::new(peak + result - 1)).unwrap();
+    assert!(verdict.passed && verdict.detail.starts_with("63 vertices "), "{name} a byte under its peak: {verdict:?}");
+    assert!(at(&Budget::new(scan - 1)).is_err(), "{name}: ran without room for its scans");
 }
 
 /// The forward lists go to the temporary directory: where its file system

@@ -16,27 +16,48 @@ use std::collections::HashMap;
 /// Vertices recounted.
 pub const SAMPLE: usize = 64;
 
-/// The sample: up to [`SAMPLE`] distinct vertices spread by a hash, and
-/// their neighbourhoods while their entries fit `budget_entries`.
-fn sample(check: &Check, reader: &str, budget_entries: u64) -> Result<Vec<(u64, Vec<u32>)>, StoreError> {
+/// Bytes a sampled entry costs at most: in its list, and in the map of
+/// neighbours (a slot, its vector and that vector's smallest allocation).
+const ENTRY_BYTES: u64 = 96;
+
+/// The sampled vertices with their neighbourhoods, where each neighbour
+/// appears, and the budget charges that hold them.
+struct Sampled {
+    _charges: Vec<outcore_io::Reservation>,
+    vertices: Vec<(u64, Vec<u32>)>,
+    at: HashMap<u32, Vec<u32>>,
+}
+
+/// The sample, held beside a result of `result_bytes`: up to [`SAMPLE`]
+/// distinct vertices spread by a hash, and their neighbourhoods. The scans
+/// run one after the other and hold `scan` bytes
+/// ([`crate::neighbourhood::scan_bytes`]), charged first; each sampled
+/// neighbourhood is then charged [`ENTRY_BYTES`] an entry as the scan meets
+/// it, and one that would leave less than `result_bytes` of the budget is
+/// left out.
+fn sampled(check: &Check, reader: &str, result_bytes: u64) -> Result<Sampled, StoreError> {
+    let scan = crate::neighbourhood::scan_bytes(check.store)?;
+    let mut charges = vec![check.budget.reserve("a scan of the sampled neighbourhoods", scan)?];
     let n = check.store.vertices();
     let mut chosen: Vec<u64> = (0..SAMPLE as u64 * 4).map(|k| splitmix64(0x5A3B1E ^ k) % n.max(1)).collect();
     chosen.sort_unstable();
     chosen.dedup();
     chosen.truncate(SAMPLE);
-    let (mut out, mut held) = (Vec::new(), 0u64);
+    let mut vertices = Vec::new();
     let mut next = chosen.iter().peekable();
     for_each_neighbourhood(check.store, reader, |v, around| {
         if next.peek() == Some(&&v) {
             next.next();
-            if held + around.len() as u64 <= budget_entries {
-                held += around.len() as u64;
-                out.push((v, around.iter().map(|&e| e & ID).collect()));
+            let bytes = around.len() as u64 * ENTRY_BYTES;
+            if check.budget.available() >= bytes + result_bytes {
+                charges.push(check.budget.reserve("a sampled neighbourhood", bytes)?);
+                vertices.push((v, around.iter().map(|&e| e & ID).collect()));
             }
         }
         Ok(())
     })?;
-    Ok(out)
+    let at = neighbours_of(&vertices);
+    Ok(Sampled { _charges: charges, vertices, at })
 }
 
 /// Where each neighbour of a sampled vertex appears: u -> the sampled
@@ -51,35 +72,6 @@ fn neighbours_of(sample: &[(u64, Vec<u32>)]) -> HashMap<u32, Vec<u32>> {
     at
 }
 
-/// Bytes a sampled entry costs at most: in its list, and in the map of
-/// neighbours (a slot, its vector and that vector's smallest allocation).
-const ENTRY_BYTES: u64 = 96;
-
-/// Entries of sampled neighbourhoods the budget holds beside `result_bytes`.
-/// The scans run one after the other and hold `scan` bytes
-/// ([`crate::neighbourhood::scan_bytes`]).
-fn entries_allowed(check: &Check, result_bytes: u64, scan: u64) -> u64 {
-    (check.budget.available().saturating_sub(result_bytes + scan) / ENTRY_BYTES).min(1 << 24)
-}
-
-/// The sampled vertices with their neighbourhoods, where each neighbour
-/// appears, and the budget charge that holds them.
-struct Sampled {
-    _charge: outcore_io::Reservation,
-    vertices: Vec<(u64, Vec<u32>)>,
-    at: HashMap<u32, Vec<u32>>,
-}
-
-/// The sample, held beside a result of `result_bytes`.
-fn sampled(check: &Check, reader: &str, result_bytes: u64) -> Result<Sampled, StoreError> {
-    let scan = crate::neighbourhood::scan_bytes(check.store)?;
-    let entries = entries_allowed(check, result_bytes, scan);
-    let _charge = check.budget.reserve("the sampled neighbourhoods and a scan", entries * ENTRY_BYTES + scan)?;
-    let vertices = sample(check, reader, entries)?;
-    let at = neighbours_of(&vertices);
-    Ok(Sampled { _charge, vertices, at })
-}
-
 fn members(sorted: &[u32], of: impl Iterator<Item = u32>) -> u64 {
     of.filter(|x| sorted.binary_search(x).is_ok()).count() as u64
 }
@@ -91,7 +83,7 @@ pub fn triangles(check: &Check) -> Result<Validation, StoreError> {
         return Ok(Validation::fail(METHOD, "the run returned no triangle counts"));
     };
     let got = column.to_u64()?;
-    let Sampled { _charge, vertices: sample, at } = sampled(check, "triangle validation", got.len() as u64 * 8)?;
+    let Sampled { _charges, vertices: sample, at } = sampled(check, "triangle validation", got.len() as u64 * 8)?;
     let mut twice = vec![0u64; sample.len()];
     for_each_neighbourhood(check.store, "triangle validation", |u, around| {
         if let Some(ks) = at.get(&(u as u32)) {
@@ -117,7 +109,7 @@ pub fn lcc(check: &Check) -> Result<Validation, StoreError> {
         return Ok(Validation::fail(METHOD, "the run returned no coefficients"));
     };
     let got = column.to_f64()?;
-    let Sampled { _charge, vertices: sample, at } = sampled(check, "LCC validation", got.len() as u64 * 8)?;
+    let Sampled { _charges, vertices: sample, at } = sampled(check, "LCC validation", got.len() as u64 * 8)?;
     let mut arcs = vec![0u64; sample.len()];
     let mut scan = check.store.layout("out")?.scan()?;
     let mut distinct: Vec<u32> = Vec::new();
