@@ -318,6 +318,7 @@ mod tests {
             let (flag, entries) = flagged_index(lengths, flags);
             let index = build(&entries, flag).unwrap();
             prop_assert_eq!(index.len(), entries.len() as u64);
+            prop_assert_eq!(index.is_empty(), entries.is_empty());
             for (i, &x) in entries.iter().enumerate() {
                 prop_assert_eq!(index.get(i as u64), x);
             }

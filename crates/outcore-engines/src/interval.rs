@@ -721,6 +721,43 @@ mod tests {
         assert_eq!(ValueTable::open(&whole).unwrap().get::<[f32; 3]>(straddling).unwrap(), [straddling as f32, 1.0, 2.0]);
     }
 
+    /// A batch at both of its bounds (`BATCH_VERTICES` vertices whose lists
+    /// fill each layout's share of `BATCH_IDS`, as [`fill`] stops at
+    /// either) holds its ids, weights, list ends and degrees in what
+    /// [`fixed_bytes`] charges it: two such batches, the membership bitmap
+    /// and its rank (12 bytes a 64 vertices) and the scans' buffers ((8 a
+    /// layout + 12) chunks, as its comment counts them) come within it.
+    #[test]
+    fn two_full_batches_fit_what_fixed_bytes_charges() {
+        let n = 1u64 << 20;
+        for layouts in 1..=3 {
+            let mut batch = Batch::new(layouts);
+            let len = batch.share() / BATCH_VERTICES as usize;
+            let (ids, weights) = (vec![9u64; len], vec![0.5f32; len]);
+            let mut vertices = 0;
+            while batch.below_share() && vertices < BATCH_VERTICES {
+                for k in 0..layouts {
+                    batch.push(k, &ids, &weights);
+                }
+                batch.degrees.push(len as u64);
+                vertices += 1;
+            }
+            assert_eq!(vertices, BATCH_VERTICES, "{layouts} layouts");
+            let held: usize = (0..layouts)
+                .map(|k| batch.ids[k].capacity() * 8 + batch.weights[k].capacity() * 4 + batch.ends[k].capacity() * 8)
+                .sum::<usize>()
+                + batch.degrees.capacity() * 8;
+            let buffers = (layouts as u64 * 8 + 12) * STREAM_CHUNK_BYTES as u64;
+            let charged = fixed_bytes(n, layouts, 0, 0);
+            assert!(
+                2 * held as u64 + n.div_ceil(64) * 12 + buffers <= charged,
+                "{layouts} layouts: two batches hold {} bytes beside {} of bitmap and buffers; {charged} charged",
+                2 * held,
+                n.div_ceil(64) * 12 + buffers
+            );
+        }
+    }
+
     /// A batch filled as [`fill`] fills it, one list per layout per vertex
     /// while every layout is below its share, holds no more ids and
     /// weights than [`fixed_bytes`] charges a batch: `BATCH_IDS` and the
