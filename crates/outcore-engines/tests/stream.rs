@@ -166,6 +166,31 @@ fn small_segments_cut_tiles_into_pieces() {
     }
 }
 
+/// One engine serves programs that want weights and programs that do not,
+/// in turn: a pool filled without weights is emptied before a program that
+/// wants them, and the other way, so each pass hands every arc once with
+/// its weight or without; an engine opened without weights hands none to a
+/// program that asks for them.
+#[test]
+fn programs_with_and_without_weights_take_turns_on_one_engine() {
+    let store = tiled();
+    bounded("weights in turn", || {
+        let budget = Budget::new(1 << 30);
+        let mut stream = TileStream::open(&store, &budget, true, StreamOptions::default()).unwrap();
+        for (turn, weights) in [false, true, false, true].into_iter().enumerate() {
+            let what = format!("turn {turn}: weights {weights}");
+            let its = passes(&mut stream, &Record::new(false, weights, false), 2, &what);
+            assert_eq!(its[1].bytes_read, 0, "{what}: the pool serves the second pass");
+        }
+        let mut stream = TileStream::open(&store, &budget, false, StreamOptions::default()).unwrap();
+        let program = Record::new(false, true, false);
+        for pass in 0..2 {
+            stream.iterate(&program).unwrap();
+            assert!(Record::take(&program.forward) == arcs(false), "pass {pass}: an engine opened without weights handed weights");
+        }
+    });
+}
+
 /// A pool of a third of the layout: when it fills, the tiles of odd columns
 /// (which the program will not keep) go, and what stays is compacted and
 /// still served right on the next passes.
