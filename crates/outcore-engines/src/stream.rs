@@ -132,10 +132,22 @@ pub struct StreamStats {
     pub iterations: Vec<IterationStats>,
 }
 
-/// Heap a piece takes: itself (24 bytes) and its cached flag, and, when
-/// in the pool, its entry (24, in a vector that may hold twice its
-/// entries as it grows) and that entry's copy while the pool is compacted.
-const PIECE_BYTES: u64 = 24 + 1 + 2 * 24 + 24;
+/// Heap a piece takes while the engine is open: itself and its cached
+/// flag, and, when in the pool, its entry (in a vector that may hold twice
+/// its entries as it grows) and that entry's copy while the pool is
+/// compacted; and what it takes during a pass ([`PASS_PIECE_BYTES`]).
+const PIECE_BYTES: u64 = (size_of::<Piece>() + 1 + 3 * size_of::<PoolEntry>()) as u64 + PASS_PIECE_BYTES;
+
+/// Heap a piece takes during a pass, at most: served from the pool, its
+/// view (a [`TileEdges`], in a vector sized to the pool's entries); read
+/// from the device, its place in the pass's plan and up to one read a
+/// file (each in a vector that may hold twice its entries as it grows),
+/// and its view while its segment is processed.
+const PASS_PIECE_BYTES: u64 = {
+    let rewind = size_of::<TileEdges>();
+    let slide = 2 * size_of::<Placed>() + 2 * 2 * size_of::<SegmentRead>() + size_of::<TileEdges>();
+    (if rewind > slide { rewind } else { slide }) as u64
+};
 
 #[derive(Clone, Copy)]
 struct Piece {
@@ -298,7 +310,7 @@ impl TileStream {
 
         // Rewind: what the pool kept, no I/O.
         {
-            let mut work = Vec::new();
+            let mut work = Vec::with_capacity(self.entries.len());
             for e in &self.entries {
                 let p = self.pieces[e.piece as usize];
                 if !needed[p.tile as usize] {
