@@ -1322,6 +1322,8 @@ mod tests {
         .unwrap();
         let (short, found) = FastDegrees::short(RangeDegrees::Difference(&index));
         assert_eq!((found.hubs, found.longest), (3, 200_000));
+        // and the pass of its own (no room for the degrees, or no record)
+        assert_eq!(FastDegrees::hubs(RangeDegrees::Difference(&index)), (3, 200_000));
         let fast = FastDegrees::with_hubs(RangeDegrees::Difference(&index), short, &found);
         assert_eq!(fast.long.len(), 3);
         for v in 0..n {

@@ -157,9 +157,18 @@ fn small_segments_cut_tiles_into_pieces() {
             let layout = TileStream::layout_bytes(&rec, weights);
             let segment = stream.stats().segment_bytes;
             assert_eq!(segment, (16 << 10).max(4 * 4096 * if weights { 2 } else { 1 }), "{what}: at least 4 pages a file");
+            let files = if weights { 2 } else { 1 };
             for it in &its {
                 assert!(it.segments >= layout / segment, "{what}: {} segments of {segment} bytes", it.segments);
                 assert!(it.bytes_read >= layout, "{what}: every pass from the device");
+                // a segment's pieces lie together: one aligned read a file,
+                // a page of slack at each of its ends
+                assert!(
+                    it.bytes_read <= layout + it.segments * files * 2 * 4096,
+                    "{what}: {} bytes read in {} segments for a {layout}-byte layout",
+                    it.bytes_read,
+                    it.segments
+                );
                 assert_eq!(it.bytes_from_cache, 0, "{what}");
             }
         });
@@ -209,6 +218,9 @@ fn a_full_pool_evicts_what_the_program_will_not_keep() {
             let its = passes(&mut stream, &program, 4, &what);
             assert!(its.iter().map(|it| it.pieces_evicted).sum::<u64>() > 0, "{what}: the pool evicted");
             assert!(its[1..].iter().all(|it| it.bytes_from_cache > 0), "{what}: the pool served the later passes");
+            // and never more than it holds
+            let pool = stream.stats().pool_bytes;
+            assert!(pool <= layout / 3 && its.iter().all(|it| it.bytes_from_cache <= pool), "{what}: a pool of {pool} bytes served more");
         });
     }
 }
