@@ -149,6 +149,12 @@ const PASS_PIECE_BYTES: u64 = {
     (if rewind > slide { rewind } else { slide }) as u64
 };
 
+/// The most edges a piece holds: a tile is cut so that a piece fits a
+/// segment's share for each of `files` files, less two pages of alignment.
+fn max_piece_edges(segment_bytes: u64, files: u64) -> u64 {
+    ((segment_bytes / files).saturating_sub(2 * ALIGN) / 4).max(1)
+}
+
 #[derive(Clone, Copy)]
 struct Piece {
     tile: u32,
@@ -209,10 +215,19 @@ impl TileStream {
         rec.edges * if weights && rec.weights.is_some() { 8 } else { 4 }
     }
 
-    /// Memory the engine needs besides the pool: index, two segments,
-    /// and a piece a tile at least.
+    /// Memory the engine needs besides the pool: index, two segments of
+    /// `segment_bytes`, and its pieces (every file of the layout read).
     pub fn fixed_bytes(rec: &TilesRecord, segment_bytes: u64) -> u64 {
-        rec.tiles * (40 + PIECE_BYTES) + 2 * segment_bytes
+        let files = if rec.weights.is_some() { 2 } else { 1 };
+        Self::tiles_bytes(rec.tiles, rec.edges, segment_bytes, files) + 2 * segment_bytes
+    }
+
+    /// Memory of the tile index and of the pieces `tiles` tiles of `edges`
+    /// edges in all are cut into with segments of `segment_bytes` over
+    /// `files` files (edges, and weights): a piece a tile, and one more for
+    /// every [`max_piece_edges`] edges.
+    pub fn tiles_bytes(tiles: u64, edges: u64, segment_bytes: u64, files: u64) -> u64 {
+        tiles * 40 + (tiles + edges / max_piece_edges(segment_bytes, files)) * PIECE_BYTES
     }
 
     /// Open the tile layout with what the budget has left: two segments and
@@ -234,7 +249,7 @@ impl TileStream {
         let segment_bytes = segment_bytes.min((layout_bytes / files).div_ceil(ALIGN) * ALIGN * files + 4 * ALIGN * files);
         let segments_charge = budget.reserve("two stream segments", 2 * segment_bytes)?;
         // pieces: a tile's edges cut so that one piece fits half a segment's file share
-        let max_edges = ((segment_bytes / files - 2 * ALIGN) / 4).max(1);
+        let max_edges = max_piece_edges(segment_bytes, files as u64);
         let mut pieces = Vec::with_capacity(index.len());
         for (t, &(_, _, start)) in index.iter().enumerate() {
             let stop = index.get(t + 1).map_or(end, |x| x.2);
