@@ -249,7 +249,7 @@ impl TileStream {
         let segment_bytes = segment_bytes.min((layout_bytes / files).div_ceil(ALIGN) * ALIGN * files + 4 * ALIGN * files);
         let segments_charge = budget.reserve("two stream segments", 2 * segment_bytes)?;
         // pieces: a tile's edges cut so that one piece fits half a segment's file share
-        let max_edges = max_piece_edges(segment_bytes, files as u64);
+        let max_edges = max_piece_edges(segment_bytes, files);
         let mut pieces = Vec::with_capacity(index.len());
         for (t, &(_, _, start)) in index.iter().enumerate() {
             let stop = index.get(t + 1).map_or(end, |x| x.2);
