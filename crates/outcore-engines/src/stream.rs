@@ -248,7 +248,7 @@ impl TileStream {
         // no bigger than the layout needs (two pages of alignment slack per file)
         let segment_bytes = segment_bytes.min((layout_bytes / files).div_ceil(ALIGN) * ALIGN * files + 4 * ALIGN * files);
         let segments_charge = budget.reserve("two stream segments", 2 * segment_bytes)?;
-        // pieces: a tile's edges cut so that one piece fits half a segment's file share
+        // pieces: a tile's edges cut so that a piece fits a segment's file share, less two pages of alignment
         let max_edges = max_piece_edges(segment_bytes, files);
         let mut pieces = Vec::with_capacity(index.len());
         for (t, &(_, _, start)) in index.iter().enumerate() {
