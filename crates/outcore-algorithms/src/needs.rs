@@ -211,6 +211,7 @@ pub fn engine_figures(cx: &mut Context, report: &EngineStats) {
                 json!({
                     "seconds": i.seconds,
                     "bytes_read": i.bytes_read,
+                    "reads": i.reads,
                     "bytes_from_cache": i.bytes_from_cache,
                     "cache_reuse": if i.bytes_processed > 0 { i.bytes_from_cache as f64 / i.bytes_processed as f64 } else { 0.0 },
                     "edges": i.edges_processed,

@@ -108,6 +108,9 @@ pub struct IterationStats {
     pub seconds: f64,
     /// Bytes read from the device (alignment and coalescing included).
     pub bytes_read: u64,
+    /// Reads issued to the device: one a file for each extent of pieces
+    /// that lie together (within the coalescing gap) in one segment.
+    pub reads: u64,
     /// Tile bytes (edges and weights) processed from the cache pool.
     pub bytes_from_cache: u64,
     /// Tile bytes processed in all.
@@ -344,6 +347,7 @@ impl TileStream {
         // Slide over the rest.
         let plan = self.plan(&needed, weights, &mut it);
         it.segments = plan.len() as u64;
+        it.reads = plan.iter().map(|seg| seg.reads.len() as u64).sum();
         let mut plan = plan.into_iter();
         let mut in_flight: Option<Segment> = None;
         if let Some(seg) = plan.next() {

@@ -7,8 +7,9 @@
 //! rewind); with a pool too small, what the program will not keep is
 //! evicted and the rest still served right. Its figures are checked
 //! against the layout's size: one pass reads each tile byte once (in
-//! aligned reads), a pool the layout's size serves the whole second pass,
-//! and the engine opens in `fixed_bytes` with no pool.
+//! aligned reads, one a file for each segment's pieces), a pool the
+//! layout's size serves the whole second pass, and the engine opens in
+//! `fixed_bytes` with no pool.
 
 mod common;
 
@@ -132,9 +133,10 @@ fn every_arc_once_a_pass_from_the_device_and_from_the_pool() {
                 its[0].bytes_read
             );
             assert_eq!(its[0].segments, 1, "{what}: one segment holds the whole layout, its pages' slack included");
+            assert_eq!(its[0].reads, files, "{what}: one read a file");
             assert_eq!(its[0].bytes_from_cache, 0, "{what}: the pool starts empty");
             for it in &its[1..] {
-                assert_eq!(it.bytes_read, 0, "{what}: the pool serves every pass after the first");
+                assert_eq!((it.bytes_read, it.reads), (0, 0), "{what}: the pool serves every pass after the first");
                 assert_eq!(it.bytes_from_cache, layout, "{what}: all of it from the pool");
             }
         });
@@ -160,6 +162,9 @@ fn small_segments_cut_tiles_into_pieces() {
             let files = if weights { 2 } else { 1 };
             for it in &its {
                 assert!(it.segments >= layout / segment, "{what}: {} segments of {segment} bytes", it.segments);
+                // every tile is needed and they lie one after another: a
+                // segment's pieces are one extent, one read a file
+                assert_eq!(it.reads, it.segments * files, "{what}: {} reads in {} segments", it.reads, it.segments);
                 assert!(it.bytes_read >= layout, "{what}: every pass from the device");
                 // a segment's pieces lie together: one aligned read a file,
                 // a page of slack at each of its ends
