@@ -307,6 +307,65 @@ fn opening_takes_what_min_bytes_says() {
     });
 }
 
+/// With no cache size asked, the readers of longer lists take at most a
+/// quarter of what the algorithm's state and the smallest cache leave them,
+/// and no more than they need: at budgets from `min_bytes` up, in steps of
+/// 128 KiB, the readers' length is the longest that fits that quarter (the
+/// next longer one asked for in an ample budget takes more than it).
+#[test]
+fn readers_take_a_quarter_of_what_the_smallest_cache_leaves() {
+    use outcore_engines::traverse::SHARED_READER_FROM;
+    on_every_encoding("", |store, what| {
+        let min_cache = Traverse::min_cache_bytes(4096);
+        let open = |total: u64, opts: &TraverseOptions| {
+            let budget = Budget::new(total);
+            let g = Traverse::open(store, "out", &budget, opts, 0).unwrap_or_else(|e| panic!("{what}: {e}"));
+            (budget.used(), g.stats().parallel_longest)
+        };
+        let readers_of = |longest: u64| TraverseOptions { parallel_longest: Some(longest), ..Default::default() };
+        // what the engine holds besides the smallest cache (which a cache
+        // of that size asked for is) with readers of `longest` entries
+        let besides_the_cache =
+            |total: u64, longest: u64| open(total, &TraverseOptions { cache_bytes: Some(min_cache), ..readers_of(longest) }).0 - min_cache;
+        // what readers of `longest` entries take beyond those of the
+        // fewest, in an ample budget
+        let beyond_the_fewest = |longest: u64| besides_the_cache(1 << 30, longest) - besides_the_cache(1 << 30, SHARED_READER_FROM);
+        let widest = beyond_the_fewest(HUB_DEGREE);
+        assert!(widest >= 2 * (HUB_DEGREE - SHARED_READER_FROM) * 12, "{what}: readers of the hub's list take {widest} bytes more");
+        let min = Traverse::min_bytes(store, "out", 4096).unwrap();
+        let (mut narrowest_seen, mut widest_seen) = (false, false);
+        for step in 0.. {
+            let total = min + step * (128 << 10);
+            if total > min + 4 * widest + 2 * min_cache + (1 << 20) {
+                break;
+            }
+            // what the engine holds before it sizes its readers of longer
+            // lists: as with readers of the fewest entries in this budget
+            let before = besides_the_cache(total, SHARED_READER_FROM);
+            let quarter_of = total - before - min_cache;
+            let (_, longest) = open(total, &TraverseOptions::default());
+            let what = format!("{what}, a budget of {total} bytes: readers of {longest} entries");
+            if longest > SHARED_READER_FROM {
+                let taken = beyond_the_fewest(longest);
+                assert!(4 * taken <= quarter_of, "{what} take {taken} bytes more, of the {quarter_of} left");
+            } else {
+                assert_eq!(longest, SHARED_READER_FROM, "{what}");
+                narrowest_seen = true;
+            }
+            if longest < HUB_DEGREE {
+                // the next longer length tried: twice this, or above the
+                // powers of two below it, the hub's
+                let next = if 2 * longest < 1 << HUB_DEGREE.ilog2() { 2 * longest } else { HUB_DEGREE };
+                let more = beyond_the_fewest(next);
+                assert!(4 * more > quarter_of, "{what}, and readers of {next} ({more} bytes more) would have fit the {quarter_of} left");
+            } else {
+                widest_seen = true;
+            }
+        }
+        assert!(narrowest_seen && widest_seen, "{what}: the budgets tried reach neither the fewest entries nor the hub's");
+    });
+}
+
 /// Run-ahead issues the reads of the vertices given, and says how many it
 /// handled: all of a few far apart (each a run of its own) when the cache
 /// has room; none when prefetching is off. Either way the lists read are
@@ -341,7 +400,8 @@ fn run_ahead_handles_what_the_cache_has_room_for() {
 /// Stores of format version 1 (u64 indexes, u32 degrees: the engine
 /// builds its Elias-Fano index and edge starts from them as it opens;
 /// the fixtures outcore-cli's tests keep, written by outcore at 4db0eda)
-/// give every list and degree their sequential scan gives.
+/// open in `min_bytes` and give every list and degree their sequential
+/// scan gives.
 #[test]
 fn version_1_stores_read_as_their_scans_do() {
     let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../outcore-cli/tests/data/store-v1");
@@ -354,6 +414,10 @@ fn version_1_stores_read_as_their_scans_do() {
                 pool(2).install(|| {
                     let lay = store.layout(layout).unwrap();
                     let weighted = lay.weights_path().is_some();
+                    // it opens in what `min_bytes` says, its edge starts counted
+                    let min = Traverse::min_bytes(&store, layout, 4096).unwrap();
+                    Traverse::open(&store, layout, &Budget::new(min), &TraverseOptions::default(), 0)
+                        .unwrap_or_else(|e| panic!("{what}: opening in min_bytes ({min}): {e}"));
                     let mut g = Traverse::open(&store, layout, &Budget::new(1 << 30), &TraverseOptions::default(), 0).unwrap();
                     let mut scan = lay.scan().unwrap();
                     let (mut nbrs, mut weights, mut lists) = (Vec::new(), Vec::new(), 0);
