@@ -73,7 +73,9 @@ pub fn tiles(store: &Store, engine: Engine, state: u64, weights: bool, what: &st
     // a segment holds a share of every file read: edges, and weights
     let files = if weights && store.manifest().tiles.as_ref().is_none_or(|t| t.weights.is_some()) { 2 } else { 1 };
     // the tile bytes are 4 an edge a file read
-    let fixed = |segment: u64| TileStream::tiles_bytes(tiles, data / (4 * files), segment * files, files) + 2 * segment * files;
+    let fixed = |segment: u64| {
+        TileStream::tiles_bytes(tiles, data / (4 * files), segment * files, files) + TileStream::segments_bytes(segment * files)
+    };
     match engine {
         Engine::Memory => Support::Runs(
             Need::new(&["tiles"], state + data + fixed(1 << 20) + (1 << 20), format!("{what} and every tile"))

@@ -135,22 +135,38 @@ pub struct StreamStats {
     pub iterations: Vec<IterationStats>,
 }
 
-/// Heap a piece takes while the engine is open: itself and its cached
-/// flag, and, when in the pool, its entry (in a vector that may hold twice
-/// its entries as it grows) and that entry's copy while the pool is
-/// compacted; and what it takes during a pass ([`PASS_PIECE_BYTES`]).
-const PIECE_BYTES: u64 = (size_of::<Piece>() + 1 + 3 * size_of::<PoolEntry>()) as u64 + PASS_PIECE_BYTES;
+/// Heap a piece takes while the engine is open with `files` files (edges,
+/// and weights): itself and its cached flag, its entry in the pool's
+/// (whose vector is sized to every piece once the pool takes one, and
+/// compacted in place), and what it takes during a pass
+/// ([`pass_piece_bytes`]).
+const fn piece_bytes(files: u64) -> u64 {
+    (size_of::<Piece>() + 1 + size_of::<PoolEntry>()) as u64 + pass_piece_bytes(files)
+}
 
-/// Heap a piece takes during a pass, at most: served from the pool, its
-/// view (a [`TileEdges`], in a vector sized to the pool's entries); read
-/// from the device, its place in the pass's plan and up to one read a
-/// file (each in a vector that may hold twice its entries as it grows),
-/// and its view while its segment is processed.
-const PASS_PIECE_BYTES: u64 = {
-    let rewind = size_of::<TileEdges>();
-    let slide = 2 * size_of::<Placed>() + 2 * 2 * size_of::<SegmentRead>() + size_of::<TileEdges>();
-    (if rewind > slide { rewind } else { slide }) as u64
-};
+/// Heap a piece takes during a pass over `files` files, at most: served
+/// from the pool, its view (a [`TileEdges`]) and its place in the order of
+/// the program's passes over the views (an index and a group); read from
+/// the device, its place in the pass's [`Plan`], a read a file and a
+/// segment's end (the plan's vectors are sized to these bounds at once),
+/// and its view and order while its segment is processed. (The copies of
+/// a segment's reads it is filled by are the segments'
+/// ([`TileStream::segments_bytes`]).)
+const fn pass_piece_bytes(files: u64) -> u64 {
+    let order = size_of::<usize>() + size_of::<&[usize]>();
+    let rewind = (size_of::<TileEdges>() + order) as u64;
+    let slide = (size_of::<Placed>() + size_of::<(usize, usize)>() + size_of::<TileEdges>() + order) as u64
+        + files * size_of::<SegmentRead>() as u64;
+    if rewind > slide {
+        rewind
+    } else {
+        slide
+    }
+}
+
+/// Heap a tile takes while the engine is open: its coordinates, and its
+/// flag in a pass's needs.
+const TILE_BYTES: u64 = size_of::<(u32, u32)>() as u64 + 1;
 
 /// The most edges a piece holds: a tile is cut so that a piece fits a
 /// segment's share for each of `files` files, less two pages of alignment.
@@ -202,9 +218,38 @@ struct Placed {
     weights_at: usize,
 }
 
-struct Segment {
-    reads: Vec<SegmentRead>,
+/// A pass's needed pieces that the pool does not hold, grouped into
+/// segments of coalesced reads. Its vectors are sized at once to their
+/// bounds (a place, a read a file and a segment for every piece), so that
+/// what a pass holds is what [`pass_piece_bytes`] charges, however the
+/// pieces fall.
+struct Plan {
     placed: Vec<Placed>,
+    reads: Vec<SegmentRead>,
+    /// Where each segment's places and reads end.
+    ends: Vec<(usize, usize)>,
+}
+
+impl Plan {
+    fn with_room(pieces: usize, files: usize) -> Self {
+        Plan { placed: Vec::with_capacity(pieces), reads: Vec::with_capacity(pieces * files), ends: Vec::with_capacity(pieces) }
+    }
+    fn starts(&self, segment: usize) -> (usize, usize) {
+        segment.checked_sub(1).map_or((0, 0), |s| self.ends[s])
+    }
+    fn placed(&self, segment: usize) -> &[Placed] {
+        &self.placed[self.starts(segment).0..self.ends[segment].0]
+    }
+    fn reads(&self, segment: usize) -> &[SegmentRead] {
+        &self.reads[self.starts(segment).1..self.ends[segment].1]
+    }
+    /// Close the segment open (if it holds a piece).
+    fn end_segment(&mut self) {
+        let last = self.ends.last().map_or(0, |e| e.0);
+        if self.placed.len() > last {
+            self.ends.push((self.placed.len(), self.reads.len()));
+        }
+    }
 }
 
 impl TileStream {
@@ -222,7 +267,14 @@ impl TileStream {
     /// `segment_bytes`, and its pieces (every file of the layout read).
     pub fn fixed_bytes(rec: &TilesRecord, segment_bytes: u64) -> u64 {
         let files = if rec.weights.is_some() { 2 } else { 1 };
-        Self::tiles_bytes(rec.tiles, rec.edges, segment_bytes, files) + 2 * segment_bytes
+        Self::tiles_bytes(rec.tiles, rec.edges, segment_bytes, files) + Self::segments_bytes(segment_bytes)
+    }
+
+    /// Memory of two segments of `segment_bytes`: their buffers, and the
+    /// copy of its reads each is filled by (a read is a page at least, so
+    /// a segment takes a read a page at most).
+    pub fn segments_bytes(segment_bytes: u64) -> u64 {
+        2 * (segment_bytes + segment_bytes / ALIGN * size_of::<SegmentRead>() as u64)
     }
 
     /// Memory of the tile index and of the pieces `tiles` tiles of `edges`
@@ -230,7 +282,13 @@ impl TileStream {
     /// `files` files (edges, and weights): a piece a tile, and one more for
     /// every [`max_piece_edges`] edges.
     pub fn tiles_bytes(tiles: u64, edges: u64, segment_bytes: u64, files: u64) -> u64 {
-        tiles * 40 + (tiles + edges / max_piece_edges(segment_bytes, files)) * PIECE_BYTES
+        Self::index_read_bytes(tiles) + tiles * TILE_BYTES + (tiles + edges / max_piece_edges(segment_bytes, files)) * piece_bytes(files)
+    }
+
+    /// Memory of reading the index of `tiles` tiles, while the engine opens:
+    /// the file, and its entries as read.
+    fn index_read_bytes(tiles: u64) -> u64 {
+        (tiles * 16 + 8) + tiles * size_of::<(u32, u32, u64)>() as u64
     }
 
     /// Open the tile layout with what the budget has left: two segments and
@@ -238,9 +296,11 @@ impl TileStream {
     pub fn open(store: &Store, budget: &Budget, weights: bool, opts: StreamOptions) -> Result<Self, StoreError> {
         let rec = Self::record(store)?;
         let weighted = weights && rec.weights.is_some();
-        let (index, end) = read_tile_index(store.dir(), &rec)?;
         let files = if weighted { 2 } else { 1 };
-        let index_charge = budget.reserve("tile index", rec.tiles * 40)?;
+        let reading = budget.reserve("reading the tile index", Self::index_read_bytes(rec.tiles))?;
+        let (index, end) = read_tile_index(store.dir(), &rec)?;
+        let index_charge = budget.reserve("tile index", rec.tiles * TILE_BYTES)?;
+        let coords: Vec<(u32, u32)> = index.iter().map(|&(i, j, _)| (i, j)).collect();
         let available = budget.available();
         let segment_bytes = match opts.segment_bytes {
             Some(s) => (s.div_ceil(ALIGN) * ALIGN).max(4 * ALIGN * files),
@@ -250,20 +310,24 @@ impl TileStream {
         let layout_bytes = Self::layout_bytes(&rec, weighted);
         // no bigger than the layout needs (two pages of alignment slack per file)
         let segment_bytes = segment_bytes.min((layout_bytes / files).div_ceil(ALIGN) * ALIGN * files + 4 * ALIGN * files);
-        let segments_charge = budget.reserve("two stream segments", 2 * segment_bytes)?;
+        let segments_charge = budget.reserve("two stream segments", Self::segments_bytes(segment_bytes))?;
         // pieces: a tile's edges cut so that a piece fits a segment's file share, less two pages of alignment
         let max_edges = max_piece_edges(segment_bytes, files);
-        let mut pieces = Vec::with_capacity(index.len());
-        for (t, &(_, _, start)) in index.iter().enumerate() {
-            let stop = index.get(t + 1).map_or(end, |x| x.2);
-            let mut e0 = start;
+        let tile_edges = |t: usize| index[t].2..index.get(t + 1).map_or(end, |x| x.2);
+        // (the index's starts are in order: `read_tile_index` checks them)
+        let count: u64 = (0..index.len()).map(|t| (tile_edges(t).end - tile_edges(t).start).div_ceil(max_edges)).sum();
+        let pieces_charge = budget.reserve("tile pieces and the pool's entries", count * piece_bytes(files))?;
+        let mut pieces = Vec::with_capacity(count as usize);
+        for t in 0..index.len() {
+            let (mut e0, stop) = (tile_edges(t).start, tile_edges(t).end);
             while e0 < stop {
                 let e1 = stop.min(e0 + max_edges);
                 pieces.push(Piece { tile: t as u32, e0, e1 });
                 e0 = e1;
             }
         }
-        let pieces_charge = budget.reserve("tile pieces and the pool's entries", pieces.len() as u64 * PIECE_BYTES)?;
+        drop(index);
+        drop(reading);
         let pool_bytes = if opts.cache {
             budget.available().saturating_sub(1 << 20).min(layout_bytes).min(opts.pool_bytes.unwrap_or(u64::MAX)) / 4 * 4
         } else {
@@ -286,7 +350,7 @@ impl TileStream {
         Ok(TileStream {
             vertices: store.vertices(),
             data_path: paths[0].clone(),
-            coords: index.iter().map(|&(i, j, _)| (i, j)).collect(),
+            coords,
             cached: vec![false; pieces.len()],
             pieces,
             pool: Vec::new(),
@@ -346,13 +410,13 @@ impl TileStream {
 
         // Slide over the rest.
         let plan = self.plan(&needed, weights, &mut it);
-        it.segments = plan.len() as u64;
-        it.reads = plan.iter().map(|seg| seg.reads.len() as u64).sum();
-        let mut plan = plan.into_iter();
-        let mut in_flight: Option<Segment> = None;
-        if let Some(seg) = plan.next() {
+        it.segments = plan.ends.len() as u64;
+        it.reads = plan.reads.len() as u64;
+        let mut segments = 0..plan.ends.len();
+        let mut in_flight: Option<usize> = None;
+        if let Some(seg) = segments.next() {
             let buf = self.buffers.pop().expect("two buffers");
-            self.reader.fill(buf, seg.reads.clone());
+            self.reader.fill(buf, plan.reads(seg).to_vec());
             in_flight = Some(seg);
         }
         while let Some(seg) = in_flight.take() {
@@ -360,9 +424,9 @@ impl TileStream {
             let mut buf = filled.buf;
             buf.set_len(buf.capacity());
             let result = filled.result;
-            if let Some(next) = plan.next() {
+            if let Some(next) = segments.next() {
                 let other = self.buffers.pop().expect("two buffers");
-                self.reader.fill(other, next.reads.clone());
+                self.reader.fill(other, plan.reads(next).to_vec());
                 in_flight = Some(next);
             }
             let bytes = match result {
@@ -373,8 +437,8 @@ impl TileStream {
                 }
             };
             it.bytes_read += bytes;
-            let mut work = Vec::with_capacity(seg.placed.len());
-            for pl in &seg.placed {
+            let mut work = Vec::with_capacity(plan.placed(seg).len());
+            for pl in plan.placed(seg) {
                 let p = self.pieces[pl.piece as usize];
                 let n = (p.e1 - p.e0) as usize;
                 let edges: &[[u16; 2]] = cast_bytes(&buf[..], pl.edges_at, n);
@@ -392,7 +456,7 @@ impl TileStream {
             it.edges_processed += work.iter().map(|w| w.edges.len() as u64).sum::<u64>();
             drop(work);
             if self.opts.cache && self.pool_words > 0 {
-                self.cache_segment(program, &seg, &buf, weights, &mut it);
+                self.cache_segment(program, plan.placed(seg), &buf, weights, &mut it);
             }
             self.buffers.push(buf);
         }
@@ -409,18 +473,18 @@ impl TileStream {
     }
 
     /// Group the needed, uncached pieces into segments of coalesced reads.
-    fn plan(&self, needed: &[bool], weights: bool, it: &mut IterationStats) -> Vec<Segment> {
+    fn plan(&self, needed: &[bool], weights: bool, it: &mut IterationStats) -> Plan {
         let files: usize = if weights { 2 } else { 1 };
         let share = (self.segment_bytes / files as u64) as usize;
-        let mut segments = Vec::new();
-        let mut cur = Segment { reads: Vec::new(), placed: Vec::new() };
+        let wanted = |(k, p): &(usize, &Piece)| needed[p.tile as usize] && !self.cached[*k];
+        let mut plan = Plan::with_room(self.pieces.iter().enumerate().filter(wanted).count(), files);
         let mut used = 0usize; // bytes of the file share in use, including the open extent
         let mut extent: Option<(u64, u64, usize)> = None; // aligned start, end (bytes), buffer offset
-        let close_extent = |cur: &mut Segment, extent: &mut Option<(u64, u64, usize)>| {
+        let close_extent = |plan: &mut Plan, extent: &mut Option<(u64, u64, usize)>| {
             if let Some((a, b, at)) = extent.take() {
                 let len = (b.div_ceil(ALIGN) * ALIGN - a) as usize;
                 for f in 0..files {
-                    cur.reads.push(SegmentRead { file: f, offset: a, len, buf_offset: at + f * share, need: (b - a) as usize });
+                    plan.reads.push(SegmentRead { file: f, offset: a, len, buf_offset: at + f * share, need: (b - a) as usize });
                 }
             }
         };
@@ -446,11 +510,11 @@ impl TileStream {
                 }
             }
             if !placed {
-                close_extent(&mut cur, &mut extent);
+                close_extent(&mut plan, &mut extent);
                 let a = b0 / ALIGN * ALIGN;
                 let len = (b1.div_ceil(ALIGN) * ALIGN - a) as usize;
                 if used + len > share {
-                    segments.push(std::mem::replace(&mut cur, Segment { reads: Vec::new(), placed: Vec::new() }));
+                    plan.end_segment();
                     used = 0;
                 }
                 extent = Some((a, b1, used));
@@ -458,20 +522,18 @@ impl TileStream {
             }
             let (a, _, at) = extent.unwrap();
             let off = at + (b0 - a) as usize;
-            cur.placed.push(Placed { piece: k as u32, edges_at: off, weights_at: off + share });
+            plan.placed.push(Placed { piece: k as u32, edges_at: off, weights_at: off + share });
         }
-        close_extent(&mut cur, &mut extent);
-        if !cur.placed.is_empty() {
-            segments.push(cur);
-        }
-        segments
+        close_extent(&mut plan, &mut extent);
+        plan.end_segment();
+        plan
     }
 
     /// Copy the segment's pieces into the pool; when it is full, evict what
     /// the program says the next iteration will not need (once per segment).
-    fn cache_segment<P: TileProgram>(&mut self, program: &P, seg: &Segment, buf: &AlignedBuf, weights: bool, it: &mut IterationStats) {
+    fn cache_segment<P: TileProgram>(&mut self, program: &P, placed: &[Placed], buf: &AlignedBuf, weights: bool, it: &mut IterationStats) {
         let mut analysed_now = false;
-        for pl in &seg.placed {
+        for pl in placed {
             let p = self.pieces[pl.piece as usize];
             let n = (p.e1 - p.e0) as usize;
             let words = if weights { 2 * n } else { n };
@@ -492,6 +554,7 @@ impl TileStream {
             let at = self.pool.len();
             if self.pool.capacity() == 0 {
                 self.pool.reserve_exact(self.pool_words);
+                self.entries.reserve_exact(self.pieces.len());
             }
             self.pool.extend_from_slice(cast_bytes::<u32>(&buf[..], pl.edges_at, n));
             if weights {
@@ -507,24 +570,23 @@ impl TileStream {
     fn evict<P: TileProgram>(&mut self, program: &P) -> u64 {
         let words_per_edge = if self.pool_has_weights { 2 } else { 1 };
         let mut write = 0usize;
-        let mut kept = Vec::with_capacity(self.entries.len());
         let before = self.entries.len() as u64;
-        for e in std::mem::take(&mut self.entries) {
-            let p = self.pieces[e.piece as usize];
-            let (i, j) = self.coords[p.tile as usize];
+        let (pieces, coords, cached, pool) = (&self.pieces, &self.coords, &mut self.cached, &mut self.pool);
+        // in place, in the pool's order: each kept entry moves down
+        self.entries.retain_mut(|e| {
+            let (i, j) = coords[pieces[e.piece as usize].tile as usize];
             if !program.keep(i, j) {
-                self.cached[e.piece as usize] = false;
-                continue;
+                cached[e.piece as usize] = false;
+                return false;
             }
             let words = e.edges * words_per_edge;
-            self.pool.copy_within(e.at..e.at + words, write);
-            kept.push(PoolEntry { at: write, ..e });
+            pool.copy_within(e.at..e.at + words, write);
+            e.at = write;
             write += words;
-        }
+            true
+        });
         self.pool.truncate(write);
-        let dropped = before - kept.len() as u64;
-        self.entries = kept;
-        dropped
+        before - self.entries.len() as u64
     }
 
     fn clear_pool(&mut self) {
@@ -540,16 +602,23 @@ fn run<P: TileProgram>(program: &P, work: &[TileEdges], reverse: bool) {
     if work.is_empty() {
         return;
     }
+    // the order and its groups (a group a view at most) are what
+    // `pass_piece_bytes` charges them
     let mut order: Vec<usize> = (0..work.len()).collect();
+    fn groups<'a>(order: &'a [usize], same: &dyn Fn(usize, usize) -> bool) -> Vec<&'a [usize]> {
+        let mut groups = Vec::with_capacity(order.len());
+        groups.extend(order.chunk_by(|&a, &b| same(a, b)));
+        groups
+    }
     order.sort_by_key(|&k| (work[k].j, k));
-    order.chunk_by(|&a, &b| work[a].j == work[b].j).collect::<Vec<_>>().into_par_iter().for_each(|group| {
+    groups(&order, &|a, b| work[a].j == work[b].j).into_par_iter().for_each(|group| {
         for &k in group {
             program.forward(&work[k]);
         }
     });
     if reverse {
         order.sort_by_key(|&k| (work[k].i, k));
-        order.chunk_by(|&a, &b| work[a].i == work[b].i).collect::<Vec<_>>().into_par_iter().for_each(|group| {
+        groups(&order, &|a, b| work[a].i == work[b].i).into_par_iter().for_each(|group| {
             for &k in group {
                 program.backward(&work[k]);
             }
