@@ -130,7 +130,8 @@ impl TileProgram for Count {
 /// of a few arcs), so that its index and its pieces (each with its cached
 /// flag, its pool entry, and its place, reads and view in a pass) are most
 /// of its memory. While it opens, the heap grows no further than the most
-/// it charged then (reading the index is charged until it is read); while
+/// it charged then (reading the index is charged until it is read, and an
+/// open refused just after holds no more than that charge); while
 /// it runs passes, no further than what it holds charged. Three passes of
 /// one program (the first from the device, the later ones from a pool the
 /// layout's size), with and without weights; and on an engine opened with
@@ -157,6 +158,14 @@ fn the_stream_engine_charges_what_it_allocates() {
     let store = Store::open(&out).unwrap();
     let rec = TileStream::record(&store).unwrap();
     assert!(rec.tiles > 150_000, "{} tiles", rec.tiles);
+    // reading the index is charged while it is read: an open refused for
+    // want of room for its segments, just after, held no more than that
+    let budget = Budget::new(rec.tiles * 48);
+    let (refused, reading) = measured("refused", || TileStream::open(&store, &budget, true, StreamOptions::default()).err());
+    let refused = refused.expect("a budget error").to_string();
+    assert!(refused.contains("two stream segments"), "refused for want of something else: {refused}");
+    assert!(reading <= budget.peak() + BOOKKEEPING, "reading the index grew the heap {reading} bytes, {} charged", budget.peak());
+    assert_eq!(budget.used(), 0, "a refused open keeps no charge");
     let threads = pool(2);
     for (opened_with, passes) in [(false, [false; 3]), (true, [true; 3]), (true, [false, true, true])] {
         let what = format!("opened with weights {opened_with}, passes with weights {passes:?}");

@@ -136,7 +136,7 @@ fn every_arc_once_a_pass_from_the_device_and_from_the_pool() {
             assert_eq!(its[0].reads, files, "{what}: one read a file");
             assert_eq!(its[0].bytes_from_cache, 0, "{what}: the pool starts empty");
             for it in &its[1..] {
-                assert_eq!((it.bytes_read, it.reads), (0, 0), "{what}: the pool serves every pass after the first");
+                assert_eq!((it.bytes_read, it.reads, it.segments), (0, 0, 0), "{what}: the pool serves every pass after the first");
                 assert_eq!(it.bytes_from_cache, layout, "{what}: all of it from the pool");
             }
         });
