@@ -26,6 +26,14 @@ type Watches = Mutex<BTreeMap<u64, (String, Instant)>>;
 /// names `what` as a hang. One watcher thread serves every run of the
 /// process, however many run at once.
 pub fn bounded<T>(what: &str, work: impl FnOnce() -> T) -> T {
+    let _watched = watch(what);
+    work()
+}
+
+/// [`bounded`] for the rest of a scope: the run named `what` is on the
+/// watch until the value returned is dropped (a test's body starts with
+/// `let _bound = watch("its name");`).
+pub fn watch(what: &str) -> Watch {
     static WATCHES: OnceLock<Watches> = OnceLock::new();
     static WATCHER: Once = Once::new();
     static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -44,17 +52,19 @@ pub fn bounded<T>(what: &str, work: impl FnOnce() -> T) -> T {
             }
         });
     });
-    /// Takes a run off the watch when it ends, or panics.
-    struct Watched(&'static Watches, u64);
-    impl Drop for Watched {
-        fn drop(&mut self) {
-            self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.1);
-        }
-    }
     let id = NEXT.fetch_add(1, Ordering::Relaxed);
     watches.lock().unwrap_or_else(|e| e.into_inner()).insert(id, (what.to_string(), Instant::now()));
-    let _watched = Watched(watches, id);
-    work()
+    Watch(watches, id)
+}
+
+/// A run on the watch ([`watch`]); taken off it when dropped, whether the
+/// run ends or panics.
+pub struct Watch(&'static Watches, u64);
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.1);
+    }
 }
 
 #[cfg(test)]
@@ -67,5 +77,7 @@ mod tests {
     fn a_run_within_its_bound_returns_its_value() {
         assert_eq!(bounded("a sum", || (1..=10u64).sum::<u64>()), 55);
         assert_eq!(bounded("another", || "done"), "done");
+        let watched = watch("a scope");
+        drop(watched);
     }
 }

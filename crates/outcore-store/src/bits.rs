@@ -731,6 +731,7 @@ mod tests {
     /// A writer is empty until its first bit, and counts every bit after.
     #[test]
     fn a_writer_counts_its_bits() {
+        let _bound = outcore_io::bound::watch("a_writer_counts_its_bits");
         let mut w = BitWriter::new();
         assert!(w.is_empty());
         assert_eq!(w.len(), 0);
@@ -764,6 +765,7 @@ mod tests {
     /// sequence is refused.
     #[test]
     fn elias_fano_prefixes_are_the_sequences_first_values() {
+        let _bound = outcore_io::bound::watch("elias_fano_prefixes_are_the_sequences_first_values");
         let values: Vec<u64> = (0..50u64).map(|i| i * i * 37 + (i % 3)).collect();
         for low_bits in [0, 3, 9] {
             let mut w = BitWriter::new();
@@ -787,6 +789,7 @@ mod tests {
     proptest! {
         #[test]
         fn codes_round_trip(codes in prop::collection::vec(code(), 0..60), lead in 0u32..8) {
+            let _bound = outcore_io::bound::watch("codes_round_trip");
             let mut w = BitWriter::new();
             w.write(0, lead);
             for c in &codes {
@@ -827,6 +830,7 @@ mod tests {
             cut in any::<bool>(),
             from in prop_oneof![Just(0u64), any::<u64>()],
         ) {
+            let _bound = outcore_io::bound::watch("zeta_runs_read_what_was_written");
             let mut w = BitWriter::new();
             w.write(0, lead);
             let mut last_starts = 0;
@@ -865,6 +869,7 @@ mod tests {
         /// one-peek fast paths check the code's length like the slow ones.
         #[test]
         fn cut_codes_are_errors(c in code(), lead in 0u32..8, trail in 0u32..80) {
+            let _bound = outcore_io::bound::watch("cut_codes_are_errors");
             let mut w = BitWriter::new();
             w.write(0, lead);
             match c {
@@ -893,6 +898,7 @@ mod tests {
         /// of their end are errors.
         #[test]
         fn elias_fano_round_trips(values in prop::collection::vec(any::<u64>(), 0..300), shift in 0u32..64, low_bits in 0u32..=56, lead in 0u32..8, trail in 0u32..=64) {
+            let _bound = outcore_io::bound::watch("elias_fano_round_trips");
             let mut values: Vec<u64> = values.into_iter().map(|x| x >> shift).collect();
             values.sort_unstable();
             // high parts below 2^16, so the unary codes stay short
@@ -923,6 +929,7 @@ mod tests {
 
         #[test]
         fn gamma_lengths_are_the_written_ones(x in prop_oneof![0u64..1 << 12, any::<u64>()]) {
+            let _bound = outcore_io::bound::watch("gamma_lengths_are_the_written_ones");
             let mut w = BitWriter::new();
             w.write_gamma0(x);
             prop_assert_eq!(gamma0_len(x), w.len());
@@ -930,6 +937,7 @@ mod tests {
 
         #[test]
         fn zeta_lengths_are_the_written_ones(x in prop_oneof![0u64..1 << 12, any::<u64>()], k in 2u32..=6) {
+            let _bound = outcore_io::bound::watch("zeta_lengths_are_the_written_ones");
             let mut w = BitWriter::new();
             w.write_zeta0(x, k);
             prop_assert_eq!(zeta0_len(x, k), w.len());
@@ -937,6 +945,7 @@ mod tests {
 
         #[test]
         fn zigzag_round_trips(x in -(1i128 << 64) + 1..(1i128 << 64)) {
+            let _bound = outcore_io::bound::watch("zigzag_round_trips");
             prop_assume!(x.unsigned_abs() < 1u128 << 63);
             prop_assert_eq!(unzigzag(zigzag(x)), x);
         }
@@ -967,6 +976,7 @@ mod tests {
     /// round 2^64 or not; equal values are not.
     #[test]
     fn descending_elias_fano_values_are_refused() {
+        let _bound = outcore_io::bound::watch("descending_elias_fano_values_are_refused");
         // low parts 2 bits: 6 = (1, 10), then 5 = (1, 01) or 6 again
         let sequence = |second_low: u64| raw_sequence(2, &[0b10, second_low], &[1, 0]);
         for add in [0, 1 << 40, u64::MAX - 3, (1 << 63) - 9] {
@@ -990,6 +1000,7 @@ mod tests {
     /// bits is an error; the largest that fits is read back.
     #[test]
     fn elias_fano_values_wider_than_64_bits_are_refused() {
+        let _bound = outcore_io::bound::watch("elias_fano_values_wider_than_64_bits_are_refused");
         // wide low parts: the high parts' unary codes stay short
         for low_bits in [50u32, 53, 56] {
             let fits = u64::MAX >> low_bits;
@@ -1011,6 +1022,7 @@ mod tests {
     /// bit less is too short.
     #[test]
     fn the_shortest_elias_fano_sequence_fits_its_bits_exactly() {
+        let _bound = outcore_io::bound::watch("the_shortest_elias_fano_sequence_fits_its_bits_exactly");
         for low_bits in [0u32, 1, 2, 7, 56] {
             for count in [1usize, 2, 5, 64] {
                 let lows: Vec<u64> = (0..count as u64).map(|i| i.min((1 << low_bits) - 1)).collect();
@@ -1031,6 +1043,7 @@ mod tests {
     /// say so, whatever follows them.
     #[test]
     fn codes_too_long_for_64_bits_are_errors() {
+        let _bound = outcore_io::bound::watch("codes_too_long_for_64_bits_are_errors");
         for zeros in [65u64, 66, 100, 127] {
             let mut w = BitWriter::new();
             w.write_unary(zeros);
@@ -1055,6 +1068,7 @@ mod tests {
     /// high parts run out).
     #[test]
     fn elias_fano_without_low_bits_from_bit_0() {
+        let _bound = outcore_io::bound::watch("elias_fano_without_low_bits_from_bit_0");
         let values = [0, 0, 3, 70];
         let mut w = BitWriter::new();
         w.write_elias_fano(&values, 0);
@@ -1071,6 +1085,7 @@ mod tests {
     /// values are compared one by one.
     #[test]
     fn elias_fano_values_may_rise_by_half_the_range() {
+        let _bound = outcore_io::bound::watch("elias_fano_values_may_rise_by_half_the_range");
         let values = [0, 5, (1u64 << 63) + 5, u64::MAX - 3];
         let mut w = BitWriter::new();
         w.write_elias_fano(&values, 56);
@@ -1087,6 +1102,7 @@ mod tests {
 
     #[test]
     fn gamma_and_zeta_lengths() {
+        let _bound = outcore_io::bound::watch("gamma_and_zeta_lengths");
         let len = |f: &dyn Fn(&mut BitWriter)| {
             let mut w = BitWriter::new();
             f(&mut w);
@@ -1104,6 +1120,7 @@ mod tests {
     /// each reads back, at its stated length, after a lead of 0..8 bits.
     #[test]
     fn the_largest_values_zeta_codes_round_trip() {
+        let _bound = outcore_io::bound::watch("the_largest_values_zeta_codes_round_trip");
         let values = [u64::MAX, u64::MAX - 1, 1 << 63, (1 << 63) - 1, (1 << 62) + 12345];
         for k in 2..=8 {
             for lead in 0..8u32 {
@@ -1129,6 +1146,7 @@ mod tests {
     /// not (no code is all zeros, and padding fills less than a byte).
     #[test]
     fn only_fewer_than_8_zero_bits_are_padding() {
+        let _bound = outcore_io::bound::watch("only_fewer_than_8_zero_bits_are_padding");
         for lead in 0..8u32 {
             for left in 0..=9u32 {
                 for one_at in [None, Some(0), Some(left.saturating_sub(1))] {
@@ -1153,6 +1171,7 @@ mod tests {
     /// impossible code, not a count the caller would loop on.
     #[test]
     fn a_unary_run_past_its_limit_is_an_error() {
+        let _bound = outcore_io::bound::watch("a_unary_run_past_its_limit_is_an_error");
         for zeros in [200u64, 223, 224, 300, 1000] {
             let mut w = BitWriter::new();
             w.write_unary(zeros);
@@ -1169,6 +1188,7 @@ mod tests {
     /// then zeros, past the unary length): high bits set, low 64 clear.
     #[test]
     fn zeta_codes_past_u64_are_errors() {
+        let _bound = outcore_io::bound::watch("zeta_codes_past_u64_are_errors");
         for k in 2..=8u32 {
             let h = 64 / k;
             let s = (h + 1) * k;
@@ -1188,6 +1208,7 @@ mod tests {
     /// list's last codes need not take the one-code path.
     #[test]
     fn zeta_runs_read_to_the_end_of_the_stream() {
+        let _bound = outcore_io::bound::watch("zeta_runs_read_to_the_end_of_the_stream");
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         for k in 2..=6u32 {
             for count in 1..=40usize {
@@ -1225,6 +1246,7 @@ mod tests {
     /// 1 0...01 followed by zeros meets the long codes' bound exactly).
     #[test]
     fn zeta_runs_read_codes_followed_by_zeros_or_ones() {
+        let _bound = outcore_io::bound::watch("zeta_runs_read_codes_followed_by_zeros_or_ones");
         for k in 2..=6u32 {
             for x in (0..5000u64).chain([1 << 20, (1 << 24) + 7, if k == 2 { (1 << 26) + 1 } else { (1 << 36) + 1 }]) {
                 for fill in [0, u64::MAX] {
@@ -1247,6 +1269,7 @@ mod tests {
     /// untouched for the slow path's error.
     #[test]
     fn short_zeta_codes_take_the_one_peek_path() {
+        let _bound = outcore_io::bound::watch("short_zeta_codes_take_the_one_peek_path");
         for k in 2..=6u32 {
             for x in (0..2000u64).chain([1 << 20, (1 << 24) + 7]) {
                 let mut w = BitWriter::new();

@@ -357,6 +357,7 @@ mod tests {
     /// 1- 1+ 2- 4+: "1 0 | 1 1 | 0 10 0 | 0 100 1", the loop in the flag.
     #[test]
     fn encodes_as_the_paper() {
+        let _bound = outcore_io::bound::watch("encodes_as_the_paper");
         let mut w = BitWriter::new();
         let flags = Ceesor.encode(3, &[1, 2, 3, 4, 7], &mut w);
         assert_eq!(flags, SELF_LOOP);
@@ -381,6 +382,7 @@ mod tests {
     /// neighbour past the last vertex, one below 0, entries out of order.
     #[test]
     fn damaged_entries_are_impossible_codes() {
+        let _bound = outcore_io::bound::watch("damaged_entries_are_impossible_codes");
         let mut w = BitWriter::new();
         let list: Vec<u64> = (1..=100).collect();
         Ceesor.encode(0, &list, &mut w);
@@ -433,6 +435,7 @@ mod tests {
     /// statement counts lists, not that slack.)
     #[test]
     fn the_decoder_keeps_no_more_lists_than_it_states() {
+        let _bound = outcore_io::bound::watch("the_decoder_keeps_no_more_lists_than_it_states");
         let longest = 1_024u64;
         let vertex = 5_000;
         let lists = [(vertex + 1..=vertex + longest).collect::<Vec<u64>>(), (vertex - longest..vertex).collect()];
@@ -462,6 +465,7 @@ mod tests {
     /// faults do not cancel each other in the check over a side.
     #[test]
     fn two_faults_on_one_side_are_refused() {
+        let _bound = outcore_io::bound::watch("two_faults_on_one_side_are_refused");
         for sign in [true, false] {
             let mut w = BitWriter::new();
             // offset 6 takes 3 bits: two zeros widen the entries from 1 bit
@@ -479,6 +483,7 @@ mod tests {
     /// or that is cut inside its first entry is refused, never read.
     #[test]
     fn lists_outside_their_bits_are_refused() {
+        let _bound = outcore_io::bound::watch("lists_outside_their_bits_are_refused");
         let mut w = BitWriter::new();
         Ceesor.encode(5, &[6], &mut w);
         let bytes = w.bytes().to_vec();
@@ -510,6 +515,7 @@ mod tests {
 
     #[test]
     fn round_trips_offsets_past_2_56() {
+        let _bound = outcore_io::bound::watch("round_trips_offsets_past_2_56");
         // vertex 2's offsets above it rise by more than 2^63 at once
         let lists = [vec![1, 1 << 56, (1 << 60) + 3, (1 << 63) + 5, (1 << 63) + (1 << 62)], vec![0, 2, 1 << 57], vec![3, (1 << 63) + 9]];
         round_trip(Encoding::Ceesor, &lists);
@@ -533,18 +539,22 @@ mod tests {
     proptest! {
         #[test]
         fn round_trips_small_ids(lists in lists(64)) {
+            let _bound = outcore_io::bound::watch("round_trips_small_ids");
             round_trip(Encoding::Ceesor, &lists);
         }
         #[test]
         fn round_trips_long_lists(lists in long_lists()) {
+            let _bound = outcore_io::bound::watch("round_trips_long_lists");
             round_trip(Encoding::Ceesor, &lists);
         }
         #[test]
         fn round_trips_ids_near_2_32(lists in lists(1 << 32)) {
+            let _bound = outcore_io::bound::watch("round_trips_ids_near_2_32");
             round_trip(Encoding::Ceesor, &lists.iter().map(|l| l.iter().map(|&x| x + (1 << 32) - 100).collect()).collect::<Vec<_>>());
         }
         #[test]
         fn round_trips_ids_near_2_40(lists in lists(u64::MAX >> 1)) {
+            let _bound = outcore_io::bound::watch("round_trips_ids_near_2_40");
             round_trip(Encoding::Ceesor, &lists.iter().map(|l| l.iter().map(|&x| (x >> 22) + (1 << 40)).collect::<std::collections::BTreeSet<u64>>().into_iter().collect()).collect::<Vec<_>>());
         }
     }

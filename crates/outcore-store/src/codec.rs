@@ -327,10 +327,12 @@ pub(crate) mod tests {
     proptest! {
         #[test]
         fn raw32_round_trips(lists in lists(u32::MAX as u64)) {
+            let _bound = outcore_io::bound::watch("raw32_round_trips");
             round_trip(Encoding::Raw32, &lists);
         }
         #[test]
         fn raw64_round_trips(lists in prop::collection::vec(prop::collection::btree_set(any::<u64>(), 0..50), 0..40)) {
+            let _bound = outcore_io::bound::watch("raw64_round_trips");
             let lists: Vec<Vec<u64>> = lists.into_iter().map(|s| s.into_iter().collect()).collect();
             round_trip(Encoding::Raw64, &lists);
         }
@@ -340,6 +342,7 @@ pub(crate) mod tests {
         /// Garbage is an error or some ascending list, never a panic.
         #[test]
         fn decoders_survive_garbage(bytes in prop::collection::vec(any::<u8>(), 1..200), lo in 0u64..64, len in 0u64..1600, v in 0u64..1000) {
+            let _bound = outcore_io::bound::watch("decoders_survive_garbage");
             let hi = (lo + len).min(bytes.len() as u64 * 8);
             let lo = lo.min(hi);
             let entry = |u: u64| (lo.saturating_sub(v - u), hi);
@@ -355,6 +358,7 @@ pub(crate) mod tests {
 
     #[test]
     fn names_round_trip() {
+        let _bound = outcore_io::bound::watch("names_round_trip");
         for e in Encoding::ALL {
             assert_eq!(Encoding::from_name(e.name()), Some(e));
         }

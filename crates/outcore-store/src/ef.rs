@@ -669,6 +669,7 @@ mod tests {
             flags in any::<bool>(),
             stride in 1usize..200,
         ) {
+            let _bound = outcore_io::bound::watch("entries_equal_a_plain_vector");
             let flag = if flags { 1 << 63 } else { 0 };
             let lengths: Vec<(u64, bool)> = lengths.into_iter().map(|(l, f)| (l, f && flags)).collect();
             let entries = index_of(&lengths, flag);
@@ -691,6 +692,7 @@ mod tests {
 
     #[test]
     fn a_wrong_count_a_backward_read_and_corrupt_bits_are_errors() {
+        let _bound = outcore_io::bound::watch("a_wrong_count_a_backward_read_and_corrupt_bits_are_errors");
         let dir = tempfile::tempdir().unwrap();
         let entries: Vec<u64> = (0..1000u64).map(|i| i * 37).collect();
         let path = write(dir.path(), &entries, 0);
@@ -742,6 +744,7 @@ mod tests {
     /// could read below one read before the skip.
     #[test]
     fn an_entry_below_one_read_before_a_skip_is_an_error() {
+        let _bound = outcore_io::bound::watch("an_entry_below_one_read_before_a_skip_is_an_error");
         let dir = tempfile::tempdir().unwrap();
         // groups of four consecutive positions: entries 8..12 share their upper bits
         let entries: Vec<u64> = (0..1000u64).map(|i| (i / 4) * 148 + i % 4).collect();

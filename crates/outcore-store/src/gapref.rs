@@ -687,6 +687,7 @@ mod tests {
     /// runs of their own too (intervals), merged with the copied ids.
     #[test]
     fn the_decoder_keeps_no_more_lists_than_it_states() {
+        let _bound = outcore_io::bound::watch("the_decoder_keeps_no_more_lists_than_it_states");
         let longest = 5_000u64;
         let copied_and_residuals: Vec<Vec<u64>> =
             (0..3 * SLOTS as u64).map(|v| (0..longest).map(|k| k * 5 + if k % 7 == v % 7 { 1 } else { 0 }).collect()).collect();
@@ -759,6 +760,7 @@ mod tests {
     /// the four lists in their slots and three scratch lists about as long.
     #[test]
     fn the_decoder_reaches_what_it_states_in_flight() {
+        let _bound = outcore_io::bound::watch("the_decoder_reaches_what_it_states_in_flight");
         let first = 5_000u64;
         let mut w = BitWriter::new();
         let mut index = vec![0];
@@ -797,6 +799,7 @@ mod tests {
     /// decoder keeps lists again once references are common.
     #[test]
     fn lists_not_kept_are_decoded_again_when_referred_to() {
+        let _bound = outcore_io::bound::watch("lists_not_kept_are_decoded_again_when_referred_to");
         // vertices 0..100 and 130..230 have lists of their own (nothing to
         // copy), two of them empty; 100..130 and 230..260 each share most
         // of the one before
@@ -880,14 +883,17 @@ mod tests {
     proptest! {
         #[test]
         fn round_trips_similar_lists(lists in similar_lists(0)) {
+            let _bound = outcore_io::bound::watch("round_trips_similar_lists");
             round_trip(Encoding::Gapref, &lists);
         }
         #[test]
         fn round_trips_ids_near_2_32(lists in similar_lists((1 << 32) - 150)) {
+            let _bound = outcore_io::bound::watch("round_trips_ids_near_2_32");
             round_trip(Encoding::Gapref, &lists);
         }
         #[test]
         fn round_trips_ids_near_2_40(lists in similar_lists(1 << 40)) {
+            let _bound = outcore_io::bound::watch("round_trips_ids_near_2_40");
             round_trip(Encoding::Gapref, &lists);
         }
         /// Runs (intervals) among ids spread too far for references: past
@@ -897,6 +903,7 @@ mod tests {
         fn round_trips_runs_among_spread_ids(
             specs in prop::collection::vec((prop::collection::btree_set(0u64..1 << 20, 0..30), 0u64..1 << 20, 0u64..12), 70..140),
         ) {
+            let _bound = outcore_io::bound::watch("round_trips_runs_among_spread_ids");
             let lists: Vec<Vec<u64>> = specs
                 .into_iter()
                 .map(|(ids, run_start, run_len)| {
@@ -909,6 +916,7 @@ mod tests {
         }
         #[test]
         fn round_trips_random_lists(lists in prop::collection::vec(prop::collection::btree_set(0u64..u64::MAX >> 2, 0..50), 0..30)) {
+            let _bound = outcore_io::bound::watch("round_trips_random_lists");
             let lists: Vec<Vec<u64>> = lists.into_iter().map(|s| s.into_iter().collect()).collect();
             round_trip(Encoding::Gapref, &lists);
         }
@@ -916,6 +924,7 @@ mod tests {
         /// version 1 and 2 stores.
         #[test]
         fn revision_1_round_trips(lists in similar_lists(0), sparse in prop::collection::vec(prop::collection::btree_set(0u64..1 << 40, 0..50), 0..10)) {
+            let _bound = outcore_io::bound::watch("revision_1_round_trips");
             round_trip_with(&GAPREF_ZETA_ONLY, &lists);
             let sparse: Vec<Vec<u64>> = sparse.into_iter().map(|s| s.into_iter().collect()).collect();
             round_trip_with(&GAPREF_ZETA_ONLY, &sparse);
@@ -926,6 +935,7 @@ mod tests {
         /// residuals are spread (Elias-Fano then).
         #[test]
         fn revision_2_chooses_the_shorter_residuals(spread in 6u32..40, ids in prop::collection::btree_set(any::<u64>(), 2..200)) {
+            let _bound = outcore_io::bound::watch("revision_2_chooses_the_shorter_residuals");
             let list: Vec<u64> = ids.into_iter().map(|x| x >> (64 - spread)).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
             round_trip(Encoding::Gapref, std::slice::from_ref(&list));
             let bits = |codec: &Gapref| {
@@ -950,6 +960,7 @@ mod tests {
         /// would, and an id in both is refused.
         #[test]
         fn insert_ascending_is_a_union_of_disjoint_lists(a in prop::collection::btree_set(0u64..500, 0..80), b in prop::collection::btree_set(0u64..500, 0..80)) {
+            let _bound = outcore_io::bound::watch("insert_ascending_is_a_union_of_disjoint_lists");
             let mut list: Vec<u64> = a.iter().copied().collect();
             let ids: Vec<u64> = b.iter().copied().collect();
             let result = insert_ascending(&mut list, &ids);
@@ -968,6 +979,7 @@ mod tests {
     /// both sides of the line and in between.
     #[test]
     fn elias_fano_is_chosen_up_to_its_slack() {
+        let _bound = outcore_io::bound::watch("elias_fano_is_chosen_up_to_its_slack");
         let (mut shorter, mut within, mut beyond) = (0, 0, 0);
         for n in [2u64, 5, 20, 100] {
             for g in (0..2000).chain([1 << 12, 1 << 20]) {
@@ -998,6 +1010,7 @@ mod tests {
     /// go as Elias-Fano, which takes fewer bits than zeta gaps.
     #[test]
     fn spread_residuals_take_elias_fano() {
+        let _bound = outcore_io::bound::watch("spread_residuals_take_elias_fano");
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let list: std::collections::BTreeSet<u64> = (0..40)
             .map(|_| {
@@ -1019,6 +1032,7 @@ mod tests {
     /// last id is checked against the graph, not some margin beside it.
     #[test]
     fn prefixes_reach_the_graphs_last_vertex() {
+        let _bound = outcore_io::bound::watch("prefixes_reach_the_graphs_last_vertex");
         let n = 1u64 << 24;
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut spread: std::collections::BTreeSet<u64> = (0..40)
@@ -1083,6 +1097,7 @@ mod tests {
     /// reference past the window, and no other revision is known.
     #[test]
     fn the_recorded_revision_picks_the_decoder() {
+        let _bound = outcore_io::bound::watch("the_recorded_revision_picks_the_decoder");
         let marked = |w: &mut BitWriter| {
             // residuals 20, then values 1, 2, 6 as in elias_fano_list
             w.write_unary(WINDOW + 1);
@@ -1106,6 +1121,7 @@ mod tests {
 
     #[test]
     fn an_id_met_twice_is_an_impossible_code() {
+        let _bound = outcore_io::bound::watch("an_id_met_twice_is_an_impossible_code");
         // no reference; one interval 10..14; then residuals
         let list = |residual: u64| {
             decode_written(move |w| {
@@ -1149,6 +1165,7 @@ mod tests {
 
     #[test]
     fn damaged_elias_fano_residuals_are_impossible_codes() {
+        let _bound = outcore_io::bound::watch("damaged_elias_fano_residuals_are_impossible_codes");
         // values 1, 2, 6 (low 2 bits 01 10 10, high parts 0 0 1): residuals 20, 22, 24, 29
         assert_eq!(elias_fano_list(3, 2, &[1, 2, 2], &[0, 0, 1], 0).unwrap(), vec![20, 22, 24, 29]);
         let err = |count, lows: &[u64], highs: &[u64], trailing| elias_fano_list(count, 2, lows, highs, trailing).unwrap_err();
@@ -1183,6 +1200,7 @@ mod tests {
     /// and the same gaps that stay below 2^64 are read.
     #[test]
     fn residual_runs_that_wrap_past_2_64_are_impossible_codes() {
+        let _bound = outcore_io::bound::watch("residual_runs_that_wrap_past_2_64_are_impossible_codes");
         let decode = |vertex: u64| {
             let mut w = BitWriter::new();
             w.write_unary(0);
@@ -1209,6 +1227,7 @@ mod tests {
     /// of 100 here); an interval may end at its last vertex.
     #[test]
     fn residuals_and_intervals_past_the_graph_are_impossible_codes() {
+        let _bound = outcore_io::bound::watch("residuals_and_intervals_past_the_graph_are_impossible_codes");
         let gaps = |gap: u64| {
             decode_written(move |w| {
                 w.write_unary(0);
@@ -1264,6 +1283,7 @@ mod tests {
     /// references, is an impossible code, never a list.
     #[test]
     fn references_past_the_window_or_the_chain_are_impossible_codes() {
+        let _bound = outcore_io::bound::watch("references_past_the_window_or_the_chain_are_impossible_codes");
         // vertex 0 holds 50, 60, 70; each vertex after it copies the one
         // before (a reference of 1, no copy runs: the whole list)
         let mut w = BitWriter::new();
@@ -1310,6 +1330,7 @@ mod tests {
 
     #[test]
     fn references_and_intervals_pay() {
+        let _bound = outcore_io::bound::watch("references_and_intervals_pay");
         let a: Vec<u64> = (100..110).chain([500, 900, 1500]).collect();
         let b: Vec<u64> = (100..110).chain([500, 901, 1500]).collect();
         let mut enc = GAPREF.encoder();
@@ -1325,6 +1346,7 @@ mod tests {
     /// (left end and length), shorter ones as residuals.
     #[test]
     fn runs_of_consecutive_ids_are_intervals() {
+        let _bound = outcore_io::bound::watch("runs_of_consecutive_ids_are_intervals");
         let header = |list: &[u64]| {
             let mut w = BitWriter::new();
             GAPREF.encoder().encode(5, list, &mut w);
@@ -1360,6 +1382,7 @@ mod tests {
     /// code changes length among them.
     #[test]
     fn the_encoder_takes_elias_fano_within_its_slack() {
+        let _bound = outcore_io::bound::watch("the_encoder_takes_elias_fano_within_its_slack");
         let vertex = 10u64;
         let encoded = |codec: &Gapref, list: &[u64]| {
             let mut w = BitWriter::new();
