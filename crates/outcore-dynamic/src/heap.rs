@@ -757,6 +757,7 @@ mod tests {
     /// page-aligned runs, across several reads of the page map.
     #[test]
     fn dirty_runs_are_the_pages_written() {
+        let _bound = outcore_io::bound::watch("dirty_runs_are_the_pages_written");
         let mut map = memmap2::MmapMut::map_anon((40 * PAGE) as usize).unwrap();
         for page in [1u64, 2, 17, 18, 35] {
             map[(page * PAGE + 5) as usize] = 1;
@@ -770,6 +771,7 @@ mod tests {
     /// record is durable); new blocks beyond it go straight to the file.
     #[test]
     fn committed_bytes_reach_the_file_only_by_write_back() {
+        let _bound = outcore_io::bound::watch("committed_bytes_reach_the_file_only_by_write_back");
         let dir = tempfile::tempdir().unwrap();
         let (path, undo) = (dir.path().join("h.heap"), dir.path().join("h.undo"));
         let mut h = Heap::create(&path, &undo, 1 << 30).unwrap();

@@ -406,6 +406,7 @@ mod tests {
 
     #[test]
     fn insert_find_remove_against_a_set() {
+        let _bound = outcore_io::bound::watch("insert_find_remove_against_a_set");
         let cap = 1024;
         let mut mem = vec![0u8; cap * 17];
         // SAFETY: `mem` holds cap * 17 bytes, outlives `t`, and only `t` touches it.
@@ -440,6 +441,7 @@ mod tests {
     /// how far it sits past its key's home slot.
     #[test]
     fn probe_statistics_are_the_distances_from_home() {
+        let _bound = outcore_io::bound::watch("probe_statistics_are_the_distances_from_home");
         let cap = 512;
         let mut mem = vec![0u8; cap * 17];
         // SAFETY: `mem` holds cap * 17 bytes, outlives `t`, and only `t` touches it.
@@ -462,6 +464,7 @@ mod tests {
     /// signal to grow, and no sooner.
     #[test]
     fn a_cluster_reaches_the_largest_distance_before_overfull() {
+        let _bound = outcore_io::bound::watch("a_cluster_reaches_the_largest_distance_before_overfull");
         let cap = 1024;
         let mut mem = vec![0u8; cap * 17];
         // SAFETY: `mem` holds cap * 17 bytes, outlives `t`, and only `t` touches it.
@@ -483,6 +486,7 @@ mod tests {
     /// without a distance is damage, and the check names its slot.
     #[test]
     fn check_slots_finds_a_management_byte_no_table_writes() {
+        let _bound = outcore_io::bound::watch("check_slots_finds_a_management_byte_no_table_writes");
         let cap = 256;
         let mut mem = vec![0u8; cap * 17];
         // SAFETY: `mem` holds cap * 17 bytes, outlives `t`, and only `t` touches it.

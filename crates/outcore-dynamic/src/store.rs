@@ -941,6 +941,7 @@ mod tests {
     /// finds a partition's recorded counts wrong when either is wrong alone.
     #[test]
     fn check_finds_either_count_wrong_alone() {
+        let _bound = outcore_io::bound::watch("check_finds_either_count_wrong_alone");
         let dir = tempfile::tempdir().unwrap();
         let mut store = DynamicStore::create(&dir.path().join("d"), StoreOptions { partitions: 1, ..Default::default() }).unwrap();
         // a hub with an edge chunk, and low-degree vertices in the shared table

@@ -21,6 +21,7 @@ fn inserts(from: u64, n: u64) -> Vec<Update> {
 
 #[test]
 fn a_prepared_commit_left_by_a_dead_process_is_finished_or_dropped_as_decided() {
+    let _bound = outcore_io::bound::watch("a_prepared_commit_left_by_a_dead_process_is_finished_or_dropped_as_decided");
     for commit in [false, true] {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("d");
@@ -51,6 +52,7 @@ fn a_prepared_commit_left_by_a_dead_process_is_finished_or_dropped_as_decided() 
 
 #[test]
 fn a_prepared_commit_is_finished_or_aborted_in_the_process() {
+    let _bound = outcore_io::bound::watch("a_prepared_commit_is_finished_or_aborted_in_the_process");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d");
     let mut store = DynamicStore::create(&path, StoreOptions::default()).unwrap();
@@ -72,6 +74,7 @@ fn a_prepared_commit_is_finished_or_aborted_in_the_process() {
 
 #[test]
 fn routed_updates_and_scanned_vertex_deletes_give_the_stores_own_graph() {
+    let _bound = outcore_io::bound::watch("routed_updates_and_scanned_vertex_deletes_give_the_stores_own_graph");
     for undirected in [false, true] {
         for multigraph in [false, true] {
             let opts = StoreOptions { partitions: 3, undirected, multigraph, threshold: 2, ..Default::default() };

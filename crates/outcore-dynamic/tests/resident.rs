@@ -42,6 +42,7 @@ fn undo_cached(dir: &std::path::Path) -> u64 {
 
 #[test]
 fn a_resident_limit_drops_the_heap_pages_after_a_batch() {
+    let _bound = outcore_io::bound::watch("a_resident_limit_drops_the_heap_pages_after_a_batch");
     let dir = tempfile::tempdir().unwrap();
     let mut store = DynamicStore::create(&dir.path().join("d"), StoreOptions { partitions: 1, ..Default::default() }).unwrap();
     let updates: Vec<Update> = (0..600_000u64).map(|i| Update::InsertEdge { u: i % 100_000, v: i * 7919 % 1_000_003, w: 1.0 }).collect();

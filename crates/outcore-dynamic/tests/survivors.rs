@@ -21,6 +21,7 @@ use outcore_dynamic::updates::{StreamFormat, UpdateReader};
 /// its batches).
 #[test]
 fn reports_add_field_by_field() {
+    let _bound = outcore_io::bound::watch("reports_add_field_by_field");
     let a = ApplyReport {
         updates: 2,
         inserted: 3,
@@ -54,6 +55,7 @@ fn reports_add_field_by_field() {
 /// commit and a reopen; a vertex without one has none or 0.
 #[test]
 fn a_property_reads_back_as_set() {
+    let _bound = outcore_io::bound::watch("a_property_reads_back_as_set");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d");
     let mut store = DynamicStore::create(&path, StoreOptions::default()).unwrap();
@@ -77,6 +79,7 @@ fn a_property_reads_back_as_set() {
 /// anything else.
 #[test]
 fn a_store_is_created_in_an_empty_directory_only() {
+    let _bound = outcore_io::bound::watch("a_store_is_created_in_an_empty_directory_only");
     let dir = tempfile::tempdir().unwrap();
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
@@ -94,6 +97,7 @@ fn a_store_is_created_in_an_empty_directory_only() {
 /// comments: the updates are the other lines, in order.
 #[test]
 fn comment_lines_of_a_text_stream_are_skipped() {
+    let _bound = outcore_io::bound::watch("comment_lines_of_a_text_stream_are_skipped");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("u.txt");
     std::fs::write(&path, "# inserts\n+ 1 2\n\n% a delete\n- 1 2\n#\n= 3 4\n").unwrap();
@@ -113,6 +117,7 @@ fn comment_lines_of_a_text_stream_are_skipped() {
 /// most are gone.
 #[test]
 fn a_hubs_chunk_is_counted_and_shrinks_after_deletes() {
+    let _bound = outcore_io::bound::watch("a_hubs_chunk_is_counted_and_shrinks_after_deletes");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d");
     let mut store = with_hub(&path, 5000);
@@ -135,6 +140,7 @@ fn a_hubs_chunk_is_counted_and_shrinks_after_deletes() {
 /// whose deletes leave them mostly empty, and what is left reads back.
 #[test]
 fn the_shared_tables_shrink_after_deletes() {
+    let _bound = outcore_io::bound::watch("the_shared_tables_shrink_after_deletes");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d");
     let mut store = DynamicStore::create(&path, StoreOptions { partitions: 1, ..Default::default() }).unwrap();
@@ -170,6 +176,7 @@ fn the_shared_tables_shrink_after_deletes() {
 /// otherwise hang the suite.
 #[test]
 fn a_hub_of_colliding_neighbours_gets_a_chunk_they_fit() {
+    let _bound = outcore_io::bound::watch("a_hub_of_colliding_neighbours_gets_a_chunk_they_fit");
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         // 300 ids whose hashes share their top 8 bits: one home slot in
@@ -211,6 +218,7 @@ fn a_hub_of_colliding_neighbours_gets_a_chunk_they_fit() {
 /// a vertex's 63 edges sit in the low-degree table among many others.
 #[test]
 fn the_threshold_is_bounded_and_its_largest_value_works() {
+    let _bound = outcore_io::bound::watch("the_threshold_is_bounded_and_its_largest_value_works");
     let dir = tempfile::tempdir().unwrap();
     let err = DynamicStore::create(&dir.path().join("x"), StoreOptions { threshold: 65, ..Default::default() }).err().unwrap().to_string();
     assert!(err.contains("threshold") && err.contains("between 1 and 64"), "{err}");
@@ -227,6 +235,7 @@ fn the_threshold_is_bounded_and_its_largest_value_works() {
 /// asked (the last one shorter), then nothing.
 #[test]
 fn a_binary_stream_reads_back_in_batches() {
+    let _bound = outcore_io::bound::watch("a_binary_stream_reads_back_in_batches");
     use outcore_dynamic::updates::{encode, BINARY_MAGIC};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("u.bin");
@@ -248,6 +257,7 @@ fn a_binary_stream_reads_back_in_batches() {
 /// 4,096 and 2^26 updates.
 #[test]
 fn a_streams_batch_is_half_its_budget() {
+    let _bound = outcore_io::bound::watch("a_streams_batch_is_half_its_budget");
     use outcore_dynamic::stream::batch_for;
     assert_eq!(batch_for(1 << 30), (1 << 30) / 256);
     assert_eq!(batch_for(64 << 20), (64 << 20) / 256);
@@ -262,6 +272,7 @@ fn a_streams_batch_is_half_its_budget() {
 /// the last one the rest (as a binary stream's do).
 #[test]
 fn a_text_stream_reads_back_in_batches() {
+    let _bound = outcore_io::bound::watch("a_text_stream_reads_back_in_batches");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("u.txt");
     let updates: Vec<Update> = (0..10u64).map(|i| Update::InsertEdge { u: i, v: i + 1, w: 1.0 }).collect();
@@ -289,6 +300,7 @@ fn batches_of(path: &std::path::Path, format: StreamFormat, batch: usize) -> (Ve
 /// `maps` of them share the store's, up to 1 TiB.
 #[test]
 fn mappings_share_the_stores_address_space() {
+    let _bound = outcore_io::bound::watch("mappings_share_the_stores_address_space");
     use outcore_dynamic::heap::{reserve_for, STORE_ADDRESS_SPACE};
     assert_eq!(reserve_for(0), 1 << 40);
     assert_eq!(reserve_for(1), 1 << 40);
@@ -306,6 +318,7 @@ fn mappings_share_the_stores_address_space() {
 /// Inserting vertices is counted in the report, one an update.
 #[test]
 fn inserted_vertices_are_counted() {
+    let _bound = outcore_io::bound::watch("inserted_vertices_are_counted");
     let dir = tempfile::tempdir().unwrap();
     let mut store = DynamicStore::create(&dir.path().join("d"), StoreOptions::default()).unwrap();
     let report =
@@ -318,6 +331,7 @@ fn inserted_vertices_are_counted() {
 /// machine's memory, and not a token figure.
 #[test]
 fn the_default_written_limit_is_a_quarter_of_memory() {
+    let _bound = outcore_io::bound::watch("the_default_written_limit_is_a_quarter_of_memory");
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
     let total_kib: u64 = meminfo.lines().find(|l| l.starts_with("MemTotal:")).unwrap().split_whitespace().nth(1).unwrap().parse().unwrap();
     let limit = outcore_dynamic::store::default_written_limit();
@@ -330,6 +344,7 @@ fn the_default_written_limit_is_a_quarter_of_memory() {
 /// heap neither leaks it nor grows.
 #[test]
 fn free_space_survives_a_reopen() {
+    let _bound = outcore_io::bound::watch("free_space_survives_a_reopen");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d");
     let mut store = DynamicStore::create(&path, StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
@@ -351,6 +366,7 @@ fn free_space_survives_a_reopen() {
 /// touching 64 MiB of fresh heap raises it by most of that.
 #[test]
 fn written_bytes_counts_touched_heap_pages() {
+    let _bound = outcore_io::bound::watch("written_bytes_counts_touched_heap_pages");
     let before = outcore_dynamic::store::written_bytes();
     let mut touched = vec![0u8; 64 << 20];
     for page in touched.chunks_mut(4096) {
@@ -366,6 +382,7 @@ fn written_bytes_counts_touched_heap_pages() {
 /// and undirected (found as mirrors).
 #[test]
 fn deleted_and_missing_vertices_are_counted() {
+    let _bound = outcore_io::bound::watch("deleted_and_missing_vertices_are_counted");
     for undirected in [false, true] {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("d");
@@ -381,6 +398,7 @@ fn deleted_and_missing_vertices_are_counted() {
 /// (rehashing is for tables full of removed entries).
 #[test]
 fn inserts_grow_tables_and_never_rehash_them() {
+    let _bound = outcore_io::bound::watch("inserts_grow_tables_and_never_rehash_them");
     let dir = tempfile::tempdir().unwrap();
     let mut store = DynamicStore::create(&dir.path().join("d"), StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
     for batch in 0..10u64 {
@@ -395,6 +413,7 @@ fn inserts_grow_tables_and_never_rehash_them() {
 /// a doubling at a time.
 #[test]
 fn a_run_of_inserts_makes_room_at_once() {
+    let _bound = outcore_io::bound::watch("a_run_of_inserts_makes_room_at_once");
     let dir = tempfile::tempdir().unwrap();
     let mut store = DynamicStore::create(&dir.path().join("d"), StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
     store.apply(&(0..5000).map(|v| Update::InsertEdge { u: 1, v: 10 + v, w: 1.0 }).collect::<Vec<_>>()).unwrap();
@@ -407,6 +426,7 @@ fn a_run_of_inserts_makes_room_at_once() {
 /// its end.
 #[test]
 fn a_snapshot_reports_its_progress() {
+    let _bound = outcore_io::bound::watch("a_snapshot_reports_its_progress");
     use std::sync::Mutex;
     /// Each phase begun with its total, and each position set in it.
     #[derive(Default)]
@@ -443,6 +463,7 @@ fn a_snapshot_reports_its_progress() {
 /// else about the table is right (a capacity that is a power of two).
 #[test]
 fn a_table_outside_its_heap_is_refused_at_open() {
+    let _bound = outcore_io::bound::watch("a_table_outside_its_heap_is_refused_at_open");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d");
     let mut store = DynamicStore::create(&path, StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
@@ -470,6 +491,7 @@ fn a_table_outside_its_heap_is_refused_at_open() {
 /// `to_text` writes each kind of update as the text stream reads it back.
 #[test]
 fn every_update_reads_back_from_its_text() {
+    let _bound = outcore_io::bound::watch("every_update_reads_back_from_its_text");
     let updates = [
         Update::InsertEdge { u: 1, v: 2, w: 1.0 },
         Update::InsertEdge { u: 3, v: 4, w: 0.5 },
@@ -493,6 +515,7 @@ fn every_update_reads_back_from_its_text() {
 /// tombstones deletes leave.
 #[test]
 fn the_low_degree_tables_statistics_add_up() {
+    let _bound = outcore_io::bound::watch("the_low_degree_tables_statistics_add_up");
     let dir = tempfile::tempdir().unwrap();
     let mut store = DynamicStore::create(&dir.path().join("d"), StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
     store.apply(&(0..20_000).map(|u| Update::InsertEdge { u, v: u + 1, w: 1.0 }).collect::<Vec<_>>()).unwrap();
@@ -513,6 +536,7 @@ fn the_low_degree_tables_statistics_add_up() {
 /// live entries, and at 90% load some sit past their home slot.
 #[test]
 fn the_vertex_tables_statistics_add_up() {
+    let _bound = outcore_io::bound::watch("the_vertex_tables_statistics_add_up");
     let dir = tempfile::tempdir().unwrap();
     let mut store = DynamicStore::create(&dir.path().join("d"), StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
     store.apply(&(0..20_000).map(|u| Update::InsertVertex { u }).collect::<Vec<_>>()).unwrap();
@@ -527,6 +551,7 @@ fn the_vertex_tables_statistics_add_up() {
 /// its slots.
 #[test]
 fn tombstones_are_rehashed_away_before_a_table_fills() {
+    let _bound = outcore_io::bound::watch("tombstones_are_rehashed_away_before_a_table_fills");
     let dir = tempfile::tempdir().unwrap();
     let mut store = DynamicStore::create(&dir.path().join("d"), StoreOptions { partitions: 1, ..StoreOptions::default() }).unwrap();
     store.apply(&(0..4_000).map(|u| Update::InsertEdge { u, v: u + 1, w: 1.0 }).collect::<Vec<_>>()).unwrap();
@@ -552,6 +577,7 @@ fn tombstones_are_rehashed_away_before_a_table_fills() {
 /// store, whose arcs and weights are the dynamic store's.
 #[test]
 fn a_snapshot_keeps_direction_and_weights() {
+    let _bound = outcore_io::bound::watch("a_snapshot_keeps_direction_and_weights");
     let dir = tempfile::tempdir().unwrap();
     let options = StoreOptions { partitions: 2, weighted: true, ..StoreOptions::default() };
     let mut store = DynamicStore::create(&dir.path().join("d"), options).unwrap();
@@ -574,6 +600,7 @@ fn a_snapshot_keeps_direction_and_weights() {
 /// its entry stays, with its property.
 #[test]
 fn a_vertex_given_twice_keeps_its_property_when_its_chunk_goes() {
+    let _bound = outcore_io::bound::watch("a_vertex_given_twice_keeps_its_property_when_its_chunk_goes");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d");
     let mut store = with_hub(&path, 20);
@@ -594,6 +621,7 @@ fn a_vertex_given_twice_keeps_its_property_when_its_chunk_goes() {
 /// each direction: the store keeps both arcs, the snapshot feeds one.
 #[test]
 fn an_undirected_multigraphs_snapshot_holds_each_copy_once() {
+    let _bound = outcore_io::bound::watch("an_undirected_multigraphs_snapshot_holds_each_copy_once");
     let dir = tempfile::tempdir().unwrap();
     let options = StoreOptions { partitions: 2, undirected: true, multigraph: true, ..StoreOptions::default() };
     let mut store = DynamicStore::create(&dir.path().join("d"), options).unwrap();
@@ -612,6 +640,7 @@ fn an_undirected_multigraphs_snapshot_holds_each_copy_once() {
 /// back, and the store holds its last commit.
 #[test]
 fn a_written_back_batch_without_a_commit_is_undone_at_open() {
+    let _bound = outcore_io::bound::watch("a_written_back_batch_without_a_commit_is_undone_at_open");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d");
     let mut store = committed_low_degree_store(&path);
@@ -634,6 +663,7 @@ fn a_written_back_batch_without_a_commit_is_undone_at_open() {
 /// table's end too, and the undo log keeps both parts of a wrapped shift.
 #[test]
 fn written_back_inserts_without_a_commit_are_undone_at_open() {
+    let _bound = outcore_io::bound::watch("written_back_inserts_without_a_commit_are_undone_at_open");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d");
     let mut store = committed_low_degree_store(&path);
@@ -674,6 +704,7 @@ fn edge(i: u64) -> (u64, u64) {
 /// heap file) is reported by `check`, naming the vertex, not read.
 #[test]
 fn a_chunk_larger_than_its_arena_is_reported() {
+    let _bound = outcore_io::bound::watch("a_chunk_larger_than_its_arena_is_reported");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d");
     let mut store = with_hub(&path, 100);

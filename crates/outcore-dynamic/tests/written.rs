@@ -26,6 +26,7 @@ fn growth_under(limit: u64) -> (u64, u64) {
 
 #[test]
 fn a_written_limit_writes_back_what_a_batch_wrote() {
+    let _bound = outcore_io::bound::watch("a_written_limit_writes_back_what_a_batch_wrote");
     // without a limit that binds, the batch's heap pages stay this process's
     let (kept, heap) = growth_under(u64::MAX);
     assert!(heap >= 8 << 20, "a heap of {heap} bytes");
