@@ -312,10 +312,15 @@ fn opening_takes_what_min_bytes_says() {
 /// and no more than they need: at budgets from `min_bytes` up, in steps of
 /// 128 KiB, the readers' length is the longest that fits that quarter (the
 /// next longer one asked for in an ample budget takes more than it).
+/// (On a copy of the store of its own: what an open charges for checking
+/// pages depends on what other opens of the same files hold at the time,
+/// and the other tests of this file open the shared stores meanwhile.)
 #[test]
 fn readers_take_a_quarter_of_what_the_smallest_cache_leaves() {
     use outcore_engines::traverse::SHARED_READER_FROM;
-    on_every_encoding("", |store, what| {
+    on_every_encoding("", |shared, what| {
+        let (_dir, store) = with_longest_recorded(shared, shared.layout("out").unwrap().record().longest_list);
+        let store = &store;
         let min_cache = Traverse::min_cache_bytes(4096);
         let open = |total: u64, opts: &TraverseOptions| {
             let budget = Budget::new(total);
