@@ -313,13 +313,18 @@ impl TileStream {
         let segments_charge = budget.reserve("two stream segments", Self::segments_bytes(segment_bytes))?;
         // pieces: a tile's edges cut so that a piece fits a segment's file share, less two pages of alignment
         let max_edges = max_piece_edges(segment_bytes, files);
-        let tile_edges = |t: usize| index[t].2..index.get(t + 1).map_or(end, |x| x.2);
+        // a tile's first edge and the edge after its last
+        let tile_edges = |t: usize| (index[t].2, index.get(t + 1).map_or(end, |x| x.2));
         // (the index's starts are in order: `read_tile_index` checks them)
-        let count: u64 = (0..index.len()).map(|t| (tile_edges(t).end - tile_edges(t).start).div_ceil(max_edges)).sum();
+        let pieces_of = |t: usize| {
+            let (first, past) = tile_edges(t);
+            (past - first).div_ceil(max_edges)
+        };
+        let count: u64 = (0..index.len()).map(pieces_of).sum();
         let pieces_charge = budget.reserve("tile pieces and the pool's entries", count * piece_bytes(files))?;
         let mut pieces = Vec::with_capacity(count as usize);
         for t in 0..index.len() {
-            let (mut e0, stop) = (tile_edges(t).start, tile_edges(t).end);
+            let (mut e0, stop) = tile_edges(t);
             while e0 < stop {
                 let e1 = stop.min(e0 + max_edges);
                 pieces.push(Piece { tile: t as u32, e0, e1 });
