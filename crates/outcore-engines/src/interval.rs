@@ -544,12 +544,12 @@ impl<T: VertexValue> IntervalEngine<T> {
         Ok(it)
     }
 
-    /// The current values, in vertex order.
     /// What [`IntervalEngine::for_each_value`] holds while it reads the
     /// value table: its reader's chunks and one value.
     pub fn value_read_bytes(&self) -> u64 {
         SeqReader::buffer_bytes(STREAM_CHUNK_BYTES) + T::BYTES as u64
     }
+    /// The current values, in vertex order.
     pub fn for_each_value(&self, mut f: impl FnMut(u64, T)) -> Result<(), StoreError> {
         use std::io::Read;
         let path = self.table(self.current);

@@ -12,7 +12,7 @@ use outcore_engines::{
 };
 use outcore_ingest::{import_file, ImportOptions, NoProgress};
 use outcore_io::heap::{heap_growth, live_bytes, CountingAllocator};
-use outcore_io::Budget;
+use outcore_io::{Budget, SEQ_READER_BOOKKEEPING};
 use outcore_store::{Encoding, Store};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -108,6 +108,41 @@ fn the_interval_engine_charges_what_it_allocates() {
         assert!(grown >= charged / 4, "{what}: the heap grew only {grown} bytes of {charged} charged");
         drop(e);
     }
+}
+
+/// Reading the values back ([`IntervalEngine::for_each_value`]) holds
+/// what [`IntervalEngine::value_read_bytes`] charges for it: its reader's
+/// two chunks and one value. The values are 16 KiB vectors, so that a
+/// charge a value or two off shows beside the reader's bookkeeping, which
+/// its charge allows 4 KiB for (`SEQ_READER_BOOKKEEPING`) and which takes
+/// about 2 KiB.
+#[test]
+fn reading_the_values_back_holds_what_it_is_charged() {
+    const K: usize = 4096;
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let edges = dir.path().join("ring.el");
+    let n = 300u64;
+    let text: String = (0..n).map(|v| format!("{v} {}\n", (v + 1) % n)).collect();
+    std::fs::write(&edges, text).unwrap();
+    let opts = ImportOptions { directed: Some(true), num_vertices: Some(n), ..Default::default() };
+    import_file(&edges, &dir.path().join("s"), &opts, &NoProgress).unwrap();
+    let store = Store::open(&dir.path().join("s")).unwrap();
+    let budget = Budget::new(1 << 30);
+    let opts = IntervalOptions { max_interval_values: None, temp_dir: Some(dir.path().to_path_buf()) };
+    let e = IntervalEngine::<[f32; K]>::open(&store, &["out"], false, &budget, &opts, |v, _| [v as f32; K]).unwrap();
+    let charged = e.value_read_bytes();
+    let mut seen = 0u64;
+    let ((), grown) = measured("values", || {
+        e.for_each_value(|v, x| {
+            assert_eq!((x[0], x[K - 1]), (v as f32, v as f32), "vertex {v}");
+            seen += 1;
+        })
+        .unwrap()
+    });
+    assert_eq!(seen, n);
+    assert!(grown <= charged, "the heap grew {grown} bytes, {charged} charged");
+    assert!(grown + SEQ_READER_BOOKKEEPING >= charged, "the heap grew only {grown} bytes, {charged} charged");
 }
 
 /// A program that counts the arcs it is handed, with their weights or not.

@@ -19,10 +19,19 @@ pub struct AlignedBuf {
 }
 
 impl AlignedBuf {
+    /// The bytes of heap a buffer made by [`AlignedBuf::new`]`(cap, align)`
+    /// holds: its capacity rounded up to `align`, and one alignment more to
+    /// align it in.
+    pub fn held_bytes(cap: usize, align: usize) -> u64 {
+        (Self::rounded(cap, align) + align) as u64
+    }
+    fn rounded(cap: usize, align: usize) -> usize {
+        cap.max(align).div_ceil(align) * align
+    }
     /// A zeroed buffer of `cap` bytes (rounded up to `align`), length 0.
     pub fn new(cap: usize, align: usize) -> Self {
         assert!(align.is_power_of_two());
-        let cap = cap.max(align).div_ceil(align) * align;
+        let cap = Self::rounded(cap, align);
         let storage = vec![0u8; cap + align].into_boxed_slice();
         let start = storage.as_ptr().align_offset(align);
         assert!(start < align, "a byte buffer can be aligned within one alignment");

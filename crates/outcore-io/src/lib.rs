@@ -40,7 +40,10 @@ pub use error::{IoContext, IoError};
 pub use hash::{splitmix64, SplitMix64};
 pub use progress::{Counter, NoProgress, Progress};
 pub use segments::{Filled, SegmentRead, SegmentReader};
-pub use seq::{drop_cached, open_maybe_direct, read_full_at, PageSumWriter, SeqReader, SeqWriter, WriteSummary, DIRECT_ALIGN, PAGE_BYTES};
+pub use seq::{
+    drop_cached, open_maybe_direct, read_full_at, PageSumWriter, SeqReader, SeqWriter, WriteSummary, DIRECT_ALIGN, PAGE_BYTES,
+    SEQ_READER_BOOKKEEPING,
+};
 pub use staging::{check_interrupt, interrupted, Staged};
 pub use temp::TempArea;
 
