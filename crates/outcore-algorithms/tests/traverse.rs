@@ -761,7 +761,8 @@ fn afforest_sampling_from_the_hot_layout() {
         for columns in [1, 2, 5] {
             outcore_ingest::hot::add_hot(&dir, columns, 1 << 30, &NoProgress).unwrap();
             let store = Store::open(&dir).unwrap();
-            let budget = Budget::new(afforest::state_bytes(store.vertices()) + (8 << 20));
+            // what its plan states: the state, the reads and the columns' streams
+            let budget = Budget::new(afforest::state_bytes(store.vertices()) + afforest::read_bytes(&store).unwrap());
             let (got, _, stats) = afforest::wcc_charged(&store, &budget).unwrap();
             assert_eq!(stats.sampled_from, "hot", "{name}");
             assert!(got.iter().map(|&x| x as u64).eq(want.iter().copied()), "{name} with {columns} hot columns");

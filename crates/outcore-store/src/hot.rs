@@ -450,9 +450,17 @@ pub fn column_bytes(record: &HotRecord, k: usize) -> u64 {
     record.columns.iter().take(k).map(|c| c.entries * 4).sum()
 }
 
+/// What [`load_columns`] holds beside the columns while it reads `k` of
+/// them: a reader for each column read at once (one a thread of the
+/// current rayon pool).
+pub fn load_bytes(k: usize) -> u64 {
+    k.min(rayon::current_num_threads()) as u64 * ColumnStream::bytes()
+}
+
 /// The first `k` columns, each read sequentially and checked against its
 /// checksums; every id is checked against the vertex count. Columns are
-/// read on every core, one reader per thread at a time.
+/// read on every core, one reader per thread at a time
+/// ([`load_bytes`]).
 pub fn load_columns(store: &Store, k: usize) -> Result<Vec<Vec<u32>>, StoreError> {
     use rayon::prelude::*;
     let Some(h) = &store.manifest().hot else { return Ok(Vec::new()) };
@@ -493,6 +501,10 @@ pub struct ColumnStream {
 }
 
 impl ColumnStream {
+    /// What a stream holds while it is open: its reader.
+    pub fn bytes() -> u64 {
+        SeqReader::buffer_bytes(STREAM_CHUNK_BYTES)
+    }
     /// Column `j` of the store's hot layout.
     pub fn open(store: &Store, j: usize) -> Result<Self, StoreError> {
         let record = store.manifest().hot.as_ref().and_then(|h| h.columns.get(j));

@@ -186,7 +186,10 @@ impl HotLists {
         match Self::stored_k(store, layout, bytes) {
             Ok(k) => {
                 let charge = Self::reserve_stored(store, k, budget)?;
-                Self::from_stored(store, layout, g, k, outcore_store::hot::load_columns(store, k)?, charge)
+                let readers = budget.reserve("hot columns' readers", outcore_store::hot::load_bytes(k))?;
+                let columns = outcore_store::hot::load_columns(store, k)?;
+                drop(readers);
+                Self::from_stored(store, layout, g, k, columns, charge)
             }
             Err(why) => Self::build_within(store, layout, g, bytes, budget, why),
         }
@@ -198,7 +201,9 @@ impl HotLists {
         match (outcore_store::hot::unusable(store, hot_source(store, layout)), &store.manifest().hot) {
             (None, Some(record)) => {
                 let n = store.vertices();
-                let fits = |k: usize| outcore_store::hot::column_bytes(record, k) + cursor_bytes(n, k as u64) <= bytes;
+                let fits = |k: usize| {
+                    outcore_store::hot::column_bytes(record, k) + cursor_bytes(n, k as u64) + outcore_store::hot::load_bytes(k) <= bytes
+                };
                 Ok((0..=record.columns.len()).rev().find(|&k| fits(k)).unwrap_or(0))
             }
             (why, _) => Err(why.unwrap_or_default()),
@@ -771,7 +776,9 @@ impl HybridEngines {
                 // indexes: charged first, so that the engines see the same
                 // budget whichever finishes first
                 let charge = HotLists::reserve_stored(store, k, budget)?;
+                let readers = budget.reserve("hot columns' readers", outcore_store::hot::load_bytes(k))?;
                 let (engines, columns) = rayon::join(|| open_engines(hot_share, 0), || outcore_store::hot::load_columns(store, k));
+                drop(readers);
                 let (out, inn) = engines?;
                 let hot = HotLists::from_stored(store, "in", inn.as_ref().unwrap_or(&out), k, columns?, charge)?;
                 Ok(HybridEngines { out, inn, hot })

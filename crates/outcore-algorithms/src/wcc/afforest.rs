@@ -63,14 +63,33 @@ pub struct AfforestStats {
 /// Links gathered before every core makes them.
 pub const LINK_BUFFER: usize = 1 << 17;
 
-/// Memory: the parent array, the linked-lists bitmap and the link buffer.
 /// Memory of the reads beside the state: one sequential scan of `out` at
-/// a time (the sampling), and then lookups of each layout in turn, which
-/// hold less (a paged window and a list).
+/// a time (the sampling; from the hot layout, the degrees' scan and a
+/// stream for each column it samples), and then lookups of each layout in
+/// turn, which hold less (a paged window and a list).
 pub fn read_bytes(store: &Store) -> Result<u64, StoreError> {
-    crate::needs::scan_bytes(store, &["out"])
+    Ok(crate::needs::scan_bytes(store, &["out"])? + hot_column_bytes(store))
 }
 
+/// How many columns of the hot layout the sampling reads side by side:
+/// none when the store has no hot layout of the current generation (it
+/// scans `out` instead).
+fn hot_columns(store: &Store) -> usize {
+    let usable = outcore_store::hot::unusable(store, outcore_store::hot::source_layout(store.manifest().directed)).is_none();
+    let columns = store.manifest().hot.as_ref().map_or(0, |h| h.columns.len()).min(NEIGHBOUR_ROUNDS);
+    if usable {
+        columns
+    } else {
+        0
+    }
+}
+
+/// What the sampling's column streams hold.
+fn hot_column_bytes(store: &Store) -> u64 {
+    hot_columns(store) as u64 * ColumnStream::bytes()
+}
+
+/// Memory: the parent array, the linked-lists bitmap and the link buffer.
 pub fn state_bytes(n: u64) -> u64 {
     n * 4 + n.div_ceil(64) * 8 + LINK_BUFFER as u64 * 8
 }
@@ -180,9 +199,8 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
     }
     // the layout whose lists the sampling linked whole when short
     let mut linked_whole = Bitmap::new(n);
-    let hot_source = outcore_store::hot::source_layout(directed);
-    let hot_columns = store.manifest().hot.as_ref().map_or(0, |h| h.columns.len()).min(NEIGHBOUR_ROUNDS);
-    let whole = if outcore_store::hot::unusable(store, hot_source).is_none() && hot_columns > 0 {
+    let hot_columns = hot_columns(store);
+    let whole = if hot_columns > 0 {
         // the first columns of the hot layout and the degrees: a few bytes
         // a vertex instead of the whole adjacency
         stats.sampled_from = "hot";
