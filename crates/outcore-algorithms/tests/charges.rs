@@ -382,6 +382,37 @@ fn stored_hot_lists_charge_the_readers_they_load_with() {
     drop(hot);
 }
 
+/// A store's id map streamed in dense order (`Ids::stream`, which export
+/// and the partitioner read it by): the heap grows no further than
+/// `ID_STREAM_BYTES`, and to within a reader's bookkeeping of it. The map
+/// holds 200,000 ids, more than a chunk's.
+#[test]
+fn an_id_stream_holds_what_it_is_charged() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let edges = dir.path().join("path.el");
+    let n = 200_000u64;
+    let text: String = (0..n - 1).map(|i| format!("{} {}\n", 3 * i + 7, 3 * i + 10)).collect();
+    std::fs::write(&edges, text).unwrap();
+    let path = dir.path().join("s");
+    import_file(&edges, &path, &ImportOptions { directed: Some(true), ..Default::default() }, &NoProgress).unwrap();
+    let store = Store::open(&path).unwrap();
+    let ids = store.ids().unwrap();
+    assert!(!ids.is_identity(), "a map of sparse ids");
+    let (sum, grown) = measured(|| {
+        let mut stream = ids.stream().unwrap();
+        let mut sum = 0u64;
+        while let Some(id) = stream.next_id().unwrap() {
+            sum += id;
+        }
+        sum
+    });
+    assert_eq!(sum, (0..n).map(|i| 3 * i + 7).sum::<u64>(), "every id once");
+    let charged = outcore_store::ids::ID_STREAM_BYTES;
+    assert!(grown <= charged, "the heap grew {grown} bytes, {charged} charged");
+    assert!(grown + outcore_io::SEQ_READER_BOOKKEEPING >= charged, "the heap grew only {grown} bytes, {charged} charged");
+}
+
 /// A store without hubs (uniform ends, lists of a few dozen at most): the
 /// readers' list buffers are a few KiB, so every per-vertex charge is
 /// checked to within them (on the skewed stores a hub's list is more than

@@ -22,11 +22,12 @@ impl AlignedBuf {
     /// The bytes of heap a buffer made by [`AlignedBuf::new`]`(cap, align)`
     /// holds: its capacity rounded up to `align`, and one alignment more to
     /// align it in.
-    pub fn held_bytes(cap: usize, align: usize) -> u64 {
+    pub const fn held_bytes(cap: usize, align: usize) -> u64 {
         (Self::rounded(cap, align) + align) as u64
     }
-    fn rounded(cap: usize, align: usize) -> usize {
-        cap.max(align).div_ceil(align) * align
+    const fn rounded(cap: usize, align: usize) -> usize {
+        let cap = if cap > align { cap } else { align };
+        cap.div_ceil(align) * align
     }
     /// A zeroed buffer of `cap` bytes (rounded up to `align`), length 0.
     pub fn new(cap: usize, align: usize) -> Self {

@@ -93,7 +93,7 @@ impl SeqReader {
     /// What a reader opened with `chunk_bytes` holds: two aligned chunks
     /// ([`AlignedBuf::held_bytes`]: each rounded up to [`DIRECT_ALIGN`],
     /// and an alignment more) and [`SEQ_READER_BOOKKEEPING`].
-    pub fn buffer_bytes(chunk_bytes: usize) -> u64 {
+    pub const fn buffer_bytes(chunk_bytes: usize) -> u64 {
         2 * AlignedBuf::held_bytes(chunk_bytes, DIRECT_ALIGN) + SEQ_READER_BOOKKEEPING
     }
 

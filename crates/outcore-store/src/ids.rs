@@ -29,9 +29,13 @@ enum Kind {
     File { path: PathBuf, sorted: bool },
 }
 
-/// Memory of an [`IdStream`] over a file: its reader's two chunks (one
-/// read ahead) and the ids of one decoded, a third of this each.
-pub const ID_STREAM_BYTES: u64 = 3 << 20;
+/// The chunk an [`IdStream`] over a file reads in.
+const ID_CHUNK_BYTES: usize = 1 << 20;
+
+/// Memory of an [`IdStream`] over a file: its reader
+/// ([`SeqReader::buffer_bytes`]: two chunks, one read ahead) and the ids of
+/// one chunk decoded.
+pub const ID_STREAM_BYTES: u64 = SeqReader::buffer_bytes(ID_CHUNK_BYTES) + ID_CHUNK_BYTES as u64;
 
 impl Ids {
     pub(crate) fn new(dir: &Path, kind: &str, base: u64, vertices: u64) -> Result<Self, StoreError> {
@@ -63,7 +67,7 @@ impl Ids {
         Ok(match &self.kind {
             Kind::Identity { base } => IdStream { source: Source::Identity { next: *base }, path: None, remaining: self.vertices },
             Kind::File { path, .. } => {
-                let reader = SeqReader::open(path, (ID_STREAM_BYTES / 3) as usize)?;
+                let reader = SeqReader::open(path, ID_CHUNK_BYTES)?;
                 if reader.len() != self.vertices * 8 {
                     return Err(StoreError::invalid(
                         path,
