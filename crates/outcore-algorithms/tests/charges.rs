@@ -352,6 +352,18 @@ fn every_algorithm_charges_what_it_allocates_on_a_compressed_undirected_store() 
     assert!(ran >= 20 || filtered(), "only {ran} algorithm and engine pairs ran");
 }
 
+/// An undirected unweighted store of `arcs` uniform draws over `n` ids,
+/// at `dir`/s.
+fn unweighted_uniform(dir: &std::path::Path, n: u64, arcs: u64, seed: u64) -> std::path::PathBuf {
+    let edges = dir.join("uniform.el");
+    let mut rng = outcore_io::SplitMix64(seed);
+    let text: String = (0..arcs).map(|_| format!("{} {}\n", rng.next_u64() % n, rng.next_u64() % n)).collect();
+    std::fs::write(&edges, text).unwrap();
+    let path = dir.join("s");
+    import_file(&edges, &path, &ImportOptions { directed: Some(false), ..Default::default() }, &NoProgress).unwrap();
+    path
+}
+
 /// Hot lists loaded from a stored hot layout (four columns, read on two
 /// threads) on an unweighted store without hubs: while they load, the heap
 /// grows no further than what loading them charges (the columns, their
@@ -362,12 +374,7 @@ fn stored_hot_lists_charge_the_readers_they_load_with() {
     use outcore_algorithms::bfs::HotLists;
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let dir = tempfile::tempdir().unwrap();
-    let edges = dir.path().join("uniform.el");
-    let mut rng = outcore_io::SplitMix64(5);
-    let text: String = (0..200_000).map(|_| format!("{} {}\n", rng.next_u64() % 50_000, rng.next_u64() % 50_000)).collect();
-    std::fs::write(&edges, text).unwrap();
-    let path = dir.path().join("s");
-    import_file(&edges, &path, &ImportOptions { directed: Some(false), ..Default::default() }, &NoProgress).unwrap();
+    let path = unweighted_uniform(dir.path(), 50_000, 200_000, 5);
     outcore_ingest::hot::add_hot(&path, 4, 1 << 30, &NoProgress).unwrap();
     let store = Store::open(&path).unwrap();
     let budget = Budget::new(1 << 30);
@@ -524,9 +531,9 @@ fn wcc_charges_its_state_apart_from_its_reads() {
 
 /// Afforest on an unweighted store, sampling from a hot layout of two and
 /// of four columns (it reads two side by side, beside the degrees) and
-/// from a scan: the heap grows no further than the run's peak charge. (Before the columns'
-/// streams were charged, the heap grew 5.39 MB where 3.81 MB were charged
-/// on this store.)
+/// from a scan: the heap grows no further than the run's peak charge.
+/// (Before the columns' streams were charged, the heap grew 5.39 MB where
+/// 3.81 MB were charged on this store.)
 #[test]
 fn afforest_sampling_from_hot_columns_charges_their_streams() {
     use outcore_algorithms::wcc::{afforest, union_find};
@@ -534,12 +541,7 @@ fn afforest_sampling_from_hot_columns_charges_their_streams() {
     let dir = tempfile::tempdir().unwrap();
     // unweighted: a scan of `out` reads no weights, whose reader's charge
     // would cover the columns' streams
-    let edges = dir.path().join("uniform.el");
-    let mut rng = outcore_io::SplitMix64(3);
-    let text: String = (0..60_000).map(|_| format!("{} {}\n", rng.next_u64() % 20_000, rng.next_u64() % 20_000)).collect();
-    std::fs::write(&edges, text).unwrap();
-    let path = dir.path().join("s");
-    import_file(&edges, &path, &ImportOptions { directed: Some(false), ..Default::default() }, &NoProgress).unwrap();
+    let path = unweighted_uniform(dir.path(), 20_000, 60_000, 3);
     let expected = union_find::wcc(&Store::open(&path).unwrap(), &Budget::unlimited()).unwrap();
     for columns in [0, 2, 4] {
         if columns > 0 {
