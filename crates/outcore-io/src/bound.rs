@@ -33,6 +33,7 @@ pub fn bounded<T>(what: &str, work: impl FnOnce() -> T) -> T {
 /// [`bounded`] for the rest of a scope: the run named `what` is on the
 /// watch until the value returned is dropped (a test's body starts with
 /// `let _bound = watch("its name");`).
+#[must_use = "the run is on the watch only while the value returned lives"]
 pub fn watch(what: &str) -> Watch {
     static WATCHES: OnceLock<Watches> = OnceLock::new();
     static WATCHER: Once = Once::new();
@@ -72,12 +73,17 @@ mod tests {
     use super::*;
 
     /// A run within the bound returns its value, and nothing is left on
-    /// the watch (a second run starts from its own time).
+    /// the watch (a second run starts from its own time); a scope's watch
+    /// is taken off when dropped.
     #[test]
     fn a_run_within_its_bound_returns_its_value() {
         assert_eq!(bounded("a sum", || (1..=10u64).sum::<u64>()), 55);
         assert_eq!(bounded("another", || "done"), "done");
+        // a scope's watch holds its run until it is dropped
         let watched = watch("a scope");
+        let (watches, id) = (watched.0, watched.1);
+        assert!(watches.lock().unwrap().get(&id).is_some_and(|(what, _)| what == "a scope"), "on the watch while held");
         drop(watched);
+        assert!(!watches.lock().unwrap().contains_key(&id), "off the watch once dropped");
     }
 }
