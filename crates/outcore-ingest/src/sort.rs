@@ -313,7 +313,9 @@ impl<R: SortRecord> Drop for ExternalSorter<R> {
 
 /// Reader chunk for `k` runs within half of what the budget has left (the
 /// other half stays for whoever consumes the merge): each run reader holds
-/// two chunks in its `SeqReader`, one in its window, and slack.
+/// two chunks in its `SeqReader`, one in its window, and slack (charged as
+/// [`RunReader::held_bytes`], under four chunks from [`MIN_MERGE_CHUNK`]
+/// on).
 fn merge_chunk(budget: &Budget, k: usize) -> usize {
     let per_run = budget.available() / 2 / (4 * k as u64).max(1);
     per_run.min(1 << 20) as usize / 4096 * 4096
@@ -355,14 +357,14 @@ fn reduce_runs<R: SortRecord>(
         let chunk = merge_chunk(budget, runs.0.len());
         if chunk >= MIN_MERGE_CHUNK || runs.0.len() <= 2 {
             let chunk = chunk.max(4096);
-            let charge = budget.reserve(&format!("merge readers ({name})"), (4 * chunk * runs.0.len()) as u64)?;
+            let charge = budget.reserve(&format!("merge readers ({name})"), RunReader::<R>::held_bytes(chunk) * runs.0.len() as u64)?;
             return Ok((runs, chunk, charge));
         }
         // a pass merges groups of `fan_in` runs into one each: their
         // readers, beside the pipe and the writer of the run it makes
-        let fan_in = (budget.available().saturating_sub(merge_pass_beside::<R>()) / (4 * MIN_MERGE_CHUNK as u64)) as usize;
+        let fan_in = (budget.available().saturating_sub(merge_pass_beside::<R>()) / RunReader::<R>::held_bytes(MIN_MERGE_CHUNK)) as usize;
         if fan_in < 2 {
-            let least = 2 * 4 * MIN_MERGE_CHUNK as u64 + merge_pass_beside::<R>();
+            let least = 2 * RunReader::<R>::held_bytes(MIN_MERGE_CHUNK) + merge_pass_beside::<R>();
             return Err(budget.reserve("a merge pass: two run readers, its pipe and its run writer", least).unwrap_err().into());
         }
         generation += 1;
@@ -375,7 +377,7 @@ fn reduce_runs<R: SortRecord>(
                 next.0.push(group[0].clone());
                 continue;
             }
-            let charge = budget.reserve("merge readers", (4 * MIN_MERGE_CHUNK * group.len()) as u64)?;
+            let charge = budget.reserve("merge readers", RunReader::<R>::held_bytes(MIN_MERGE_CHUNK) * group.len() as u64)?;
             let pipe = budget.reserve("merge pipe and run writer", merge_pass_beside::<R>())?;
             let merger = RunMerger::<R>::open(RunFiles(group.to_vec()), MIN_MERGE_CHUNK, charge)?;
             let mut merged = Merged::piped(merger, pipe, dedup, SortStats::default());
@@ -629,7 +631,7 @@ mod tests {
     /// a budget error that says so, leaving no runs behind.
     #[test]
     fn a_merge_pass_needs_two_readers_beside_its_pipe_and_writer() {
-        let least = 2 * 4 * MIN_MERGE_CHUNK as u64 + merge_pass_beside::<Key64>();
+        let least = 2 * RunReader::<Key64>::held_bytes(MIN_MERGE_CHUNK) + merge_pass_beside::<Key64>();
         let records: Vec<Key64> = (0..100_000u64).map(|i| Key64(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) % 80_000)).collect();
         let mut expect = records.clone();
         expect.sort();

@@ -226,6 +226,15 @@ fn read_ahead(
         // chunk size) then lie whole in a chunk and are hashed from it,
         // not read a second time to be checked
         let cap = buf.capacity() - (offset % buf.capacity() as u64) as usize;
+        if let Some(checks) = &checks {
+            // the blocks this chunk holds only part of are checked first,
+            // read through the chunk's own buffer (the ones it holds whole
+            // are hashed from it below)
+            if let Err(e) = check_blocks_beyond(checks, &file, offset, cap, &mut buf) {
+                let _ = filled.send(Err(e));
+                return;
+            }
+        }
         let mut n = 0usize;
         let mut eof = false;
         while n < cap {
@@ -266,6 +275,27 @@ fn read_ahead(
             return;
         }
     }
+}
+
+/// Check, through `buf`, the blocks of `checks` that bytes
+/// `offset..offset + cap` of `file` (a chunk about to be read into `buf`)
+/// reach into but do not hold whole, unless checked already.
+fn check_blocks_beyond(
+    checks: &crate::verify::FileChecks,
+    file: &File,
+    offset: u64,
+    cap: usize,
+    buf: &mut AlignedBuf,
+) -> Result<(), IoError> {
+    let end = offset + cap as u64;
+    let (first, last) = (checks.block_of(offset), checks.block_of(end - 1).min(checks.blocks().saturating_sub(1)));
+    for b in first..=last {
+        let (start, stop) = checks.block_range(b);
+        if start < offset || stop > end {
+            checks.verify_block_through(file, b, buf)?;
+        }
+    }
+    Ok(())
 }
 
 impl SeqReader {

@@ -246,16 +246,28 @@ impl FileChecks {
         if self.is_verified(b) {
             return Ok(());
         }
+        self.verify_block_through(file, b, &mut AlignedBuf::new(VERIFY_READ_BYTES, DIRECT_ALIGN))
+    }
+
+    /// [`FileChecks::verify_block`], reading the block in pieces of
+    /// `buf`'s capacity (a multiple of [`DIRECT_ALIGN`]) through `buf`,
+    /// whose contents it overwrites: a sequential reader checks a block
+    /// larger than its chunk through the chunk it is about to fill, and so
+    /// holds no more than its chunks.
+    pub fn verify_block_through(&self, file: &File, b: u64, buf: &mut AlignedBuf) -> Result<(), IoError> {
+        if self.is_verified(b) {
+            return Ok(());
+        }
         if b >= self.blocks() {
             return Err(self.mismatch(b));
         }
         let (start, end) = self.block_range(b);
-        let mut buf = AlignedBuf::new(VERIFY_READ_BYTES, DIRECT_ALIGN);
+        let piece = buf.capacity() / DIRECT_ALIGN * DIRECT_ALIGN;
         let mut hasher = Xxh3::new();
         let mut at = start;
         while at < end {
-            let want = ((end - at) as usize).min(VERIFY_READ_BYTES).div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN;
-            let got = read_full_at(file, &mut buf, want, at).map_err(|e| IoError::new(&self.path, format!("read at byte {at}"), e))?;
+            let want = ((end - at) as usize).min(piece).div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN;
+            let got = read_full_at(file, buf, want, at).map_err(|e| IoError::new(&self.path, format!("read at byte {at}"), e))?;
             let used = (got as u64).min(end - at) as usize;
             if used == 0 {
                 return Err(self.mismatch(b));
