@@ -158,6 +158,12 @@ impl HotLists {
         &self.columns[j]
     }
 
+    /// Bytes of the k columns' entries: what was read from the `hot`
+    /// layout, or gathered by the scan.
+    pub fn column_bytes(&self) -> u64 {
+        self.columns.iter().map(|c| std::mem::size_of_val(c.as_slice()) as u64).sum()
+    }
+
     /// Walk block `b` of [`SWEEP_BLOCK`] vertices (its first `len`), in
     /// vertex order, from the block's stored cursors: `visit(i, degree,
     /// row)` for its i-th vertex, `row` its in-memory neighbours (the

@@ -378,12 +378,12 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
     let opts = cx.options.traverse.clone();
     let ids = store.ids()?;
     let pick = |g: &Traverse| root.or_else(|| crate::sources::hub((0..g.vertices()).map(|v| (v, g.degree(v)))));
-    let mut hot_origin = None;
+    let (mut hot_origin, mut hot_bytes) = (None, 0);
     let (tree, levels, stats, setup, seconds, k) = if hybrid {
         let state = hybrid::state_bytes(n, store.manifest().arcs);
         let HybridEngines { out, inn, hot } = HybridEngines::open(store, cx.budget, &opts, state)?;
         let k = hot.k;
-        hot_origin = Some(hot.origin.clone());
+        (hot_origin, hot_bytes) = (Some(hot.origin.clone()), hot.column_bytes());
         let first = pick(&out).ok_or_else(|| StoreError::invalid(store.dir(), "the store has no vertices"))?;
         let setup = start_setup.elapsed().as_secs_f64();
         let mut last = None;
@@ -435,6 +435,9 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
             cx.figure("why_hot_lists_were_built", why_not_stored);
         }
         cx.figure("hot_lists", origin);
+        // read from the hot layout or gathered by the scan, in the setup:
+        // not in the cache's `bytes_read`, which counts the search's reads
+        cx.figure("hot_list_bytes", hot_bytes);
     }
     cx.figure("levels", levels);
     cx.figure("runs", runs);

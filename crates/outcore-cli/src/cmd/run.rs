@@ -230,7 +230,10 @@ fn summary(alg: &dyn Registered, r: &Report, vertices: u64) -> String {
         parts.push(format!("cache hit rate {:.1}%", 100.0 * h));
     }
     if let Some(k) = u("hot_neighbours_k") {
-        parts.push(format!("{k} in-memory neighbours per vertex"));
+        match u("hot_list_bytes").filter(|&b| b > 0) {
+            Some(b) => parts.push(format!("{k} in-memory neighbours per vertex ({} of hot lists)", outcore::format_bytes(b))),
+            None => parts.push(format!("{k} in-memory neighbours per vertex")),
+        }
     }
     if let Some(s) = x("setup_seconds") {
         parts.push(format!("setup {s:.2} s"));
