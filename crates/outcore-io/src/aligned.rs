@@ -25,7 +25,9 @@ impl AlignedBuf {
     pub const fn held_bytes(cap: usize, align: usize) -> u64 {
         (Self::rounded(cap, align) + align) as u64
     }
-    const fn rounded(cap: usize, align: usize) -> usize {
+    /// `cap` rounded up to a whole number of `align`-byte units, at least one:
+    /// the capacity [`AlignedBuf::new`] gives.
+    pub const fn rounded(cap: usize, align: usize) -> usize {
         let cap = if cap > align { cap } else { align };
         cap.div_ceil(align) * align
     }

@@ -8,7 +8,7 @@
 //! value)` records, merged with reduction over dense id windows (BigSparse
 //! section 4.2.3), which costs O(1) a record where a heap costs O(log k).
 
-use crate::{IoError, SeqReader, SeqWriter, DIRECT_ALIGN};
+use crate::{AlignedBuf, IoError, SeqReader, SeqWriter, DIRECT_ALIGN};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
@@ -156,18 +156,12 @@ impl<R: RunRecord> RunReader<R> {
     /// to [`DIRECT_ALIGN`], as the reader's are) and a record's tail from
     /// the chunk before.
     pub const fn held_bytes(chunk_bytes: usize) -> u64 {
-        SeqReader::buffer_bytes(chunk_bytes) + (Self::window_chunk(chunk_bytes) + R::MAX_ENCODED) as u64
-    }
-
-    /// The most bytes one chunk of the reader hands over.
-    const fn window_chunk(chunk_bytes: usize) -> usize {
-        let chunk = if chunk_bytes > DIRECT_ALIGN { chunk_bytes } else { DIRECT_ALIGN };
-        chunk.div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN
+        SeqReader::buffer_bytes(chunk_bytes) + (AlignedBuf::rounded(chunk_bytes, DIRECT_ALIGN) + R::MAX_ENCODED) as u64
     }
 
     pub fn open(path: &Path, chunk_bytes: usize) -> Result<Self, IoError> {
         // room for a chunk and a record's tail from the one before, allocated once
-        let buf = Vec::with_capacity(Self::window_chunk(chunk_bytes) + R::MAX_ENCODED);
+        let buf = Vec::with_capacity(AlignedBuf::rounded(chunk_bytes, DIRECT_ALIGN) + R::MAX_ENCODED);
         let mut r = RunReader { input: SeqReader::open(path, chunk_bytes)?, buf, pos: 0, eof: false, head: None };
         r.head = r.decode(None)?;
         Ok(r)

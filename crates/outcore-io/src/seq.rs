@@ -126,7 +126,7 @@ impl SeqReader {
         opts.read(true);
         let (file, direct) = open_maybe_direct(path, &opts).ctx(path, "open")?;
         let len = file.metadata().ctx(path, "stat")?.len();
-        let chunk = chunk_bytes.max(DIRECT_ALIGN).div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN;
+        let chunk = AlignedBuf::rounded(chunk_bytes, DIRECT_ALIGN);
         let (fill_tx, fill_rx) = sync_channel(2);
         let (recycle_tx, recycle_rx) = sync_channel::<AlignedBuf>(2);
         recycle_tx.send(AlignedBuf::new(chunk, DIRECT_ALIGN)).unwrap();
@@ -429,7 +429,7 @@ impl SeqWriter {
         let mut opts = OpenOptions::new();
         opts.write(true).create(true).truncate(true);
         let (file, direct) = open_maybe_direct(path, &opts).ctx(path, "create")?;
-        let chunk = chunk_bytes.max(DIRECT_ALIGN).div_ceil(DIRECT_ALIGN) * DIRECT_ALIGN;
+        let chunk = AlignedBuf::rounded(chunk_bytes, DIRECT_ALIGN);
         let (full_tx, full_rx) = sync_channel::<AlignedBuf>(1);
         let (empty_tx, empty_rx) = sync_channel(2);
         empty_tx.send(Ok(AlignedBuf::new(chunk, DIRECT_ALIGN))).unwrap();
