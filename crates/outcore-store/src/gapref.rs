@@ -326,6 +326,18 @@ impl ListDecoder for GaprefDecoder {
     /// A list kept for the next to refer to is decoded whole; one that is
     /// not, only up to its `limit`-th residual.
     fn decode_prefix(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, limit: usize, out: &mut Vec<u64>) -> Result<(), String> {
+        if lo == hi && lo.checked_sub(src.first_byte * 8).is_some_and(|at| at <= src.bytes.len() as u64 * 8) {
+            // an empty list (two in five of a Kronecker graph's): no bits
+            // to read, kept as any list would be
+            let slot = (vertex % SLOTS as u64) as usize;
+            if self.referring >= KEEP_AT_REFERENCES {
+                self.recent[slot].0 = vertex;
+                self.recent[slot].1.clear();
+            }
+            out.clear();
+            self.remember(false);
+            return Ok(());
+        }
         let slot = (vertex % SLOTS as u64) as usize;
         if self.referring < KEEP_AT_REFERENCES && self.recent[slot].0 != vertex {
             let referred = self.decode_list(vertex, lo, hi, src, 0, limit, out)?;
@@ -645,7 +657,9 @@ impl GaprefDecoder {
                 &self.merged
             }
         };
-        insert_ascending(list, others)?;
+        if !others.is_empty() {
+            insert_ascending(list, others)?;
+        }
         list.truncate(limit);
         Ok(r > 0)
     }
