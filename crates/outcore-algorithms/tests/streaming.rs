@@ -760,8 +760,8 @@ fn pagerank_asks_for_twenty_bytes_a_vertex() {
 }
 
 /// WCC asks for what it holds, by engine and method (README "Memory"):
-/// on the scan, Afforest's 32-bit parents, a bit a vertex and its link
-/// buffer of 2^17 pairs, reading `out` (and `in` on a directed store), or
+/// on the scan, Afforest's 32-bit parents, a bit a vertex and its two link
+/// buffers of 2^17 pairs (one filling, one being linked), reading `out` (and `in` on a directed store), or
 /// union-find's 32-bit parents, reading `out`, when Afforest cannot run
 /// (a directed store without `in`) or is not asked for; Afforest asked for
 /// where it cannot run is declined; on tiles, a 64-bit label a vertex
@@ -780,7 +780,7 @@ fn wcc_asks_for_its_parents_or_labels() {
     let scan_buffers = |st: &Store, layouts: &[&str]| outcore_algorithms::needs::scan_bytes(st, layouts).unwrap();
     for (st, layouts) in [(&undirected, vec!["out"]), (&directed, vec!["out", "in"])] {
         let n = st.vertices();
-        let afforest = 4 * n + n.div_ceil(64) * 8 + (1 << 17) * 8;
+        let afforest = 4 * n + n.div_ceil(64) * 8 + 2 * (1 << 17) * 8;
         for m in ["auto", "afforest"] {
             let got = need(st, Engine::Traverse, m);
             assert_eq!((got.min_bytes, &got.layouts), (afforest + scan_buffers(st, &["out"]), &layouts), "Afforest ({m}): {}", got.what);

@@ -28,10 +28,11 @@
 //! are the smallest id of each component, as [`super::union_find`]'s are.
 //!
 //! Every core: the lists are read by one thread, in order, and their links
-//! gathered in a buffer ([`LINK_BUFFER`] pairs), which every core then
-//! makes at once: gapbs' lock-free link (a compare-and-swap of a root's
-//! parent). Compressing is parallel too. The labels do not depend on the
-//! number of threads.
+//! gathered in a buffer ([`LINK_BUFFER`] pairs), which a linking thread
+//! then makes on every core at once while the reader fills a second one:
+//! gapbs' lock-free link (a compare-and-swap of a root's parent).
+//! Compressing is parallel too. The labels do not depend on the number of
+//! threads.
 
 use outcore_io::{Bitmap, Budget, Reservation, SplitMix64};
 use outcore_store::hot::ColumnStream;
@@ -89,9 +90,9 @@ fn hot_column_bytes(store: &Store) -> u64 {
     hot_columns(store) as u64 * ColumnStream::bytes()
 }
 
-/// Memory: the parent array, the linked-lists bitmap and the link buffer.
+/// Memory: the parent array, the linked-lists bitmap and the link buffers.
 pub fn state_bytes(n: u64) -> u64 {
-    n * 4 + n.div_ceil(64) * 8 + LINK_BUFFER as u64 * 8
+    n * 4 + n.div_ceil(64) * 8 + LINK_BUFFER_BYTES
 }
 
 /// At most what sampling from a hot layout would read: the file the
@@ -148,24 +149,71 @@ fn compress(parent: &[AtomicU32]) {
     });
 }
 
-/// Pairs to link, made on every core once the buffer is full.
-struct Links<'a> {
-    parent: &'a [AtomicU32],
+/// Pairs to link, made on every core by a linking thread once a buffer
+/// is full, while the next buffer fills: the reading thread does not wait
+/// for the links (the sampling scan is the run's longest phase, and its
+/// links take about as long as its reads). Two buffers of
+/// [`LINK_BUFFER`] pairs: one filling, one being linked.
+struct Links {
     pairs: Vec<(u32, u32)>,
+    /// An empty buffer at hand, when the other is not being linked.
+    spare: Option<Vec<(u32, u32)>>,
+    to_linker: std::sync::mpsc::SyncSender<Vec<(u32, u32)>>,
+    from_linker: std::sync::mpsc::Receiver<Vec<(u32, u32)>>,
 }
 
-impl Links<'_> {
+/// The buffers' memory: two of [`LINK_BUFFER`] pairs.
+pub const LINK_BUFFER_BYTES: u64 = 2 * LINK_BUFFER as u64 * std::mem::size_of::<(u32, u32)>() as u64;
+
+impl Links {
+    /// The buffers, and a linking thread in `scope` that links what it is
+    /// handed into `parent` until they are dropped.
+    fn start<'scope>(scope: &'scope std::thread::Scope<'scope, '_>, parent: &'scope [AtomicU32]) -> Self {
+        let (to_linker, full) = std::sync::mpsc::sync_channel::<Vec<(u32, u32)>>(1);
+        let (emptied, from_linker) = std::sync::mpsc::sync_channel(1);
+        scope.spawn(move || {
+            for mut pairs in full {
+                pairs.par_iter().with_min_len(1 << 10).for_each(|&(u, v)| link(parent, u, v));
+                pairs.clear();
+                // the reader waits for it before it hands on another, or
+                // has gone (an error): nothing more to link either way
+                if emptied.send(pairs).is_err() {
+                    break;
+                }
+            }
+        });
+        Links { pairs: Vec::with_capacity(LINK_BUFFER), spare: Some(Vec::with_capacity(LINK_BUFFER)), to_linker, from_linker }
+    }
+
     fn add(&mut self, u: u32, v: u32) {
         self.pairs.push((u, v));
         if self.pairs.len() == LINK_BUFFER {
-            self.flush();
+            self.hand_over();
         }
     }
 
+    /// The linking thread's buffer back, linked.
+    fn take_back(&mut self) {
+        if self.spare.is_none() {
+            // the thread sends every buffer back; it stops only when this is dropped
+            self.spare = Some(self.from_linker.recv().expect("the linking thread sends every buffer back"));
+        }
+    }
+
+    /// Hand the full buffer to the linking thread and fill the other.
+    fn hand_over(&mut self) {
+        self.take_back();
+        let next = self.spare.take().unwrap_or_default();
+        let full = std::mem::replace(&mut self.pairs, next);
+        self.to_linker.send(full).expect("the linking thread runs until the buffers are dropped");
+    }
+
+    /// Every pair added so far linked.
     fn flush(&mut self) {
-        let parent = self.parent;
-        self.pairs.par_iter().with_min_len(1 << 10).for_each(|&(u, v)| link(parent, u, v));
-        self.pairs.clear();
+        if !self.pairs.is_empty() {
+            self.hand_over();
+        }
+        self.take_back();
     }
 }
 
@@ -187,11 +235,23 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
         return Err(StoreError::invalid(store.dir(), why));
     }
     let charge = budget.reserve("WCC parent array", n * 4)?;
-    let bitmap_charge = budget.reserve("Afforest's linked-lists bitmap and link buffer", n.div_ceil(64) * 8 + LINK_BUFFER as u64 * 8)?;
+    let bitmap_charge = budget.reserve("Afforest's linked-lists bitmap and link buffers", n.div_ceil(64) * 8 + LINK_BUFFER_BYTES)?;
     let _reads = budget.reserve("a scan of out, then lookups", read_bytes(store)?)?;
     let parent: Vec<AtomicU32> = (0..n as u32).map(AtomicU32::new).collect();
+    let stats = std::thread::scope(|scope| link_all(store, &parent, Links::start(scope, &parent)))?;
+    drop(bitmap_charge);
+    compress(&parent);
+    // in place: an AtomicU32 is a u32 in memory, and collecting a mapped
+    // vector of one into one of the other reuses its allocation
+    let labels: Vec<u32> = parent.into_iter().map(AtomicU32::into_inner).collect();
+    Ok((labels, charge, stats))
+}
+
+/// Link every edge of `store` into `parent` as the module comment says
+/// (everything but the last compression), through `links`.
+fn link_all(store: &Store, parent: &[AtomicU32], mut links: Links) -> Result<AfforestStats, StoreError> {
+    let n = store.vertices();
     let mut stats = AfforestStats::default();
-    let mut links = Links { parent: &parent, pairs: Vec::with_capacity(LINK_BUFFER) };
     let directed = store.manifest().directed;
     let mut layouts = vec![store.layout("out")?];
     if directed {
@@ -221,7 +281,8 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
     } else {
         stats.sampled_from = "scan";
         let mut scan = layouts[0].scan()?;
-        while let Some((u, nbrs, _)) = scan.next_list()? {
+        // one entry more than it links shows whether it linked the list whole
+        while let Some((u, nbrs, _)) = scan.next_list_prefix(NEIGHBOUR_ROUNDS + 1)? {
             for &v in nbrs.iter().take(NEIGHBOUR_ROUNDS) {
                 links.add(u as u32, v as u32);
             }
@@ -233,8 +294,8 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
         0
     };
     links.flush();
-    compress(&parent);
-    let c = if n == 0 { 0 } else { giant(&parent) };
+    compress(parent);
+    let c = if n == 0 { 0 } else { giant(parent) };
     stats.giant_vertices = parent.par_iter().filter(|p| p.load(Relaxed) == c).count() as u64;
     for (k, layout) in layouts.iter().enumerate() {
         let mut lookup = layout.lookup()?;
@@ -256,12 +317,7 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
         stats.bytes_read += lookup.bytes_read();
     }
     links.flush();
-    drop((links, linked_whole, bitmap_charge));
-    compress(&parent);
-    // in place: an AtomicU32 is a u32 in memory, and collecting a mapped
-    // vector of one into one of the other reuses its allocation
-    let labels: Vec<u32> = parent.into_iter().map(AtomicU32::into_inner).collect();
-    Ok((labels, charge, stats))
+    Ok(stats)
 }
 
 #[cfg(test)]
