@@ -8,13 +8,14 @@
 //! whenever its forest fits) [`afforest`] (a scan that links two
 //! neighbours a vertex, then the lists outside the giant component only)
 //! where the store is symmetric or has its `in` layout, else [`union_find`]
-//! (one sequential scan, a find per edge); and label
+//! (one sequential scan, a link per edge, on every core); and label
 //! propagation (G-Store section II; Graphalytics) on [`tiles`] (`memory`,
 //! `stream`), [`interval`] (VENUS) and [`sortreduce`] (BigSparse): each
 //! tuple lowers the larger label of its ends to the smaller until an
 //! iteration changes nothing.
 
 pub mod afforest;
+mod forest;
 pub mod interval;
 pub mod reference;
 pub mod sortreduce;
@@ -109,7 +110,7 @@ impl Algorithm for Wcc {
                     "the Afforest parent array",
                 )),
                 Err(why) if *method == Method::Afforest => Support::No(why),
-                Err(_) => needs::scan(store, &["out"], n * 4, "the union-find parent array")?,
+                Err(_) => needs::scan(store, &["out"], union_find::state_bytes(n), "the union-find parent array")?,
             },
             Engine::Memory | Engine::Stream => needs::tiles(store, engine, state_bytes(n), false, "one label a vertex"),
             Engine::Interval => needs::interval(store, needs::interval_layouts(store, true), 8, 0)?,

@@ -1,28 +1,20 @@
 //! Weakly connected components by union-find over one sequential scan of
 //! the adjacency (RASP's sequential cursor, at full device bandwidth):
-//! memory is one u32 per vertex. Labels are the smallest dense id of each
-//! component, which is also the smallest original id (relabelling keeps order).
+//! memory is one u32 per vertex and the link buffers. The reading thread
+//! gathers the edges' links and a linking thread makes them on every core
+//! into the lock-free forest of [`super::forest`] (a symmetric store links
+//! each edge once, from its larger end); the labels are the smallest dense
+//! id of each component, which is also the smallest original id
+//! (relabelling keeps order), whatever the number of threads.
 
+use super::forest::{compress, Links, LINK_BUFFER_BYTES};
 use outcore_io::{Budget, Reservation};
 use outcore_store::{Store, StoreError};
+use std::sync::atomic::AtomicU32;
 
-/// The root of `x`, halving the path on the way.
-pub(super) fn find(parent: &mut [u32], mut x: u32) -> u32 {
-    while parent[x as usize] != x {
-        let p = parent[x as usize];
-        parent[x as usize] = parent[p as usize];
-        x = p;
-    }
-    x
-}
-
-/// Join the trees of `u` and `v`, the larger root under the smaller, so
-/// that roots are the smallest ids of their components.
-pub(super) fn link(parent: &mut [u32], u: u32, v: u32) {
-    let (a, b) = (find(parent, u), find(parent, v));
-    if a != b {
-        parent[a.max(b) as usize] = a.min(b);
-    }
+/// Memory beside the scan: the parent array and the link buffers.
+pub fn state_bytes(n: u64) -> u64 {
+    n * 4 + LINK_BUFFER_BYTES
 }
 
 /// Component label of every vertex.
@@ -35,17 +27,27 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
     let n = store.vertices();
     crate::bfs::check_ids(n, 0).or_else(|e| if n == 0 { Ok(()) } else { Err(e) })?;
     let charge = budget.reserve("WCC parent array", n * 4)?;
+    let buffers = budget.reserve("WCC link buffers", LINK_BUFFER_BYTES)?;
     let _scans = crate::needs::charge_scans(budget, store, &["out"])?;
-    let mut parent: Vec<u32> = (0..n as u32).collect();
-    let mut scan = store.layout("out")?.scan()?;
-    while let Some((u, nbrs, _)) = scan.next_list()? {
-        for &v in nbrs {
-            link(&mut parent, u as u32, v as u32);
+    let parent: Vec<AtomicU32> = (0..n as u32).map(AtomicU32::new).collect();
+    // a symmetric store holds each edge in both ends' lists
+    let both_ends = !store.manifest().directed;
+    std::thread::scope(|scope| -> Result<(), StoreError> {
+        let mut links = Links::start(scope, &parent);
+        let mut scan = store.layout("out")?.scan()?;
+        while let Some((u, nbrs, _)) = scan.next_list()? {
+            for &v in nbrs {
+                if !both_ends || v < u {
+                    links.add(u as u32, v as u32);
+                }
+            }
         }
-    }
-    for v in 0..n as u32 {
-        let r = find(&mut parent, v);
-        parent[v as usize] = r;
-    }
-    Ok((parent, charge))
+        links.flush();
+        Ok(())
+    })?;
+    drop(buffers);
+    compress(&parent);
+    // in place: an AtomicU32 is a u32 in memory
+    let labels: Vec<u32> = parent.into_iter().map(AtomicU32::into_inner).collect();
+    Ok((labels, charge))
 }

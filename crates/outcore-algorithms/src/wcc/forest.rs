@@ -1,0 +1,111 @@
+//! The forest both WCC versions of the traverse engine link into: one
+//! u32 parent a vertex, linked lock-free on every core (gapbs `cc.cc`'s
+//! `Link` and `Compress`; Sutton, Ben-Nun and Barak 2018, section III),
+//! and the link buffers a reading thread fills while a linking thread
+//! makes the links of the buffer before on every core. Roots are the
+//! smallest ids of their components, so the labels do not depend on the
+//! number of threads or on the order of the links.
+
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+/// Links gathered before every core makes them.
+pub const LINK_BUFFER: usize = 1 << 17;
+
+/// Join the trees of `u` and `v` (gapbs `Link`): the larger root goes
+/// under the smaller by a compare-and-swap, so that threads can link at
+/// once. Parents only ever point to smaller ids, so the roots are the
+/// smallest ids of their components.
+pub(super) fn link(parent: &[AtomicU32], u: u32, v: u32) {
+    let mut p1 = parent[u as usize].load(Relaxed);
+    let mut p2 = parent[v as usize].load(Relaxed);
+    while p1 != p2 {
+        let (high, low) = (p1.max(p2), p1.min(p2));
+        let p_high = parent[high as usize].load(Relaxed);
+        // already under `low`, or put there now
+        if p_high == low || p_high == high && parent[high as usize].compare_exchange(high, low, Relaxed, Relaxed).is_ok() {
+            break;
+        }
+        p1 = parent[parent[high as usize].load(Relaxed) as usize].load(Relaxed);
+        p2 = parent[low as usize].load(Relaxed);
+    }
+}
+
+/// Every vertex's parent made its root, on every core (no link runs meanwhile).
+pub(super) fn compress(parent: &[AtomicU32]) {
+    parent.par_iter().with_min_len(1 << 14).for_each(|p| loop {
+        let (q, r) = (p.load(Relaxed), parent[p.load(Relaxed) as usize].load(Relaxed));
+        if q == r {
+            break;
+        }
+        p.store(r, Relaxed);
+    });
+}
+
+/// Pairs to link, made on every core by a linking thread once a buffer
+/// is full, while the next buffer fills: the reading thread does not wait
+/// for the links (the sampling scan is the run's longest phase, and its
+/// links take about as long as its reads). Two buffers of
+/// [`LINK_BUFFER`] pairs: one filling, one being linked.
+pub(super) struct Links {
+    pairs: Vec<(u32, u32)>,
+    /// An empty buffer at hand, when the other is not being linked.
+    spare: Option<Vec<(u32, u32)>>,
+    to_linker: std::sync::mpsc::SyncSender<Vec<(u32, u32)>>,
+    from_linker: std::sync::mpsc::Receiver<Vec<(u32, u32)>>,
+}
+
+/// The buffers' memory: two of [`LINK_BUFFER`] pairs.
+pub const LINK_BUFFER_BYTES: u64 = 2 * LINK_BUFFER as u64 * std::mem::size_of::<(u32, u32)>() as u64;
+
+impl Links {
+    /// The buffers, and a linking thread in `scope` that links what it is
+    /// handed into `parent` until they are dropped.
+    pub(super) fn start<'scope>(scope: &'scope std::thread::Scope<'scope, '_>, parent: &'scope [AtomicU32]) -> Self {
+        let (to_linker, full) = std::sync::mpsc::sync_channel::<Vec<(u32, u32)>>(1);
+        let (emptied, from_linker) = std::sync::mpsc::sync_channel(1);
+        scope.spawn(move || {
+            for mut pairs in full {
+                pairs.par_iter().with_min_len(1 << 10).for_each(|&(u, v)| link(parent, u, v));
+                pairs.clear();
+                // the reader waits for it before it hands on another, or
+                // has gone (an error): nothing more to link either way
+                if emptied.send(pairs).is_err() {
+                    break;
+                }
+            }
+        });
+        Links { pairs: Vec::with_capacity(LINK_BUFFER), spare: Some(Vec::with_capacity(LINK_BUFFER)), to_linker, from_linker }
+    }
+
+    pub(super) fn add(&mut self, u: u32, v: u32) {
+        self.pairs.push((u, v));
+        if self.pairs.len() == LINK_BUFFER {
+            self.hand_over();
+        }
+    }
+
+    /// The linking thread's buffer back, linked.
+    fn take_back(&mut self) {
+        if self.spare.is_none() {
+            // the thread sends every buffer back; it stops only when this is dropped
+            self.spare = Some(self.from_linker.recv().expect("the linking thread sends every buffer back"));
+        }
+    }
+
+    /// Hand the full buffer to the linking thread and fill the other.
+    fn hand_over(&mut self) {
+        self.take_back();
+        let next = self.spare.take().unwrap_or_default();
+        let full = std::mem::replace(&mut self.pairs, next);
+        self.to_linker.send(full).expect("the linking thread runs until the buffers are dropped");
+    }
+
+    /// Every pair added so far linked.
+    pub(super) fn flush(&mut self) {
+        if !self.pairs.is_empty() {
+            self.hand_over();
+        }
+        self.take_back();
+    }
+}
