@@ -29,7 +29,8 @@
 //!
 //! Every core: the lists are read by one thread, in order, and their links
 //! gathered in a buffer ([`LINK_BUFFER`] pairs), which a linking thread
-//! then makes on every core at once while the reader fills a second one:
+//! then makes on every core at once while the reader fills a second one
+//! (in place, as the reader waits, on a thread of a rayon pool):
 //! gapbs' lock-free link (a compare-and-swap of a root's parent).
 //! Compressing is parallel too. The labels do not depend on the number of
 //! threads.

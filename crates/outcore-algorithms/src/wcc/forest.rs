@@ -47,26 +47,48 @@ pub(super) fn compress(parent: &[AtomicU32]) {
 /// for the links (the sampling scan is the run's longest phase, and its
 /// links take about as long as its reads). Two buffers of
 /// [`LINK_BUFFER`] pairs: one filling, one being linked.
-pub(super) struct Links {
+///
+/// Called from a thread of a rayon pool, it links each full buffer in
+/// place instead, on that pool, as the reader waits: the linking thread's
+/// work goes to the global pool, which the waiting reader might be the
+/// only thread of.
+pub(super) struct Links<'a> {
     pairs: Vec<(u32, u32)>,
-    /// An empty buffer at hand, when the other is not being linked.
-    spare: Option<Vec<(u32, u32)>>,
-    to_linker: std::sync::mpsc::SyncSender<Vec<(u32, u32)>>,
-    from_linker: std::sync::mpsc::Receiver<Vec<(u32, u32)>>,
+    linking: Linking<'a>,
+}
+
+enum Linking<'a> {
+    InPlace(&'a [AtomicU32]),
+    Thread {
+        /// An empty buffer at hand, when the other is not being linked.
+        spare: Option<Vec<(u32, u32)>>,
+        to_linker: std::sync::mpsc::SyncSender<Vec<(u32, u32)>>,
+        from_linker: std::sync::mpsc::Receiver<Vec<(u32, u32)>>,
+    },
 }
 
 /// The buffers' memory: two of [`LINK_BUFFER`] pairs.
 pub const LINK_BUFFER_BYTES: u64 = 2 * LINK_BUFFER as u64 * std::mem::size_of::<(u32, u32)>() as u64;
 
-impl Links {
-    /// The buffers, and a linking thread in `scope` that links what it is
-    /// handed into `parent` until they are dropped.
-    pub(super) fn start<'scope>(scope: &'scope std::thread::Scope<'scope, '_>, parent: &'scope [AtomicU32]) -> Self {
+/// Every pair of `pairs` linked into `parent`, on every core of the
+/// current pool.
+fn link_pairs(parent: &[AtomicU32], pairs: &[(u32, u32)]) {
+    pairs.par_iter().with_min_len(1 << 10).for_each(|&(u, v)| link(parent, u, v));
+}
+
+impl<'a> Links<'a> {
+    /// The buffers, and (outside a rayon pool) a linking thread in `scope`
+    /// that links what it is handed into `parent` until they are dropped.
+    pub(super) fn start<'scope: 'a>(scope: &'scope std::thread::Scope<'scope, '_>, parent: &'scope [AtomicU32]) -> Self {
+        let pairs = Vec::with_capacity(LINK_BUFFER);
+        if rayon::current_thread_index().is_some() {
+            return Links { pairs, linking: Linking::InPlace(parent) };
+        }
         let (to_linker, full) = std::sync::mpsc::sync_channel::<Vec<(u32, u32)>>(1);
         let (emptied, from_linker) = std::sync::mpsc::sync_channel(1);
         scope.spawn(move || {
             for mut pairs in full {
-                pairs.par_iter().with_min_len(1 << 10).for_each(|&(u, v)| link(parent, u, v));
+                link_pairs(parent, &pairs);
                 pairs.clear();
                 // the reader waits for it before it hands on another, or
                 // has gone (an error): nothing more to link either way
@@ -75,7 +97,7 @@ impl Links {
                 }
             }
         });
-        Links { pairs: Vec::with_capacity(LINK_BUFFER), spare: Some(Vec::with_capacity(LINK_BUFFER)), to_linker, from_linker }
+        Links { pairs, linking: Linking::Thread { spare: Some(Vec::with_capacity(LINK_BUFFER)), to_linker, from_linker } }
     }
 
     pub(super) fn add(&mut self, u: u32, v: u32) {
@@ -87,18 +109,27 @@ impl Links {
 
     /// The linking thread's buffer back, linked.
     fn take_back(&mut self) {
-        if self.spare.is_none() {
+        if let Linking::Thread { spare: spare @ None, from_linker, .. } = &mut self.linking {
             // the thread sends every buffer back; it stops only when this is dropped
-            self.spare = Some(self.from_linker.recv().expect("the linking thread sends every buffer back"));
+            *spare = Some(from_linker.recv().expect("the linking thread sends every buffer back"));
         }
     }
 
-    /// Hand the full buffer to the linking thread and fill the other.
+    /// Hand the full buffer to the linking thread and fill the other (or
+    /// link it in place).
     fn hand_over(&mut self) {
         self.take_back();
-        let next = self.spare.take().unwrap_or_default();
-        let full = std::mem::replace(&mut self.pairs, next);
-        self.to_linker.send(full).expect("the linking thread runs until the buffers are dropped");
+        match &mut self.linking {
+            Linking::InPlace(parent) => {
+                link_pairs(parent, &self.pairs);
+                self.pairs.clear();
+            }
+            Linking::Thread { spare, to_linker, .. } => {
+                let next = spare.take().unwrap_or_default();
+                let full = std::mem::replace(&mut self.pairs, next);
+                to_linker.send(full).expect("the linking thread runs until the buffers are dropped");
+            }
+        }
     }
 
     /// Every pair added so far linked.
