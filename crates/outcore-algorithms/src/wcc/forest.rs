@@ -26,7 +26,15 @@ pub(super) fn link(parent: &[AtomicU32], u: u32, v: u32) {
         if p_high == low || p_high == high && parent[high as usize].compare_exchange(high, low, Relaxed, Relaxed).is_ok() {
             break;
         }
-        p1 = parent[parent[high as usize].load(Relaxed) as usize].load(Relaxed);
+        // `high` is not a root (now): on to its grandparent, which
+        // becomes its parent (path halving: a parent only ever moves to
+        // an ancestor, so every tree keeps its vertices)
+        let now = parent[high as usize].load(Relaxed);
+        let grand = parent[now as usize].load(Relaxed);
+        if grand < now {
+            parent[high as usize].store(grand, Relaxed);
+        }
+        p1 = grand;
         p2 = parent[low as usize].load(Relaxed);
     }
 }
