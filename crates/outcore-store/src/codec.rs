@@ -76,6 +76,14 @@ pub struct ListSource<'a> {
     pub entry: &'a dyn Fn(u64) -> (u64, u64),
 }
 
+impl ListSource<'_> {
+    /// Whether stream bit `bit` (counted from the file's start) lies in
+    /// these bytes or at their end: where an empty list may sit.
+    pub fn holds_bit(&self, bit: u64) -> bool {
+        bit.checked_sub(self.first_byte * 8).is_some_and(|at| at <= self.bytes.len() as u64 * 8)
+    }
+}
+
 /// A neighbour-list encoding.
 pub trait Codec: Send + Sync {
     fn encoding(&self) -> Encoding;

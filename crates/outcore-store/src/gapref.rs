@@ -326,7 +326,7 @@ impl ListDecoder for GaprefDecoder {
     /// A list kept for the next to refer to is decoded whole; one that is
     /// not, only up to its `limit`-th residual.
     fn decode_prefix(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, limit: usize, out: &mut Vec<u64>) -> Result<(), String> {
-        if lo == hi && lo.checked_sub(src.first_byte * 8).is_some_and(|at| at <= src.bytes.len() as u64 * 8) {
+        if lo == hi && src.holds_bit(lo) {
             // an empty list (two in five of a Kronecker graph's): no bits
             // to read, kept as any list would be
             let slot = (vertex % SLOTS as u64) as usize;
@@ -396,6 +396,10 @@ fn merge(a: &[u64], b: &[u64], out: &mut Vec<u64>) -> Result<(), &'static str> {
 /// copied ids among many residuals), and the list below the smallest id
 /// stays where it is. An id already in the list is an impossible code.
 fn insert_ascending(list: &mut Vec<u64>, ids: &[u64]) -> Result<(), &'static str> {
+    if ids.is_empty() {
+        // most lists of a graph without locality: nothing copied, no intervals
+        return Ok(());
+    }
     let mut below = list.len();
     list.reserve_exact(ids.len());
     list.resize(below + ids.len(), 0);
@@ -657,9 +661,7 @@ impl GaprefDecoder {
                 &self.merged
             }
         };
-        if !others.is_empty() {
-            insert_ascending(list, others)?;
-        }
+        insert_ascending(list, others)?;
         list.truncate(limit);
         Ok(r > 0)
     }

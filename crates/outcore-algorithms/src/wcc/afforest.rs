@@ -35,7 +35,7 @@
 //! Compressing is parallel too. The labels do not depend on the number of
 //! threads.
 
-use super::forest::{compress, Links};
+use super::forest::{compress, labels, roots, Links};
 pub use super::forest::{LINK_BUFFER, LINK_BUFFER_BYTES};
 use outcore_io::{Bitmap, Budget, Reservation, SplitMix64};
 use outcore_store::hot::ColumnStream;
@@ -139,14 +139,10 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
     let charge = budget.reserve("WCC parent array", n * 4)?;
     let bitmap_charge = budget.reserve("Afforest's linked-lists bitmap and link buffers", n.div_ceil(64) * 8 + LINK_BUFFER_BYTES)?;
     let _reads = budget.reserve("a scan of out, then lookups", read_bytes(store)?)?;
-    let parent: Vec<AtomicU32> = (0..n as u32).map(AtomicU32::new).collect();
+    let parent = roots(n);
     let stats = std::thread::scope(|scope| link_all(store, &parent, Links::start(scope, &parent)))?;
     drop(bitmap_charge);
-    compress(&parent);
-    // in place: an AtomicU32 is a u32 in memory, and collecting a mapped
-    // vector of one into one of the other reuses its allocation
-    let labels: Vec<u32> = parent.into_iter().map(AtomicU32::into_inner).collect();
-    Ok((labels, charge, stats))
+    Ok((labels(parent), charge, stats))
 }
 
 /// Link every edge of `store` into `parent` as the module comment says

@@ -39,6 +39,19 @@ pub(super) fn link(parent: &[AtomicU32], u: u32, v: u32) {
     }
 }
 
+/// A forest of `n` roots.
+pub(super) fn roots(n: u64) -> Vec<AtomicU32> {
+    (0..n as u32).map(AtomicU32::new).collect()
+}
+
+/// The labels of a forest that no link changes any more: each vertex's
+/// root, in place (an AtomicU32 is a u32 in memory, and collecting a
+/// mapped vector of one into one of the other reuses its allocation).
+pub(super) fn labels(parent: Vec<AtomicU32>) -> Vec<u32> {
+    compress(&parent);
+    parent.into_iter().map(AtomicU32::into_inner).collect()
+}
+
 /// Every vertex's parent made its root, on every core (no link runs meanwhile).
 pub(super) fn compress(parent: &[AtomicU32]) {
     parent.par_iter().with_min_len(1 << 14).for_each(|p| loop {

@@ -7,10 +7,9 @@
 //! id of each component, which is also the smallest original id
 //! (relabelling keeps order), whatever the number of threads.
 
-use super::forest::{compress, Links, LINK_BUFFER_BYTES};
+use super::forest::{labels, roots, Links, LINK_BUFFER_BYTES};
 use outcore_io::{Budget, Reservation};
 use outcore_store::{Store, StoreError};
-use std::sync::atomic::AtomicU32;
 
 /// Memory beside the scan: the parent array and the link buffers.
 pub fn state_bytes(n: u64) -> u64 {
@@ -29,7 +28,7 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
     let charge = budget.reserve("WCC parent array", n * 4)?;
     let buffers = budget.reserve("WCC link buffers", LINK_BUFFER_BYTES)?;
     let _scans = crate::needs::charge_scans(budget, store, &["out"])?;
-    let parent: Vec<AtomicU32> = (0..n as u32).map(AtomicU32::new).collect();
+    let parent = roots(n);
     // a symmetric store holds each edge in both ends' lists
     let both_ends = !store.manifest().directed;
     std::thread::scope(|scope| -> Result<(), StoreError> {
@@ -46,8 +45,5 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
         Ok(())
     })?;
     drop(buffers);
-    compress(&parent);
-    // in place: an AtomicU32 is a u32 in memory
-    let labels: Vec<u32> = parent.into_iter().map(AtomicU32::into_inner).collect();
-    Ok((labels, charge))
+    Ok((labels(parent), charge))
 }
