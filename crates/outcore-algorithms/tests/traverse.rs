@@ -379,6 +379,40 @@ fn hybrid_bfs_gives_the_caches_half_of_what_is_left_in_equal_shares() {
     assert!(scan_fitted, "no budget had room for the scan of {scan} bytes");
 }
 
+/// Stored columns: a hybrid BFS loads the first three wherever what the
+/// budget leaves beyond the state and the engines' least holds them, even
+/// when half of it does not (the engines then open at their least), and
+/// one byte fewer loads one column fewer.
+#[test]
+fn hybrid_bfs_loads_the_first_stored_columns_before_the_caches_grow() {
+    use outcore_algorithms::bfs::hybrid::{state_bytes, HybridEngines};
+    let dir = tempfile::tempdir().unwrap();
+    skewed(dir.path());
+    let Case { _dir: keep, store, .. } =
+        import(&dir.path().join("skewed.el"), ImportOptions { directed: Some(true), ..Default::default() });
+    let path = store.dir().to_path_buf();
+    drop(store);
+    outcore_ingest::hot::add_hot(&path, 4, 1 << 30, &NoProgress).unwrap();
+    let st = &Store::open(&path).unwrap();
+    let opts = TraverseOptions::default();
+    let state = state_bytes(st.vertices(), st.manifest().arcs);
+    let least = Traverse::min_bytes(st, "out", opts.block_bytes).unwrap() + Traverse::min_bytes(st, "in", opts.block_bytes).unwrap();
+    for k in 1..=3usize {
+        let columns = HotLists::stored_bytes(st, k).unwrap();
+        for (rest, want) in [(columns, k), (columns - 1, k - 1)] {
+            let budget = Budget::new(state + least + rest);
+            // the engines open at their least beside the columns
+            let engines = HybridEngines::open(st, &budget, &opts, state).unwrap();
+            assert_eq!(engines.hot.k as usize, want, "{rest} bytes beyond the least: {:?}", engines.hot.origin);
+        }
+    }
+    // past three, half of what is left decides again
+    let four = HotLists::stored_bytes(st, 4).unwrap();
+    let budget = Budget::new(state + least + four);
+    assert_eq!(HybridEngines::open(st, &budget, &opts, state).unwrap().hot.k, 3);
+    drop(keep);
+}
+
 /// A case's directory and name, its store closed.
 struct Named {
     _keep: tempfile::TempDir,
