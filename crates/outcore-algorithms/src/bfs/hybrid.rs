@@ -85,8 +85,8 @@ pub const SWEEP_BLOCK: u64 = 1 << 12;
 /// the first columns settle most of the bottom-up candidates, and each
 /// saves far more reads than the same memory as cache. Kronecker scale 25
 /// under `memcap 512M` (raw32, stored columns; caches dropped): 1 column,
-/// the degrees and a 36 MiB cache read 1,250 MB in a 3.5 s search; 3
-/// columns and a 9 MiB cache read 97 MB in 1.6 s. Past the first few the
+/// the degrees and a 36 MiB cache read 1,250 MB in a 3.3-3.5 s search; 3
+/// columns and a 9 MiB cache read 97 MB in 1.6-1.8 s. Past the first few the
 /// reads are gone, and the degrees beside the index are worth more (at
 /// 768M, 13 columns without them searched in 1.5 s, 4 with them in 1.2 s).
 const FIRST_COLUMNS: usize = 3;
