@@ -10,7 +10,7 @@
 
 use crate::compact_index::CompactIndex;
 use outcore_io::{Backend, Bitmap, BlockCache, Budget, BudgetError, CacheStats, Reservation};
-use outcore_store::{BlockTable, Codec, EdgeStarts, IndexEntries, ListDecoder, ListSource, Store, StoreError};
+use outcore_store::{Block, BlockTable, Codec, EdgeStarts, IndexEntries, ListDecoder, ListSource, Store, StoreError};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -109,6 +109,13 @@ struct Shared {
     /// Blocked codecs: the block table and which blocks passed their checksum.
     blocks: Option<BlockTable>,
     verified: Vec<AtomicBool>,
+    /// Blocked codecs whose adjacency has page checksums: a list is read
+    /// from the pages that hold it and the lists it may refer to
+    /// ([`Codec::reference_reach`]), each page checked by the cache, and
+    /// not with its whole block, checked against the block table (a block
+    /// is rarely aligned to pages: about 2.2 pages a list where one holds
+    /// it).
+    narrow: bool,
     cache: Mutex<BlockCache>,
     /// The reader charged for the longest list: it reads the lists the
     /// others are not charged for ([`Shared::read_alone`]), and serves
@@ -280,6 +287,7 @@ impl Traverse {
         // checksums (README "Every read is checked"); before the cache
         // and the checking ahead below look up how each file is checked
         let page_checks = lay.check_by_pages(budget)?;
+        let narrow = lay.record().blocks.is_some() && lay.record().adjacency_pages.is_some();
         let mut charges = Vec::new();
         let blocks = match lay.record().blocks.as_ref() {
             Some(_) => {
@@ -332,7 +340,7 @@ impl Traverse {
         // (a compressed layout's blocks are checked one by one against its
         // block table as they are decoded: the cache leaves its adjacency
         // file to that, which reads no more than the lists need)
-        let self_checked = usize::from(blocks.is_some());
+        let self_checked = usize::from(blocks.is_some() && !narrow);
         let ahead_bytes = BlockCache::check_ahead_bytes(&files[self_checked..], block);
         let ahead = ahead_bytes > 0 && budget.available() >= keep + (MIN_FRAMES * frame) as u64 + 2 * ahead_bytes;
         if ahead {
@@ -419,7 +427,7 @@ impl Traverse {
         let frames = useful.min(affordable);
         let cache_charge = budget.reserve("block cache", (frames * frame) as u64)?;
         let mut cache = BlockCache::new(&files, block, frames, opts.depth, opts.force_pread)?;
-        if blocks.is_some() {
+        if blocks.is_some() && !narrow {
             cache.checked_by_caller(ADJACENCY);
         }
         if ahead {
@@ -438,6 +446,7 @@ impl Traverse {
                 edge_starts,
                 verified: (0..blocks.as_ref().map_or(0, |b| b.len())).map(|_| AtomicBool::new(false)).collect(),
                 blocks,
+                narrow,
                 cache: Mutex::new(cache),
                 longest_reader: Mutex::new(ReaderState::new(codec)),
                 parallel_longest,
@@ -626,12 +635,28 @@ impl Shared {
     /// `lo..hi`: its block for blocked codecs.
     fn fetch_range(&self, v: u64, lo: u64, hi: u64) -> (u64, u64) {
         match &self.blocks {
+            Some(t) if self.narrow => {
+                let (_, b0, b1) = self.reach(t.get(t.block_of(v)), v, lo, hi);
+                (b0, b1)
+            }
             Some(t) => {
                 let b = t.get(t.block_of(v));
                 (b.first_byte, b.end_byte)
             }
             None => self.codec.byte_range(lo, hi),
         }
+    }
+
+    /// What decoding `v`'s list (index entries `lo..hi`) of `block` may
+    /// read, where lists are read narrow: from the first list it may refer
+    /// to (inside the block) to its end and 8 bytes more inside the block
+    /// (the decoders load 8 bytes at a time, and take a slower path near
+    /// the end of what they are given). The first vertex and bytes.
+    fn reach(&self, block: Block, v: u64, lo: u64, hi: u64) -> (u64, u64, u64) {
+        let first = v.saturating_sub(self.codec.reference_reach()).max(block.first_vertex);
+        let from = if first == v { lo } else { self.index.range(first).0 };
+        let (b0, b1) = self.codec.byte_range(from, hi);
+        (first, b0, (b1 + 8).min(block.end_byte).max(b1))
     }
 
     fn degrees(&self) -> Degrees<'_> {
@@ -723,6 +748,13 @@ impl Shared {
         let index = &self.index;
         let entry = |u: u64| index.range(u);
         let (bytes, first_byte, first_vertex, block) = match &self.blocks {
+            Some(table) if self.narrow => {
+                let block = table.get(table.block_of(v));
+                let (first_vertex, b0, b1) = self.reach(block, v, lo, hi);
+                st.bytes.clear();
+                self.cache().read_range(ADJACENCY, b0, b1, &mut st.bytes)?;
+                (&st.bytes, b0, first_vertex, Some(block))
+            }
             Some(table) => {
                 let number = table.block_of(v);
                 let block = table.get(number);

@@ -71,13 +71,13 @@ pub fn upgrade(dir: &Path) -> Result<Upgrade> {
             done.longest_recorded.push(name.clone());
         }
     }
-    // page checksums, so that a random read of a raw layout's adjacency
-    // or of weights checks its own 4 KiB page and not a 1 MiB block
+    // page checksums, so that a random read of a layout's adjacency or of
+    // weights checks its own 4 KiB pages and not a 1 MiB block (raw
+    // layouts) or a whole codec block (blocked codecs)
     let files = &mut manifest.files;
     for record in manifest.layouts.values_mut() {
-        let blocked = outcore_store::codec_for(record.encoding).blocked();
         let wanted = [
-            (!blocked && record.adjacency_pages.is_none()).then(|| record.adjacency.clone()),
+            record.adjacency_pages.is_none().then(|| record.adjacency.clone()),
             record.weights.clone().filter(|_| record.weights_pages.is_none()),
         ];
         for (i, file) in wanted.into_iter().enumerate() {

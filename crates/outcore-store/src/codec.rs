@@ -110,6 +110,11 @@ pub trait Codec: Send + Sync {
     fn degree(&self, lo: u64, hi: u64) -> Option<u64>;
     /// A stateful encoder (it may remember earlier lists of the block).
     fn encoder(&self) -> Box<dyn ListEncoder>;
+    /// How many lists before its own a list's decoding may read (the lists
+    /// it refers to, and theirs): 0 where each list stands alone.
+    fn reference_reach(&self) -> u64 {
+        0
+    }
     /// Lists an encoder keeps besides the one it is given (its memory: at
     /// most this many of the longest list, 8 bytes an entry).
     fn encoder_lists(&self) -> u64 {

@@ -89,6 +89,10 @@ impl Codec for Gapref {
         // encoding being tried (at most a word an entry)
         SLOTS as u64 + 6
     }
+    fn reference_reach(&self) -> u64 {
+        // a reference reaches WINDOW lists back, and a chain MAX_CHAIN references
+        WINDOW * MAX_CHAIN as u64
+    }
     fn decoder_lists(&self) -> u64 {
         // the recent lists and three scratch lists
         SLOTS as u64 + 3

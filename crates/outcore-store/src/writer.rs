@@ -264,8 +264,11 @@ impl CsrWriter {
             vertices,
             index: Some(scratch(&format!("{name}.entries"))?),
             index_ef: file(&format!("{name}.ef"), false)?,
-            // a blocked codec's block table checks what its readers decode
-            adjacency: file(&format!("{name}.adj"), !codec.blocked())?,
+            // page checksums for every codec: a random read of a blocked
+            // codec's list then reads and checks the pages that hold it
+            // (and the lists it may refer to), not its whole block (the
+            // block table checks the scans, which decode whole blocks)
+            adjacency: file(&format!("{name}.adj"), true)?,
             weights: if weighted { Some(file(&format!("{name}.weights"), true)?) } else { None },
             starts_entries: if degrees_apart {
                 let mut starts = scratch(&format!("{name}.starts.entries"))?;
@@ -505,7 +508,7 @@ impl CsrWriter {
             degrees: self.starts.as_ref().map(|_| format!("{}.starts", self.name)),
             blocks: name(&self.blocks, "blocks"),
             longest_list: Some(self.longest),
-            adjacency_pages: (!self.codec.blocked()).then(|| page_sums_name(&format!("{}.adj", self.name))),
+            adjacency_pages: Some(page_sums_name(&format!("{}.adj", self.name))),
             weights_pages: self.weights.as_ref().map(|_| page_sums_name(&format!("{}.weights", self.name))),
         })
     }
