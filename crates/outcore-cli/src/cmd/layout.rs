@@ -41,7 +41,7 @@ pub enum Action {
     /// Rewrite a format version 1 store's indexes as Elias-Fano (format
     /// version 2): a few bits a vertex on disk and in memory instead of 64;
     /// record each layout's longest list, and write the page checksums of
-    /// raw adjacency and of weights, where the store lacks them. Reads the
+    /// adjacency and weights, where the store lacks them. Reads the
     /// indexes (and for page checksums those files); writes only new files.
     Upgrade {
         /// The store to upgrade.
@@ -69,7 +69,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             }
             if !done.page_sums_written.is_empty() {
                 did.push(format!(
-                    "wrote the page checksums {} ({}): random reads of them now check 4 KiB pages, not 1 MiB blocks",
+                    "wrote the page checksums {} ({}): random reads of them now check 4 KiB pages, not 1 MiB blocks or whole codec blocks",
                     done.page_sums_written.join(", "),
                     outcore_io::format_bytes(done.page_sums_bytes)
                 ));
