@@ -337,9 +337,10 @@ impl Traverse {
         )?);
         // checking the files ahead of the reads, where the budget has room
         // for it beside the smallest cache (README "Every read is checked")
-        // (a compressed layout's blocks are checked one by one against its
-        // block table as they are decoded: the cache leaves its adjacency
-        // file to that, which reads no more than the lists need)
+        // (a compressed layout without page checksums has its blocks
+        // checked one by one against its block table as they are decoded:
+        // the cache leaves its adjacency file to that, which reads no more
+        // than the lists' blocks)
         let self_checked = usize::from(blocks.is_some() && !narrow);
         let ahead_bytes = BlockCache::check_ahead_bytes(&files[self_checked..], block);
         let ahead = ahead_bytes > 0 && budget.available() >= keep + (MIN_FRAMES * frame) as u64 + 2 * ahead_bytes;
@@ -632,7 +633,9 @@ impl Shared {
     }
 
     /// The file bytes to fetch for `v`'s list, whose index entries are
-    /// `lo..hi`: its block for blocked codecs.
+    /// `lo..hi`: for blocked codecs, its block, or where lists are read
+    /// narrow ([`Shared::reach`]) the bytes from the first list it may
+    /// refer to.
     fn fetch_range(&self, v: u64, lo: u64, hi: u64) -> (u64, u64) {
         match &self.blocks {
             Some(t) if self.narrow => {

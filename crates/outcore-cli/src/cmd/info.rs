@@ -90,7 +90,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                     "bits_per_edge": per_edge(adj),
                     "bits_per_edge_with_index": per_edge(total - weights),
                     // what random access to the lists takes as the traverse
-                    // engine holds it: adjacency, block table or page
+                    // engine holds it: adjacency, block table and page
                     // checksums, and the Elias-Fano index (edge starts
                     // included) in memory
                     "traverse_index_bytes": traverse_index,
