@@ -230,16 +230,31 @@ impl Plan {
     }
 }
 
-/// What a raw layout written before page checksums costs the traverse
-/// engine, and how to get them (empty when every raw layout has them).
+/// What a layout written before page checksums costs the traverse
+/// engine, and how to get them (empty when every layout has them): a raw
+/// layout's random reads are checked a 1 MiB block at a time, and a
+/// compressed layout's lists are read with their whole codec block.
 fn page_checksums_advice(store: &Store) -> String {
-    let lacking = store.manifest().layouts.values().any(|l| l.blocks.is_none() && l.adjacency_pages.is_none());
-    if !lacking || !outcore_io::verify::verification_enabled() {
+    let lacking = |blocked: bool| store.manifest().layouts.values().any(|l| l.blocks.is_some() == blocked && l.adjacency_pages.is_none());
+    let raw = lacking(false) && outcore_io::verify::verification_enabled();
+    let compressed = lacking(true);
+    if !raw && !compressed {
         return String::new();
     }
-    "; the store has no page checksums (written before them), so its random reads are checked a whole 1 MiB block at a time: \
-     `outcore layout upgrade STORE` writes them in place (1/512 of the adjacency), and searches then read no more than their lists"
-        .to_string()
+    let mut advice = String::from("; the store has no page checksums (written before them), so ");
+    if raw {
+        advice.push_str("its random reads of raw adjacency are checked a whole 1 MiB block at a time");
+    }
+    if raw && compressed {
+        advice.push_str(" and ");
+    }
+    if compressed {
+        advice.push_str("its compressed lists are read with their whole codec block (about 2 pages a list where 1 holds it)");
+    }
+    advice.push_str(
+        ": `outcore layout upgrade STORE` writes them in place (1/512 of the adjacency), and searches then read no more than their lists",
+    );
+    advice
 }
 
 /// Choose the engine for the algorithm `info` describes on `store` with

@@ -247,6 +247,30 @@ fn upgrading_writes_the_page_checksums_an_import_writes() {
     same_results(&fresh, &old, &[&["bfs", "--root", "1", "--engine", "traverse"], &["sssp", "--root", "1", "--engine", "traverse"]]);
 }
 
+/// A compressed store written before its page checksums: the traverse
+/// engine's plan says that its lists are read with their whole codec
+/// block and how to change that; `layout upgrade` writes them, the plan
+/// no longer says it, and the results stay the same.
+#[test]
+fn compressed_stores_without_page_checksums_are_told_how_to_get_them() {
+    let d = tempfile::tempdir().unwrap();
+    let old = d.path().join("old");
+    copy_dir(&fixture("directed-gapref"), &old);
+    let reason = |store: &Path| {
+        let (code, out, err) = outcore(&["bfs", s(store), "--root", "1", "--json"]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["engine_reason"].as_str().unwrap().to_string()
+    };
+    let advice = "its compressed lists are read with their whole codec block";
+    assert!(reason(&old).contains(advice), "{}", reason(&old));
+    let (code, out, err) = outcore(&["layout", "upgrade", s(&old)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("out.adj.pages") && out.contains("in.adj.pages"), "{out}");
+    assert!(manifest(&old)["layouts"]["out"]["adjacency_pages"] == "out.adj.pages", "{}", manifest(&old)["layouts"]);
+    assert!(!reason(&old).contains(advice), "{}", reason(&old));
+    same_results(&fixture("directed-gapref"), &old, &[&["bfs", "--root", "1", "--engine", "traverse"], &["wcc", "--engine", "traverse"]]);
+}
+
 /// A gapref layout of revision 1 (the version 1 fixture's) and its recode
 /// in revision 2 (Elias-Fano residuals where shorter, marked in the
 /// reference) give the same results; a manifest that claims revision 2 in
