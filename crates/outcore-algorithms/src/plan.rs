@@ -237,24 +237,19 @@ impl Plan {
 fn page_checksums_advice(store: &Store) -> String {
     let lacking = |blocked: bool| store.manifest().layouts.values().any(|l| l.blocks.is_some() == blocked && l.adjacency_pages.is_none());
     let raw = lacking(false) && outcore_io::verify::verification_enabled();
-    let compressed = lacking(true);
-    if !raw && !compressed {
+    let costs = [
+        (raw, "its random reads of raw adjacency are checked a whole 1 MiB block at a time"),
+        (lacking(true), "its compressed lists are read with their whole codec block (about 2 pages a list where 1 holds it)"),
+    ];
+    let costs: Vec<&str> = costs.into_iter().filter_map(|(lacks, cost)| lacks.then_some(cost)).collect();
+    if costs.is_empty() {
         return String::new();
     }
-    let mut advice = String::from("; the store has no page checksums (written before them), so ");
-    if raw {
-        advice.push_str("its random reads of raw adjacency are checked a whole 1 MiB block at a time");
-    }
-    if raw && compressed {
-        advice.push_str(" and ");
-    }
-    if compressed {
-        advice.push_str("its compressed lists are read with their whole codec block (about 2 pages a list where 1 holds it)");
-    }
-    advice.push_str(
-        ": `outcore layout upgrade STORE` writes them in place (1/512 of the adjacency), and searches then read no more than their lists",
-    );
-    advice
+    format!(
+        "; the store has no page checksums (written before them), so {}: `outcore layout upgrade STORE` writes them in place \
+         (1/512 of the adjacency), and searches then read no more than their lists",
+        costs.join(" and ")
+    )
 }
 
 /// Choose the engine for the algorithm `info` describes on `store` with

@@ -22,6 +22,13 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/store-v1").join(name)
 }
 
+/// The engine reason `auto` gives for a BFS from vertex 1 of `store`.
+fn bfs_engine_reason(store: &Path) -> String {
+    let (code, out, err) = outcore(&["bfs", s(store), "--root", "1", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str::<serde_json::Value>(&out).unwrap()["engine_reason"].as_str().unwrap().to_string()
+}
+
 fn manifest(store: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(store.join("manifest.json")).unwrap()).unwrap()
 }
@@ -219,14 +226,9 @@ fn upgrading_writes_the_page_checksums_an_import_writes() {
     // whole: the import's files
     let old = d.path().join("old");
     copy_dir(&fixture("directed-raw32"), &old);
-    let reason = |store: &Path| {
-        let (code, out, err) = outcore(&["bfs", s(store), "--root", "1", "--json"]);
-        assert_eq!(code, 0, "{err}");
-        serde_json::from_str::<serde_json::Value>(&out).unwrap()["engine_reason"].as_str().unwrap().to_string()
-    };
     let advice = "`outcore layout upgrade STORE` writes them in place";
-    assert!(reason(&old).contains(advice), "{}", reason(&old));
-    assert!(!reason(&fresh).contains(advice), "{}", reason(&fresh));
+    assert!(bfs_engine_reason(&old).contains(advice), "{}", bfs_engine_reason(&old));
+    assert!(!bfs_engine_reason(&fresh).contains(advice), "{}", bfs_engine_reason(&fresh));
     let (code, out, err) = outcore(&["layout", "upgrade", s(&old)]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("wrote the page checksums") && pages.iter().all(|f| out.contains(f)), "{out}");
@@ -243,7 +245,7 @@ fn upgrading_writes_the_page_checksums_an_import_writes() {
     assert!(out.contains("match"), "{out}");
     let (code, out, _) = outcore(&["layout", "upgrade", s(&old)]);
     assert!(code == 0 && out.contains("nothing to do"), "{out}");
-    assert!(!reason(&old).contains(advice), "{}", reason(&old));
+    assert!(!bfs_engine_reason(&old).contains(advice), "{}", bfs_engine_reason(&old));
     same_results(&fresh, &old, &[&["bfs", "--root", "1", "--engine", "traverse"], &["sssp", "--root", "1", "--engine", "traverse"]]);
 }
 
@@ -256,18 +258,13 @@ fn compressed_stores_without_page_checksums_are_told_how_to_get_them() {
     let d = tempfile::tempdir().unwrap();
     let old = d.path().join("old");
     copy_dir(&fixture("directed-gapref"), &old);
-    let reason = |store: &Path| {
-        let (code, out, err) = outcore(&["bfs", s(store), "--root", "1", "--json"]);
-        assert_eq!(code, 0, "{err}");
-        serde_json::from_str::<serde_json::Value>(&out).unwrap()["engine_reason"].as_str().unwrap().to_string()
-    };
     let advice = "its compressed lists are read with their whole codec block";
-    assert!(reason(&old).contains(advice), "{}", reason(&old));
+    assert!(bfs_engine_reason(&old).contains(advice), "{}", bfs_engine_reason(&old));
     let (code, out, err) = outcore(&["layout", "upgrade", s(&old)]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("out.adj.pages") && out.contains("in.adj.pages"), "{out}");
     assert!(manifest(&old)["layouts"]["out"]["adjacency_pages"] == "out.adj.pages", "{}", manifest(&old)["layouts"]);
-    assert!(!reason(&old).contains(advice), "{}", reason(&old));
+    assert!(!bfs_engine_reason(&old).contains(advice), "{}", bfs_engine_reason(&old));
     same_results(&fixture("directed-gapref"), &old, &[&["bfs", "--root", "1", "--engine", "traverse"], &["wcc", "--engine", "traverse"]]);
 }
 

@@ -657,7 +657,7 @@ impl Shared {
     /// the end of what they are given). The first vertex and bytes.
     fn reach(&self, block: Block, v: u64, lo: u64, hi: u64) -> (u64, u64, u64) {
         let first = v.saturating_sub(self.codec.reference_reach()).max(block.first_vertex);
-        let from = if first == v { lo } else { self.index.range(first).0 };
+        let from = if first == v { lo } else { self.index.get(first) };
         let (b0, b1) = self.codec.byte_range(from, hi);
         (first, b0, (b1 + 8).min(block.end_byte).max(b1))
     }
