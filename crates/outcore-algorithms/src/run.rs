@@ -278,6 +278,15 @@ impl<'a> Context<'a> {
     pub fn figure(&mut self, key: &str, value: impl Serialize) {
         self.figures.insert(key.to_string(), serde_json::to_value(value).unwrap_or(serde_json::Value::Null));
     }
+    /// A sentence for the reader of the report (`notes`, in order): what
+    /// the run did short of what the store or a larger budget allows, and
+    /// what would change it.
+    pub fn note(&mut self, text: impl Into<String>) {
+        let notes = self.figures.entry("notes").or_insert_with(|| serde_json::Value::Array(Vec::new()));
+        if let serde_json::Value::Array(list) = notes {
+            list.push(serde_json::Value::String(text.into()));
+        }
+    }
     /// Add every field of `value` (an engine's statistics) to the report.
     pub fn figures_of(&mut self, value: impl Serialize) {
         if let Ok(serde_json::Value::Object(map)) = serde_json::to_value(value) {

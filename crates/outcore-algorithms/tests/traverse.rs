@@ -442,6 +442,7 @@ fn hybrid_bfs_with_the_stored_hot_layout() {
         let stored = HotLists::open(&store, "in", degrees, 1 << 30, &budget).unwrap();
         assert!(matches!(stored.origin, HotOrigin::Stored { columns: 3 }), "{}: {:?}", case.name, stored.origin);
         assert_eq!(stored.k, 3);
+        assert_eq!(stored.short_of, None, "{}: every stored column fits", case.name);
         for j in 0..3 {
             assert_eq!(stored.column(j), built.column(j), "{} column {j}", case.name);
         }
@@ -449,6 +450,23 @@ fn hybrid_bfs_with_the_stored_hot_layout() {
         let first = store.manifest().hot.as_ref().unwrap().columns[0].entries * 4;
         let none = HotLists::open(&store, "in", degrees, first.saturating_sub(1), &budget).unwrap();
         assert_eq!(none.k, 0, "{}", case.name);
+        // and says so: what the first column takes against what was left
+        let short_of = none.short_of.as_deref().unwrap_or_default();
+        assert!(short_of.starts_with("no column of in-memory neighbours fits: the first (stored) takes"), "{}: {short_of}", case.name);
+        assert!(
+            short_of.contains(&format!("the budget left {} for them", outcore_io::format_bytes(first - 1))),
+            "{}: {short_of}",
+            case.name
+        );
+        let one = HotLists::open(&store, "in", degrees, HotLists::stored_bytes(&store, 1).unwrap(), &budget).unwrap();
+        assert_eq!(one.k, 1, "{}", case.name);
+        let short_of = one.short_of.as_deref().unwrap_or_default();
+        let two = outcore_io::format_bytes(HotLists::stored_bytes(&store, 2).unwrap());
+        assert!(
+            short_of.starts_with(&format!("1 of the 3 stored columns of in-memory neighbours fit: 2 take {two}")),
+            "{}: {short_of}",
+            case.name
+        );
         for (hot, label) in [(&stored, "stored"), (&none, "k=0")] {
             for root in roots(n) {
                 let (tree, _) = hybrid_bfs(&out, inn.as_ref(), hot, root, &budget, &HybridOptions::default()).unwrap();

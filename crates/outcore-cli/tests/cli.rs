@@ -706,7 +706,17 @@ fn algorithms_run_on_a_default_store_and_verify() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(v["version"] == "afforest" && v["sampled_from"] == "scan", "{out}");
     assert!(v["hot_layout_would_save"].as_str().unwrap().contains("outcore layout add STORE hot"), "{out}");
+    // the text reports say what the hot layout would save, as notes
+    let (_, out, _) = outcore(&["wcc", s(&store)]);
+    assert!(out.contains("\n  note: sampling from the hot layout would read at most"), "{out}");
+    let (_, out, _) = outcore(&["bfs", s(&store), "--direction", "hybrid"]);
+    assert!(out.contains("\n  note: the in-memory neighbours were built by a scan"), "{out}");
+    assert!(out.contains("`outcore layout add STORE hot` stores them"), "{out}");
     assert_eq!(outcore(&["layout", "add", s(&store), "hot"]).0, 0);
+    for alg in ["wcc", "bfs"] {
+        let (_, out, _) = outcore(&[alg, s(&store)]);
+        assert!(!out.contains("note:"), "{alg}: {out}");
+    }
     let (_, out, _) = outcore(&["wcc", s(&store), "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(v["version"] == "afforest" && v["sampled_from"] == "hot" && v["hot_layout_would_save"].is_null(), "{out}");

@@ -45,6 +45,9 @@ pub struct HotLists {
     cursors: Vec<u32>,
     /// Loaded from the store's `hot` layout, or built by a scan (and why).
     pub origin: HotOrigin,
+    /// Why the run holds fewer columns than the store has, or none at
+    /// all: what the next column takes beside what the budget left.
+    pub short_of: Option<String>,
     _charge: Reservation,
 }
 
@@ -94,6 +97,30 @@ const FIRST_COLUMNS: usize = 3;
 /// [`HotLists::stored_bytes`] of the store's hot `record`.
 fn stored_share(store: &Store, record: &outcore_store::HotRecord, k: usize) -> u64 {
     outcore_store::hot::column_bytes(record, k) + cursor_bytes(store.vertices(), k as u64) + outcore_store::hot::load_bytes(k)
+}
+
+/// Why a run holds `k` of the `columns` columns (stored, or to be built
+/// by a scan): `next` bytes for k + 1 against the `left` the budget gave
+/// them.
+fn short_of_columns(k: usize, columns: usize, next: u64, left: u64, how: &str) -> String {
+    let (next, left) = (outcore_io::format_bytes(next), outcore_io::format_bytes(left));
+    if k == 0 {
+        format!(
+            "no column of in-memory neighbours fits: the first ({how}) takes {next}, and the budget left {left} for them; the bottom-up steps read every list they check through the block cache"
+        )
+    } else {
+        format!(
+            "{k} of the {columns} {how} columns of in-memory neighbours fit: {} take {next}, and the budget left {left} for them",
+            k + 1
+        )
+    }
+}
+
+/// [`short_of_columns`] for `k` stored columns loaded with `bytes` for
+/// them, if the store has more.
+fn stored_short_of(store: &Store, k: usize, bytes: u64) -> Result<Option<String>, StoreError> {
+    let record = hot_record(store)?;
+    Ok((k < record.columns.len()).then(|| short_of_columns(k, record.columns.len(), stored_share(store, record, k + 1), bytes, "stored")))
 }
 
 /// Memory of the block cursors of `k` columns over `n` vertices.
@@ -211,7 +238,9 @@ impl HotLists {
                 let readers = budget.reserve("hot columns' readers", outcore_store::hot::load_bytes(k))?;
                 let columns = outcore_store::hot::load_columns(store, k)?;
                 drop(readers);
-                Self::from_stored(store, layout, g, k, columns, charge)
+                let mut lists = Self::from_stored(store, layout, g, k, columns, charge)?;
+                lists.short_of = stored_short_of(store, k, bytes)?;
+                Ok(lists)
             }
             Err(why) => Self::build_within(store, layout, g, bytes, budget, why),
         }
@@ -267,7 +296,7 @@ impl HotLists {
             ));
         }
         let origin = HotOrigin::Stored { columns: record.columns.len() };
-        Ok(HotLists { k: k as u32, columns, cursors, origin, _charge: charge })
+        Ok(HotLists { k: k as u32, columns, cursors, origin, short_of: None, _charge: charge })
     }
 
     /// Lists built by a scan, with the k that fits `bytes`.
@@ -284,7 +313,14 @@ impl HotLists {
         let part = build_part_bytes(store, layout)?;
         let lanes = build_lanes(|scans| bytes >= 4 * scans, part);
         let columns_bytes = bytes.saturating_sub(lanes * part);
-        Self::build(store, layout, g, Self::choose_k(g, columns_bytes), budget, why_not_stored)
+        let k = Self::choose_k(g, columns_bytes);
+        let mut lists = Self::build(store, layout, g, k, budget, why_not_stored)?;
+        if k == 0 {
+            // what one column and its scan would take
+            let first = column_entries(g, 0, g.vertices(), 1).first().map_or(0, |e| e * 4) + cursor_bytes(g.vertices(), 1);
+            lists.short_of = Some(short_of_columns(0, 1, first + part, bytes, "built"));
+        }
+        Ok(lists)
     }
 
     /// Build k columns by one sequential scan of `layout` (the in-edges);
@@ -331,7 +367,7 @@ impl HotLists {
         if k == 0 {
             // no columns: nothing to read
             let (cursors, _) = block_cursors(g.degrees(), n, 0);
-            return Ok(HotLists { k, columns: Vec::new(), cursors, origin: origin(started, 0, 0), _charge: charge });
+            return Ok(HotLists { k, columns: Vec::new(), cursors, origin: origin(started, 0, 0), short_of: None, _charge: charge });
         }
         let _scans =
             budget.reserve(&format!("hot lists: a scan of {layout} and a batch of lists in each of {lanes} lanes"), lanes * part)?;
@@ -374,7 +410,7 @@ impl HotLists {
         });
         HotParts::rank(&store.layout(layout)?, &cuts, lanes as usize, k as usize, rank_degree, sinks.collect())?;
         let (cursors, _) = block_cursors(g.degrees(), n, k as usize);
-        Ok(HotLists { k, columns, cursors, origin: origin(started, parts, lanes), _charge: charge })
+        Ok(HotLists { k, columns, cursors, origin: origin(started, parts, lanes), short_of: None, _charge: charge })
     }
 }
 
@@ -813,7 +849,8 @@ impl HybridEngines {
                 let (engines, columns) = rayon::join(|| open_engines(taken, 0), || outcore_store::hot::load_columns(store, k));
                 drop(readers);
                 let (out, inn) = engines?;
-                let hot = HotLists::from_stored(store, "in", inn.as_ref().unwrap_or(&out), k, columns?, charge)?;
+                let mut hot = HotLists::from_stored(store, "in", inn.as_ref().unwrap_or(&out), k, columns?, charge)?;
+                hot.short_of = stored_short_of(store, k, hot_share)?;
                 Ok(HybridEngines { out, inn, hot })
             }
             Err(why) => {

@@ -378,12 +378,12 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
     let opts = cx.options.traverse.clone();
     let ids = store.ids()?;
     let pick = |g: &Traverse| root.or_else(|| crate::sources::hub((0..g.vertices()).map(|v| (v, g.degree(v)))));
-    let (mut hot_origin, mut hot_bytes) = (None, 0);
+    let (mut hot_origin, mut hot_bytes, mut hot_short_of) = (None, 0, None);
     let (tree, levels, stats, setup, seconds, k) = if hybrid {
         let state = hybrid::state_bytes(n, store.manifest().arcs);
         let HybridEngines { out, inn, hot } = HybridEngines::open(store, cx.budget, &opts, state)?;
         let k = hot.k;
-        (hot_origin, hot_bytes) = (Some(hot.origin.clone()), hot.column_bytes());
+        (hot_origin, hot_bytes, hot_short_of) = (Some(hot.origin.clone()), hot.column_bytes(), hot.short_of.clone());
         let first = pick(&out).ok_or_else(|| StoreError::invalid(store.dir(), "the store has no vertices"))?;
         let setup = start_setup.elapsed().as_secs_f64();
         let mut last = None;
@@ -433,6 +433,12 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
             // what a stored hot layout would have saved this run
             cx.figure("hot_layout_would_save_seconds", seconds);
             cx.figure("why_hot_lists_were_built", why_not_stored);
+            cx.note(format!(
+                "the in-memory neighbours were built by a scan, {seconds:.2} s of the setup ({why_not_stored}); stored, each column loads by one sequential read"
+            ));
+        }
+        if let Some(short_of) = hot_short_of {
+            cx.note(short_of);
         }
         cx.figure("hot_lists", origin);
         // read from the hot layout or gathered by the scan, in the setup:

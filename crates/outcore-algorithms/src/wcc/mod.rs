@@ -131,14 +131,13 @@ impl Algorithm for Wcc {
                         if stats.sampled_from == "scan" {
                             // what the hot layout would replace the sampling scan with
                             let hot_bytes = afforest::hot_sampling_bytes(cx.store);
-                            cx.figure(
-                                "hot_layout_would_save",
-                                format!(
-                                    "sampling from the hot layout would read at most {} (degrees and two columns) instead of scanning {}: outcore layout add STORE hot",
-                                    outcore_io::format_bytes(hot_bytes),
-                                    outcore_io::format_bytes(bytes)
-                                ),
+                            let would_save = format!(
+                                "sampling from the hot layout would read at most {} (degrees and two columns) instead of scanning {}: outcore layout add STORE hot",
+                                outcore_io::format_bytes(hot_bytes),
+                                outcore_io::format_bytes(bytes)
                             );
+                            cx.figure("hot_layout_would_save", &would_save);
+                            cx.note(would_save);
                         }
                         cx.figure("giant_component_vertices", stats.giant_vertices);
                         cx.figure("lists_read_outside_it", stats.lists_finished);

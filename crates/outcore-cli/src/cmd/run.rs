@@ -123,6 +123,9 @@ pub fn run(alg: &'static dyn Registered, m: &ArgMatches) -> Result<ExitCode> {
         for hint in layout_hints(report, &store) {
             writeln!(report_out, "  {hint}")?;
         }
+        for note in report.figure("notes").and_then(|n| n.as_array()).into_iter().flatten().filter_map(|n| n.as_str()) {
+            writeln!(report_out, "  note: {note}")?;
+        }
         if let Some(v) = &verdict {
             writeln!(report_out, "verify: {} ({}: {})", if v.passed { "PASS" } else { "FAIL" }, v.method, v.detail)?;
         }
