@@ -333,13 +333,24 @@ fn decode_list(
         // the list fit one batch: checked there, and each side copied
         // once, the lower turned to ascend
         let (ups, downs) = (&ups[..n_up], &downs[..n_down]);
-        check_sides(vertex, src.vertices, ups, downs)?;
         out.reserve(downs.len() + self_loop as usize + ups.len());
         out.extend(downs.iter().rev());
         if self_loop {
             out.push(vertex);
         }
         out.extend_from_slice(ups);
+        // one check of the list as assembled, which holds whenever
+        // check_sides would (the steps of each side are among its steps);
+        // where it does not (a fault, or a rise of 2^63 or more), the sides
+        // are checked apart and name the fault
+        let farthest_inside =
+            ups.last().is_none_or(|&up| up > vertex && up < src.vertices) && downs.last().is_none_or(|&down| down <= vertex);
+        if !(farthest_inside && rising_step_signs(out) >> 63 == 0) {
+            if let Err(e) = check_sides(vertex, src.vertices, ups, downs) {
+                out.clear();
+                return Err(e);
+            }
+        }
         return Ok(());
     }
     out.extend_from_slice(&ups[..n_up]);
