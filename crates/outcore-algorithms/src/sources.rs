@@ -19,6 +19,19 @@ pub fn hub(degrees: impl IntoIterator<Item = (u64, u64)>) -> Option<u64> {
     best.map(|b| b.0)
 }
 
+/// A vertex of highest degree of the traverse engine `g`, the smallest on
+/// ties: one pass over its index (or the degrees it keeps beside it), not
+/// two selects a vertex.
+pub fn traverse_hub(g: &outcore_engines::Traverse) -> Option<u64> {
+    let mut best: Option<(u64, u64)> = None;
+    g.degrees().for_each_in(0, g.vertices(), |v, d| {
+        if best.is_none_or(|(_, bd)| d > bd) {
+            best = Some((v, d));
+        }
+    });
+    best.map(|b| b.0)
+}
+
 /// A vertex of highest out-degree of `store` (one pass over the degrees).
 pub fn store_hub(store: &Store) -> Result<u64, StoreError> {
     let mut best: Option<(u64, u64)> = None;
@@ -34,8 +47,13 @@ pub fn store_hub(store: &Store) -> Result<u64, StoreError> {
 /// splitmix64(key ^ i) mod n for i = 0, 1, ... after `first` (if given);
 /// fewer when fewer vertices have edges.
 pub fn random_roots(n: u64, count: usize, key: u64, first: Option<u64>, degree: impl Fn(u64) -> u64) -> Vec<u64> {
-    let with_edges = (0..n).filter(|&v| degree(v) > 0).count();
     let mut roots: Vec<u64> = first.into_iter().collect();
+    if roots.len() >= count {
+        // nothing to draw: no pass over the degrees (a select a vertex
+        // where the traverse engine keeps none beside its index)
+        return roots;
+    }
+    let with_edges = (0..n).filter(|&v| degree(v) > 0).count();
     let mut seen: HashSet<u64> = roots.iter().copied().collect();
     let want = count.min(with_edges + roots.len());
     let mut i = 0u64;
@@ -80,9 +98,33 @@ mod tests {
         assert!(roots[1..].iter().all(|v| v % 2 == 1));
         assert_eq!(roots.iter().collect::<HashSet<_>>().len(), 10);
         assert_eq!(random_roots(10, 64, 1, None, |v| (v < 3) as u64).len(), 3);
+        // the first root alone asked: no degree looked up
+        let looked_up = std::cell::Cell::new(0);
+        let degree = |_| {
+            looked_up.set(looked_up.get() + 1);
+            1
+        };
+        assert_eq!(random_roots(1000, 1, 7, Some(5), degree), vec![5]);
+        assert_eq!(looked_up.get(), 0);
+        assert_eq!(random_roots(1000, 2, 7, Some(5), degree).len(), 2);
+        assert!(looked_up.get() >= 1000, "the vertices with edges are counted");
         let s = sample_without_replacement(1000, 50, 9);
         assert_eq!(s.iter().collect::<HashSet<_>>().len(), 50);
         assert!(s.iter().all(|&v| v < 1000));
         assert_eq!(sample_without_replacement(5, 9, 1), vec![0, 1, 2, 3, 4]);
+    }
+
+    /// The traverse engine's hub is the plain picker's over its degrees:
+    /// the highest, the smallest of those tied (vertices 3 and 7 here).
+    #[test]
+    fn the_traverse_hub_is_the_highest_degree_smallest_on_ties() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = 10;
+        let degree = |v: u64| if v == 3 || v == 7 { 5 } else { v % 3 };
+        let store =
+            crate::bfs::tests::directed_store(dir.path(), n, (0..n).flat_map(move |v| (1..=degree(v)).map(move |d| (v, (v + d) % n))));
+        let g = outcore_engines::Traverse::open(&store, "out", &outcore_io::Budget::unlimited(), &Default::default(), 0).unwrap();
+        assert_eq!(traverse_hub(&g), hub((0..n).map(|v| (v, g.degree(v)))));
+        assert_eq!(traverse_hub(&g), Some(3));
     }
 }

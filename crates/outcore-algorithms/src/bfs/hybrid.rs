@@ -141,9 +141,9 @@ fn block_cursors(degrees: Degrees<'_>, n: u64, k: usize) -> (Vec<u32>, Vec<u64>)
     at.par_chunks_mut(k).enumerate().for_each(|(b, longer)| {
         let mut capped = vec![0u32; k + 1];
         let first = b as u64 * SWEEP_BLOCK;
-        for v in first..(first + SWEEP_BLOCK).min(n) {
-            capped[degrees.degree(v).min(k as u64) as usize] += 1;
-        }
+        // one pass over the block's stretch of the index (or the kept
+        // degrees), not two selects a vertex
+        degrees.for_each_in(first, (first + SWEEP_BLOCK).min(n), |_, d| capped[d.min(k as u64) as usize] += 1);
         let mut count = 0;
         for j in (0..k).rev() {
             count += capped[j + 1];

@@ -377,7 +377,7 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
     let mut runs = Vec::new();
     let opts = cx.options.traverse.clone();
     let ids = store.ids()?;
-    let pick = |g: &Traverse| root.or_else(|| crate::sources::hub((0..g.vertices()).map(|v| (v, g.degree(v)))));
+    let pick = |g: &Traverse| root.or_else(|| crate::sources::traverse_hub(g));
     let (mut hot_origin, mut hot_bytes, mut hot_short_of) = (None, 0, None);
     let (tree, levels, stats, setup, seconds, k) = if hybrid {
         let state = hybrid::state_bytes(n, store.manifest().arcs);

@@ -127,8 +127,9 @@ impl Algorithm for Sssp {
                 let mut g = Traverse::open(store, "out", cx.budget, &cx.options.traverse, state)?;
                 let root = match root {
                     Some(r) => r,
-                    None => crate::sources::hub((0..n).map(|v| (v, g.degree(v))))
-                        .ok_or_else(|| StoreError::invalid(store.dir(), "the store has no vertices"))?,
+                    None => {
+                        crate::sources::traverse_hub(&g).ok_or_else(|| StoreError::invalid(store.dir(), "the store has no vertices"))?
+                    }
                 };
                 let t = Instant::now();
                 let sp = if p.delta_stepping {
