@@ -66,7 +66,12 @@ pub fn command() -> clap::Command {
 }
 
 /// Run the command line `args` (the program name first).
+/// When the command started: a report gives the seconds since
+/// (`process_seconds`), every step of the run included.
+pub(crate) static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
 pub fn cli_main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    STARTED.get_or_init(std::time::Instant::now);
     outcore_io::pin_allocator();
     // Exit quietly when the reader of our output goes away (`| head`).
     // SAFETY: restoring the default disposition of SIGPIPE, before any other

@@ -688,6 +688,9 @@ fn algorithms_run_on_a_default_store_and_verify() {
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v["verify"]["passed"], true, "{alg}: {out}");
         assert!(v["engine"].is_string() && v["engine_reason"].is_string() && v["plan"]["considered"].is_array(), "{alg}: {out}");
+        // the whole command, which holds the run and its setup
+        let timed = v["seconds"].as_f64().unwrap() + v["setup_seconds"].as_f64().unwrap_or(0.0);
+        assert!(v["process_seconds"].as_f64().unwrap() >= timed, "{alg}: {out}");
     }
     let (_, out, _) = outcore(&["pagerank", s(&store), "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();

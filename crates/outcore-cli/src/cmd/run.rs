@@ -116,6 +116,9 @@ pub fn run(alg: &'static dyn Registered, m: &ArgMatches) -> Result<ExitCode> {
             });
         }
         v["layout_hints"] = serde_json::json!(layout_hints(report, &store));
+        // the whole command so far: opening the store, the plan, the setup,
+        // the run and anything between them that no figure times
+        v["process_seconds"] = serde_json::json!(crate::STARTED.get().map(|t| t.elapsed().as_secs_f64()));
         writeln!(report_out, "{}", serde_json::to_string_pretty(&v)?)?;
     } else {
         writeln!(report_out, "{}", summary(alg, report, graph.vertices()))?;
