@@ -424,7 +424,10 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
     cx.figure("vertices_reached", tree.reached);
     cx.figure("edges_traversed", edges);
     cx.figure("teps", if seconds > 0.0 { edges as f64 / seconds } else { 0.0 });
-    cx.figure("depth", tree.level.iter().filter(|&&l| l != NONE).max().map_or(0, |l| l + 1));
+    // levels plus one, NONE (u32::MAX) wrapping to 0: a pass without a
+    // branch on which vertices were reached (half of them at random on a
+    // Kronecker graph: 0.14 s at scale 25 with one)
+    cx.figure("depth", tree.level.iter().map(|&l| l.wrapping_add(1)).max().unwrap_or(0));
     traverse_figures(cx, &stats);
     cx.figure("setup_seconds", setup);
     cx.figure("hot_neighbours_k", k);
