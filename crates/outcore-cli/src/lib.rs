@@ -101,16 +101,30 @@ pub fn cli_main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             Err(e) => return errors::clap_error(e),
         },
     };
-    if let Some(sig) = outcore_io::interrupted() {
-        // the work unwound: every staging guard has removed its files
-        drop(result);
-        eprintln!("interrupted: staging files removed");
-        return ExitCode::from(outcore_io::staging::interrupt_status(sig));
-    }
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {}", errors::render(&e, &flags));
+    finish(result, outcore_io::interrupted(), &flags)
+}
+
+/// The command's exit: its own, or the interrupt's where the interrupt
+/// stopped it. The work checks for an interrupt as it goes and unwinds
+/// with an error; a command that returned its result had finished and
+/// committed it before the interrupt reached a check (a signal in its
+/// last moments), so it exits as finished: its output is complete, and
+/// the interrupt did not remove it.
+fn finish(result: anyhow::Result<ExitCode>, interrupt: Option<i32>, flags: &[String]) -> ExitCode {
+    match (result, interrupt) {
+        (Err(e), Some(sig)) => {
+            // the work unwound: every staging guard has removed its files
+            drop(e);
+            eprintln!("interrupted: staging files removed");
+            ExitCode::from(outcore_io::staging::interrupt_status(sig))
+        }
+        (Ok(code), Some(_)) => {
+            eprintln!("interrupted after the work was done: its output is complete and kept");
+            code
+        }
+        (Ok(code), None) => code,
+        (Err(e), None) => {
+            eprintln!("error: {}", errors::render(&e, flags));
             ExitCode::FAILURE
         }
     }
@@ -151,4 +165,23 @@ pub fn grouped(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An interrupt that stopped the work exits with its status (130 for
+    /// SIGINT, 143 for SIGTERM); one that came after the work returned
+    /// leaves the command's own exit, success or failure.
+    #[test]
+    fn a_late_interrupt_keeps_the_finished_commands_exit() {
+        let stopped = || Err(anyhow::anyhow!("interrupted"));
+        assert_eq!(finish(stopped(), Some(libc::SIGINT), &[]), ExitCode::from(130));
+        assert_eq!(finish(stopped(), Some(libc::SIGTERM), &[]), ExitCode::from(143));
+        assert_eq!(finish(Ok(ExitCode::SUCCESS), Some(libc::SIGINT), &[]), ExitCode::SUCCESS);
+        assert_eq!(finish(Ok(ExitCode::FAILURE), Some(libc::SIGTERM), &[]), ExitCode::FAILURE);
+        assert_eq!(finish(Ok(ExitCode::SUCCESS), None, &[]), ExitCode::SUCCESS);
+        assert_eq!(finish(stopped(), None, &[]), ExitCode::FAILURE);
+    }
 }
