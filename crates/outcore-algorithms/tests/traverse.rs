@@ -487,7 +487,13 @@ fn hybrid_bfs_with_the_stored_hot_layout() {
             HotOrigin::Built { why_not_stored, .. } => assert!(why_not_stored.contains("older generation"), "{why_not_stored}"),
             other => panic!("{}: stale hot lists used: {other:?}", case.name),
         }
-        drop((out, inn, stale, store));
+        // built with no room for a column: k = 0, and says so
+        let none = HotLists::open(&store, "in", inn.as_ref().unwrap_or(&out), 0, &budget).unwrap();
+        assert_eq!(none.k, 0, "{}", case.name);
+        let short_of = none.short_of.as_deref().unwrap_or_default();
+        assert!(short_of.starts_with("no column of in-memory neighbours fits: the first (built) takes"), "{}: {short_of}", case.name);
+        assert!(short_of.contains("the budget left 0 B for them"), "{}: {short_of}", case.name);
+        drop((out, inn, stale, none, store));
         // a recode (here to gapref, in reverse order: every id changes)
         // builds them again: the new store's columns are those a run on it
         // would build
