@@ -47,15 +47,39 @@ pub fn store_hub(store: &Store) -> Result<u64, StoreError> {
 /// splitmix64(key ^ i) mod n for i = 0, 1, ... after `first` (if given);
 /// fewer when fewer vertices have edges.
 pub fn random_roots(n: u64, count: usize, key: u64, first: Option<u64>, degree: impl Fn(u64) -> u64) -> Vec<u64> {
+    draw_roots(n, count, key, first, &degree, || (0..n).filter(|&v| degree(v) > 0).count())
+}
+
+/// [`random_roots`] over the degrees of the traverse engine `g`: the
+/// vertices with edges counted by one pass over its index (or the degrees
+/// it keeps beside it), not two selects a vertex.
+pub fn traverse_roots(g: &outcore_engines::Traverse, count: usize, key: u64, first: Option<u64>) -> Vec<u64> {
+    let with_edges = || {
+        let mut with_edges = 0;
+        g.degrees().for_each_in(0, g.vertices(), |_, d| with_edges += (d > 0) as usize);
+        with_edges
+    };
+    draw_roots(g.vertices(), count, key, first, &|v| g.degree(v), with_edges)
+}
+
+/// [`random_roots`], the vertices with edges counted by `with_edges` only
+/// where a root is to be drawn.
+fn draw_roots(
+    n: u64,
+    count: usize,
+    key: u64,
+    first: Option<u64>,
+    degree: &dyn Fn(u64) -> u64,
+    with_edges: impl FnOnce() -> usize,
+) -> Vec<u64> {
     let mut roots: Vec<u64> = first.into_iter().collect();
     if roots.len() >= count {
         // nothing to draw: no pass over the degrees (a select a vertex
         // where the traverse engine keeps none beside its index)
         return roots;
     }
-    let with_edges = (0..n).filter(|&v| degree(v) > 0).count();
     let mut seen: HashSet<u64> = roots.iter().copied().collect();
-    let want = count.min(with_edges + roots.len());
+    let want = count.min(with_edges() + roots.len());
     let mut i = 0u64;
     while roots.len() < want && n > 0 {
         let v = splitmix64(key ^ i) % n;
@@ -126,5 +150,9 @@ mod tests {
         let g = outcore_engines::Traverse::open(&store, "out", &outcore_io::Budget::unlimited(), &Default::default(), 0).unwrap();
         assert_eq!(traverse_hub(&g), hub((0..n).map(|v| (v, g.degree(v)))));
         assert_eq!(traverse_hub(&g), Some(3));
+        // the roots drawn over its degrees: those of the plain picker
+        for (count, first) in [(1, Some(3)), (5, Some(3)), (20, None)] {
+            assert_eq!(traverse_roots(&g, count, 11, first), random_roots(n, count, 11, first, |v| g.degree(v)), "{count} roots");
+        }
     }
 }

@@ -170,7 +170,7 @@ pub fn run(opts: &Options, progress: &dyn Progress) -> Result<Outcome, Error> {
         degrees.iter().enumerate().filter(|&(v, _)| reached(v)).map(|(_, &d)| d as u64).sum::<u64>() as f64 / 2.0
     };
 
-    let roots = outcore_algorithms::sources::random_roots(n, opts.roots, opts.seed ^ 0xB00F, None, |v| out.degree(v));
+    let roots = outcore_algorithms::sources::traverse_roots(&out, opts.roots, opts.seed ^ 0xB00F, None);
     let (mut bfs, mut sp) = (Kernel::default(), Kernel::default());
     progress.begin("graph500 roots", roots.len() as u64, false);
     for (k, &root) in roots.iter().enumerate() {

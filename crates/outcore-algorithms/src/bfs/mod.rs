@@ -388,7 +388,7 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
         let setup = start_setup.elapsed().as_secs_f64();
         let mut last = None;
         let hybrid_opts = HybridOptions { alpha: p.alpha, beta: p.beta };
-        for r in crate::sources::random_roots(n, p.repeat, 0xB0075, Some(first), |v| out.degree(v)) {
+        for r in crate::sources::traverse_roots(&out, p.repeat, 0xB0075, Some(first)) {
             drop(last.take());
             let t = Instant::now();
             let (tree, levels) = hybrid_bfs(&out, inn.as_ref(), &hot, r, cx.budget, &hybrid_opts)?;
@@ -406,7 +406,7 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
         let first = pick(&g).ok_or_else(|| StoreError::invalid(store.dir(), "the store has no vertices"))?;
         let setup = start_setup.elapsed().as_secs_f64();
         let mut last = None;
-        for r in crate::sources::random_roots(n, p.repeat, 0xB0075, Some(first), |v| g.degree(v)) {
+        for r in crate::sources::traverse_roots(&g, p.repeat, 0xB0075, Some(first)) {
             drop(last.take());
             let t = Instant::now();
             let tree = bfs(&mut g, r, cx.budget)?;
