@@ -8,13 +8,19 @@ use outcore_io::splitmix64;
 use outcore_store::{Store, StoreError};
 use std::collections::{HashMap, HashSet};
 
+/// Keep `(v, d)` as the `best` so far where its degree is higher: over
+/// vertices in ascending order, the smallest of those tied stays.
+fn keep_highest(best: &mut Option<(u64, u64)>, v: u64, d: u64) {
+    if best.is_none_or(|(_, bd)| d > bd) {
+        *best = Some((v, d));
+    }
+}
+
 /// The vertex of highest degree among `(vertex, degree)`, the smallest on ties.
 pub fn hub(degrees: impl IntoIterator<Item = (u64, u64)>) -> Option<u64> {
-    let mut best: Option<(u64, u64)> = None;
+    let mut best = None;
     for (v, d) in degrees {
-        if best.is_none_or(|(_, bd)| d > bd) {
-            best = Some((v, d));
-        }
+        keep_highest(&mut best, v, d);
     }
     best.map(|b| b.0)
 }
@@ -23,23 +29,15 @@ pub fn hub(degrees: impl IntoIterator<Item = (u64, u64)>) -> Option<u64> {
 /// ties: one pass over its index (or the degrees it keeps beside it), not
 /// two selects a vertex.
 pub fn traverse_hub(g: &outcore_engines::Traverse) -> Option<u64> {
-    let mut best: Option<(u64, u64)> = None;
-    g.degrees().for_each_in(0, g.vertices(), |v, d| {
-        if best.is_none_or(|(_, bd)| d > bd) {
-            best = Some((v, d));
-        }
-    });
+    let mut best = None;
+    g.degrees().for_each_in(0, g.vertices(), |v, d| keep_highest(&mut best, v, d));
     best.map(|b| b.0)
 }
 
 /// A vertex of highest out-degree of `store` (one pass over the degrees).
 pub fn store_hub(store: &Store) -> Result<u64, StoreError> {
-    let mut best: Option<(u64, u64)> = None;
-    store.layout("out")?.for_each_degree(|v, d| {
-        if best.is_none_or(|(_, bd)| d > bd) {
-            best = Some((v, d))
-        }
-    })?;
+    let mut best = None;
+    store.layout("out")?.for_each_degree(|v, d| keep_highest(&mut best, v, d))?;
     best.map(|b| b.0).ok_or_else(|| StoreError::invalid(store.dir(), "the store has no vertices"))
 }
 

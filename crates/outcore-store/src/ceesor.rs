@@ -177,13 +177,27 @@ fn check_sides(vertex: u64, vertices: u64, ups: &[u64], downs: &[u64]) -> Result
     if let Some(offset) = not_rising {
         return Err(format!("impossible code: offset {offset} out of order"));
     }
-    if let Some(&up) = ups.last().filter(|&&up| up <= vertex || up >= vertices) {
+    if let Some(&up) = ups.last().filter(|&&up| !up_inside(vertex, vertices, up)) {
         return Err(outside(vertex, up.wrapping_sub(vertex), true));
     }
-    if let Some(&down) = downs.last().filter(|&&down| down > vertex) {
+    if let Some(&down) = downs.last().filter(|&&down| !down_inside(vertex, down)) {
         return Err(outside(vertex, vertex.wrapping_sub(down), false));
     }
     Ok(())
+}
+
+/// Whether a neighbour on the upper side lies above `vertex` inside the
+/// graph (one that wrapped past 2^64 lands below it).
+#[inline]
+fn up_inside(vertex: u64, vertices: u64, up: u64) -> bool {
+    up > vertex && up < vertices
+}
+
+/// Whether a neighbour on the lower side lies at most at `vertex` (one
+/// that wrapped below 0 lands above it).
+#[inline]
+fn down_inside(vertex: u64, down: u64) -> bool {
+    down <= vertex
 }
 
 struct CeesorDecoder {
@@ -344,7 +358,7 @@ fn decode_list(
         // where it does not (a fault, or a rise of 2^63 or more), the sides
         // are checked apart and name the fault
         let farthest_inside =
-            ups.last().is_none_or(|&up| up > vertex && up < src.vertices) && downs.last().is_none_or(|&down| down <= vertex);
+            ups.last().is_none_or(|&up| up_inside(vertex, src.vertices, up)) && downs.last().is_none_or(|&down| down_inside(vertex, down));
         if !(farthest_inside && rising_step_signs(out) >> 63 == 0) {
             if let Err(e) = check_sides(vertex, src.vertices, ups, downs) {
                 out.clear();

@@ -116,13 +116,6 @@ fn short_of_columns(k: usize, columns: usize, next: u64, left: u64, how: &str) -
     }
 }
 
-/// [`short_of_columns`] for `k` stored columns loaded with `bytes` for
-/// them, if the store has more.
-fn stored_short_of(store: &Store, k: usize, bytes: u64) -> Result<Option<String>, StoreError> {
-    let record = hot_record(store)?;
-    Ok((k < record.columns.len()).then(|| short_of_columns(k, record.columns.len(), stored_share(store, record, k + 1), bytes, "stored")))
-}
-
 /// Memory of the block cursors of `k` columns over `n` vertices.
 fn cursor_bytes(n: u64, k: u64) -> u64 {
     n.div_ceil(SWEEP_BLOCK) * k * 4
@@ -238,9 +231,7 @@ impl HotLists {
                 let readers = budget.reserve("hot columns' readers", outcore_store::hot::load_bytes(k))?;
                 let columns = outcore_store::hot::load_columns(store, k)?;
                 drop(readers);
-                let mut lists = Self::from_stored(store, layout, g, k, columns, charge)?;
-                lists.short_of = stored_short_of(store, k, bytes)?;
-                Ok(lists)
+                Self::from_stored(store, layout, g, k, bytes, columns, charge)
             }
             Err(why) => Self::build_within(store, layout, g, bytes, budget, why),
         }
@@ -272,12 +263,14 @@ impl HotLists {
     }
 
     /// The lists from `k` loaded stored `columns`, checked against the
-    /// degrees `g` gives.
+    /// degrees `g` gives; `bytes` is what the budget left for them (the
+    /// lists say why they are fewer than the store's).
     fn from_stored(
         store: &Store,
         layout: &str,
         g: &Traverse,
         k: usize,
+        bytes: u64,
         columns: Vec<Vec<u32>>,
         charge: Reservation,
     ) -> Result<Self, StoreError> {
@@ -296,7 +289,9 @@ impl HotLists {
             ));
         }
         let origin = HotOrigin::Stored { columns: record.columns.len() };
-        Ok(HotLists { k: k as u32, columns, cursors, origin, short_of: None, _charge: charge })
+        let short_of = (k < record.columns.len())
+            .then(|| short_of_columns(k, record.columns.len(), stored_share(store, record, k + 1), bytes, "stored"));
+        Ok(HotLists { k: k as u32, columns, cursors, origin, short_of, _charge: charge })
     }
 
     /// Lists built by a scan, with the k that fits `bytes`.
@@ -849,8 +844,7 @@ impl HybridEngines {
                 let (engines, columns) = rayon::join(|| open_engines(taken, 0), || outcore_store::hot::load_columns(store, k));
                 drop(readers);
                 let (out, inn) = engines?;
-                let mut hot = HotLists::from_stored(store, "in", inn.as_ref().unwrap_or(&out), k, columns?, charge)?;
-                hot.short_of = stored_short_of(store, k, hot_share)?;
+                let hot = HotLists::from_stored(store, "in", inn.as_ref().unwrap_or(&out), k, hot_share, columns?, charge)?;
                 Ok(HybridEngines { out, inn, hot })
             }
             Err(why) => {
