@@ -785,12 +785,22 @@ fn afforest_equals_the_reference_partition() {
         let g = reference_graph(&case.store);
         let budget = Budget::new(afforest::state_bytes(case.store.vertices()) + (8 << 20));
         let want = ref_wcc(&g);
-        // links are made on every core: one thread and four give the reference's labels
-        for threads in [1, 4] {
+        // links are made on every core, and the sampling scans parts of
+        // the vertices in a lane a thread where the budget holds their
+        // scans: one thread and four, with a budget for one scan or more,
+        // give the reference's labels
+        let roomy = Budget::unlimited();
+        for (threads, budget) in [(1, &budget), (4, &budget), (2, &roomy), (4, &roomy)] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            let (got, _, stats) = pool.install(|| afforest::wcc_charged(&case.store, &budget)).unwrap();
+            let (got, _, stats) = pool.install(|| afforest::wcc_charged(&case.store, budget)).unwrap();
             assert!(got.iter().map(|&x| x as u64).eq(want.iter().copied()), "{}, {threads} threads", case.name);
             assert_eq!(stats.sampled_from, "scan", "{}", case.name);
+            assert_eq!(stats.lists_sampled, case.store.vertices(), "{}, {threads} threads: every list sampled once", case.name);
+            if std::ptr::eq(budget, &roomy) {
+                assert_eq!(stats.sampling_lanes, threads as u64, "{}: a lane a thread", case.name);
+            } else {
+                assert!(stats.sampling_lanes >= 1 && stats.sampling_lanes <= threads as u64, "{}", case.name);
+            }
             // the sampling scan reads the index and the adjacency whole
             let lay = case.store.layout("out").unwrap();
             let scanned = file_bytes(&[lay.index_path(), lay.adjacency_path()]);
@@ -803,8 +813,15 @@ fn afforest_equals_the_reference_partition() {
     let case = skewed(dir.path());
     let g = reference_graph(&case.store);
     assert!(g.vertices() as usize > afforest::LINK_BUFFER / 2);
-    let (got, _, _) = afforest::wcc_charged(&case.store, &Budget::unlimited()).unwrap();
-    assert!(got.iter().map(|&x| x as u64).eq(ref_wcc(&g).iter().copied()), "skewed");
+    let want = ref_wcc(&g);
+    for threads in [1, 2, 4] {
+        // four lanes' buffers hold half a link buffer each: they link
+        // before the end of their parts
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let (got, _, stats) = pool.install(|| afforest::wcc_charged(&case.store, &Budget::unlimited())).unwrap();
+        assert_eq!((stats.sampling_lanes, stats.lists_sampled), (threads as u64, g.vertices() as u64));
+        assert!(got.iter().map(|&x| x as u64).eq(want.iter().copied()), "skewed, {threads} threads");
+    }
 }
 
 /// Sampling from the hot layout's first columns gives the same partition,

@@ -65,8 +65,7 @@ pub(super) fn compress(parent: &[AtomicU32]) {
 
 /// Pairs to link, made on every core by a linking thread once a buffer
 /// is full, while the next buffer fills: the reading thread does not wait
-/// for the links (the sampling scan is the run's longest phase, and its
-/// links take about as long as its reads). Two buffers of
+/// for the links (union-find's scan links as long as it reads). Two buffers of
 /// [`LINK_BUFFER`] pairs: one filling, one being linked.
 ///
 /// Called from a thread of a rayon pool, it links each full buffer in
@@ -101,7 +100,7 @@ impl<'a> Links<'a> {
     /// The buffers, and (outside a rayon pool) a linking thread in `scope`
     /// that links what it is handed into `parent` until they are dropped.
     pub(super) fn start<'scope: 'a>(scope: &'scope std::thread::Scope<'scope, '_>, parent: &'scope [AtomicU32]) -> Self {
-        let pairs = Vec::with_capacity(LINK_BUFFER);
+        let pairs = Vec::new();
         if rayon::current_thread_index().is_some() {
             return Links { pairs, linking: Linking::InPlace(parent) };
         }
@@ -118,10 +117,16 @@ impl<'a> Links<'a> {
                 }
             }
         });
-        Links { pairs, linking: Linking::Thread { spare: Some(Vec::with_capacity(LINK_BUFFER)), to_linker, from_linker } }
+        Links { pairs, linking: Linking::Thread { spare: Some(Vec::new()), to_linker, from_linker } }
     }
 
+    /// Link `u` and `v` with the buffer's other pairs. A buffer takes its
+    /// memory at its first pair: links that no pair is added to hold none
+    /// (Afforest's sampling lanes use that memory while they scan).
     pub(super) fn add(&mut self, u: u32, v: u32) {
+        if self.pairs.capacity() == 0 {
+            self.pairs.reserve_exact(LINK_BUFFER);
+        }
         self.pairs.push((u, v));
         if self.pairs.len() == LINK_BUFFER {
             self.hand_over();

@@ -129,6 +129,7 @@ impl Algorithm for Wcc {
                         cx.figure("version", "afforest");
                         cx.figure("sampled_from", stats.sampled_from);
                         if stats.sampled_from == "scan" {
+                            cx.figure("sampling_lanes", stats.sampling_lanes);
                             // what the hot layout would replace the sampling scan with
                             let hot_bytes = afforest::hot_sampling_bytes(cx.store);
                             let would_save = format!(
