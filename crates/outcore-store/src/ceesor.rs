@@ -222,6 +222,13 @@ fn down_inside(vertex: u64, down: u64) -> bool {
 /// falls (or rises by 2^63 or more) sets the sign bit of `steps`: then the
 /// sides are checked apart, and name the fault, or find none (two sides
 /// in order, interleaved out of order, decode to the same list).
+/// Whether the `left` bits of a list at the top of `word` are padding: fewer
+/// than 8 zeros (every entry holds a 1).
+#[inline(always)]
+fn only_padding(word: u64, left: u64) -> bool {
+    left < 8 && (left == 0 || word >> (64 - left) == 0)
+}
+
 /// One more entry: its step from the last, less one, ORed into `steps`.
 #[inline(always)]
 fn follow((steps, last): (&mut u64, &mut u64), entry: u64) {
@@ -334,7 +341,7 @@ fn decode_list(
         loop {
             let left = end - pos;
             let word = word_at(bytes, pos);
-            if left < 8 && (left == 0 || word >> (64 - left) == 0) {
+            if only_padding(word, left) {
                 finished = true;
                 break;
             }
@@ -394,10 +401,9 @@ fn decode_list(
             (n_up, n_down) = (0, 0);
             continue;
         }
-        // every entry holds a 1: fewer than 8 zero bits are padding
         let left = end - pos;
         let word = word_at(bytes, pos);
-        if left < 8 && (left == 0 || word >> (64 - left) == 0) {
+        if only_padding(word, left) {
             finished = true;
             continue;
         }
