@@ -115,9 +115,10 @@ impl ListEncoder for Ceesor {
 /// end is a branch the CPU cannot foresee; a step carries a chain from
 /// each entry's load to the next one's position, which a long run's
 /// entries do not. At Kronecker scale 22 (bench-decode, one core) the
-/// lists up to 768 bits took 0.19 s against 0.22 by runs alone, and the
-/// whole layout 0.94-0.95 of the time by runs at 1,536 bits; all lists by
-/// steps took as long as by runs.
+/// lists up to 768 bits took 0.19 s against 0.22 by runs alone; the whole
+/// layout, split here, took 0.95-1.03 of the time by runs (the best of
+/// the splits tried, within the noise), and all lists by steps as long as
+/// by runs.
 const STEPPED_BITS: u64 = 1536;
 
 /// Entries decoded before they join their side of the list.
