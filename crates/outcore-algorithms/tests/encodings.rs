@@ -55,6 +55,9 @@ struct Results {
     sssp: BTreeMap<u64, u64>,
     /// Components as sets of original ids.
     components: BTreeSet<Vec<u64>>,
+    /// Afforest's (sampling by a scan of any neighbours: CEESOR's
+    /// nearest), empty where it cannot run (a directed store without `in`).
+    afforest_components: BTreeSet<Vec<u64>>,
     label_components: BTreeSet<Vec<u64>>,
     pagerank: BTreeMap<u64, f64>,
     pagerank_memory: BTreeMap<u64, f64>,
@@ -109,6 +112,10 @@ fn results(st: &Store, root_original: u64) -> Results {
         BTreeMap::new()
     };
     let uf = wcc::wcc(st, &budget).unwrap();
+    let afforest = match wcc::afforest::unsupported(st) {
+        None => components(&ids, wcc::afforest::wcc_charged(st, &budget).unwrap().0.into_iter().map(|x| x as u64)),
+        Some(_) => BTreeSet::new(),
+    };
     let stream = RunOptions {
         stream: StreamOptions { segment_bytes: Some(16 << 10), pool_bytes: Some(32 << 10), ..Default::default() },
         ..on(Engine::Stream)
@@ -125,6 +132,7 @@ fn results(st: &Store, root_original: u64) -> Results {
         bfs_levels,
         sssp,
         components: components(&ids, uf.into_iter().map(|x| x as u64)),
+        afforest_components: afforest,
         label_components: components(&ids, lw.into_iter()),
         pagerank: pr(&stream),
         pagerank_memory: pr(&memory),
@@ -192,6 +200,11 @@ fn same(a: &Results, b: &Results, what: &str) {
     assert_eq!(a.components, b.components, "{what}: WCC (union-find)");
     assert_eq!(a.label_components, b.label_components, "{what}: WCC (label propagation)");
     assert_eq!(a.components, a.label_components, "{what}: WCC engines disagree");
+    for r in [a, b] {
+        if !r.afforest_components.is_empty() || r.components.is_empty() {
+            assert_eq!(r.afforest_components, r.components, "{what}: Afforest against union-find");
+        }
+    }
     for (pr, other) in [(&a.pagerank, &b.pagerank), (&a.pagerank_memory, &b.pagerank_memory)] {
         assert_eq!(pr.len(), other.len(), "{what}: PageRank values");
         for (v, x) in pr {

@@ -259,6 +259,42 @@ impl CeesorDecoder {
 }
 
 impl ListDecoder for CeesorDecoder {
+    /// The vertex itself when the list holds it, then the entries nearest
+    /// the vertex (the stream's first), up to `limit` in all: each checked
+    /// to lie inside the graph and to come after the one before.
+    fn decode_some(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, limit: usize, out: &mut Vec<u64>) -> Result<(), String> {
+        if limit == usize::MAX {
+            return self.decode(vertex, lo, hi, src, out);
+        }
+        out.clear();
+        let base = src.first_byte * 8;
+        let (Some(start), Some(end)) = ((lo & !SELF_LOOP).checked_sub(base), (hi & !SELF_LOOP).checked_sub(base)) else {
+            return Err("list starts before its block".into());
+        };
+        let mut bits = BitReader::new(src.bytes, start, end)?;
+        if lo & SELF_LOOP != 0 && limit > 0 {
+            out.push(vertex);
+        }
+        // the entries as integers (offset, then sign) rise: see in_order
+        let (mut size, mut last) = (1u64, 0u128);
+        while out.len() < limit && !bits.only_padding_left() {
+            let (wider, offset, positive) = bits.read_widening_entry(size)?;
+            size = wider;
+            let entry = (offset as u128) << 1 | positive as u128;
+            if entry <= last {
+                return Err(format!("impossible code: offset {offset} out of order"));
+            }
+            last = entry;
+            let neighbour = if positive { vertex.wrapping_add(offset) } else { vertex.wrapping_sub(offset) };
+            let inside = if positive { up_inside(vertex, src.vertices, neighbour) } else { down_inside(vertex, neighbour) };
+            if !inside {
+                return Err(outside(vertex, offset, positive));
+            }
+            out.push(neighbour);
+        }
+        Ok(())
+    }
+
     fn release_above(&mut self, entries: usize) {
         if self.negative.capacity() > entries {
             self.negative = Vec::new();
@@ -695,7 +731,65 @@ mod tests {
             .prop_map(|ls| ls.into_iter().map(|s| s.into_iter().collect()).collect())
     }
 
+    /// `decode_some` gives the vertex (a self loop) and then the nearest
+    /// neighbours by offset, the smaller first on ties: `limit` of the
+    /// list, or all of it when it has no more; damage among them is an
+    /// error as in a whole decoding.
+    fn some_of(vertex: u64, list: &[u64], limit: usize, vertices: u64) -> Result<Vec<u64>, String> {
+        let mut w = BitWriter::new();
+        let flags = Ceesor.encode(vertex, list, &mut w);
+        let end = w.len();
+        w.align();
+        let mut bytes = w.bytes().to_vec();
+        bytes.extend([0; 8]);
+        let entry = |_: u64| (flags, end | flags);
+        let src = ListSource { vertices, bytes: &bytes, first_byte: 0, first_vertex: 0, entry: &entry };
+        let mut out = Vec::new();
+        Ceesor.decoder().decode_some(vertex, flags, end | flags, &src, limit, &mut out).map(|()| out)
+    }
+
+    #[test]
+    fn some_neighbours_are_the_nearest() {
+        let _bound = outcore_io::bound::watch("some_neighbours_are_the_nearest");
+        assert_eq!(some_of(10, &[1, 8, 10, 11, 40], 3, 50).unwrap(), vec![10, 11, 8]);
+        assert_eq!(some_of(10, &[1, 8, 12, 40], 2, 50).unwrap(), vec![8, 12]);
+        assert_eq!(some_of(10, &[1, 8, 12, 40], 9, 50).unwrap(), vec![8, 12, 1, 40]);
+        assert_eq!(some_of(10, &[], 3, 50).unwrap(), Vec::<u64>::new());
+        assert_eq!(some_of(10, &[10], 0, 50).unwrap(), Vec::<u64>::new());
+        // the same offsets, written falling: refused
+        let mut w = BitWriter::new();
+        w.write(0, 2);
+        for offset in [6, 5] {
+            w.write(offset, 3);
+            w.write_bit(true);
+        }
+        let end = w.len();
+        let mut bytes = w.bytes().to_vec();
+        bytes.extend([0; 8]);
+        let entry = |_: u64| (0, end);
+        let src = ListSource { vertices: 100, bytes: &bytes, first_byte: 0, first_vertex: 0, entry: &entry };
+        let err = Ceesor.decoder().decode_some(50, 0, end, &src, 3, &mut Vec::new()).unwrap_err();
+        assert!(err.contains("offset 5 out of order"), "{err}");
+        // a neighbour past the graph among those read is refused; one
+        // past those read is not looked at
+        let err = some_of(5, &[3, 900], 2, 100).unwrap_err();
+        assert!(err.contains("neighbour 5 + 895 is past the last vertex"), "{err}");
+        assert_eq!(some_of(5, &[3, 900], 1, 100).unwrap(), vec![3]);
+    }
+
     proptest! {
+        #[test]
+        fn some_neighbours_are_part_of_the_list(list in prop::collection::btree_set(0u64..300, 0..80), vertex in 0u64..300, limit in 0usize..6) {
+            let _bound = outcore_io::bound::watch("some_neighbours_are_part_of_the_list");
+            let list: Vec<u64> = list.into_iter().collect();
+            let got = some_of(vertex, &list, limit, 300).unwrap();
+            prop_assert_eq!(got.len(), limit.min(list.len()));
+            let mut nearest: Vec<u64> = list.clone();
+            // the self loop first, then by offset, the smaller id on ties
+            nearest.sort_by_key(|&u| (u != vertex, u.abs_diff(vertex), u));
+            nearest.truncate(limit);
+            prop_assert_eq!(got, nearest);
+        }
         #[test]
         fn round_trips_small_ids(lists in lists(64)) {
             let _bound = outcore_io::bound::watch("round_trips_small_ids");

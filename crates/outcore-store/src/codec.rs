@@ -165,6 +165,15 @@ pub trait ListDecoder: Send + Sync {
         out.truncate(limit);
         Ok(())
     }
+    /// At most `limit` of the list's ids, any of them, and all of them
+    /// when the list has `limit` or fewer: for a caller that needs only a
+    /// few neighbours (Afforest's samples), in whatever order the codec
+    /// reads first (CEESOR: the nearest by offset); a codec that can stops
+    /// early, and checks only what it reads. By default the first `limit`
+    /// ([`ListDecoder::decode_prefix`]).
+    fn decode_some(&mut self, vertex: u64, lo: u64, hi: u64, src: &ListSource, limit: usize, out: &mut Vec<u64>) -> Result<(), String> {
+        self.decode_prefix(vertex, lo, hi, src, limit, out)
+    }
     /// Let go of every list kept with room for more than `entries`
     /// entries: what the decoder then keeps between lists is at most
     /// [`Codec::decoder_lists`] lists of `entries`, and while it decodes

@@ -1164,7 +1164,7 @@ impl AdjacencyScan {
     /// The next vertex, its neighbours and (if the layout has them) weights.
     #[allow(clippy::type_complexity)]
     pub fn next_list(&mut self) -> Result<Option<(u64, &[u64], &[f32])>, StoreError> {
-        self.next_list_up_to(usize::MAX)
+        self.next_list_up_to(usize::MAX, false)
     }
 
     /// [`AdjacencyScan::next_list`], only the list's first `limit`
@@ -1174,14 +1174,30 @@ impl AdjacencyScan {
     /// first `limit` neighbours and weights returned.
     #[allow(clippy::type_complexity)]
     pub fn next_list_prefix(&mut self, limit: usize) -> Result<Option<(u64, &[u64], &[f32])>, StoreError> {
-        match self.next_list_up_to(if self.weights.is_some() { usize::MAX } else { limit })? {
+        match self.next_list_up_to(if self.weights.is_some() { usize::MAX } else { limit }, false)? {
             Some((v, ids, weights)) => Ok(Some((v, &ids[..ids.len().min(limit)], &weights[..weights.len().min(limit)]))),
             None => Ok(None),
         }
     }
 
+    /// [`AdjacencyScan::next_list`], at most `limit` of the list's
+    /// neighbours, any of them, and all of them when it has `limit` or
+    /// fewer ([`ListDecoder::decode_some`]): a codec that stores a list in
+    /// another order than ascending (CEESOR: by offset) decodes only the
+    /// ones it reads first. On a weighted layout, as
+    /// [`AdjacencyScan::next_list_prefix`].
     #[allow(clippy::type_complexity)]
-    fn next_list_up_to(&mut self, limit: usize) -> Result<Option<(u64, &[u64], &[f32])>, StoreError> {
+    pub fn next_list_some(&mut self, limit: usize) -> Result<Option<(u64, &[u64], &[f32])>, StoreError> {
+        if self.weights.is_some() {
+            return self.next_list_prefix(limit);
+        }
+        self.next_list_up_to(limit, true)
+    }
+
+    #[allow(clippy::type_complexity)]
+    /// The next list, its first `limit` neighbours (or, with `some`, any
+    /// `limit` of them).
+    fn next_list_up_to(&mut self, limit: usize, some: bool) -> Result<Option<(u64, &[u64], &[f32])>, StoreError> {
         if self.vertex >= self.end {
             return Ok(None);
         }
@@ -1241,7 +1257,12 @@ impl AdjacencyScan {
             (entries[i], entries[i + 1])
         };
         let src = ListSource { vertices: self.vertices, bytes, first_byte: src_start, first_vertex, entry: &entry };
-        if let Err(e) = self.decoder.decode_prefix(v, lo, hi, &src, limit, &mut self.neighbours) {
+        let decoded = if some {
+            self.decoder.decode_some(v, lo, hi, &src, limit, &mut self.neighbours)
+        } else {
+            self.decoder.decode_prefix(v, lo, hi, &src, limit, &mut self.neighbours)
+        };
+        if let Err(e) = decoded {
             let place = self.block.map(|b| format!("{}, ", b.describe())).unwrap_or_default();
             return Err(StoreError::invalid(self.adjacency.path(), format!("{place}vertex {v}: {e}")));
         }

@@ -260,10 +260,11 @@ fn sample_by_scan(layout: &Layout, parent: &[AtomicU32], linked_whole: &AtomicBi
                 continue;
             }
             let mut scan = layout.scan_range(w[0], w[1])?;
-            // one entry more than it links shows whether it linked the list whole
+            // one entry more than it links shows whether it linked the list
+            // whole; any neighbours do (CEESOR's nearest, read first)
             let mut listed = 0u64;
             let read = (|| {
-                while let Some((u, nbrs, _)) = scan.next_list_prefix(NEIGHBOUR_ROUNDS + 1)? {
+                while let Some((u, nbrs, _)) = scan.next_list_some(NEIGHBOUR_ROUNDS + 1)? {
                     listed += 1;
                     for &v in nbrs.iter().take(NEIGHBOUR_ROUNDS) {
                         pairs.push((u as u32, v as u32));
