@@ -30,8 +30,9 @@
 //! Every core: a sampling scan cuts the vertex range into parts of about
 //! equal bytes, and a lane a core (as the budget holds their scans) reads
 //! a part at a time ([`outcore_store::Layout::scan_range`]), gathers its
-//! links in a buffer and makes them when it is full. The final phase's
-//! lists are read by one thread, in order, and their links gathered in a
+//! links in a buffer and makes them when it is full. With room for one
+//! scan only, one thread reads the lists, as the final phase's are read:
+//! in order, their links gathered in a
 //! buffer ([`LINK_BUFFER`] pairs), which a linking thread then makes on
 //! every core at once while the reader fills a second one (in place, as
 //! the reader waits, on a thread of a rayon pool). Links are gapbs'
@@ -43,7 +44,7 @@ use super::forest::{compress, labels, link, roots, Links};
 pub use super::forest::{LINK_BUFFER, LINK_BUFFER_BYTES};
 use outcore_io::{AtomicBitmap, Budget, Reservation, SplitMix64};
 use outcore_store::hot::ColumnStream;
-use outcore_store::{Layout, Store, StoreError};
+use outcore_store::{AdjacencyScan, Layout, Store, StoreError};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -193,7 +194,15 @@ fn link_all(store: &Store, parent: &[AtomicU32], mut links: Links, lanes: u64) -
     } else {
         stats.sampled_from = "scan";
         stats.sampling_lanes = lanes;
-        (stats.lists_sampled, stats.bytes_read) = sample_by_scan(&layouts[0], parent, &linked_whole, lanes)?;
+        if lanes > 1 {
+            (stats.lists_sampled, stats.bytes_read) = sample_by_scan(&layouts[0], parent, &linked_whole, lanes)?;
+        } else {
+            // one reader, whose links the linking thread makes meanwhile
+            // (a lane that links its own took 1.2-1.4 times as long)
+            let mut scan = layouts[0].scan()?;
+            stats.lists_sampled = sample_lists(&mut scan, &linked_whole, |u, v| links.add(u, v))?;
+            stats.bytes_read += scan.bytes_read();
+        }
         0
     };
     links.flush();
@@ -260,33 +269,39 @@ fn sample_by_scan(layout: &Layout, parent: &[AtomicU32], linked_whole: &AtomicBi
                 continue;
             }
             let mut scan = layout.scan_range(w[0], w[1])?;
-            // one entry more than it links shows whether it linked the list
-            // whole; any neighbours do (CEESOR's nearest, read first)
-            let mut listed = 0u64;
-            let read = (|| {
-                while let Some((u, nbrs, _)) = scan.next_list_some(NEIGHBOUR_ROUNDS + 1)? {
-                    listed += 1;
-                    for &v in nbrs.iter().take(NEIGHBOUR_ROUNDS) {
-                        pairs.push((u as u32, v as u32));
-                    }
-                    if nbrs.len() <= NEIGHBOUR_ROUNDS {
-                        linked_whole.set(u);
-                    }
-                    if pairs.len() + NEIGHBOUR_ROUNDS > lane_pairs {
-                        link_in_turn(parent, &mut pairs);
-                    }
+            let read = sample_lists(&mut scan, linked_whole, |u, v| {
+                pairs.push((u, v));
+                if pairs.len() == lane_pairs {
+                    link_in_turn(parent, &mut pairs);
                 }
-                Ok(())
-            })();
+            });
             bytes_read.fetch_add(scan.bytes_read(), Relaxed);
-            lists.fetch_add(listed, Relaxed);
-            if let Err(e) = read {
+            if let Err(e) = read.map(|listed| lists.fetch_add(listed, Relaxed)) {
                 next.store(cuts.len(), Relaxed); // the other lanes take no more parts
                 return Err(e);
             }
         }
     })?;
     Ok((lists.into_inner(), bytes_read.into_inner()))
+}
+
+/// Every list of `scan` sampled: `link` called with the list's vertex and
+/// each of [`NEIGHBOUR_ROUNDS`] of its neighbours (any of them: CEESOR's
+/// nearest, read first), and the vertex marked in `linked_whole` when
+/// those are its whole list (one entry more than it links shows it).
+/// Returns the lists read.
+fn sample_lists(scan: &mut AdjacencyScan, linked_whole: &AtomicBitmap, mut link: impl FnMut(u32, u32)) -> Result<u64, StoreError> {
+    let mut lists = 0;
+    while let Some((u, nbrs, _)) = scan.next_list_some(NEIGHBOUR_ROUNDS + 1)? {
+        lists += 1;
+        for &v in nbrs.iter().take(NEIGHBOUR_ROUNDS) {
+            link(u as u32, v as u32);
+        }
+        if nbrs.len() <= NEIGHBOUR_ROUNDS {
+            linked_whole.set(u);
+        }
+    }
+    Ok(lists)
 }
 
 /// The links of `pairs`, one after another on this thread, and `pairs`
