@@ -211,6 +211,31 @@ fn down_inside(vertex: u64, down: u64) -> bool {
     down <= vertex
 }
 
+/// Whether the `left` bits of a list at the top of `word` are padding: fewer
+/// than 8 zeros (every entry holds a 1).
+#[inline(always)]
+fn only_padding(word: u64, left: u64) -> bool {
+    left < 8 && (left == 0 || word >> (64 - left) == 0)
+}
+
+/// The bits of the list between index entries `lo..hi`, from the start
+/// of its block's bytes.
+#[inline]
+fn list_bits(lo: u64, hi: u64, src: &ListSource) -> Result<(u64, u64), String> {
+    let base = src.first_byte * 8;
+    match ((lo & !SELF_LOOP).checked_sub(base), (hi & !SELF_LOOP).checked_sub(base)) {
+        (Some(start), Some(end)) => Ok((start, end)),
+        _ => Err("list starts before its block".into()),
+    }
+}
+
+/// One more entry: its step from the last, less one, ORed into `steps`.
+#[inline(always)]
+fn follow((steps, last): (&mut u64, &mut u64), entry: u64) {
+    *steps |= entry.wrapping_sub(*last).wrapping_sub(1);
+    *last = entry;
+}
+
 /// Whether a list whose entries' `steps` are ORed as they were read is
 /// in order, so that [`check_sides`] would pass it: its entries (each an
 /// offset and then its sign, as an integer of its width) strictly rise,
@@ -223,20 +248,6 @@ fn down_inside(vertex: u64, down: u64) -> bool {
 /// falls (or rises by 2^63 or more) sets the sign bit of `steps`: then the
 /// sides are checked apart, and name the fault, or find none (two sides
 /// in order, interleaved out of order, decode to the same list).
-/// Whether the `left` bits of a list at the top of `word` are padding: fewer
-/// than 8 zeros (every entry holds a 1).
-#[inline(always)]
-fn only_padding(word: u64, left: u64) -> bool {
-    left < 8 && (left == 0 || word >> (64 - left) == 0)
-}
-
-/// One more entry: its step from the last, less one, ORed into `steps`.
-#[inline(always)]
-fn follow((steps, last): (&mut u64, &mut u64), entry: u64) {
-    *steps |= entry.wrapping_sub(*last).wrapping_sub(1);
-    *last = entry;
-}
-
 #[inline]
 fn in_order(steps: u64, vertex: u64, vertices: u64, farthest_up: Option<&u64>, farthest_down: Option<&u64>) -> bool {
     steps >> 63 == 0
@@ -267,10 +278,7 @@ impl ListDecoder for CeesorDecoder {
             return self.decode(vertex, lo, hi, src, out);
         }
         out.clear();
-        let base = src.first_byte * 8;
-        let (Some(start), Some(end)) = ((lo & !SELF_LOOP).checked_sub(base), (hi & !SELF_LOOP).checked_sub(base)) else {
-            return Err("list starts before its block".into());
-        };
+        let (start, end) = list_bits(lo, hi, src)?;
         let mut bits = BitReader::new(src.bytes, start, end)?;
         if lo & SELF_LOOP != 0 && limit > 0 {
             out.push(vertex);
@@ -352,10 +360,7 @@ fn decode_list(
 ) -> Result<(), String> {
     out.clear();
     negative.clear();
-    let base = src.first_byte * 8;
-    let (Some(start), Some(end)) = ((lo & !SELF_LOOP).checked_sub(base), (hi & !SELF_LOOP).checked_sub(base)) else {
-        return Err("list starts before its block".into());
-    };
+    let (start, end) = list_bits(lo, hi, src)?;
     let bytes = src.bytes;
     if end > bytes.len() as u64 * 8 || start > end {
         return Err("list extends past its block".into());

@@ -248,12 +248,11 @@ const PARTS_PER_LANE: u64 = 4;
 /// is its whole list. The vertex range is cut into parts of about equal
 /// bytes ([`byte_cuts`]); `lanes` tasks of the current pool take them in
 /// turn, each scanning its part ([`Layout::scan_range`]) and linking as it
-/// reads (the links are lock-free). With one lane, one scan of the whole.
-/// Returns the lists read and the bytes read.
+/// reads (the links are lock-free). Returns the lists read and the bytes
+/// read.
 fn sample_by_scan(layout: &Layout, parent: &[AtomicU32], linked_whole: &AtomicBitmap, lanes: u64) -> Result<(u64, u64), StoreError> {
     use std::sync::atomic::{AtomicU64, AtomicUsize};
-    let parts = if lanes > 1 { PARTS_PER_LANE * lanes } else { 1 };
-    let (cuts, index_read) = byte_cuts(layout, parts)?;
+    let (cuts, index_read) = byte_cuts(layout, PARTS_PER_LANE * lanes)?;
     let (next, lists, bytes_read) = (AtomicUsize::new(0), AtomicU64::new(0), AtomicU64::new(index_read));
     // the link buffers' memory shared among the lanes
     let lane_pairs = (2 * LINK_BUFFER / lanes as usize).max(NEIGHBOUR_ROUNDS);
