@@ -885,7 +885,7 @@ fn afforest_charges_what_it_holds_and_finds_the_largest_component_as_its_giant()
         let (labels, charge, stats) = afforest::wcc_charged(&st, &budget).unwrap();
         assert_eq!(charge.bytes(), 4 * n, "{what}: the labels' charge");
         assert!(budget.peak() >= afforest::state_bytes(n), "{what}: peak {} < state {}", budget.peak(), afforest::state_bytes(n));
-        assert_eq!(stats.sampled_from, if hot { "hot" } else { "scan" }, "{what}");
+        assert_eq!(stats.sampled_from, if hot { "hot" } else { "heads" }, "{what}");
         drop(charge);
         assert_eq!(budget.used(), 0, "{what}: every charge given back");
         let g = MemGraph::load(&st, "out", &Budget::unlimited()).unwrap();

@@ -13,6 +13,7 @@ pub mod codec;
 pub mod ef;
 mod error;
 pub mod gapref;
+pub mod heads;
 pub mod hot;
 pub mod idmap;
 pub mod ids;

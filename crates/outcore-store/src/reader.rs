@@ -282,15 +282,23 @@ impl Layout {
         let mut files = vec![self.adjacency_path()];
         files.extend(self.weights_path());
         files.extend(self.blocks_path());
-        let mut bytes = self.list_bytes(self.longest_list()?);
-        match self.record.index_format {
-            IndexFormat::U64 => files.push(self.index_path()),
-            IndexFormat::EliasFano => bytes += crate::ef::cursor_bytes(length(&self.index_path())?, self.index_flag()) + READER_BYTES,
-        }
+        let mut bytes = self.list_bytes(self.longest_list()?) + self.index_cursor_bytes()?;
         for file in &files {
             bytes += 2 * chunk + length(file)?.min(2 * chunk) + READER_BYTES;
         }
         Ok(bytes)
+    }
+
+    /// Memory of the index read forward ([`Layout::index_entries`]): a
+    /// sequential window over a word index, an Elias-Fano cursor.
+    pub(crate) fn index_cursor_bytes(&self) -> Result<u64, StoreError> {
+        let chunk = STREAM_CHUNK_BYTES as u64;
+        let path = self.index_path();
+        let length = std::fs::metadata(&path).map(|m| m.len()).ctx(&path, "stat")?;
+        Ok(match self.record.index_format {
+            IndexFormat::U64 => 2 * chunk + length.min(2 * chunk) + READER_BYTES,
+            IndexFormat::EliasFano => crate::ef::cursor_bytes(length, self.index_flag()) + READER_BYTES,
+        })
     }
 
     /// The layout's files that have page checksums beside them, each with

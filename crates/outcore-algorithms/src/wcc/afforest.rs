@@ -43,8 +43,9 @@
 use super::forest::{compress, labels, link, roots, Links};
 pub use super::forest::{LINK_BUFFER, LINK_BUFFER_BYTES};
 use outcore_io::{AtomicBitmap, Budget, Reservation, SplitMix64};
+use outcore_store::heads::HeadScan;
 use outcore_store::hot::ColumnStream;
-use outcore_store::{AdjacencyScan, Layout, Store, StoreError};
+use outcore_store::{AdjacencyScan, Layout, PageChecks, Store, StoreError};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -150,19 +151,88 @@ pub fn wcc_charged(store: &Store, budget: &Budget) -> Result<(Vec<u32>, Reservat
     let charge = budget.reserve("WCC parent array", n * 4)?;
     let bitmap_charge = budget.reserve("Afforest's linked-lists bitmap and link buffers", n.div_ceil(64) * 8 + LINK_BUFFER_BYTES)?;
     let _reads = budget.reserve("a scan of out, then lookups", read_bytes(store)?)?;
-    // a scan per core where the budget has room for them
     let scan = crate::needs::scan_bytes(store, &["out"])?;
-    let lanes = if hot_columns(store) > 0 { 1 } else { scan_lanes(budget.available(), scan) };
-    let _more_scans = budget.reserve(&format!("the sampling's scans of out in {} more lanes", lanes - 1), (lanes - 1) * scan)?;
+    let sampling = if hot_columns(store) > 0 { Sampling::Hot } else { Sampling::choose(&store.layout("out")?, scan, budget)? };
+    // a scan per core where the budget has room for them
+    let lane = match &sampling {
+        Sampling::Heads { lane, .. } => *lane,
+        _ => scan,
+    };
+    let lanes = if let Sampling::Hot = sampling { 1 } else { scan_lanes(budget.available(), lane) };
+    let _more_scans = budget.reserve(&format!("the sampling's scans of out in {} more lanes", lanes - 1), (lanes - 1) * lane)?;
     let parent = roots(n);
-    let stats = std::thread::scope(|scope| link_all(store, &parent, Links::start(scope, &parent), lanes))?;
+    let stats = std::thread::scope(|scope| link_all(store, &parent, Links::start(scope, &parent), &sampling, lanes))?;
+    drop(sampling);
     drop(bitmap_charge);
     Ok((labels(parent), charge, stats))
 }
 
+/// Where the sampling reads each vertex's first neighbours.
+enum Sampling {
+    /// The hot layout's first columns.
+    Hot,
+    /// The pages of the lists' heads ([`outcore_store::heads`]), their
+    /// checksums registered and charged, and what a lane's scan holds
+    /// (its first lane's extra over a scan charged too).
+    Heads { pages: PageChecks, lane: u64, _first_lane: Reservation },
+    /// A scan of the whole adjacency.
+    Scan,
+}
+
+impl Sampling {
+    /// Heads where `layout` is read by them and the budget holds their
+    /// page checksums and a lane's scan (beyond the `scan` already
+    /// charged for the first); a scan otherwise.
+    fn choose(layout: &Layout, scan: u64, budget: &Budget) -> Result<Self, StoreError> {
+        if !layout.reads_heads() {
+            return Ok(Sampling::Scan);
+        }
+        let lane = layout.head_scan_bytes()?;
+        let extra = lane.saturating_sub(scan);
+        if extra + layout.page_sums_bytes() > budget.available() {
+            return Ok(Sampling::Scan);
+        }
+        let first_lane = budget.reserve("the sampling's first head scan, beyond a scan", extra)?;
+        Ok(Sampling::Heads { pages: layout.check_by_pages(budget)?, lane, _first_lane: first_lane })
+    }
+
+    /// A reader of the heads of `first..end`'s lists in `layout`.
+    fn open(&self, layout: &Layout, first: u64, end: u64) -> Result<Heads, StoreError> {
+        Ok(match self {
+            Sampling::Heads { pages, .. } => Heads::Pages(layout.scan_heads(first, end, NEIGHBOUR_ROUNDS + 1, pages)?),
+            _ => Heads::Scan(layout.scan_range(first, end)?),
+        })
+    }
+}
+
+/// The first neighbours of every list of a range: read by their pages,
+/// or decoded by a scan ([`AdjacencyScan::next_list_some`]).
+enum Heads {
+    Pages(HeadScan),
+    Scan(AdjacencyScan),
+}
+
+impl Heads {
+    /// The next vertex and at most [`NEIGHBOUR_ROUNDS`] + 1 of its neighbours
+    /// (all of them when it has no more).
+    fn next(&mut self) -> Result<Option<(u64, &[u64])>, StoreError> {
+        match self {
+            Heads::Pages(heads) => heads.next_head(),
+            Heads::Scan(scan) => Ok(scan.next_list_some(NEIGHBOUR_ROUNDS + 1)?.map(|(v, ids, _)| (v, ids))),
+        }
+    }
+
+    fn bytes_read(&self) -> u64 {
+        match self {
+            Heads::Pages(heads) => heads.bytes_read(),
+            Heads::Scan(scan) => scan.bytes_read(),
+        }
+    }
+}
+
 /// Link every edge of `store` into `parent` as the module comment says
 /// (everything but the last compression), through `links`.
-fn link_all(store: &Store, parent: &[AtomicU32], mut links: Links, lanes: u64) -> Result<AfforestStats, StoreError> {
+fn link_all(store: &Store, parent: &[AtomicU32], mut links: Links, sampling: &Sampling, lanes: u64) -> Result<AfforestStats, StoreError> {
     let n = store.vertices();
     let mut stats = AfforestStats::default();
     let directed = store.manifest().directed;
@@ -173,7 +243,7 @@ fn link_all(store: &Store, parent: &[AtomicU32], mut links: Links, lanes: u64) -
     // the layout whose lists the sampling linked whole when short
     let linked_whole = AtomicBitmap::new(n);
     let hot_columns = hot_columns(store);
-    let whole = if hot_columns > 0 {
+    let whole = if let Sampling::Hot = sampling {
         // the first columns of the hot layout and the degrees: a few bytes
         // a vertex instead of the whole adjacency
         stats.sampled_from = "hot";
@@ -192,16 +262,16 @@ fn link_all(store: &Store, parent: &[AtomicU32], mut links: Links, lanes: u64) -
         stats.bytes_read += degrees.bytes_read() + columns.iter().map(ColumnStream::bytes_read).sum::<u64>();
         directed as usize
     } else {
-        stats.sampled_from = "scan";
+        stats.sampled_from = if let Sampling::Heads { .. } = sampling { "heads" } else { "scan" };
         stats.sampling_lanes = lanes;
         if lanes > 1 {
-            (stats.lists_sampled, stats.bytes_read) = sample_by_scan(&layouts[0], parent, &linked_whole, lanes)?;
+            (stats.lists_sampled, stats.bytes_read) = sample_by_scan(&layouts[0], sampling, parent, &linked_whole, lanes)?;
         } else {
             // one reader, whose links the linking thread makes meanwhile
             // (a lane that links its own took 1.2-1.4 times as long)
-            let mut scan = layouts[0].scan()?;
-            stats.lists_sampled = sample_lists(&mut scan, &linked_whole, |u, v| links.add(u, v))?;
-            stats.bytes_read += scan.bytes_read();
+            let mut heads = sampling.open(&layouts[0], 0, n)?;
+            stats.lists_sampled = sample_lists(&mut heads, &linked_whole, |u, v| links.add(u, v))?;
+            stats.bytes_read += heads.bytes_read();
         }
         0
     };
@@ -250,7 +320,13 @@ const PARTS_PER_LANE: u64 = 4;
 /// turn, each scanning its part ([`Layout::scan_range`]) and linking as it
 /// reads (the links are lock-free). Returns the lists read and the bytes
 /// read.
-fn sample_by_scan(layout: &Layout, parent: &[AtomicU32], linked_whole: &AtomicBitmap, lanes: u64) -> Result<(u64, u64), StoreError> {
+fn sample_by_scan(
+    layout: &Layout,
+    sampling: &Sampling,
+    parent: &[AtomicU32],
+    linked_whole: &AtomicBitmap,
+    lanes: u64,
+) -> Result<(u64, u64), StoreError> {
     use std::sync::atomic::{AtomicU64, AtomicUsize};
     let (cuts, index_read) = byte_cuts(layout, PARTS_PER_LANE * lanes)?;
     let (next, lists, bytes_read) = (AtomicUsize::new(0), AtomicU64::new(0), AtomicU64::new(index_read));
@@ -267,7 +343,7 @@ fn sample_by_scan(layout: &Layout, parent: &[AtomicU32], linked_whole: &AtomicBi
             if w[0] == w[1] {
                 continue;
             }
-            let mut scan = layout.scan_range(w[0], w[1])?;
+            let mut scan = sampling.open(layout, w[0], w[1])?;
             let read = sample_lists(&mut scan, linked_whole, |u, v| {
                 pairs.push((u, v));
                 if pairs.len() == lane_pairs {
@@ -289,9 +365,9 @@ fn sample_by_scan(layout: &Layout, parent: &[AtomicU32], linked_whole: &AtomicBi
 /// nearest, read first), and the vertex marked in `linked_whole` when
 /// those are its whole list (one entry more than it links shows it).
 /// Returns the lists read.
-fn sample_lists(scan: &mut AdjacencyScan, linked_whole: &AtomicBitmap, mut link: impl FnMut(u32, u32)) -> Result<u64, StoreError> {
+fn sample_lists(heads: &mut Heads, linked_whole: &AtomicBitmap, mut link: impl FnMut(u32, u32)) -> Result<u64, StoreError> {
     let mut lists = 0;
-    while let Some((u, nbrs, _)) = scan.next_list_some(NEIGHBOUR_ROUNDS + 1)? {
+    while let Some((u, nbrs)) = heads.next()? {
         lists += 1;
         for &v in nbrs.iter().take(NEIGHBOUR_ROUNDS) {
             link(u as u32, v as u32);

@@ -128,21 +128,25 @@ impl Algorithm for Wcc {
                         let (values, charge, stats) = afforest::wcc_charged(cx.store, cx.budget)?;
                         cx.figure("version", "afforest");
                         cx.figure("sampled_from", stats.sampled_from);
-                        if stats.sampled_from == "scan" {
+                        if stats.sampled_from != "hot" {
                             cx.figure("sampling_lanes", stats.sampling_lanes);
-                            // what the hot layout would replace the sampling scan with
+                            // what the hot layout would replace the sampling's reads with
                             let hot_bytes = afforest::hot_sampling_bytes(cx.store);
+                            let instead = match stats.sampled_from {
+                                "heads" => format!("reading the pages of every list's head in {}", outcore_io::format_bytes(bytes)),
+                                _ => format!("scanning {}", outcore_io::format_bytes(bytes)),
+                            };
                             let would_save = format!(
-                                "sampling from the hot layout would read at most {} (degrees and two columns) instead of scanning {}: outcore layout add STORE hot",
+                                "sampling from the hot layout would read at most {} (degrees and two columns) instead of {instead}: outcore layout add STORE hot",
                                 outcore_io::format_bytes(hot_bytes),
-                                outcore_io::format_bytes(bytes)
                             );
                             cx.figure("hot_layout_would_save", &would_save);
                             cx.note(would_save);
                         }
                         cx.figure("giant_component_vertices", stats.giant_vertices);
                         cx.figure("lists_read_outside_it", stats.lists_finished);
-                        // what it read, counted: sampled from the hot layout it scans nothing
+                        // what it read, counted: sampled from the hot layout or by the
+                        // lists' heads it makes no pass over the adjacency
                         let passes = (stats.sampled_from == "scan") as u64;
                         (values, charge, EngineStats::Scan { bytes_read: stats.bytes_read, passes })
                     }
