@@ -552,7 +552,7 @@ fn afforest_sampling_from_hot_columns_charges_their_streams() {
         let (run, grown) = measured(|| afforest::wcc_charged(&store, &budget));
         let (labels, _charge, stats) = run.unwrap();
         assert_eq!(labels, expected, "{columns} columns: Afforest and union-find");
-        assert_eq!(stats.sampled_from, if columns > 0 { "hot" } else { "scan" }, "{columns} columns");
+        assert_eq!(stats.sampled_from, if columns > 0 { "hot" } else { "heads" }, "{columns} columns");
         let peak = budget.peak();
         assert!(grown <= peak + BOOKKEEPING, "{columns} columns: the heap grew {grown} bytes, {peak} charged at the peak");
     }

@@ -707,7 +707,7 @@ fn algorithms_run_on_a_default_store_and_verify() {
     assert_eq!(outcore(&["layout", "add", s(&store), "in"]).0, 0);
     let (_, out, _) = outcore(&["wcc", s(&store), "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert!(v["version"] == "afforest" && v["sampled_from"] == "scan", "{out}");
+    assert!(v["version"] == "afforest" && v["sampled_from"] == "heads", "{out}");
     assert!(v["hot_layout_would_save"].as_str().unwrap().contains("outcore layout add STORE hot"), "{out}");
     // the text reports say what the hot layout would save, as notes
     let (_, out, _) = outcore(&["wcc", s(&store)]);

@@ -81,9 +81,10 @@ impl Layout {
     /// batches' pages and index entries, the index cursor, the reader.
     pub fn head_scan_bytes(&self) -> Result<u64, StoreError> {
         let batches = BATCHES as u64 * (AlignedBuf::held_bytes(BATCH_BYTES, DIRECT_ALIGN) + 8 * (BATCH_VERTICES as u64 + 1));
-        // a run a page at most, and the reader's requests
-        let runs = BATCHES as u64 * (BATCH_BYTES / PAGE_BYTES) as u64 * 24;
-        Ok(batches + runs + self.index_cursor_bytes()? + crate::reader::READER_BYTES + READ_DEPTH as u64 * 64)
+        // a run a page at most: the plan's (24 bytes), the reads handed
+        // to the reader and its requests (40 each, and one more a MiB)
+        let runs = BATCHES as u64 * ((BATCH_BYTES / PAGE_BYTES) as u64 * 128 + 4096);
+        Ok(batches + runs + self.index_cursor_bytes()? + crate::reader::READER_BYTES)
     }
 
     /// The first `limit` entries of the lists of `first..end`, in order,
@@ -94,18 +95,18 @@ impl Layout {
     pub fn scan_heads(&self, first: u64, end: u64, limit: usize, _checked_by_pages: &PageChecks) -> Result<HeadScan, StoreError> {
         if !self.reads_heads() {
             return Err(StoreError::invalid(
-                &self.adjacency_path(),
+                self.adjacency_path(),
                 "is not read by its heads' pages (no entry index or no page checksums)",
             ));
         }
         if limit as u64 * self.codec().byte_range(0, 1).1 > (BATCH_BYTES - 2 * PAGE_BYTES) as u64 {
             return Err(StoreError::invalid(
-                &self.adjacency_path(),
+                self.adjacency_path(),
                 format!("heads of {limit} entries do not fit a batch of {BATCH_BYTES} bytes"),
             ));
         }
         if first > end || end > self.vertices() {
-            return Err(StoreError::invalid(&self.index_path(), format!("no vertices {first}..{end} in a layout of {}", self.vertices())));
+            return Err(StoreError::invalid(self.index_path(), format!("no vertices {first}..{end} in a layout of {}", self.vertices())));
         }
         let adjacency = self.adjacency_path();
         let file_len = std::fs::metadata(&adjacency).ctx(&adjacency, "stat")?.len();

@@ -199,8 +199,8 @@ impl Sampling {
     /// A reader of the heads of `first..end`'s lists in `layout`.
     fn open(&self, layout: &Layout, first: u64, end: u64) -> Result<Heads, StoreError> {
         Ok(match self {
-            Sampling::Heads { pages, .. } => Heads::Pages(layout.scan_heads(first, end, NEIGHBOUR_ROUNDS + 1, pages)?),
-            _ => Heads::Scan(layout.scan_range(first, end)?),
+            Sampling::Heads { pages, .. } => Heads::Pages(Box::new(layout.scan_heads(first, end, NEIGHBOUR_ROUNDS + 1, pages)?)),
+            _ => Heads::Scan(Box::new(layout.scan_range(first, end)?)),
         })
     }
 }
@@ -208,8 +208,8 @@ impl Sampling {
 /// The first neighbours of every list of a range: read by their pages,
 /// or decoded by a scan ([`AdjacencyScan::next_list_some`]).
 enum Heads {
-    Pages(HeadScan),
-    Scan(AdjacencyScan),
+    Pages(Box<HeadScan>),
+    Scan(Box<AdjacencyScan>),
 }
 
 impl Heads {
