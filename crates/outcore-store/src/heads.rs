@@ -274,42 +274,14 @@ impl HeadScan {
 mod tests {
     //! [`HeadScan`] against the plain definition: each list's first
     //! entries, as a whole scan reads them.
-    use crate::{CsrWriter, Encoding, LayoutRecord, Manifest, Store, StoreWriter, FORMAT_NAME, FORMAT_VERSION};
+    use crate::{Encoding, Store};
     use outcore_io::{Budget, SplitMix64};
-    use std::collections::BTreeMap;
 
     /// A raw32 layout of `lists`, written as import writes it (with page
     /// checksums).
     fn raw_store(dir: &std::path::Path, lists: &[Vec<u64>]) -> Store {
-        let n = lists.len() as u64;
-        let mut store = StoreWriter::create(dir, false).unwrap();
-        let mut layout = CsrWriter::new(&store, "out", Encoding::Raw32, n, false).unwrap();
-        for (v, list) in lists.iter().enumerate() {
-            for &u in list {
-                layout.push(v as u64, u, 1.0).unwrap();
-            }
-        }
-        let (record, arcs): (LayoutRecord, u64) = layout.finish(&mut store).unwrap();
-        let manifest = Manifest {
-            format: FORMAT_NAME.into(),
-            version: FORMAT_VERSION,
-            vertices: n,
-            edges: arcs,
-            arcs,
-            self_loops: 0,
-            directed: true,
-            weighted: false,
-            id_map: "identity".into(),
-            id_base: 0,
-            layouts: BTreeMap::from([("out".to_string(), record)]),
-            files: BTreeMap::new(),
-            provenance: BTreeMap::new(),
-            tiles: None,
-            hot: None,
-            bipartite: None,
-        };
-        store.commit(manifest).unwrap();
-        Store::open(dir).unwrap()
+        let weighted: Vec<Vec<(u64, f32)>> = lists.iter().map(|l| l.iter().map(|&u| (u, 1.0)).collect()).collect();
+        crate::reader::tests::write(dir, &weighted, Encoding::Raw32, false)
     }
 
     fn heads_of(store: &Store, first: u64, end: u64, limit: usize) -> Vec<(u64, Vec<u64>)> {

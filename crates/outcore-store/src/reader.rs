@@ -1302,7 +1302,7 @@ impl AdjacencyScan {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     //! [`Layout::scan_range`] against the plain definition: the lists of
     //! a whole [`Layout::scan`] from `first` to `end`, weights included.
     use crate::{CsrWriter, Encoding, LayoutRecord, Manifest, Store, StoreWriter, FORMAT_NAME, FORMAT_VERSION};
@@ -1375,7 +1375,9 @@ mod tests {
         (0..n).map(|v| if v % 97 == 5 { vec![(v / 2, 2.5), (v / 2 + 1, 0.25), (n - 1, 9.0)] } else { Vec::new() }).collect()
     }
 
-    fn write(dir: &Path, lists: &Lists, encoding: Encoding, weighted: bool) -> Store {
+    /// A store of one layout, `out`, of `lists` (with page checksums, as
+    /// import writes it).
+    pub(crate) fn write(dir: &Path, lists: &Lists, encoding: Encoding, weighted: bool) -> Store {
         let n = lists.len() as u64;
         let mut store = StoreWriter::create(dir, false).unwrap();
         let mut layout = CsrWriter::new(&store, "out", encoding, n, weighted).unwrap();

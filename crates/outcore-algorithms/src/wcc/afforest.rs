@@ -7,7 +7,9 @@
 //!    forest is compressed. The neighbours are the first columns of the
 //!    `hot` layout where the store has one (its hottest neighbours, read
 //!    beside the degrees: a few bytes a vertex), else the first ones of
-//!    each list in one sequential scan.
+//!    each list: on a raw layout, read by the pages that hold them
+//!    ([`outcore_store::heads`]: a long list's other pages are not read),
+//!    otherwise by one sequential scan.
 //! 2. The largest intermediate component is found from [`SAMPLES`] random
 //!    vertices; on graphs with a giant component it holds most vertices.
 //! 3. Only the vertices outside it have their lists read (a forward lookup
@@ -27,10 +29,11 @@
 //! component. Links point the larger root at the smaller, so the labels
 //! are the smallest id of each component, as [`super::union_find`]'s are.
 //!
-//! Every core: a sampling scan cuts the vertex range into parts of about
-//! equal bytes, and a lane a core (as the budget holds their scans) reads
-//! a part at a time ([`outcore_store::Layout::scan_range`]), gathers its
-//! links in a buffer and makes them when it is full. With room for one
+//! Every core: the sampling cuts the vertex range into parts of about
+//! equal bytes, and a lane a core (as the budget holds their readers)
+//! reads a part at a time ([`outcore_store::Layout::scan_heads`] or
+//! [`outcore_store::Layout::scan_range`]), gathers its links in a buffer
+//! and makes them when it is full. With room for one
 //! scan only, one thread reads the lists, as the final phase's are read:
 //! in order, their links gathered in a
 //! buffer ([`LINK_BUFFER`] pairs), which a linking thread then makes on
@@ -317,8 +320,8 @@ const PARTS_PER_LANE: u64 = 4;
 /// [`NEIGHBOUR_ROUNDS`] neighbours, and marked in `linked_whole` when that
 /// is its whole list. The vertex range is cut into parts of about equal
 /// bytes ([`byte_cuts`]); `lanes` tasks of the current pool take them in
-/// turn, each scanning its part ([`Layout::scan_range`]) and linking as it
-/// reads (the links are lock-free). Returns the lists read and the bytes
+/// turn, each reading its part's heads ([`Sampling::open`]) and linking as
+/// it reads (the links are lock-free). Returns the lists read and the bytes
 /// read.
 fn sample_by_scan(
     layout: &Layout,
