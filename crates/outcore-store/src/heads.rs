@@ -389,4 +389,44 @@ mod tests {
         };
         assert!(err.contains("out.adj") && err.contains("checksum mismatch in block 0 (bytes 0..4096)"), "{err}");
     }
+
+    /// An index that places a list past the end of the adjacency file (the
+    /// file cut by 8 bytes, the manifest told) is refused by name, before
+    /// any page is read for it.
+    #[test]
+    fn a_list_past_the_adjacency_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let lists: Vec<Vec<u64>> = (0..500u64).map(|v| (0..v % 7).map(|d| (v + d + 1) % 500).collect::<Vec<_>>()).collect();
+        let lists: Vec<Vec<u64>> = lists
+            .into_iter()
+            .map(|mut l| {
+                l.sort_unstable();
+                l.dedup();
+                l
+            })
+            .collect();
+        raw_store(dir.path(), &lists);
+        let adjacency = dir.path().join("out.adj");
+        let len = std::fs::metadata(&adjacency).unwrap().len();
+        std::fs::OpenOptions::new().write(true).open(&adjacency).unwrap().set_len(len - 8).unwrap();
+        let manifest = dir.path().join("manifest.json");
+        let mut record: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+        record["files"]["out.adj"]["bytes"] = (len - 8).into();
+        // the arcs the 8 bytes held
+        let arcs = record["arcs"].as_u64().unwrap();
+        record["arcs"] = (arcs - 2).into();
+        std::fs::write(&manifest, serde_json::to_vec(&record).unwrap()).unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let lay = store.layout("out").unwrap();
+        let pages = lay.check_by_pages(&Budget::unlimited()).unwrap();
+        let mut scan = lay.scan_heads(0, 500, 3, &pages).unwrap();
+        let err = loop {
+            match scan.next_head() {
+                Err(e) => break e.to_string(),
+                Ok(None) => panic!("a list past the file went unseen"),
+                Ok(Some(_)) => {}
+            }
+        };
+        assert!(err.contains("beyond the") && err.contains("out.adj") && err.contains("vertex 499's list"), "{err}");
+    }
 }
