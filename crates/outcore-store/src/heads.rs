@@ -223,7 +223,13 @@ impl HeadScan {
     /// heads' pages fit in a batch's bytes.
     fn plan(&mut self) -> Result<Batch, StoreError> {
         let page = PAGE_BYTES as u64;
-        let mut batch = Batch { first: self.plan_next, starts: vec![self.plan_lo], runs: Vec::new() };
+        // room for a full batch at once (no doubling past what is charged)
+        let mut batch = Batch {
+            first: self.plan_next,
+            starts: Vec::with_capacity(BATCH_VERTICES + 1),
+            runs: Vec::with_capacity(BATCH_BYTES / PAGE_BYTES),
+        };
+        batch.starts.push(self.plan_lo);
         let mut used = 0u64;
         while self.plan_next < self.end && batch.starts.len() <= BATCH_VERTICES {
             let (v, lo) = (self.plan_next, self.plan_lo);
