@@ -815,10 +815,12 @@ fn wcc_asks_for_its_parents_or_labels() {
     }
 }
 
-/// WCC's report says what Afforest read, counted by its readers: after a
-/// sampling scan at least the index and the adjacency, and from the hot
-/// layout no scan (`passes` 0) and its own count, not the adjacency's
-/// size; union-find reads the layout once.
+/// WCC's report says what Afforest read, counted by its readers: by the
+/// lists' heads (a raw layout) no scan (`passes` 0), the index and at
+/// least a page of the heads; by a sampling
+/// scan (a compressed copy) at least the index and the adjacency, in one
+/// scan; from the hot layout no scan and its own count, not the
+/// adjacency's size; union-find reads the layout once.
 #[test]
 fn wcc_reports_the_bytes_it_read() {
     use outcore_algorithms::wcc::afforest;
@@ -832,11 +834,27 @@ fn wcc_reports_the_bytes_it_read() {
     };
     let lay = st.layout("out").unwrap();
     let file = |p: std::path::PathBuf| std::fs::metadata(p).unwrap().len();
-    let (scanned, passes, summary) = figures(&st, "afforest");
-    assert_eq!((passes, summary.as_str()), (1, "1 sequential scan"));
-    assert!(scanned >= file(lay.index_path()) + file(lay.adjacency_path()), "{scanned} read by a sampling scan");
+    let (heads, passes, summary) = figures(&st, "afforest");
+    assert_eq!((passes, summary.as_str()), (0, "no sequential scan"));
+    let (index, adjacency) = (file(lay.index_path()), file(lay.adjacency_path()));
+    assert!(heads > index + adjacency.min(4096), "{heads} read by the heads and the lookups after them");
     assert_eq!(figures(&st, "union-find"), (st.layout_bytes("out"), 1, "1 sequential scan".to_string()));
-    drop((lay, st));
+    // a gapref copy is scanned
+    let copy = dir.path().join("gapref");
+    let opts = outcore_ingest::recode::RecodeOptions {
+        encoding: Some(outcore_store::Encoding::Gapref),
+        order: "none".into(),
+        memory: 256 << 20,
+        force: false,
+        layouts: None,
+    };
+    outcore_ingest::recode::recode(&dir.path().join("s"), &copy, None, &opts, &NoProgress).unwrap();
+    let gapref = Store::open(&copy).unwrap();
+    let g = gapref.layout("out").unwrap();
+    let (scanned, passes, summary) = figures(&gapref, "afforest");
+    assert_eq!((passes, summary.as_str()), (1, "1 sequential scan"));
+    assert!(scanned >= file(g.index_path()) + file(g.adjacency_path()), "{scanned} read by a sampling scan");
+    drop((lay, st, g, gapref));
     let path = dir.path().join("s");
     outcore_ingest::hot::add_hot(&path, 2, 1 << 30, &NoProgress).unwrap();
     let st = Store::open(&path).unwrap();
