@@ -303,6 +303,21 @@ mod tests {
         got
     }
 
+    /// The error a head scan of the first `n` vertices ends with (three
+    /// entries a head); a scan that ends without one fails the test.
+    fn first_error(store: &Store, n: u64) -> String {
+        let lay = store.layout("out").unwrap();
+        let pages = lay.check_by_pages(&Budget::unlimited()).unwrap();
+        let mut scan = lay.scan_heads(0, n, 3, &pages).unwrap();
+        loop {
+            match scan.next_head() {
+                Err(e) => return e.to_string(),
+                Ok(None) => panic!("the scan of {n} vertices found nothing wrong"),
+                Ok(Some(_)) => {}
+            }
+        }
+    }
+
     /// Lists of every length: empty (at both ends too), short, a few
     /// pages long, and eleven hubs of hundreds of pages each (vertex 10
     /// and the one `n - 5` among them); more vertices than a batch covers.
@@ -383,17 +398,7 @@ mod tests {
         assert_eq!(heads_of(&store, 0, 5, 3)[..4], [(0, vec![]), (1, vec![0, 1, 2]), (2, vec![]), (3, vec![0, 2, 4])]);
         // the head's own page: reported, naming the file
         flip(0);
-        let store = Store::open(dir.path()).unwrap();
-        let lay = store.layout("out").unwrap();
-        let pages = lay.check_by_pages(&Budget::unlimited()).unwrap();
-        let mut scan = lay.scan_heads(0, 5, 3, &pages).unwrap();
-        let err = loop {
-            match scan.next_head() {
-                Err(e) => break e.to_string(),
-                Ok(None) => panic!("a damaged head page went unseen"),
-                Ok(Some(_)) => {}
-            }
-        };
+        let err = first_error(&Store::open(dir.path()).unwrap(), 5);
         assert!(err.contains("out.adj") && err.contains("checksum mismatch in block 0 (bytes 0..4096)"), "{err}");
     }
 
@@ -423,17 +428,7 @@ mod tests {
         let arcs = record["arcs"].as_u64().unwrap();
         record["arcs"] = (arcs - 2).into();
         std::fs::write(&manifest, serde_json::to_vec(&record).unwrap()).unwrap();
-        let store = Store::open(dir.path()).unwrap();
-        let lay = store.layout("out").unwrap();
-        let pages = lay.check_by_pages(&Budget::unlimited()).unwrap();
-        let mut scan = lay.scan_heads(0, 500, 3, &pages).unwrap();
-        let err = loop {
-            match scan.next_head() {
-                Err(e) => break e.to_string(),
-                Ok(None) => panic!("a list past the file went unseen"),
-                Ok(Some(_)) => {}
-            }
-        };
+        let err = first_error(&Store::open(dir.path()).unwrap(), 500);
         assert!(err.contains("beyond the") && err.contains("out.adj") && err.contains("vertex 499's list"), "{err}");
     }
 }
