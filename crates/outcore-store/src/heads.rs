@@ -68,6 +68,9 @@ pub struct HeadScan {
     run: usize,
     heads: Vec<u64>,
     read: u64,
+    /// An error ended the scan: a batch may be lost, so nothing more is
+    /// given.
+    failed: bool,
 }
 
 impl Layout {
@@ -132,6 +135,7 @@ impl Layout {
             run: 0,
             heads: Vec::with_capacity(limit),
             read: 0,
+            failed: false,
         })
     }
 }
@@ -143,8 +147,24 @@ impl HeadScan {
     }
 
     /// The next vertex and its list's first `limit` entries (the whole
-    /// list when it has no more), or `None` past the range.
+    /// list when it has no more), or `None` past the range. After an error
+    /// every call is an error.
     pub fn next_head(&mut self) -> Result<Option<(u64, &[u64])>, StoreError> {
+        if self.failed {
+            return Err(StoreError::invalid(&self.adjacency, "read on after an error of its head scan"));
+        }
+        match self.advance() {
+            Ok(Some(v)) => Ok(Some((v, &self.heads))),
+            Ok(None) => Ok(None),
+            Err(e) => {
+                self.failed = true;
+                Err(e)
+            }
+        }
+    }
+
+    /// The next vertex, its head in `heads`.
+    fn advance(&mut self) -> Result<Option<u64>, StoreError> {
         loop {
             if let Some((batch, _)) = &self.current {
                 if self.at + 1 < batch.starts.len() {
@@ -186,7 +206,7 @@ impl HeadScan {
                 return Err(StoreError::invalid(&self.adjacency, format!("vertex {v} has neighbour {u} >= {} vertices", self.vertices)));
             }
         }
-        Ok(Some((v, &self.heads)))
+        Ok(Some(v))
     }
 
     /// Plan batches and hand them to the reader while a buffer is free and
@@ -304,14 +324,19 @@ mod tests {
     }
 
     /// The error a head scan of the first `n` vertices ends with (three
-    /// entries a head); a scan that ends without one fails the test.
+    /// entries a head), after which it gives only errors; a scan that ends
+    /// without one fails the test.
     fn first_error(store: &Store, n: u64) -> String {
         let lay = store.layout("out").unwrap();
         let pages = lay.check_by_pages(&Budget::unlimited()).unwrap();
         let mut scan = lay.scan_heads(0, n, 3, &pages).unwrap();
         loop {
             match scan.next_head() {
-                Err(e) => return e.to_string(),
+                Err(e) => {
+                    let again = scan.next_head().expect_err("a scan that failed goes on failing").to_string();
+                    assert!(again.contains("after an error"), "{again}");
+                    return e.to_string();
+                }
                 Ok(None) => panic!("the scan of {n} vertices found nothing wrong"),
                 Ok(Some(_)) => {}
             }
