@@ -15,12 +15,16 @@
 //! Each page read is checked against the layout's page checksums, which
 //! its caller registers ([`Layout::check_by_pages`]) for all its scans.
 //!
-//! Only layouts whose index counts entries (the raw encodings: a list's
-//! head sits at a byte the index gives) and that keep page checksums are
-//! read this way ([`Layout::reads_heads`]); others by a scan.
+//! Layouts that keep page checksums are read this way where a head's
+//! bytes are known from the index alone ([`Layout::reads_heads`]): the
+//! raw encodings (an index of entries: the head's `limit` entries) and
+//! CEESOR (an index of bits, each list on its own: its first `limit`
+//! entries lie within [`CEESOR_ENTRY_BITS`] bits each, and its decoder
+//! gives the nearest, [`crate::ListDecoder::decode_some`]). gapref's lists
+//! may refer to the lists before them in their block: it is scanned.
 
 use crate::codec::IndexUnit;
-use crate::{IndexEntries, Layout, PageChecks, StoreError};
+use crate::{Codec, Encoding, IndexEntries, Layout, ListDecoder, ListSource, PageChecks, StoreError};
 use outcore_io::{AlignedBuf, IoContext, SegmentRead, SegmentReader, DIRECT_ALIGN, PAGE_BYTES};
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -36,6 +40,11 @@ pub const READ_DEPTH: usize = 32;
 /// Unneeded bytes between two heads' pages that are read rather than
 /// skipped (one request for both instead of two).
 const MERGE_GAP: u64 = 16 << 10;
+/// The most bits a CEESOR entry takes (`BitReader::read_widening_entry`):
+/// the zeros that widen it (fewer than 64: no entry is wider than 64
+/// bits), the 1 that ends them, the entry's other bits (at most 63) and
+/// its sign.
+pub const CEESOR_ENTRY_BITS: u64 = 64 + 1 + 63 + 1;
 
 /// One batch: the lists of `first..first + starts.len() - 1`, their index
 /// entries, and the page runs read for them, each (file byte, length,
@@ -50,7 +59,10 @@ struct Batch {
 pub struct HeadScan {
     adjacency: PathBuf,
     index: IndexEntries,
-    /// Bytes an entry takes.
+    codec: &'static dyn Codec,
+    /// CEESOR's decoder (raw heads are read as they lie).
+    decoder: Option<Box<dyn ListDecoder>>,
+    /// Bytes an entry takes (raw encodings).
     width: u64,
     file_len: u64,
     vertices: u64,
@@ -75,9 +87,10 @@ pub struct HeadScan {
 
 impl Layout {
     /// Whether [`Layout::scan_heads`] reads this layout by its heads' pages:
-    /// an index of entries, and page checksums for the adjacency.
+    /// a raw or CEESOR encoding, and page checksums for the adjacency.
     pub fn reads_heads(&self) -> bool {
-        self.codec().index_unit() == IndexUnit::Edges && self.page_sum_files().iter().any(|(file, _)| *file == self.adjacency_path())
+        let known = self.codec().index_unit() == IndexUnit::Edges || self.codec().encoding() == Encoding::Ceesor;
+        known && self.page_sum_files().iter().any(|(file, _)| *file == self.adjacency_path())
     }
 
     /// Memory a [`Layout::scan_heads`] holds, beside the page checksums
@@ -103,7 +116,7 @@ impl Layout {
                 "is not read by its heads' pages (no entry index or no page checksums)",
             ));
         }
-        if limit as u64 * self.codec().byte_range(0, 1).1 > (BATCH_BYTES - 2 * PAGE_BYTES) as u64 {
+        if head_bits(self.codec(), 0, u64::MAX, limit as u64) > 8 * (BATCH_BYTES - 2 * PAGE_BYTES) as u64 {
             return Err(StoreError::invalid(
                 self.adjacency_path(),
                 format!("heads of {limit} entries do not fit a batch of {BATCH_BYTES} bytes"),
@@ -117,8 +130,11 @@ impl Layout {
         let mut index = self.index_entries()?;
         let plan_lo = index.entry(first)?;
         let reader = SegmentReader::open(std::slice::from_ref(&adjacency), READ_DEPTH, false)?;
+        let codec = self.codec();
         Ok(HeadScan {
-            width: self.codec().byte_range(0, 1).1,
+            width: codec.byte_range(0, 1).1,
+            decoder: (codec.index_unit() == IndexUnit::Bits).then(|| codec.decoder()),
+            codec,
             adjacency,
             index,
             file_len,
@@ -137,6 +153,24 @@ impl Layout {
             read: 0,
             failed: false,
         })
+    }
+}
+
+/// The bit of the adjacency file where the list of index entry `entry`
+/// starts.
+fn bit_of(codec: &dyn Codec, entry: u64) -> u64 {
+    match codec.index_unit() {
+        IndexUnit::Edges => codec.position(entry).saturating_mul(codec.byte_range(0, 1).1 * 8),
+        IndexUnit::Bits => codec.position(entry),
+    }
+}
+
+/// The bit where the first `limit` entries of the list between index
+/// entries `lo..hi` end at the latest (where the list ends, when sooner).
+fn head_bits(codec: &dyn Codec, lo: u64, hi: u64, limit: u64) -> u64 {
+    match codec.index_unit() {
+        IndexUnit::Edges => bit_of(codec, hi.min(codec.position(lo).saturating_add(limit))),
+        IndexUnit::Bits => bit_of(codec, hi).min(bit_of(codec, lo).saturating_add(limit.saturating_mul(CEESOR_ENTRY_BITS))),
     }
 }
 
@@ -189,22 +223,38 @@ impl HeadScan {
         let (lo, hi) = (batch.starts[self.at], batch.starts[self.at + 1]);
         self.at += 1;
         self.heads.clear();
-        let take = hi.min(lo.saturating_add(self.limit));
-        if take > lo {
-            let byte = lo * self.width;
+        let (first_bit, end_bit) = (bit_of(self.codec, lo), head_bits(self.codec, lo, hi, self.limit));
+        // the head's bytes: from the run holding its first
+        let bytes = if end_bit > first_bit {
+            let byte = first_bit / 8;
             while byte >= batch.runs[self.run].0 + batch.runs[self.run].1 {
                 self.run += 1;
             }
             let (run_byte, _, buf_at) = batch.runs[self.run];
             let from = buf_at + (byte - run_byte) as usize;
-            let bytes = &buf.whole()[from..from + ((take - lo) * self.width) as usize];
-            match self.width {
+            &buf.whole()[from..from + (end_bit.div_ceil(8) - byte) as usize]
+        } else {
+            // no bits (a list that holds at most the vertex itself): a byte
+            // that places a position within it, which nothing reads
+            &[0u8][..]
+        };
+        match &mut self.decoder {
+            None => match self.width {
                 4 => self.heads.extend(bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap()) as u64)),
                 _ => self.heads.extend(bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap()))),
+            },
+            Some(decoder) => {
+                // a CEESOR list refers to no other: the head's own bits,
+                // to where its `limit` entries end at the latest
+                let entry = |_: u64| (lo, end_bit);
+                let src = ListSource { vertices: self.vertices, bytes, first_byte: first_bit / 8, first_vertex: v, entry: &entry };
+                decoder
+                    .decode_some(v, lo, end_bit, &src, self.limit as usize, &mut self.heads)
+                    .map_err(|e| StoreError::invalid(&self.adjacency, format!("vertex {v}: {e}")))?;
             }
-            if let Some(u) = self.heads.iter().find(|&&u| u >= self.vertices) {
-                return Err(StoreError::invalid(&self.adjacency, format!("vertex {v} has neighbour {u} >= {} vertices", self.vertices)));
-            }
+        }
+        if let Some(u) = self.heads.iter().find(|&&u| u >= self.vertices) {
+            return Err(StoreError::invalid(&self.adjacency, format!("vertex {v} has neighbour {u} >= {} vertices", self.vertices)));
         }
         Ok(Some(v))
     }
@@ -254,24 +304,26 @@ impl HeadScan {
         while self.plan_next < self.end && batch.starts.len() <= BATCH_VERTICES {
             let (v, lo) = (self.plan_next, self.plan_lo);
             let hi = self.index.entry(v + 1)?;
-            if hi < lo {
-                return Err(StoreError::invalid(self.index.path(), format!("index decreases at vertex {v} ({lo} > {hi})")));
+            let (first_bit, list_end) = (bit_of(self.codec, lo), bit_of(self.codec, hi));
+            if list_end < first_bit {
+                let (plo, phi) = (self.codec.position(lo), self.codec.position(hi));
+                return Err(StoreError::invalid(self.index.path(), format!("index decreases at vertex {v} ({plo} > {phi})")));
             }
-            if hi.saturating_mul(self.width) > self.file_len {
+            if list_end.div_ceil(8) > self.file_len {
                 return Err(StoreError::invalid(
                     self.index.path(),
                     format!(
                         "vertex {v}'s list ends at byte {}, beyond the {} bytes of {}",
-                        hi.saturating_mul(self.width),
+                        list_end.div_ceil(8),
                         self.file_len,
                         self.adjacency.display()
                     ),
                 ));
             }
-            let take = hi.min(lo.saturating_add(self.limit));
-            if take > lo {
-                let first_page = lo * self.width / page * page;
-                let end_page = (take * self.width).div_ceil(page) * page;
+            let end_bit = head_bits(self.codec, lo, hi, self.limit);
+            if end_bit > first_bit {
+                let first_page = first_bit / 8 / page * page;
+                let end_page = end_bit.div_ceil(8).div_ceil(page) * page;
                 match batch.runs.last_mut() {
                     Some(last) if first_page <= last.0 + last.1 + MERGE_GAP => {
                         let grow = end_page.saturating_sub(last.0 + last.1);
@@ -307,8 +359,24 @@ mod tests {
     /// A raw32 layout of `lists`, written as import writes it (with page
     /// checksums).
     fn raw_store(dir: &std::path::Path, lists: &[Vec<u64>]) -> Store {
+        store_of(dir, lists, Encoding::Raw32)
+    }
+
+    fn store_of(dir: &std::path::Path, lists: &[Vec<u64>], encoding: Encoding) -> Store {
         let weighted: Vec<Vec<(u64, f32)>> = lists.iter().map(|l| l.iter().map(|&u| (u, 1.0)).collect()).collect();
-        crate::reader::tests::write(dir, &weighted, Encoding::Raw32, false)
+        crate::reader::tests::write(dir, &weighted, encoding, false)
+    }
+
+    /// What a scan gives as `limit` of each list's neighbours
+    /// ([`crate::AdjacencyScan::next_list_some`]: the first, or CEESOR's
+    /// nearest).
+    fn scanned_some(store: &Store, first: u64, end: u64, limit: usize) -> Vec<(u64, Vec<u64>)> {
+        let mut scan = store.layout("out").unwrap().scan_range(first, end).unwrap();
+        let mut got = Vec::new();
+        while let Some((v, ids, _)) = scan.next_list_some(limit).unwrap() {
+            got.push((v, ids.to_vec()));
+        }
+        got
     }
 
     fn heads_of(store: &Store, first: u64, end: u64, limit: usize) -> Vec<(u64, Vec<u64>)> {
@@ -368,6 +436,50 @@ mod tests {
                 ids
             })
             .collect()
+    }
+
+    /// CEESOR's heads are what its scan gives for them (the nearest
+    /// entries, and the vertex itself first where its list holds it), on
+    /// the same lists with self loops added, hubs whose entries widen to
+    /// 22 bits among them; gapref is not read by heads.
+    #[test]
+    fn ceesor_heads_are_what_its_scan_gives() {
+        let mut lists = mixed_lists(150_000, 13);
+        for v in (3..lists.len()).step_by(7) {
+            if let Err(at) = lists[v].binary_search(&(v as u64)) {
+                lists[v].insert(at, v as u64);
+            }
+        }
+        lists[20] = vec![20]; // a self loop alone: no bits, the flag only
+        let n = lists.len() as u64;
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_of(dir.path(), &lists, Encoding::Ceesor);
+        for limit in [1, 3, 40] {
+            for (first, end) in [(0, n), (5, 6), (10, 11), (20, 21), (17, n - 1), (n / 2 - 1, n / 2 + 70_000)] {
+                assert_eq!(
+                    heads_of(&store, first, end, limit),
+                    scanned_some(&store, first, end, limit),
+                    "limit {limit}, vertices {first}..{end}"
+                );
+            }
+        }
+        // the hubs' pages past their heads are not read
+        let lay = store.layout("out").unwrap();
+        let file = std::fs::metadata(lay.adjacency_path()).unwrap().len();
+        let pages = lay.check_by_pages(&Budget::unlimited()).unwrap();
+        let mut scan = lay.scan_heads(0, n, 3, &pages).unwrap();
+        while scan.next_head().unwrap().is_some() {}
+        let mut index = lay.index_entries().unwrap();
+        let mut hub_bytes = 0;
+        for v in (0..n).filter(|&v| lists[v as usize].len() >= 50_000) {
+            let (lo, hi) = (index.entry(v).unwrap(), index.entry(v + 1).unwrap());
+            let (b0, b1) = lay.codec().byte_range(lo, hi);
+            hub_bytes += b1 - b0;
+        }
+        assert!(hub_bytes > file / 4, "the case has hubs: {hub_bytes} of {file} bytes");
+        assert!(scan.read < file - hub_bytes * 9 / 10, "read {} of a {file}-byte CEESOR file whose hubs take {hub_bytes}", scan.read);
+        let gapref = tempfile::tempdir().unwrap();
+        assert!(!store_of(gapref.path(), &lists[..1000], Encoding::Gapref).layout("out").unwrap().reads_heads());
     }
 
     #[test]
