@@ -7,7 +7,7 @@
 //!    forest is compressed. The neighbours are the first columns of the
 //!    `hot` layout where the store has one (its hottest neighbours, read
 //!    beside the degrees: a few bytes a vertex), else the first ones of
-//!    each list: on a raw layout, read by the pages that hold them
+//!    each list: on a raw or CEESOR layout, read by the pages that hold them
 //!    ([`outcore_store::heads`]: a long list's other pages are not read),
 //!    otherwise by one sequential scan.
 //! 2. The largest intermediate component is found from [`SAMPLES`] random
