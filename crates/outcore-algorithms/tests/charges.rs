@@ -12,7 +12,7 @@ use outcore_engines::{Traverse, TraverseOptions};
 use outcore_ingest::{import_file, ImportOptions, NoProgress};
 use outcore_io::heap::{heap_growth, live_bytes, CountingAllocator};
 use outcore_io::Budget;
-use outcore_store::Store;
+use outcore_store::{Layout, Store};
 
 #[global_allocator]
 static HEAP: CountingAllocator = CountingAllocator;
@@ -578,8 +578,6 @@ fn star(dir: &std::path::Path, directed: bool, tiles: bool) -> Store {
     Store::open(&path).unwrap()
 }
 
-/// How far the heap grows while `layouts` of `store` are scanned in
-/// lockstep (a list of each in turn).
 /// What Afforest's first reader of the lists' heads allocates, measured
 /// alone: the page checksums registered and a head scan of every vertex.
 fn heads_allocate(store: &Store) -> u64 {
@@ -592,11 +590,32 @@ fn heads_allocate(store: &Store) -> u64 {
     .1
 }
 
+/// Registering a layout's page checksums charges, at its peak, what it
+/// allocates at its peak (the checksums it keeps and the reader it reads
+/// them with, let go before it returns), and keeps charged what it keeps.
+#[test]
+fn page_checksums_charge_their_reader_while_it_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = star(dir.path(), false, false);
+    let lay = store.layout("out").unwrap();
+    let budget = Budget::new(1 << 30);
+    let (pages, grown) = measured(|| lay.check_by_pages(&budget).unwrap());
+    assert!(lay.page_sums_bytes() > 0, "the star store has page checksums");
+    assert!(grown > lay.page_sums_bytes(), "the reader allocates beside the checksums: {grown} bytes");
+    assert!(budget.peak() >= grown, "charged at most {} bytes, allocated {grown}", budget.peak());
+    assert!(budget.peak() <= lay.page_sums_bytes() + Layout::PAGE_SUMS_READER_BYTES, "charged {} at its peak", budget.peak());
+    assert_eq!(budget.used(), lay.page_sums_bytes(), "what is kept stays charged");
+    drop(pages);
+    assert_eq!(budget.used(), 0);
+}
+
 /// The entries a list's head holds for Afforest's sampling.
 fn afforest_limit() -> usize {
     outcore_algorithms::wcc::afforest::NEIGHBOUR_ROUNDS + 1
 }
 
+/// How far the heap grows while `layouts` of `store` are scanned in
+/// lockstep (a list of each in turn).
 fn scans_allocate(store: &Store, layouts: &[&str]) -> u64 {
     measured(|| {
         let mut scans: Vec<_> = layouts.iter().map(|l| store.layout(l).unwrap().scan().unwrap()).collect();

@@ -310,6 +310,10 @@ impl Layout {
             .collect()
     }
 
+    /// What [`Layout::check_by_pages`] charges for the moment it reads the
+    /// checksums, beside what it keeps: its reader.
+    pub const PAGE_SUMS_READER_BYTES: u64 = SeqReader::buffer_bytes(PAGE_SUMS_CHUNK);
+
     /// Bytes [`Layout::check_by_pages`] charges: 8 bytes and a bit per 4 KiB page.
     pub fn page_sums_bytes(&self) -> u64 {
         self.page_sum_files().iter().map(|(_, sums)| std::fs::metadata(sums).map_or(0, |m| m.len() + m.len() / 64)).sum()
@@ -321,6 +325,8 @@ impl Layout {
     /// checksum block at a time: a random read of a page then reads no
     /// more than that page. Charges [`Layout::page_sums_bytes`] to
     /// `budget`; does nothing when checking is off.
+    /// Reading them takes a 64 KiB sequential reader for a moment, charged
+    /// while it is held.
     /// The checks last while the returned [`PageChecks`] lives: dropping
     /// it releases the charge and puts back the checks by whole blocks.
     pub fn check_by_pages(&self, budget: &Budget) -> Result<PageChecks, StoreError> {
@@ -341,7 +347,9 @@ impl Layout {
             let name = file.file_name().unwrap_or_default().to_string_lossy().into_owned();
             held._charges.push(budget.reserve(&format!("the page checksums of {name}"), have + have / 64)?);
             let mut hashes = Vec::with_capacity(pages as usize);
-            let mut reader = SeqReader::open(&sums, 64 << 10)?;
+            // the reader's chunks, let go when the checksums are read
+            let _reading = budget.reserve(&format!("a reader of {name}'s page checksums"), Self::PAGE_SUMS_READER_BYTES)?;
+            let mut reader = SeqReader::open(&sums, PAGE_SUMS_CHUNK)?;
             while let Some(chunk) = reader.next_chunk()? {
                 hashes.extend(chunk.chunks_exact(8).map(|h| u64::from_le_bytes(h.try_into().unwrap())));
             }
@@ -900,6 +908,9 @@ pub const READER_BYTES: u64 = 16 << 10;
 
 /// Bytes a paged window reads at least per miss.
 const PAGED_READ_BYTES: usize = 64 << 10;
+
+/// Chunk of the reader of a page checksum file ([`Layout::check_by_pages`]).
+const PAGE_SUMS_CHUNK: usize = 64 << 10;
 
 impl Window {
     pub(crate) fn open(path: &Path) -> Result<Self, StoreError> {

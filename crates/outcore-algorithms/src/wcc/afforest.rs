@@ -192,7 +192,7 @@ impl Sampling {
         }
         let lane = layout.head_scan_bytes()?;
         let extra = lane.saturating_sub(scan);
-        if extra + layout.page_sums_bytes() > budget.available() {
+        if extra + layout.page_sums_bytes() + Layout::PAGE_SUMS_READER_BYTES > budget.available() {
             return Ok(Sampling::Scan);
         }
         let first_lane = budget.reserve("the sampling's first head scan, beyond a scan", extra)?;
