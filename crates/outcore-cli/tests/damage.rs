@@ -115,6 +115,13 @@ fn a_flipped_bit_in_any_file_of_a_gapref_store_is_an_error_or_the_undamaged_resu
     flipped_bits("gapref");
 }
 
+/// CEESOR's lists are read by their heads too (WCC's sampling), a page at
+/// a time where the heads lie.
+#[test]
+fn a_flipped_bit_in_any_file_of_a_ceesor_store_is_an_error_or_the_undamaged_result() {
+    flipped_bits("ceesor");
+}
+
 /// Flip a bit at the start, middle and end of every file of a weighted
 /// store in `encoding`: every command either refuses, naming the file and
 /// the block that holds the byte, or gives the undamaged result.
