@@ -595,6 +595,7 @@ fn heads_allocate(store: &Store) -> u64 {
 /// them with, let go before it returns), and keeps charged what it keeps.
 #[test]
 fn page_checksums_charge_their_reader_while_it_reads() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let store = star(dir.path(), false, false);
     let lay = store.layout("out").unwrap();
