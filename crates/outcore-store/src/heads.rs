@@ -108,6 +108,12 @@ impl Geometry {
         }
     }
 
+    /// The decoder of a head's bits: CEESOR's; none for the raw encodings,
+    /// whose entries are read as they lie.
+    fn decoder(&self) -> Option<Box<dyn ListDecoder>> {
+        (self.codec.index_unit() == IndexUnit::Bits).then(|| self.codec.decoder())
+    }
+
     /// The bit of the adjacency file where the list of index entry `entry`
     /// starts.
     fn bit(&self, entry: u64) -> u64 {
@@ -165,10 +171,9 @@ impl Layout {
         let mut index = self.index_entries()?;
         let plan_lo = index.entry(first)?;
         let reader = SegmentReader::open(std::slice::from_ref(&adjacency), READ_DEPTH, false)?;
-        let codec = self.codec();
         Ok(HeadScan {
             geometry,
-            decoder: (codec.index_unit() == IndexUnit::Bits).then(|| codec.decoder()),
+            decoder: geometry.decoder(),
             adjacency,
             index,
             file_len,
