@@ -185,7 +185,7 @@ fn traversals_charge_what_they_allocate_on(store: &Store) {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     let mut eng = pool.install(|| Traverse::open(store, "out", &budget, &TraverseOptions::default(), 0)).unwrap();
     let inn = pool.install(|| Traverse::open(store, "in", &budget, &TraverseOptions::default(), 0)).unwrap();
-    let hot = HotLists::build(store, "in", &inn, 0, &budget, "no hot lists: the test asks for none".into()).unwrap();
+    let mut hot = HotLists::build(store, "in", &inn, 0, &budget, "no hot lists: the test asks for none".into()).unwrap();
     let slack = list_buffers(store, 3);
     let check = |what: &str, charged: u64, run: &mut dyn FnMut()| {
         let ((), grown) = measured(run);
@@ -205,8 +205,21 @@ fn traversals_charge_what_they_allocate_on(store: &Store) {
             pool.install(|| bfs(&mut eng, root, &budget)).unwrap();
         }));
         most[3] = most[3].max(check(&format!("hybrid BFS from {root}"), hybrid::state_bytes(n, m), &mut || {
-            pool.install(|| hybrid_bfs(&eng, Some(&inn), &hot, root, &budget, &Default::default())).unwrap();
+            pool.install(|| hybrid_bfs(&eng, Some(&inn), &mut hot, root, &budget, &Default::default())).unwrap();
         }));
+        // in-memory neighbours gathered by the search, two lanes of scans
+        // for its dense steps and room for the lists: its charge covers
+        // what they and the scans take (the lists stay after the search)
+        let (least, lane) = HotLists::gather_bytes(store, "in").unwrap();
+        let share = least + 2 * lane + (256 << 10);
+        let mut gathered = None;
+        check(&format!("hybrid BFS from {root}, gathering"), hybrid::state_bytes(n, m) + share, &mut || {
+            let mut hot = pool.install(|| HotLists::gather_within(store, "in", &inn, share, &budget, "the test gathers".into())).unwrap();
+            pool.install(|| hybrid_bfs(&eng, Some(&inn), &mut hot, root, &budget, &Default::default())).unwrap();
+            gathered = Some(hot);
+        });
+        let summary = gathered.unwrap().gathered().unwrap();
+        assert_eq!(summary.lanes, 2, "{summary:?}");
     }
     // each run allocated a good part of its state: the counter counts
     for (what, (grown, charged)) in ["delta", "Dijkstra", "BFS", "hybrid"].iter().zip(most.iter().zip([

@@ -154,6 +154,33 @@ fn expected_directions(g: &MemGraph, levels: &[u64], opts: &HybridOptions) -> Ve
     out
 }
 
+/// How a test's hybrid BFS gets its in-memory neighbours: k columns built
+/// by a scan, or gathered by the search with this much room for the kept
+/// lists beside what gathering takes at least, its dense steps read by
+/// scans (`Gathered`) or through the block cache (`Cached`, no room for a
+/// scan).
+#[derive(Clone, Copy, Debug)]
+enum Hot {
+    Built(u32),
+    Gathered(u64),
+    Cached(u64),
+}
+
+impl Hot {
+    fn make(self, store: &Store, degrees: &Traverse, budget: &Budget) -> HotLists {
+        let (least, lane) = HotLists::gather_bytes(store, "in").unwrap();
+        // gathered lists are charged to a budget of their own: the tests' budgets are sized for the search
+        let own = Budget::unlimited();
+        let gather = |bytes| HotLists::gather_within(store, "in", degrees, bytes, &own, format!("the test asks for {self:?}")).unwrap();
+        match self {
+            Hot::Built(k) => HotLists::build(store, "in", degrees, k, budget, format!("the test asks for k = {k}")).unwrap(),
+            // a lane a thread, and the room beside them
+            Hot::Gathered(room) => gather(least + rayon::current_num_threads() as u64 * lane + room),
+            Hot::Cached(room) => gather(least + room.min(lane - 1)),
+        }
+    }
+}
+
 #[test]
 fn hybrid_bfs_equals_reference_for_every_k() {
     for case in cases() {
@@ -170,16 +197,25 @@ fn hybrid_bfs_equals_reference_for_every_k() {
                 Traverse::open(&case.store, "in", &budget, &TraverseOptions { prefetch: mode.1, depth: 8, ..Default::default() }, state)
                     .unwrap()
             });
-            for k in [0, 2, 64] {
-                let degrees = inn.as_ref().unwrap_or(&out);
-                let hot = HotLists::build(&case.store, "in", degrees, k, &budget, format!("the test asks for k = {k}")).unwrap();
+            let degrees = inn.as_ref().unwrap_or(&out);
+            for hot_lists in [
+                Hot::Built(0),
+                Hot::Built(2),
+                Hot::Built(64),
+                Hot::Gathered(1 << 20),
+                Hot::Gathered(64),
+                Hot::Cached(1 << 20),
+                Hot::Cached(40),
+            ] {
+                let mut hot = hot_lists.make(&case.store, degrees, &budget);
+                // the same lists serve every search: gathered ones grow from one to the next
                 for root in roots(n) {
                     for opts in
                         [HybridOptions::default(), HybridOptions { alpha: 1e-9, beta: 1e9 }, HybridOptions { alpha: 1e12, beta: 1.0 }]
                     {
-                        let (tree, levels) = hybrid_bfs(&out, inn.as_ref(), &hot, root, &budget, &opts).unwrap();
+                        let (tree, levels) = hybrid_bfs(&out, inn.as_ref(), &mut hot, root, &budget, &opts).unwrap();
                         let want = bfs_levels(&g, root);
-                        let what = format!("{} {mode:?} k={k} root {root} {opts:?}", case.name);
+                        let what = format!("{} {mode:?} {hot_lists:?} root {root} {opts:?}", case.name);
                         check_tree(&tree, &g, &want, &what);
                         assert_eq!(levels.iter().map(|l| l.frontier).sum::<u64>(), tree.reached);
                         let directions: Vec<Direction> = levels.iter().map(|l| l.direction).collect();
@@ -219,19 +255,32 @@ fn hybrid_bfs_is_the_same_on_one_thread_and_on_four() {
     assert!(n > 65_536, "{n} vertices: two chunks of the sweep at least");
     let budget = Budget::new(1 << 30);
     let out = Traverse::open(&case.store, "out", &budget, &TraverseOptions::default(), 1 << 28).unwrap();
-    for k in [1, 4] {
-        let hot = HotLists::build(&case.store, "in", &out, k, &budget, "the test asks".into()).unwrap();
+    let (mut kept, mut halved, mut scanned) = (0, 0, 0);
+    for hot_lists in [Hot::Built(1), Hot::Built(4), Hot::Gathered(1 << 20), Hot::Gathered(2_000), Hot::Cached(1 << 20), Hot::Cached(2_000)]
+    {
+        let k = format!("{hot_lists:?}");
         // a leaf's BFS reaches the hubs late: bottom-up steps with long unresolved lists
         let leaf = (0..n).rev().find(|&v| g.degree(v) == 1).unwrap();
         for root in [0, leaf, n - 1] {
             let mut runs = Vec::new();
             for threads in [1, 4] {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                // lists of their own, made on the run's threads (gathered ones: as many lanes as threads)
+                let mut hot = pool.install(|| hot_lists.make(&case.store, &out, &budget));
                 let opts = HybridOptions { alpha: 4.0, beta: 24.0 };
-                let (tree, levels) = pool.install(|| hybrid_bfs(&out, None, &hot, root, &budget, &opts)).unwrap();
+                let (tree, levels) = pool.install(|| hybrid_bfs(&out, None, &mut hot, root, &budget, &opts)).unwrap();
                 check_tree(&tree, &g, &bfs_levels(&g, root), &format!("k={k} root {root}, {threads} threads"));
                 assert!(levels.iter().any(|l| l.direction == Direction::BottomUp), "root {root}: no bottom-up step");
-                runs.push((tree, format!("{levels:?}")));
+                if let Some(summary) = hot.gathered() {
+                    kept += summary.vertices;
+                    halved += summary.halvings;
+                    scanned += summary.scanned_bytes;
+                    if threads == 4 && matches!(hot_lists, Hot::Gathered(_)) {
+                        assert_eq!(summary.lanes, 4, "{k}: a lane a thread");
+                    }
+                }
+                let stats: Vec<_> = levels.iter().map(|l| (l.direction, l.frontier, l.lists_read)).collect();
+                runs.push((tree, format!("{stats:?}")));
             }
             let (one, four) = (&runs[0], &runs[1]);
             let reached = (0..n).filter(|&v| one.0.level[v as usize] != NONE);
@@ -241,6 +290,63 @@ fn hybrid_bfs_is_the_same_on_one_thread_and_on_four() {
             assert_eq!((one.0.reached, one.0.arcs_scanned), (four.0.reached, four.0.arcs_scanned));
         }
     }
+    // the search gathered lists by scans and through the cache, and filled its room
+    assert!(kept > 0 && scanned > 0 && halved > 0, "kept {kept} vertices' lists, scanned {scanned} bytes, halved {halved} times")
+}
+
+/// A search that gathers its in-memory neighbours reads its dense steps
+/// by scans of the layout, which every encoding decodes its own way
+/// (blocked codecs from the block that holds a part's first vertex, and a
+/// list may refer to one the scan skipped): on the skewed graph,
+/// undirected and directed (the in-edges), in raw32, gapref and CEESOR,
+/// with room for the kept lists and with too little (they are halved), by
+/// scans and through the block cache, the levels are the reference's, the
+/// parents valid, and the same on one thread and four.
+#[test]
+fn gathering_hybrid_bfs_is_right_in_every_encoding() {
+    use outcore_store::Encoding;
+    let dir = tempfile::tempdir().unwrap();
+    let undirected = skewed(dir.path());
+    let directed = import(&dir.path().join("skewed.el"), ImportOptions { directed: Some(true), ..Default::default() });
+    let mut stores = Vec::new();
+    for (name, case) in [("undirected", &undirected), ("directed", &directed)] {
+        for encoding in [Encoding::Gapref, Encoding::Ceesor] {
+            let out = dir.path().join(format!("{name}-{}", encoding.name()));
+            let opts = RecodeOptions { encoding: Some(encoding), order: "none".into(), memory: 256 << 20, force: false, layouts: None };
+            recode(case.store.dir(), &out, None, &opts, &outcore_io::NoProgress).unwrap();
+            stores.push((format!("{name} {}", encoding.name()), Store::open(&out).unwrap()));
+        }
+    }
+    let all = [("undirected raw32".to_string(), &undirected.store), ("directed raw32".to_string(), &directed.store)]
+        .into_iter()
+        .chain(stores.iter().map(|(name, st)| (name.clone(), st)));
+    let (mut scanned, mut halved) = (0, 0);
+    for (name, store) in all {
+        let g = reference_graph(store);
+        let n = g.vertices();
+        let budget = Budget::new(1 << 30);
+        let out = Traverse::open(store, "out", &budget, &TraverseOptions::default(), 1 << 28).unwrap();
+        let inn = store.manifest().directed.then(|| Traverse::open(store, "in", &budget, &TraverseOptions::default(), 1 << 28).unwrap());
+        let leaf = (0..n).rev().find(|&v| g.degree(v) == 1).unwrap();
+        for hot_lists in [Hot::Gathered(1 << 20), Hot::Gathered(2_000), Hot::Cached(1 << 20)] {
+            for root in [0, leaf] {
+                let mut parents = Vec::new();
+                for threads in [1, 4] {
+                    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                    let mut hot = pool.install(|| hot_lists.make(store, inn.as_ref().unwrap_or(&out), &budget));
+                    let opts = HybridOptions { alpha: 4.0, beta: 24.0 };
+                    let (tree, _) = pool.install(|| hybrid_bfs(&out, inn.as_ref(), &mut hot, root, &budget, &opts)).unwrap();
+                    check_tree(&tree, &g, &bfs_levels(&g, root), &format!("{name} {hot_lists:?} root {root}, {threads} threads"));
+                    let summary = hot.gathered().unwrap();
+                    scanned += summary.scanned_bytes;
+                    halved += summary.halvings;
+                    parents.push(tree.parent);
+                }
+                assert!(parents[0] == parents[1], "{name} {hot_lists:?} root {root}: parents differ between 1 and 4 threads");
+            }
+        }
+    }
+    assert!(scanned > 0 && halved > 0, "scanned {scanned} bytes, halved {halved} times");
 }
 
 /// Top-down BFS reads each round's lists on every core: on the skewed
@@ -357,17 +463,22 @@ fn hybrid_bfs_gives_the_caches_half_of_what_is_left_in_equal_shares() {
     let state = state_bytes(st.vertices(), st.manifest().arcs);
     let least = Traverse::min_bytes(st, "out", opts.block_bytes).unwrap() + Traverse::min_bytes(st, "in", opts.block_bytes).unwrap();
     let frame = outcore_io::BlockCache::frame_bytes(opts.block_bytes) as u64;
-    // a part of the scan of `in` that builds them: the least the build takes
-    let scan = outcore_algorithms::bfs::hybrid::build_part_bytes(st, "in").unwrap();
+    // a part of the scan of `in` that builds them: the least the build
+    // takes (several searches); one search gathers them, with a lane of
+    // scans for its dense steps
+    let build = outcore_algorithms::bfs::hybrid::build_part_bytes(st, "in").unwrap();
+    let gather = HotLists::gather_bytes(st, "in").unwrap().1;
     let mut scan_fitted = false;
-    for extra in [2u64 << 20, 6 << 20, scan + (1 << 20)] {
+    for (searches, scan, extra) in
+        [2u64 << 20, 6 << 20, build + (1 << 20), gather + (1 << 20)].into_iter().flat_map(|extra| [(2, build, extra), (1, gather, extra)])
+    {
         let budget = Budget::new(state + least + extra);
         let rest = budget.available() - state - least;
         let hot = if rest > scan { scan + (rest - scan) / 2 } else { rest / 2 };
         scan_fitted |= rest > scan;
         let share = Traverse::min_cache_bytes(opts.block_bytes) + (rest - hot) / 2;
         assert!(2 * share < st.layout_bytes("out"), "a share of {share} bytes: the cache could hold the whole layout");
-        let HybridEngines { out, inn, .. } = HybridEngines::open(st, &budget, &opts, state).unwrap();
+        let HybridEngines { out, inn, .. } = HybridEngines::open(st, &budget, &opts, state, searches).unwrap();
         // what an engine keeps beside its cache (the degrees, the files'
         // checks ahead) comes out of its share too, the same for both
         let caches: Vec<u64> = [&out, inn.as_ref().unwrap()].iter().map(|g| g.stats().cache_bytes).collect();
@@ -376,7 +487,7 @@ fn hybrid_bfs_gives_the_caches_half_of_what_is_left_in_equal_shares() {
         }
         assert!(caches[0].abs_diff(caches[1]) <= 2 * frame, "{extra} bytes over the least: caches {caches:?}, unequal shares");
     }
-    assert!(scan_fitted, "no budget had room for the scan of {scan} bytes");
+    assert!(scan_fitted, "no budget had room for the scan of {build} bytes");
 }
 
 /// Stored columns: a hybrid BFS loads the first three wherever what the
@@ -402,14 +513,14 @@ fn hybrid_bfs_loads_the_first_stored_columns_before_the_caches_grow() {
         for (rest, want) in [(columns, k), (columns - 1, k - 1)] {
             let budget = Budget::new(state + least + rest);
             // the engines open at their least beside the columns
-            let engines = HybridEngines::open(st, &budget, &opts, state).unwrap();
+            let engines = HybridEngines::open(st, &budget, &opts, state, 1).unwrap();
             assert_eq!(engines.hot.k as usize, want, "{rest} bytes beyond the least: {:?}", engines.hot.origin);
         }
     }
     // past three, half of what is left decides again
     let four = HotLists::stored_bytes(st, 4).unwrap();
     let budget = Budget::new(state + least + four);
-    assert_eq!(HybridEngines::open(st, &budget, &opts, state).unwrap().hot.k, 3);
+    assert_eq!(HybridEngines::open(st, &budget, &opts, state, 1).unwrap().hot.k, 3);
     drop(keep);
 }
 
@@ -439,7 +550,7 @@ fn hybrid_bfs_with_the_stored_hot_layout() {
         let inn = store.manifest().directed.then(|| Traverse::open(&store, "in", &budget, &opts, 0).unwrap());
         let degrees = inn.as_ref().unwrap_or(&out);
         let built = HotLists::build(&store, "in", degrees, 3, &budget, "the test compares".into()).unwrap();
-        let stored = HotLists::open(&store, "in", degrees, 1 << 30, &budget).unwrap();
+        let mut stored = HotLists::open(&store, "in", degrees, 1 << 30, &budget).unwrap();
         assert!(matches!(stored.origin, HotOrigin::Stored { columns: 3 }), "{}: {:?}", case.name, stored.origin);
         assert_eq!(stored.k, 3);
         assert_eq!(stored.short_of, None, "{}: every stored column fits", case.name);
@@ -448,7 +559,7 @@ fn hybrid_bfs_with_the_stored_hot_layout() {
         }
         // a budget below the first column: k = 0, still from the store
         let first = store.manifest().hot.as_ref().unwrap().columns[0].entries * 4;
-        let none = HotLists::open(&store, "in", degrees, first.saturating_sub(1), &budget).unwrap();
+        let mut none = HotLists::open(&store, "in", degrees, first.saturating_sub(1), &budget).unwrap();
         assert_eq!(none.k, 0, "{}", case.name);
         // and says so: what the first column takes against what was left
         let short_of = none.short_of.as_deref().unwrap_or_default();
@@ -467,7 +578,7 @@ fn hybrid_bfs_with_the_stored_hot_layout() {
             "{}: {short_of}",
             case.name
         );
-        for (hot, label) in [(&stored, "stored"), (&none, "k=0")] {
+        for (hot, label) in [(&mut stored, "stored"), (&mut none, "k=0")] {
             for root in roots(n) {
                 let (tree, _) = hybrid_bfs(&out, inn.as_ref(), hot, root, &budget, &HybridOptions::default()).unwrap();
                 check_tree(&tree, &g, &bfs_levels(&g, root), &format!("{} {label} root {root}", case.name));

@@ -158,6 +158,23 @@ impl Reservation {
     pub fn bytes(&self) -> u64 {
         self.bytes
     }
+
+    /// Hold `other`'s bytes in this reservation too: one charge that
+    /// grows as a structure does. Both must be of the same budget.
+    pub fn absorb(&mut self, other: Reservation) {
+        assert!(Arc::ptr_eq(&self.budget.0, &other.budget.0), "a reservation absorbs only one of its own budget");
+        self.bytes += other.bytes;
+        // its bytes are now this one's, returned when this one drops
+        std::mem::forget(other);
+    }
+
+    /// Give back all but `keep` of the bytes (none if it holds no more).
+    pub fn shrink_to(&mut self, keep: u64) {
+        if keep < self.bytes {
+            self.budget.0.used.fetch_sub(self.bytes - keep, Ordering::AcqRel);
+            self.bytes = keep;
+        }
+    }
 }
 
 impl Drop for Reservation {
@@ -216,6 +233,22 @@ mod tests {
         assert_eq!(e.suggest, 29 << 20);
         let text = e.to_string();
         assert!(text.contains("import (program 12.0 MiB + buffers 16.0 MiB) needs 29.0 MiB"), "{text}");
+    }
+
+    /// An absorbed reservation is held until the one that absorbed it
+    /// drops; a shrunk one gives back the rest at once, and never grows.
+    #[test]
+    fn reservations_absorb_and_shrink() {
+        let budget = Budget::new(1000);
+        let mut held = budget.reserve("a", 100).unwrap();
+        held.absorb(budget.reserve("b", 50).unwrap());
+        assert_eq!((held.bytes(), budget.used()), (150, 150));
+        held.shrink_to(120);
+        assert_eq!((held.bytes(), budget.used()), (120, 120));
+        held.shrink_to(500);
+        assert_eq!((held.bytes(), budget.used()), (120, 120));
+        drop(held);
+        assert_eq!(budget.used(), 0);
     }
 
     #[test]

@@ -24,13 +24,14 @@
 //! each, one block cache), and what they find is applied in id order;
 //! which parent a vertex gets does not depend on the number of threads.
 
+use super::gathered::{entry_bytes, BlockAdds, Gathered, GatheredBlock};
 use super::top_down::{read_round, round_bytes, round_end};
 use super::{BfsTree, NONE};
 use outcore_engines::Degrees;
 use outcore_engines::{Traverse, TraverseOptions};
 use outcore_io::{bitmap_bytes, Bitmap, Budget, Reservation};
 use outcore_store::hot::{HotParts, RankDegrees};
-use outcore_store::{Store, StoreError};
+use outcore_store::{Layout, Store, StoreError};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -48,7 +49,61 @@ pub struct HotLists {
     /// Why the run holds fewer columns than the store has, or none at
     /// all: what the next column takes beside what the budget left.
     pub short_of: Option<String>,
+    /// Where the store has no hot layout and the run searches once: the
+    /// neighbours its bottom-up steps keep as they read lists
+    /// ([`super::gathered`]; no columns then).
+    gathering: Option<Gathering>,
     _charge: Reservation,
+}
+
+/// What a search that gathers its in-memory neighbours holds: the lists it
+/// keeps, and the layout its dense bottom-up steps scan.
+struct Gathering {
+    lists: Gathered,
+    layout: Layout,
+    /// Scans a dense bottom-up step reads at once, one per core where the
+    /// budget holds them (0: none fits, and every list is read through the
+    /// block cache).
+    lanes: u64,
+    /// Bytes the scans of dense steps read (outside the block cache), and
+    /// the time of those steps.
+    scanned: u64,
+    scanned_seconds: f64,
+    /// Memory of a lane of a dense step ([`dense_part_bytes`]), charged
+    /// while the step reads.
+    lane_bytes: u64,
+    budget: Budget,
+    /// The blocks' vectors and the lists kept so far.
+    charge: Reservation,
+}
+
+impl Gathering {
+    /// After a step: halve the kept lists if it found more than fit, and
+    /// hold no more charge than the blocks and the lists take.
+    fn settle(&mut self, overflow: bool) {
+        if overflow {
+            self.lists.halve(&self.budget);
+        }
+        self.charge.shrink_to(Gathered::fixed_bytes(self.lists.blocks()) + self.lists.held());
+    }
+}
+
+/// What the bottom-up steps of a search kept, for the report.
+#[derive(Clone, Debug, Serialize)]
+pub struct GatheredSummary {
+    /// Vertices whose hottest neighbours are kept.
+    pub vertices: u64,
+    /// Neighbours a vertex keeps at most (halved each time the room filled).
+    pub take: usize,
+    pub halvings: u32,
+    /// Memory of the kept lists.
+    pub bytes: u64,
+    /// Bytes the dense bottom-up steps read by scans of the layout, and
+    /// the time they took.
+    pub scanned_bytes: u64,
+    pub scanned_seconds: f64,
+    /// Scans a dense step read at once.
+    pub lanes: u64,
 }
 
 /// One vertex's in-memory neighbours during [`HotLists::walk_block`].
@@ -74,6 +129,11 @@ pub enum HotOrigin {
     /// stored ones could not serve; read in `parts` parts of the vertex
     /// range, `lanes` of them at once.
     Built { why_not_stored: String, seconds: f64, parts: u64, lanes: u64 },
+    /// None before the search: its bottom-up steps keep the hottest
+    /// neighbours of the lists they read and find no parent in, for the
+    /// steps after ([`super::gathered`]), because the stored ones could not
+    /// serve and the run searches once.
+    Gathered { why_not_stored: String },
 }
 
 /// Largest k considered.
@@ -291,7 +351,7 @@ impl HotLists {
         let origin = HotOrigin::Stored { columns: record.columns.len() };
         let short_of = (k < record.columns.len())
             .then(|| short_of_columns(k, record.columns.len(), stored_share(store, record, k + 1), bytes, "stored"));
-        Ok(HotLists { k: k as u32, columns, cursors, origin, short_of, _charge: charge })
+        Ok(HotLists { k: k as u32, columns, cursors, origin, short_of, gathering: None, _charge: charge })
     }
 
     /// Lists built by a scan, with the k that fits `bytes`.
@@ -316,6 +376,77 @@ impl HotLists {
             lists.short_of = Some(short_of_columns(0, 1, first + part, bytes, "built"));
         }
         Ok(lists)
+    }
+
+    /// No columns: the search's bottom-up steps gather each vertex's
+    /// hottest neighbours as they read its list ([`super::gathered`]),
+    /// within `bytes`, which also hold the scans that read the dense steps
+    /// (as many lanes as cores where they fit; the lists take the rest) and a
+    /// gathering step's batch of reads through the block cache. If `bytes`
+    /// cannot hold the blocks' vectors, the search keeps none.
+    pub fn gather_within(
+        store: &Store,
+        layout: &str,
+        g: &Traverse,
+        bytes: u64,
+        budget: &Budget,
+        why_not_stored: String,
+    ) -> Result<Self, StoreError> {
+        let n = g.vertices();
+        let source = store.layout(layout)?;
+        let (fixed, part) = Self::gather_bytes(store, layout)?;
+        let origin = HotOrigin::Gathered { why_not_stored };
+        if bytes < fixed {
+            let charge = budget.reserve("hybrid BFS in-memory neighbours", 0)?;
+            let (cursors, _) = block_cursors(g.degrees(), n, 0);
+            let short_of = format!(
+                "no in-memory neighbours: keeping those the bottom-up steps read takes at least {}, and the budget left {} for them; the bottom-up steps read every list they check through the block cache",
+                outcore_io::format_bytes(fixed),
+                outcore_io::format_bytes(bytes)
+            );
+            return Ok(HotLists { k: 0, columns: Vec::new(), cursors, origin, short_of: Some(short_of), gathering: None, _charge: charge });
+        }
+        // a lane a core where the scans fit; the kept lists take the rest
+        let lanes = if bytes >= fixed + part { build_lanes(|scans| bytes >= fixed + scans, part) } else { 0 };
+        let room = bytes - fixed - lanes * part;
+        // the blocks now; the lists as they are kept, the scans and a batch
+        // of reads while a step reads (the caches left them the room)
+        let charge =
+            budget.reserve("hybrid BFS: the blocks of in-memory neighbours its bottom-up steps gather", Gathered::fixed_bytes(n))?;
+        let (cursors, _) = block_cursors(g.degrees(), n, 0);
+        let gathering = Gathering {
+            lists: Gathered::new(n, room),
+            layout: source,
+            lanes,
+            scanned: 0,
+            scanned_seconds: 0.0,
+            lane_bytes: part,
+            budget: budget.clone(),
+            charge,
+        };
+        let nothing = budget.reserve("hybrid BFS in-memory neighbours", 0)?;
+        Ok(HotLists { k: 0, columns: Vec::new(), cursors, origin, short_of: None, gathering: Some(gathering), _charge: nothing })
+    }
+
+    /// What gathering in-memory neighbours over `layout` (the in-edges)
+    /// takes at least: the blocks' vectors and a batch of reads through the
+    /// block cache; and what each lane of a dense step's scans takes
+    /// ([`HotLists::gather_within`]).
+    pub fn gather_bytes(store: &Store, layout: &str) -> Result<(u64, u64), StoreError> {
+        Ok((Gathered::fixed_bytes(store.vertices()) + GATHER_READS_BYTES, dense_part_bytes(&store.layout(layout)?)?))
+    }
+
+    /// What the search's bottom-up steps kept so far, where they gather.
+    pub fn gathered(&self) -> Option<GatheredSummary> {
+        self.gathering.as_ref().map(|g| GatheredSummary {
+            vertices: g.lists.kept(),
+            take: g.lists.take(),
+            halvings: g.lists.halvings,
+            bytes: g.lists.held(),
+            scanned_bytes: g.scanned,
+            scanned_seconds: g.scanned_seconds,
+            lanes: g.lanes,
+        })
     }
 
     /// Build k columns by one sequential scan of `layout` (the in-edges);
@@ -362,7 +493,15 @@ impl HotLists {
         if k == 0 {
             // no columns: nothing to read
             let (cursors, _) = block_cursors(g.degrees(), n, 0);
-            return Ok(HotLists { k, columns: Vec::new(), cursors, origin: origin(started, 0, 0), short_of: None, _charge: charge });
+            return Ok(HotLists {
+                k,
+                columns: Vec::new(),
+                cursors,
+                origin: origin(started, 0, 0),
+                short_of: None,
+                gathering: None,
+                _charge: charge,
+            });
         }
         let _scans =
             budget.reserve(&format!("hot lists: a scan of {layout} and a batch of lists in each of {lanes} lanes"), lanes * part)?;
@@ -405,7 +544,7 @@ impl HotLists {
         });
         HotParts::rank(&store.layout(layout)?, &cuts, lanes as usize, k as usize, rank_degree, sinks.collect())?;
         let (cursors, _) = block_cursors(g.degrees(), n, k as usize);
-        Ok(HotLists { k, columns, cursors, origin: origin(started, parts, lanes), short_of: None, _charge: charge })
+        Ok(HotLists { k, columns, cursors, origin: origin(started, parts, lanes), short_of: None, gathering: None, _charge: charge })
     }
 }
 
@@ -425,6 +564,48 @@ fn build_lanes(fits: impl Fn(u64) -> bool, part: u64) -> u64 {
 
 /// Parts of a scan-built list's ranking per lane that reads them.
 const PARTS_PER_LANE: u64 = 4;
+
+/// Memory of one lane of a dense bottom-up step of a search that gathers
+/// its in-memory neighbours: a scan of `layout` ([`Layout::scan_bytes`]),
+/// the vertices it gathers in a block before they join the kept lists, and
+/// a list's ranking.
+fn dense_part_bytes(layout: &Layout) -> Result<u64, StoreError> {
+    Ok(layout.scan_bytes()? + BlockAdds::most_bytes() + 16 * super::gathered::MAX_TAKE as u64)
+}
+
+/// Candidates a gathering bottom-up step reads through the block cache at
+/// a time: each may report its kept neighbours, so the batch is smaller
+/// than [`CHUNK`].
+const GATHER_CHUNK: usize = 1 << 13;
+
+/// What a gathering bottom-up step learns from the lists it reads through
+/// the block cache, in list order.
+enum ListRead {
+    /// A vertex and the first of its in-neighbours in the frontier.
+    Parent(u32, u32),
+    /// A vertex with none in the frontier and how many of its hottest
+    /// neighbours follow (none when it keeps some already).
+    Missed(u32, u32),
+    Kept(u32),
+}
+
+/// Memory of a batch of [`GATHER_CHUNK`] reads' reports: a vertex and its
+/// kept neighbours each, in vectors grown by doubling.
+const GATHER_READS_BYTES: u64 =
+    2 * (GATHER_CHUNK * (1 + super::gathered::MAX_TAKE) * std::mem::size_of::<ListRead>()) as u64 + BlockAdds::most_bytes();
+
+/// Parts of a dense bottom-up step, of about equal cost: the same number
+/// whatever the threads, so that which lists are kept, when the room
+/// fills, does not depend on them.
+const DENSE_PARTS: u64 = 16;
+
+/// A bottom-up step of a gathering search scans the layout when its
+/// candidates' lists hold at least 1 / DENSE_SHARE of the arcs: then a
+/// pass over the file costs less than reading them one by one through the
+/// block cache (on Kronecker scale 25 the first step's 16.4 M lists took
+/// 9.4 s that way, about 1 us of CPU each; a scan reads the file at the
+/// device's rate).
+const DENSE_SHARE: u64 = 4;
 
 /// What a vertex costs a part's scan, in arcs: its index entries, its
 /// list's decoding and ranking set up, its entries handed on. On a
@@ -537,8 +718,14 @@ pub enum Direction {
 pub struct LevelStats {
     pub direction: Direction,
     pub frontier: u64,
-    /// Lists read through the engine (SSD or cache) in this level.
+    /// Lists read through the engine (SSD or cache) or by scans of the
+    /// layout in this level.
     pub lists_read: u64,
+    /// Bytes the level read from the SSD (the block caches' misses and
+    /// run-ahead, and the scans of a gathering search's dense steps).
+    pub bytes_read: u64,
+    /// Wall-clock time of the level.
+    pub seconds: f64,
 }
 
 #[derive(Clone, Debug)]
@@ -569,13 +756,13 @@ impl Default for HybridOptions {
 const CHUNK: usize = 1 << 16;
 
 /// Memory of a hybrid BFS (NETALX's layout): parent and level arrays
-/// (4 bytes each per vertex), frontier and next bitmaps, two chunk lists,
-/// the SSD candidates of a chunk's blocks (at most a block each), and the
-/// pairs a round of lists read on every core reports (a top-down round's,
-/// or at most one per SSD candidate of a chunk).
+/// (4 bytes each per vertex), frontier, next and pending bitmaps (the
+/// vertices a bottom-up step reads from the SSD), a chunk list (and room
+/// for a second), and the pairs a round of lists read on every core
+/// reports (a top-down round's, or at most one per SSD candidate of a
+/// chunk).
 pub fn state_bytes(n: u64, arcs: u64) -> u64 {
-    let candidates = chunk_len(n).div_ceil(SWEEP_BLOCK as usize) as u64 * SWEEP_BLOCK;
-    8 * n + 2 * bitmap_bytes(n) + 2 * chunk_len(n) as u64 * 4 + candidates * 4 + round_bytes(arcs) + 64
+    8 * n + 3 * bitmap_bytes(n) + 2 * chunk_len(n) as u64 * 4 + round_bytes(arcs) + 64
 }
 
 /// Entries of a chunk list: [`CHUNK`], or fewer for small graphs.
@@ -612,13 +799,12 @@ fn degree_sums(bits: &Bitmap, inn: Option<&Traverse>, out: &Traverse) -> (u64, u
     (inn.map_or(out_sum, |g| g.degrees().sum_over(bits)), out_sum)
 }
 
-/// The in-memory part of a bottom-up step over `range` (its start a
-/// multiple of [`SWEEP_BLOCK`]), a block per task on every core: an
-/// unvisited vertex with an in-memory neighbour in the frontier takes the
-/// first such (hottest first) as parent; one without, whose list is longer
-/// than k, becomes a candidate for the SSD, in its block's list
-/// (`candidates`, one per block of the range, in id order). Returns the
-/// vertices found.
+/// The in-memory part of a bottom-up step over vertices `0..swept`, a
+/// block of [`SWEEP_BLOCK`] per task on every core: an unvisited vertex
+/// with an in-memory neighbour in the frontier (its first k, or those the
+/// search kept) takes the first such (hottest first) as parent; one
+/// without, whose list is longer than what memory holds of it, is marked
+/// in `pending` for the SSD. Returns the vertices found.
 #[allow(clippy::too_many_arguments)]
 fn sweep_in_memory(
     tree: &mut BfsTree,
@@ -626,45 +812,384 @@ fn sweep_in_memory(
     hot: &HotLists,
     frontier: &Bitmap,
     degrees: Degrees<'_>,
-    range: std::ops::Range<u64>,
+    swept: u64,
     level: u32,
-    candidates: &mut [Vec<u32>],
+    pending: &mut Bitmap,
 ) -> usize {
     let block = SWEEP_BLOCK as usize;
     let k = hot.k as usize;
-    let first_block = (range.start / SWEEP_BLOCK) as usize;
-    let span = range.start as usize..range.end as usize;
-    let words = (range.start / 64) as usize..range.end.div_ceil(64) as usize;
-    tree.parent[span.clone()]
+    let words = 0..swept.div_ceil(64) as usize;
+    let kept = hot.gathering.as_ref().map(|g| &g.lists);
+    tree.parent[..swept as usize]
         .par_chunks_mut(block)
-        .zip(tree.level[span].par_chunks_mut(block))
-        .zip(next.words_mut()[words].par_chunks_mut(block / 64))
-        .zip(candidates.par_iter_mut())
+        .zip(tree.level[..swept as usize].par_chunks_mut(block))
+        .zip(next.words_mut()[words.clone()].par_chunks_mut(block / 64))
+        .zip(pending.words_mut()[words].par_chunks_mut(block / 64))
         .enumerate()
-        .map(|(i, (((parents, levels), words), candidates))| {
-            let b = first_block + i;
-            candidates.clear();
+        .map(|(b, (((parents, levels), words), pending))| {
             let mut found = 0;
-            let first = b as u64 * SWEEP_BLOCK;
+            let mut rows = kept.map(|g| g.block(b).rows().peekable());
             hot.walk_block(b, parents.len(), degrees, |i, degree, row| {
+                // the neighbours the search kept for this vertex, if any
+                let mine = rows.as_mut().and_then(|rows| {
+                    while rows.next_if(|&(at, _)| at < i).is_some() {}
+                    rows.next_if(|&(at, _)| at == i).map(|(_, ids)| ids)
+                });
                 if parents[i] != NONE {
                     return;
                 }
-                match row.find(|u| frontier.get(u as u64)) {
+                let in_frontier = |u: &u32| frontier.get(*u as u64);
+                match row.find(|u| frontier.get(u as u64)).or_else(|| mine.and_then(|ids| ids.iter().copied().find(in_frontier))) {
                     Some(u) => {
                         parents[i] = u;
                         levels[i] = level;
                         words[i / 64] |= 1 << (i % 64);
                         found += 1;
                     }
-                    // a list no longer than k is all in memory
-                    None if degree > k as u64 => candidates.push((first + i as u64) as u32),
+                    // a list no longer than what memory holds of it is all there
+                    None if degree > (k as u64).max(mine.map_or(0, |ids| ids.len() as u64)) => pending[i / 64] |= 1 << (i % 64),
                     None => {}
                 }
             });
             found
         })
         .sum()
+}
+
+/// What a bottom-up step read from the SSD: vertices found, lists read by
+/// scans (not through the block cache), bytes those scans read.
+#[derive(Default)]
+struct StepReads {
+    found: usize,
+    lists_scanned: u64,
+    bytes_scanned: u64,
+}
+
+/// The SSD part of a bottom-up step: the lists of the `pending` vertices
+/// (cleared after), each of which takes the first of its in-neighbours in
+/// the frontier as parent. A search that gathers keeps the hottest
+/// neighbours of those with none; it reads them by scans of the layout
+/// when they hold a large share of the arcs ([`DENSE_SHARE`]), else
+/// through the block cache, in id order, on every core.
+#[allow(clippy::too_many_arguments)]
+fn read_pending(
+    g: &Traverse,
+    hot: &mut HotLists,
+    frontier: &Bitmap,
+    pending: &mut Bitmap,
+    tree: &mut BfsTree,
+    next: &mut Bitmap,
+    level: u32,
+    swept: u64,
+    chunk: &mut Vec<u32>,
+) -> Result<StepReads, StoreError> {
+    let candidate_arcs = g.degrees().sum_over(pending);
+    let dense = |x: &Gathering| x.lanes > 0 && candidate_arcs.saturating_mul(DENSE_SHARE) >= g.arcs();
+    // the dense step's scans, charged while it reads (else it reads through the cache)
+    let scans = match hot.gathering.as_ref().filter(|x| dense(x)) {
+        Some(x) => x.budget.reserve("hybrid BFS: the scans of a dense bottom-up step", x.lanes * x.lane_bytes).ok(),
+        None => None,
+    };
+    let reads = match (hot.gathering.as_mut(), scans) {
+        (Some(gathering), Some(_scans)) => dense_step(g, gathering, frontier, pending, tree, next, level, swept)?,
+        (gathering, _) => {
+            StepReads { found: cached_step(g, gathering, frontier, pending, tree, next, level, chunk)?, ..Default::default() }
+        }
+    };
+    pending.clear();
+    Ok(reads)
+}
+
+/// [`read_pending`] through the block cache, a batch of candidates at a
+/// time; a gathering search ranks the lists without a parent as it reads
+/// them, and keeps what its room holds (in id order).
+#[allow(clippy::too_many_arguments)]
+fn cached_step(
+    g: &Traverse,
+    mut gathering: Option<&mut Gathering>,
+    frontier: &Bitmap,
+    pending: &Bitmap,
+    tree: &mut BfsTree,
+    next: &mut Bitmap,
+    level: u32,
+    chunk: &mut Vec<u32>,
+) -> Result<usize, StoreError> {
+    let mut found = 0;
+    // a batch's reports, charged while they are read; without room, no gathering this step
+    let reports =
+        gathering.as_ref().map(|x| x.budget.reserve("hybrid BFS: a batch of lists read that keep neighbours", GATHER_READS_BYTES));
+    if matches!(reports, Some(Err(_))) {
+        gathering = None;
+    }
+    let batch = if gathering.is_some() { GATHER_CHUNK } else { chunk.capacity().max(1) };
+    let take = gathering.as_ref().map_or(0, |x| x.lists.take());
+    let degrees = g.degrees();
+    let mut adds = BlockAdds::default();
+    let mut overflow = false;
+    let mut from = 0;
+    while from < pending.len() {
+        from = pending.collect(from, batch, chunk);
+        if chunk.is_empty() {
+            break;
+        }
+        let Some(gathering) = gathering.as_deref_mut() else {
+            let (parents, _) = g.par_lists(chunk, |x, list, parents: &mut Vec<(u32, u32)>| {
+                if let Some(&u) = list.iter().find(|&&u| frontier.get(u)) {
+                    parents.push((x, u as u32));
+                }
+            })?;
+            for (x, u) in parents.into_iter().flatten() {
+                discover(tree, next, &mut found, x as u64, u, level);
+            }
+            continue;
+        };
+        let kept = &gathering.lists;
+        let (reads, _) = g.par_lists(chunk, |x, list, out: &mut Vec<ListRead>| {
+            if let Some(&u) = list.iter().find(|&&u| frontier.get(u)) {
+                return out.push(ListRead::Parent(x, u as u32));
+            }
+            let (b, at) = ((x as u64 / SWEEP_BLOCK) as usize, (x as u64 % SWEEP_BLOCK) as u16);
+            if take == 0 || kept.block(b).holds(at) {
+                return out.push(ListRead::Missed(x, 0));
+            }
+            let mut hottest = Vec::with_capacity(take);
+            outcore_store::hot::hottest(list, |u| degrees.degree(u), take, &mut hottest);
+            out.push(ListRead::Missed(x, hottest.len() as u32));
+            out.extend(hottest.iter().map(|&(_, u)| ListRead::Kept(u)));
+        })?;
+        let mut room = gathering.lists.room_left();
+        let mut reads = reads.into_iter().flatten();
+        while let Some(read) = reads.next() {
+            match read {
+                ListRead::Parent(x, u) => discover(tree, next, &mut found, x as u64, u, level),
+                ListRead::Missed(x, len) if len > 0 => {
+                    let b = (x as u64 / SWEEP_BLOCK) as usize;
+                    if b != adds.block {
+                        overflow |= !gathering.lists.merge(&adds, &gathering.budget, &mut gathering.charge);
+                        adds.reset(b);
+                    }
+                    let ids = reads.by_ref().take(len as usize).map(|r| match r {
+                        ListRead::Kept(u) => u,
+                        _ => unreachable!("a missed list's kept neighbours follow it"),
+                    });
+                    if entry_bytes(len as usize) <= room {
+                        room -= entry_bytes(len as usize);
+                        adds.push(x as u64, ids);
+                    } else {
+                        ids.for_each(drop);
+                        overflow = true;
+                    }
+                }
+                ListRead::Missed(..) | ListRead::Kept(_) => {}
+            }
+        }
+        overflow |= !gathering.lists.merge(&adds, &gathering.budget, &mut gathering.charge);
+        adds.reset(adds.block);
+    }
+    if let Some(gathering) = gathering {
+        gathering.settle(overflow);
+    }
+    Ok(found)
+}
+
+/// One part of a dense step: its blocks, and what it owns of the search's
+/// state over them.
+struct DensePart<'a> {
+    blocks: std::ops::Range<usize>,
+    parents: &'a mut [u32],
+    levels: &'a mut [u32],
+    words: &'a mut [u64],
+    kept: &'a mut [GatheredBlock],
+    /// Bytes of kept lists it may add.
+    quota: u64,
+    /// What its kept lists take.
+    charge: Reservation,
+}
+
+/// [`read_pending`] by scans of the layout: the vertex range cut into
+/// [`DENSE_PARTS`] runs of whole blocks of about equal cost, each read by
+/// a scan of its own, `lanes` at once; each part keeps lists in a share of
+/// the room left proportional to its cost (so that which are kept does not
+/// depend on the order the parts finish in). When a part had more to keep
+/// than its share, every kept list is halved after the step.
+#[allow(clippy::too_many_arguments)]
+fn dense_step(
+    g: &Traverse,
+    gathering: &mut Gathering,
+    frontier: &Bitmap,
+    pending: &Bitmap,
+    tree: &mut BfsTree,
+    next: &mut Bitmap,
+    level: u32,
+    swept: u64,
+) -> Result<StepReads, StoreError> {
+    let started = std::time::Instant::now();
+    let degrees = g.degrees();
+    let blocks = swept.div_ceil(SWEEP_BLOCK) as usize;
+    // each block's candidates: their arcs, and a vertex's cost each
+    let cost: Vec<u64> = (0..blocks)
+        .into_par_iter()
+        .map(|b| {
+            let first = b as u64 * SWEEP_BLOCK;
+            let mut cost = 0;
+            degrees.for_each_in(first, (first + SWEEP_BLOCK).min(swept), |v, d| {
+                if pending.get(v) {
+                    cost += d + VERTEX_ARCS;
+                }
+            });
+            cost
+        })
+        .collect();
+    let total = cost.iter().sum::<u64>().max(1);
+    let mut cuts = vec![0usize];
+    let mut before = 0u64;
+    for (b, &c) in cost.iter().enumerate() {
+        before += c;
+        if b + 1 < blocks && before as u128 * DENSE_PARTS as u128 >= total as u128 * cuts.len() as u128 {
+            cuts.push(b + 1);
+        }
+    }
+    cuts.push(blocks);
+    let room = gathering.lists.room_left();
+    let take = gathering.lists.take();
+    let lanes = gathering.lanes as usize;
+    // the parts, each owning its stretch of the state
+    let mut parts = Vec::with_capacity(cuts.len() - 1);
+    let (mut parents, mut levels) = (&mut tree.parent[..swept as usize], &mut tree.level[..swept as usize]);
+    let mut words = &mut next.words_mut()[..swept.div_ceil(64) as usize];
+    let mut kept = gathering.lists.blocks_mut();
+    for w in cuts.windows(2) {
+        let vertices = ((w[1] - w[0]) * SWEEP_BLOCK as usize).min(parents.len());
+        let (p, rest_p) = std::mem::take(&mut parents).split_at_mut(vertices);
+        let (l, rest_l) = std::mem::take(&mut levels).split_at_mut(vertices);
+        let (x, rest_w) = std::mem::take(&mut words).split_at_mut(vertices.div_ceil(64));
+        let (k, rest_k) = std::mem::take(&mut kept).split_at_mut(w[1] - w[0]);
+        (parents, levels, words, kept) = (rest_p, rest_l, rest_w, rest_k);
+        let share = cost[w[0]..w[1]].iter().sum::<u64>();
+        let quota = (room as u128 * share as u128 / total as u128) as u64;
+        let charge = gathering.budget.reserve("hybrid BFS: neighbours its bottom-up steps keep", 0)?;
+        parts.push(DensePart { blocks: w[0]..w[1], parents: p, levels: l, words: x, kept: k, quota, charge });
+    }
+    // each lane a run of consecutive parts (of about equal cost), read by
+    // one scan: an Elias-Fano index is read from its start to where a scan
+    // begins
+    let mut runs: Vec<Vec<DensePart<'_>>> = Vec::with_capacity(lanes);
+    let count = parts.len();
+    let mut parts = parts.into_iter();
+    for lane in 0..lanes {
+        let take_here = (lane + 1) * count / lanes - lane * count / lanes;
+        runs.push(parts.by_ref().take(take_here).collect());
+    }
+    let (layout, budget) = (&gathering.layout, &gathering.budget);
+    let done: Vec<(StepReads, bool, Vec<Reservation>)> = runs
+        .into_par_iter()
+        .filter(|run| !run.is_empty())
+        .map(|run| scan_parts(layout, budget, run, frontier, pending, degrees, take, level, swept))
+        .collect::<Result<_, StoreError>>()?;
+    gathering.lists.recount();
+    let mut reads = StepReads::default();
+    let mut overflow = false;
+    for (r, o, charges) in done {
+        reads.found += r.found;
+        reads.lists_scanned += r.lists_scanned;
+        reads.bytes_scanned += r.bytes_scanned;
+        overflow |= o;
+        for charge in charges {
+            gathering.charge.absorb(charge);
+        }
+    }
+    gathering.scanned += reads.bytes_scanned;
+    gathering.scanned_seconds += started.elapsed().as_secs_f64();
+    gathering.settle(overflow);
+    Ok(reads)
+}
+
+/// Consecutive parts of a [`dense_step`], by one scan of their vertices'
+/// lists that decodes only the candidates'. Returns what it read and
+/// whether a part had more lists to keep than its quota.
+#[allow(clippy::too_many_arguments)]
+fn scan_parts(
+    layout: &Layout,
+    budget: &Budget,
+    run: Vec<DensePart<'_>>,
+    frontier: &Bitmap,
+    pending: &Bitmap,
+    degrees: Degrees<'_>,
+    take: usize,
+    level: u32,
+    swept: u64,
+) -> Result<(StepReads, bool, Vec<Reservation>), StoreError> {
+    let first = run[0].blocks.start as u64 * SWEEP_BLOCK;
+    let end = (run[run.len() - 1].blocks.end as u64 * SWEEP_BLOCK).min(swept);
+    let mut scan = layout.scan_range(first, end)?;
+    let (mut reads, mut overflow) = (StepReads::default(), false);
+    let mut adds = BlockAdds::with_room(run[0].blocks.start);
+    let mut hottest = Vec::with_capacity(take);
+    let mut charges = Vec::with_capacity(run.len());
+    for mut part in run {
+        let scratch = (&mut reads, &mut adds, &mut hottest);
+        overflow |= scan_part(&mut scan, layout, budget, &mut part, (frontier, pending, degrees), take, level, swept, scratch)?;
+        charges.push(part.charge);
+    }
+    reads.bytes_scanned = scan.bytes_read();
+    Ok((reads, overflow, charges))
+}
+
+/// One part of [`scan_parts`], read on from where `scan` stands (the
+/// part's first vertex); whether it had more lists to keep than its quota.
+#[allow(clippy::too_many_arguments)]
+fn scan_part(
+    scan: &mut outcore_store::AdjacencyScan,
+    layout: &Layout,
+    budget: &Budget,
+    part: &mut DensePart<'_>,
+    (frontier, pending, degrees): (&Bitmap, &Bitmap, Degrees<'_>),
+    take: usize,
+    level: u32,
+    swept: u64,
+    (reads, adds, hottest): (&mut StepReads, &mut BlockAdds, &mut Vec<(u64, u32)>),
+) -> Result<bool, StoreError> {
+    let first = part.blocks.start as u64 * SWEEP_BLOCK;
+    let end = (part.blocks.end as u64 * SWEEP_BLOCK).min(swept);
+    let (mut used, mut overflow) = (0u64, false);
+    adds.reset(part.blocks.start);
+    for v in first..end {
+        let candidate = pending.get(v);
+        let listed = if candidate { scan.next_list()? } else { scan.next_list_prefix(0)? };
+        let Some((_, list, _)) = listed else {
+            return Err(StoreError::invalid(layout.adjacency_path(), format!("a scan of vertices {first}..{end} ended before vertex {v}")));
+        };
+        if !candidate {
+            continue;
+        }
+        reads.lists_scanned += 1;
+        let i = (v - first) as usize;
+        if let Some(&u) = list.iter().find(|&&u| frontier.get(u)) {
+            part.parents[i] = u as u32;
+            part.levels[i] = level;
+            part.words[i / 64] |= 1 << (i % 64);
+            reads.found += 1;
+            continue;
+        }
+        let b = (v / SWEEP_BLOCK) as usize;
+        if take == 0 || part.kept[b - part.blocks.start].holds((v % SWEEP_BLOCK) as u16) {
+            continue;
+        }
+        outcore_store::hot::hottest(list, |u| degrees.degree(u), take, hottest);
+        let cost = entry_bytes(hottest.len());
+        if used + cost > part.quota {
+            overflow = true;
+            continue;
+        }
+        used += cost;
+        if b != adds.block {
+            overflow |= !part.kept[adds.block - part.blocks.start].merge_charged(adds, budget, &mut part.charge);
+            adds.reset(b);
+        }
+        adds.push(v, hottest.iter().map(|&(_, u)| u));
+    }
+    overflow |= !part.kept[adds.block - part.blocks.start].merge_charged(adds, budget, &mut part.charge);
+    Ok(overflow)
 }
 
 #[inline]
@@ -681,7 +1206,7 @@ fn discover(tree: &mut BfsTree, next: &mut Bitmap, found: &mut usize, w: u64, pa
 pub fn hybrid_bfs(
     out: &Traverse,
     inn: Option<&Traverse>,
-    hot: &HotLists,
+    hot: &mut HotLists,
     root: u64,
     budget: &Budget,
     opts: &HybridOptions,
@@ -689,7 +1214,7 @@ pub fn hybrid_bfs(
     let n = out.vertices();
     let mut tree = BfsTree::without_queue(n, root, budget)?;
     let _extra_charge = budget.reserve("hybrid BFS frontier bitmaps and chunk lists", state_bytes(n, out.arcs()) - 8 * n)?;
-    let (mut frontier, mut next) = (Bitmap::new(n), Bitmap::new(n));
+    let (mut frontier, mut next, mut pending) = (Bitmap::new(n), Bitmap::new(n), Bitmap::new(n));
     // the in-degrees of every vertex sum to the in-edges' arcs
     let mut m_bu: u64 = inn.unwrap_or(out).arcs();
     tree.parent[root as usize] = root as u32;
@@ -707,9 +1232,6 @@ pub fn hybrid_bfs(
     let mut level = 0u32;
     let chunk_max = chunk_len(n);
     let mut chunk: Vec<u32> = Vec::with_capacity(chunk_max);
-    let mut need_ssd: Vec<u32> = Vec::with_capacity(chunk_max);
-    let blocks_per_chunk = chunk_max.div_ceil(SWEEP_BLOCK as usize);
-    let mut candidates: Vec<Vec<u32>> = (0..blocks_per_chunk).map(|_| Vec::new()).collect();
     // a vertex without in-neighbours is reached by no step: bottom-up
     // steps sweep only up to the last with some (in degree order, the
     // isolated vertices after it are half of a Kronecker graph's)
@@ -720,7 +1242,14 @@ pub fn hybrid_bfs(
             Direction::BottomUp if size < prev_size && (m_td as f64) < m_bu as f64 / opts.beta => Direction::TopDown,
             d => d,
         };
-        let before = out.stats().lists_read + inn.map_or(0, |g| g.stats().lists_read);
+        let read_so_far = || {
+            let (o, i) = (out.stats(), inn.map(|g| g.stats()));
+            (o.lists_read + i.as_ref().map_or(0, |s| s.lists_read), o.cache.bytes_read + i.as_ref().map_or(0, |s| s.cache.bytes_read))
+        };
+        let started = std::time::Instant::now();
+        let (lists_before, bytes_before) = read_so_far();
+        // lists the step read by scans of the layout, and their bytes
+        let (mut lists_scanned, mut bytes_scanned) = (0, 0);
         // size of the next frontier
         let mut found = 0usize;
         match direction {
@@ -744,34 +1273,23 @@ pub fn hybrid_bfs(
                 }
             }
             Direction::BottomUp => {
-                let mut first = 0u64;
-                while first < swept {
-                    // 1. in-memory neighbours, a block per task; unresolved long lists become SSD candidates
-                    let end = (first + chunk_max as u64).min(swept);
-                    let blocks = (end - first).div_ceil(SWEEP_BLOCK) as usize;
-                    let degrees = in_degrees(inn, out);
-                    found +=
-                        sweep_in_memory(&mut tree, &mut next, hot, &frontier, degrees, first..end, level + 1, &mut candidates[..blocks]);
-                    need_ssd.clear();
-                    for c in &candidates[..blocks] {
-                        need_ssd.extend_from_slice(c);
-                    }
-                    first = end;
-                    // 2. the candidates' full lists, in id order, on every core
-                    let g = inn.unwrap_or(out);
-                    let (parents, _) = g.par_lists(&need_ssd, |x, list, parents: &mut Vec<(u32, u32)>| {
-                        if let Some(&u) = list.iter().find(|&&u| frontier.get(u)) {
-                            parents.push((x, u as u32));
-                        }
-                    })?;
-                    for (x, u) in parents.into_iter().flatten() {
-                        discover(&mut tree, &mut next, &mut found, x as u64, u, level + 1);
-                    }
-                }
+                // 1. in-memory neighbours, a block per task; unresolved long lists are marked pending
+                found += sweep_in_memory(&mut tree, &mut next, hot, &frontier, in_degrees(inn, out), swept, level + 1, &mut pending);
+                // 2. the pending vertices' full lists, in id order, on every core
+                let reads =
+                    read_pending(inn.unwrap_or(out), hot, &frontier, &mut pending, &mut tree, &mut next, level + 1, swept, &mut chunk)?;
+                found += reads.found;
+                (lists_scanned, bytes_scanned) = (reads.lists_scanned, reads.bytes_scanned);
             }
         }
-        let after = out.stats().lists_read + inn.map_or(0, |g| g.stats().lists_read);
-        stats.push(LevelStats { direction, frontier: size as u64, lists_read: after - before });
+        let (lists_after, bytes_after) = read_so_far();
+        stats.push(LevelStats {
+            direction,
+            frontier: size as u64,
+            lists_read: lists_after - lists_before + lists_scanned,
+            bytes_read: bytes_after - bytes_before + bytes_scanned,
+            seconds: started.elapsed().as_secs_f64(),
+        });
         // the unvisited in-degree sum loses the newly visited vertices; the
         // next frontier's out-degree sum decides the next direction
         let visited_in;
@@ -807,8 +1325,15 @@ impl HybridEngines {
     /// scan take the scan's memory (its decoder's lists, sized by the
     /// longest list, are most of it for a compressed layout) off the top
     /// first, so that it is not taken from the columns alone (it is held
-    /// only while they are built).
-    pub fn open(store: &Store, budget: &Budget, opts: &TraverseOptions, state: u64) -> Result<Self, StoreError> {
+    /// only while they are built). Where the store has no hot layout and
+    /// the run makes one search (`searches`), nothing is built: the
+    /// search gathers its in-memory neighbours in the same share
+    /// ([`HotLists::gather_within`]): a scan ranks every list to save the
+    /// later bottom-up steps reads, where the first bottom-up step reads
+    /// the lists of the vertices still unvisited anyway, and only those it
+    /// leaves unvisited need in-memory neighbours. Several searches share
+    /// lists built once.
+    pub fn open(store: &Store, budget: &Budget, opts: &TraverseOptions, state: u64, searches: usize) -> Result<Self, StoreError> {
         let directed = store.manifest().directed;
         let engines = if directed { 2 } else { 1 };
         let min_cache = Traverse::min_cache_bytes(opts.block_bytes);
@@ -845,6 +1370,13 @@ impl HybridEngines {
                 drop(readers);
                 let (out, inn) = engines?;
                 let hot = HotLists::from_stored(store, "in", inn.as_ref().unwrap_or(&out), k, hot_share, columns?, charge)?;
+                Ok(HybridEngines { out, inn, hot })
+            }
+            Err(why) if searches <= 1 => {
+                let scan = dense_part_bytes(&store.layout("in")?)?;
+                let share = if rest > scan { scan + (rest - scan) / 2 } else { rest / 2 };
+                let (out, inn) = open_engines(share, share)?;
+                let hot = HotLists::gather_within(store, "in", inn.as_ref().unwrap_or(&out), share, budget, why)?;
                 Ok(HybridEngines { out, inn, hot })
             }
             Err(why) => {
@@ -996,15 +1528,13 @@ mod tests {
     }
 
     /// A hybrid BFS is charged at least its parent and level arrays (4
-    /// bytes each a vertex), its frontier and next bitmaps, its two chunk
-    /// lists (4 bytes an entry), a chunk's SSD candidates and a round of
-    /// lists read, as its doc says.
+    /// bytes each a vertex), its frontier, next and pending bitmaps, its
+    /// chunk lists (4 bytes an entry) and a round of lists read, as its
+    /// doc says.
     #[test]
     fn the_hybrid_state_counts_its_arrays_and_bitmaps() {
         for (n, arcs) in [(1u64, 0u64), (1000, 5000), (1 << 20, 1 << 24), (3 << 30, 1 << 34)] {
-            // a chunk's SSD candidates: at most a sweep block each of its blocks
-            let candidates = chunk_len(n).div_ceil(SWEEP_BLOCK as usize) as u64 * SWEEP_BLOCK * 4;
-            let floor = 8 * n + 2 * bitmap_bytes(n) + 2 * chunk_len(n) as u64 * 4 + candidates + round_bytes(arcs);
+            let floor = 8 * n + 3 * bitmap_bytes(n) + 2 * chunk_len(n) as u64 * 4 + round_bytes(arcs);
             assert!(state_bytes(n, arcs) >= floor, "{n} vertices, {arcs} arcs: {} < {floor}", state_bytes(n, arcs));
         }
     }
@@ -1018,7 +1548,7 @@ mod tests {
         let budget = Budget::unlimited();
         let out = Traverse::open(store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
         let inn = Traverse::open(store, "in", &budget, &TraverseOptions::default(), 0).unwrap();
-        let hot = HotLists::build(store, "in", &inn, 2, &budget, "the test builds them".into()).unwrap();
+        let mut hot = HotLists::build(store, "in", &inn, 2, &budget, "the test builds them".into()).unwrap();
         // the plain BFS's levels, from the out-lists of a sequential scan
         let mut lists = vec![Vec::new(); n as usize];
         let mut scan = store.layout("out").unwrap().scan().unwrap();
@@ -1043,7 +1573,7 @@ mod tests {
         }
         levels.pop();
         let what = format!("alpha {alpha}, beta {beta}");
-        let (_, stats) = hybrid_bfs(&out, Some(&inn), &hot, root, &budget, &HybridOptions { alpha, beta }).unwrap();
+        let (_, stats) = hybrid_bfs(&out, Some(&inn), &mut hot, root, &budget, &HybridOptions { alpha, beta }).unwrap();
         assert_eq!(stats.len(), levels.len(), "{what}: one level each");
         let mut unvisited_in: u64 = in_degree.iter().sum();
         let (mut direction, mut prev_size) = (Direction::TopDown, 0usize);
@@ -1115,8 +1645,8 @@ mod tests {
         let budget = Budget::unlimited();
         let out = Traverse::open(&store, "out", &budget, &TraverseOptions::default(), 0).unwrap();
         let inn = Traverse::open(&store, "in", &budget, &TraverseOptions::default(), 0).unwrap();
-        let hot = HotLists::build(&store, "in", &inn, 2, &budget, "the test builds them".into()).unwrap();
-        let (tree, stats) = hybrid_bfs(&out, Some(&inn), &hot, 0, &budget, &HybridOptions { alpha: 1e9, beta: 4.0 }).unwrap();
+        let mut hot = HotLists::build(&store, "in", &inn, 2, &budget, "the test builds them".into()).unwrap();
+        let (tree, stats) = hybrid_bfs(&out, Some(&inn), &mut hot, 0, &budget, &HybridOptions { alpha: 1e9, beta: 4.0 }).unwrap();
         assert_eq!(tree.reached, 51);
         let levels: Vec<(Direction, u64)> = stats.iter().map(|s| (s.direction, s.lists_read)).collect();
         assert_eq!(levels, [(Direction::BottomUp, 1), (Direction::BottomUp, 1)]);

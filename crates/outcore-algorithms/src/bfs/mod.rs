@@ -16,6 +16,7 @@
 //! The validator checks the Graph500 rules; the reference is a plain
 //! queue-based BFS.
 
+pub mod gathered;
 pub mod hybrid;
 pub mod reference;
 pub mod sortreduce;
@@ -237,9 +238,14 @@ impl Algorithm for Bfs {
                     Support::Runs(need) => {
                         // half the room beyond the minimum (and, unless
                         // they are stored, beyond the scan of `in` that
-                        // builds them) goes to the hot lists: a column
+                        // builds them, or for one search the scan of its
+                        // dense steps, which gather them) goes to the hot
+                        // lists: a column
                         let build = if outcore_store::hot::unusable(store, hybrid::hot_source(store, "in")).is_none() {
                             0
+                        } else if p.repeat <= 1 {
+                            let (least, lane) = hybrid::HotLists::gather_bytes(store, "in")?;
+                            least + lane
                         } else {
                             hybrid::build_part_bytes(store, "in")?
                         };
@@ -378,10 +384,10 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
     let opts = cx.options.traverse.clone();
     let ids = store.ids()?;
     let pick = |g: &Traverse| root.or_else(|| crate::sources::traverse_hub(g));
-    let (mut hot_origin, mut hot_bytes, mut hot_short_of) = (None, 0, None);
+    let (mut hot_origin, mut hot_bytes, mut hot_short_of, mut gathered) = (None, 0, None, None);
     let (tree, levels, stats, setup, seconds, k) = if hybrid {
         let state = hybrid::state_bytes(n, store.manifest().arcs);
-        let HybridEngines { out, inn, hot } = HybridEngines::open(store, cx.budget, &opts, state)?;
+        let HybridEngines { out, inn, mut hot } = HybridEngines::open(store, cx.budget, &opts, state, p.repeat)?;
         let k = hot.k;
         (hot_origin, hot_bytes, hot_short_of) = (Some(hot.origin.clone()), hot.column_bytes(), hot.short_of.clone());
         let first = pick(&out).ok_or_else(|| StoreError::invalid(store.dir(), "the store has no vertices"))?;
@@ -391,7 +397,7 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
         for r in crate::sources::traverse_roots(&out, p.repeat, 0xB0075, Some(first)) {
             drop(last.take());
             let t = Instant::now();
-            let (tree, levels) = hybrid_bfs(&out, inn.as_ref(), &hot, r, cx.budget, &hybrid_opts)?;
+            let (tree, levels) = hybrid_bfs(&out, inn.as_ref(), &mut hot, r, cx.budget, &hybrid_opts)?;
             let secs = t.elapsed().as_secs_f64();
             runs.push(json!({"root": ids.original(r)?, "seconds": secs, "edges": edges_traversed(tree.arcs_scanned, directed)}));
             last = Some((tree, levels, secs));
@@ -399,6 +405,7 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
         let (tree, levels, seconds) = last.unwrap();
         let mut stats = vec![out.stats()];
         stats.extend(inn.map(|g| g.stats()));
+        gathered = hot.gathered();
         drop(hot);
         (tree, levels, stats, setup, seconds, Some(k))
     } else {
@@ -429,6 +436,10 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
     // Kronecker graph: 0.14 s at scale 25 with one)
     cx.figure("depth", tree.level.iter().map(|&l| l.wrapping_add(1)).max().unwrap_or(0));
     traverse_figures(cx, &stats);
+    if let Some(g) = &gathered {
+        // the dense bottom-up steps' scans read beside the block caches
+        cx.figure("bytes_read", stats.iter().map(|s| s.cache.bytes_read).sum::<u64>() + g.scanned_bytes);
+    }
     cx.figure("setup_seconds", setup);
     cx.figure("hot_neighbours_k", k);
     if let Some(origin) = &hot_origin {
@@ -438,6 +449,22 @@ fn run_traverse(cx: &mut Context, p: &Params, root: Option<u64>, directed: bool)
             cx.figure("why_hot_lists_were_built", why_not_stored);
             cx.note(format!(
                 "the in-memory neighbours were built by a scan, {seconds:.2} s of the setup ({why_not_stored}); stored, each column loads by one sequential read"
+            ));
+        }
+        if let (hybrid::HotOrigin::Gathered { why_not_stored }, Some(g)) = (origin, &gathered) {
+            cx.figure("why_hot_lists_were_gathered", why_not_stored);
+            cx.figure("gathered", g);
+            let halved = match g.halvings {
+                0 => String::new(),
+                h => format!(", halved {h} times as their room filled"),
+            };
+            cx.note(format!(
+                "the in-memory neighbours were gathered by the search ({why_not_stored}): its bottom-up steps kept the hottest {} neighbours (at most) of the {} vertices whose whole lists they read without finding a parent, {}{halved}; their dense steps read {} by scans of the layout in {:.2} s, which a stored hot layout would mostly spare",
+                g.take,
+                g.vertices,
+                outcore_io::format_bytes(g.bytes),
+                outcore_io::format_bytes(g.scanned_bytes),
+                g.scanned_seconds,
             ));
         }
         if let Some(short_of) = hot_short_of {

@@ -100,7 +100,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let figure = |k: &str| r.figure(k).and_then(|v| v.as_u64()).unwrap_or(0);
     let edges = figure("edges_traversed");
     println!(
-        "  bfs      {:>7.2} s  hybrid BFS from {root}: {} vertices and {} edges reached ({:.0} M edges/s), {} levels; {} read, cache hit rate {:.1}%; {} in-memory neighbours per vertex, built in {:.2} s",
+        "  bfs      {:>7.2} s  hybrid BFS from {root}: {} vertices and {} edges reached ({:.0} M edges/s), {} levels; {} read, cache hit rate {:.1}%; {}",
         r.seconds,
         crate::grouped(figure("vertices_reached")),
         crate::grouped(edges),
@@ -108,8 +108,18 @@ pub fn run(a: Args) -> Result<ExitCode> {
         figure("depth"),
         format_bytes(figure("bytes_read")),
         r.figure("cache_hit_rate").and_then(|v| v.as_f64()).unwrap_or(0.0) * 100.0,
-        figure("hot_neighbours_k"),
-        r.figure("setup_seconds").and_then(|v| v.as_f64()).unwrap_or(0.0),
+        match r.figure("gathered") {
+            Some(g) => format!(
+                "the in-memory neighbours gathered by the search: {} vertices' hottest {} (at most)",
+                crate::grouped(g["vertices"].as_u64().unwrap_or(0)),
+                g["take"].as_u64().unwrap_or(0)
+            ),
+            None => format!(
+                "{} in-memory neighbours per vertex, ready in {:.2} s",
+                figure("hot_neighbours_k"),
+                r.figure("setup_seconds").and_then(|v| v.as_f64()).unwrap_or(0.0)
+            ),
+        },
     );
     drop(bfs);
 
