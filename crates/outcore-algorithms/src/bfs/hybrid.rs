@@ -599,12 +599,13 @@ const GATHER_READS_BYTES: u64 =
 /// fills, does not depend on them.
 const DENSE_PARTS: u64 = 16;
 
-/// A bottom-up step of a gathering search scans the layout when its
-/// candidates' lists hold at least 1 / DENSE_SHARE of the arcs: then a
+/// A bottom-up step of a gathering search scans the layout when at least
+/// 1 / DENSE_SHARE of the vertices with a list are its candidates: then a
 /// pass over the file costs less than reading them one by one through the
 /// block cache (on Kronecker scale 25 the first step's 16.4 M lists took
 /// 9.4 s that way, about 1 us of CPU each; a scan reads the file at the
-/// device's rate).
+/// device's rate). A few long lists, however many arcs, are cheaper read
+/// by themselves.
 const DENSE_SHARE: u64 = 4;
 
 /// What a vertex costs a part's scan, in arcs: its index entries, its
@@ -771,20 +772,20 @@ fn chunk_len(n: u64) -> usize {
 }
 
 /// One past the last of vertices `0..n` whose degree in `degrees` is not
-/// 0 (0 if none): the vertices after it have no list.
-/// A pass on every core.
-fn listed_end(degrees: Degrees<'_>, n: u64) -> u64 {
+/// 0 (0 if none): the vertices after it have no list; and how many have
+/// one. A pass on every core.
+fn listed_end(degrees: Degrees<'_>, n: u64) -> (u64, u64) {
     par_stretches(n, |first, end| {
-        let mut listed = 0;
+        let (mut last, mut count) = (0, 0);
         degrees.for_each_in(first, end, |v, d| {
             if d > 0 {
-                listed = v + 1;
+                last = v + 1;
+                count += 1;
             }
         });
-        listed
+        (last, count)
     })
-    .max()
-    .unwrap_or(0)
+    .reduce(|| (0, 0), |a, b| (a.0.max(b.0), a.1 + b.1))
 }
 
 /// The in-degrees: of `inn`, or of `out` for an undirected graph.
@@ -869,8 +870,9 @@ struct StepReads {
 /// (cleared after), each of which takes the first of its in-neighbours in
 /// the frontier as parent. A search that gathers keeps the hottest
 /// neighbours of those with none; it reads them by scans of the layout
-/// when they hold a large share of the arcs ([`DENSE_SHARE`]), else
-/// through the block cache, in id order, on every core.
+/// when they are a large share of the `listed` vertices (those with a
+/// list; [`DENSE_SHARE`]), else through the block cache, in id order, on
+/// every core.
 #[allow(clippy::too_many_arguments)]
 fn read_pending(
     g: &Traverse,
@@ -880,11 +882,11 @@ fn read_pending(
     tree: &mut BfsTree,
     next: &mut Bitmap,
     level: u32,
-    swept: u64,
+    (swept, listed): (u64, u64),
     chunk: &mut Vec<u32>,
 ) -> Result<StepReads, StoreError> {
-    let candidate_arcs = g.degrees().sum_over(pending);
-    let dense = |x: &Gathering| x.lanes > 0 && candidate_arcs.saturating_mul(DENSE_SHARE) >= g.arcs();
+    let candidates = pending.count_ones();
+    let dense = |x: &Gathering| x.lanes > 0 && candidates.saturating_mul(DENSE_SHARE) >= listed;
     // the dense step's scans, charged while it reads (else it reads through the cache)
     let scans = match hot.gathering.as_ref().filter(|x| dense(x)) {
         Some(x) => x.budget.reserve("hybrid BFS: the scans of a dense bottom-up step", x.lanes * x.lane_bytes).ok(),
@@ -1235,7 +1237,7 @@ pub fn hybrid_bfs(
     // a vertex without in-neighbours is reached by no step: bottom-up
     // steps sweep only up to the last with some (in degree order, the
     // isolated vertices after it are half of a Kronecker graph's)
-    let swept = listed_end(in_degrees(inn, out), n);
+    let (swept, listed) = listed_end(in_degrees(inn, out), n);
     while size > 0 {
         direction = match direction {
             Direction::TopDown if size > prev_size && m_td as f64 > m_bu as f64 / opts.alpha => Direction::BottomUp,
@@ -1276,8 +1278,17 @@ pub fn hybrid_bfs(
                 // 1. in-memory neighbours, a block per task; unresolved long lists are marked pending
                 found += sweep_in_memory(&mut tree, &mut next, hot, &frontier, in_degrees(inn, out), swept, level + 1, &mut pending);
                 // 2. the pending vertices' full lists, in id order, on every core
-                let reads =
-                    read_pending(inn.unwrap_or(out), hot, &frontier, &mut pending, &mut tree, &mut next, level + 1, swept, &mut chunk)?;
+                let reads = read_pending(
+                    inn.unwrap_or(out),
+                    hot,
+                    &frontier,
+                    &mut pending,
+                    &mut tree,
+                    &mut next,
+                    level + 1,
+                    (swept, listed),
+                    &mut chunk,
+                )?;
                 found += reads.found;
                 (lists_scanned, bytes_scanned) = (reads.lists_scanned, reads.bytes_scanned);
             }
