@@ -361,28 +361,30 @@ fn auto_picks_the_regime_from_the_budget() {
 }
 
 /// `auto` takes the hybrid BFS's traverse version only with room for a
-/// column of in-memory neighbours beyond its minimum (the scan that builds
-/// it, then twice 4 bytes a vertex: half the room beyond the scan goes to
-/// them): with half of that room (where no other engine fits) it takes it
-/// as the only one that runs, and says so, and builds no column; with all
-/// of it, as its choice, and builds one at least.
+/// column of in-memory neighbours beyond its minimum (for repeated
+/// searches the scan that builds it, then twice 4 bytes a vertex: half the
+/// room beyond the scan goes to them): with half of that room (where no
+/// other engine fits) it takes it as the only one that runs, and says so,
+/// and builds no column; with all of it, as its choice, and builds one at
+/// least. One search needs, instead of the scan, what gathering takes and
+/// a lane of its scans, and gathers its neighbours.
 #[test]
 fn auto_takes_the_hybrid_bfs_once_a_hot_column_fits() {
     let (_d, st) = store(&shared().join("real/CA-GrQc.txt"), Some(false), false, 16);
     let n = st.vertices();
-    let p = bfs::Params { root: Some(3466), ..Default::default() };
+    let p = bfs::Params { root: Some(3466), repeat: 2, ..Default::default() };
     let need = match Bfs.support(&st, Engine::Traverse, &p, &RunOptions::with_memory(1 << 30)).unwrap() {
         Support::Runs(need) => need,
         Support::No(why) => panic!("{why}"),
     };
     let column = 8 * n + outcore_algorithms::bfs::hybrid::build_part_bytes(&st, "in").unwrap();
     assert_eq!(need.auto_bytes, need.min_bytes + column);
-    let at = |bytes: u64| run(&Bfs, &st, &p, &RunOptions::with_memory(PROCESS_BASELINE + bytes)).report;
-    let half = at(need.min_bytes + column / 2);
+    let at = |p: &bfs::Params, bytes: u64| run(&Bfs, &st, p, &RunOptions::with_memory(PROCESS_BASELINE + bytes)).report;
+    let half = at(&p, need.min_bytes + column / 2);
     assert_eq!(half.engine, Engine::Traverse, "{}", half.engine_reason);
     assert!(half.engine_reason.contains("only at the engine's minimum"), "{}", half.engine_reason);
     assert_eq!(half.figure("hot_neighbours_k").and_then(|k| k.as_u64()), Some(0), "half the room builds no column");
-    let whole = at(need.min_bytes + column + (1 << 20));
+    let whole = at(&p, need.min_bytes + column + (1 << 20));
     assert_eq!(whole.engine, Engine::Traverse, "{}", whole.engine_reason);
     assert!(!whole.engine_reason.contains("only at the engine's minimum"), "{}", whole.engine_reason);
     let k = whole.figure("hot_neighbours_k").and_then(|k| k.as_u64()).unwrap();
@@ -394,6 +396,19 @@ fn auto_takes_the_hybrid_bfs_once_a_hot_column_fits() {
     let entries: u64 = (0..k).map(|j| (0..n).filter(|&v| g.degree(v) > j).count() as u64).sum();
     assert_eq!(whole.figure("hot_list_bytes").and_then(|b| b.as_u64()), Some(4 * entries), "k = {k}");
     assert_eq!(half.figure("hot_list_bytes").and_then(|b| b.as_u64()), Some(0), "no column, no bytes");
+    // one search
+    let once = bfs::Params { repeat: 1, ..p };
+    let need = match Bfs.support(&st, Engine::Traverse, &once, &RunOptions::with_memory(1 << 30)).unwrap() {
+        Support::Runs(need) => need,
+        Support::No(why) => panic!("{why}"),
+    };
+    let (least, lane) = outcore_algorithms::bfs::HotLists::gather_bytes(&st, "in").unwrap();
+    assert_eq!(need.auto_bytes, need.min_bytes + 8 * n + least + lane);
+    let gathered = at(&once, need.auto_bytes + (1 << 20));
+    assert!(!gathered.engine_reason.contains("only at the engine's minimum"), "{}", gathered.engine_reason);
+    assert_eq!(gathered.figure("hot_lists").and_then(|h| h["from"].as_str().map(String::from)).as_deref(), Some("gathered"));
+    let summary = gathered.figure("gathered").unwrap();
+    assert!(summary["lanes"].as_u64().unwrap() >= 1 && summary["scanned_bytes"].as_u64().unwrap() > 0, "{summary}");
 }
 
 /// A hybrid BFS of a directed store runs at exactly the minimum it states

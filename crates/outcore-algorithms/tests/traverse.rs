@@ -467,7 +467,8 @@ fn hybrid_bfs_gives_the_caches_half_of_what_is_left_in_equal_shares() {
     // takes (several searches); one search gathers them, with a lane of
     // scans for its dense steps
     let build = outcore_algorithms::bfs::hybrid::build_part_bytes(st, "in").unwrap();
-    let gather = HotLists::gather_bytes(st, "in").unwrap().1;
+    let (gathering, lane) = HotLists::gather_bytes(st, "in").unwrap();
+    let gather = gathering + lane;
     let mut scan_fitted = false;
     for (searches, scan, extra) in
         [2u64 << 20, 6 << 20, build + (1 << 20), gather + (1 << 20)].into_iter().flat_map(|extra| [(2, build, extra), (1, gather, extra)])

@@ -712,7 +712,12 @@ fn algorithms_run_on_a_default_store_and_verify() {
     // the text reports say what the hot layout would save, as notes
     let (_, out, _) = outcore(&["wcc", s(&store)]);
     assert!(out.contains("\n  note: sampling from the hot layout would read at most"), "{out}");
+    // one search gathers them, repeated searches build them first
     let (_, out, _) = outcore(&["bfs", s(&store), "--direction", "hybrid"]);
+    assert!(out.contains("\n  note: the in-memory neighbours were gathered by the search"), "{out}");
+    assert!(out.contains("which a stored hot layout would mostly spare"), "{out}");
+    assert!(out.contains("`outcore layout add STORE hot` stores them"), "{out}");
+    let (_, out, _) = outcore(&["bfs", s(&store), "--direction", "hybrid", "--repeat", "2"]);
     assert!(out.contains("\n  note: the in-memory neighbours were built by a scan"), "{out}");
     assert!(out.contains("`outcore layout add STORE hot` stores them"), "{out}");
     assert_eq!(outcore(&["layout", "add", s(&store), "hot"]).0, 0);

@@ -1384,8 +1384,11 @@ impl HybridEngines {
                 Ok(HybridEngines { out, inn, hot })
             }
             Err(why) if searches <= 1 => {
-                let scan = dense_part_bytes(&store.layout("in")?)?;
-                let share = if rest > scan { scan + (rest - scan) / 2 } else { rest / 2 };
+                // what gathering takes at least and a lane of scans off
+                // the top, then half of the rest
+                let (least, lane) = HotLists::gather_bytes(store, "in")?;
+                let first = least + lane;
+                let share = if rest > first { first + (rest - first) / 2 } else { rest / 2 };
                 let (out, inn) = open_engines(share, share)?;
                 let hot = HotLists::gather_within(store, "in", inn.as_ref().unwrap_or(&out), share, budget, why)?;
                 Ok(HybridEngines { out, inn, hot })
