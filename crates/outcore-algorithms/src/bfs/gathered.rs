@@ -84,7 +84,7 @@ impl GatheredBlock {
 
     /// Add the vertices of `adds` (none of them kept already), each vector
     /// grown once to its exact size.
-    pub fn merge(&mut self, adds: &BlockAdds) {
+    fn merge(&mut self, adds: &BlockAdds) {
         if adds.at.is_empty() {
             return;
         }
@@ -189,10 +189,6 @@ impl BlockAdds {
         self.ids.extend(ids);
         self.at.push((v % SWEEP_BLOCK) as u16);
         self.lens.push((self.ids.len() - before) as u32);
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.at.is_empty()
     }
 
     fn rows(&self) -> impl Iterator<Item = (u16, &[u32])> + '_ {
